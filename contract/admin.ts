@@ -1,0 +1,131 @@
+import * as z from "zod";
+import { PERMISSION_MAX } from "./permissions";
+import { ACCOUNT_PATTERN, EMAIL_PATTERN, PERSON_NAME_MAX } from "./validation";
+import { accountType, filterSwitches } from "./users";
+
+/** The administrator API (Ferry's own design; docs/admin-api.md). Passwords here are plain JSON over TLS. */
+
+const permission = z.number().int().min(0).max(PERMISSION_MAX);
+/** A home is a folder inside Ferry's storage root: "/", "/team/alice"; no "." or ".." segments. */
+export const homePath = z
+  .string()
+  .max(1024)
+  // eslint-disable-next-line no-control-regex -- control characters are refused in homes
+  .regex(/^\/(?:[^/\\\u0000-\u001f]+(?:\/[^/\\\u0000-\u001f]+)*)?$/, "home must be an absolute path like /alice")
+  .refine((p) => !p.split("/").some((s) => s === "." || s === ".."), "home may not contain . or ..");
+
+const userSettings = {
+  fullname: z.string().max(PERSON_NAME_MAX),
+  email: z.union([z.literal(""), z.string().max(255).regex(EMAIL_PATTERN)]),
+  accountType,
+  permission,
+  home: homePath,
+  locked: z.boolean(),
+  needUpdatePwd: z.boolean().describe("Force a password change at the next sign-in."),
+  emailSenderType: z.number().int().min(0).max(2),
+  uploadNewOnly: z.boolean(),
+  maxUploadSpeed: z.number().int().min(0).describe("KB/s, 0 unlimited."),
+  maxDownloadSpeed: z.number().int().min(0),
+  fileFormatMode: z.number().int().min(0).max(2).describe("0 off, 1 whitelist, 2 blacklist."),
+  fileFormats: z.string().max(254).describe("Extensions separated by ';'."),
+  ipWhitelist: z.string().max(1024),
+  notifyAdmin: z.boolean(),
+  shareEmailMode: z.number().int().min(0).max(1),
+  forbiddenPaths: z.array(homePath).max(100),
+  ...filterSwitches.shape,
+};
+
+export const createUserBody = z
+  .object({
+    account: z.string().regex(ACCOUNT_PATTERN),
+    password: z.string().min(1).max(64),
+    ...z.object(userSettings).partial().shape,
+  })
+  .strict();
+export type CreateUserBody = z.infer<typeof createUserBody>;
+
+export const updateUserBody = z.object(userSettings).partial().strict();
+export type UpdateUserBody = z.infer<typeof updateUserBody>;
+
+export const resetPasswordBody = z
+  .object({ password: z.string().min(1).max(64), needUpdatePwd: z.boolean().default(true) })
+  .strict();
+
+export const adminUser = z.object({
+  id: z.number().int(),
+  account: z.string(),
+  role: z.enum(["user", "admin"]),
+  online: z.boolean(),
+  lockedUntil: z.number().int().describe("Unix seconds of an automatic lockout's end; 0 when none."),
+  createTime: z.number().int(),
+  groups: z.array(z.object({ groupId: z.number().int(), groupName: z.string(), groupPermission: z.number().int() })),
+  ...userSettings,
+  email: z.string(),
+});
+export type AdminUser = z.infer<typeof adminUser>;
+
+export const listQuery = z
+  .object({
+    pageNum: z.coerce.number().int().min(1).default(1),
+    pageSize: z.coerce.number().int().min(1).max(100).default(10),
+    search: z.string().max(64).optional(),
+  })
+  .strict();
+
+export const pageOf = <T extends z.ZodType>(item: T) =>
+  z.object({ list: z.array(item), total: z.number().int(), size: z.number().int(), current: z.number().int() });
+
+export const idParams = z.object({ id: z.coerce.number().int().positive() }).strict();
+export const memberParams = z
+  .object({ id: z.coerce.number().int().positive(), userId: z.coerce.number().int().positive() })
+  .strict();
+
+const groupSettings = {
+  home: homePath,
+  maxUploadSpeed: z.number().int().min(0),
+  maxDownloadSpeed: z.number().int().min(0),
+  uploadNewOnly: z.boolean(),
+  ...filterSwitches.shape,
+};
+const groupName = z.string().trim().min(1).max(64);
+
+export const createGroupBody = z.object({ name: groupName, ...z.object(groupSettings).partial().shape }).strict();
+export type CreateGroupBody = z.infer<typeof createGroupBody>;
+export const updateGroupBody = z.object({ name: groupName, ...groupSettings }).partial().strict();
+export type UpdateGroupBody = z.infer<typeof updateGroupBody>;
+
+export const adminGroup = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  createTime: z.number().int(),
+  members: z.array(z.object({ userId: z.number().int(), account: z.string(), groupPermission: z.number().int() })),
+  ...groupSettings,
+});
+export type AdminGroup = z.infer<typeof adminGroup>;
+
+export const memberBody = z.object({ groupPermission: permission }).strict();
+
+export const sendNoticeBody = z
+  .object({
+    title: z.string().trim().min(1).max(255),
+    content: z.string().min(1).max(20_000),
+    receivers: z.union([z.literal("all"), z.array(z.number().int().positive()).min(1).max(100_000)]),
+  })
+  .strict();
+export const adminNotice = z.object({
+  id: z.number().int(),
+  title: z.string(),
+  content: z.string(),
+  createTime: z.number().int(),
+  receivers: z.number().int(),
+  read: z.number().int(),
+});
+
+export const securitySettings = z.object({
+  lockTimes: z.number().int().min(3).max(30).describe("Wrong passwords that lock an account or address."),
+  lockMinutes: z.number().int().min(1).max(1440).describe("Window in which they count, and lock duration."),
+  allowUserSetPassword: z.boolean(),
+  weakPasswords: z.array(z.string().min(1).max(64)).max(1000),
+});
+export type SecuritySettings = z.infer<typeof securitySettings>;
+export const securitySettingsBody = securitySettings.partial().strict();

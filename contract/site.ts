@@ -1,0 +1,46 @@
+import * as z from "zod";
+
+/** GET /api/website/info → data (all site-info fields of the spec). */
+export const siteInfo = z.object({
+  primaryColor: z.string(),
+  soft_version: z.string().describe("Edition: free, pro, smb or enterprise."),
+  is_icon_change: z.number().int(),
+  is_logo_change: z.number().int(),
+  is_bg_change: z.number().int(),
+  logo: z.string(),
+  ico: z.string(),
+  position: z.number().int().min(1).max(9),
+  raysyncZH: z.string().describe("Product name in Chinese (field name kept from the original product)."),
+  raysyncEN: z.string().describe("Product name in English."),
+  companyLink: z.string(),
+  companyLinkEN: z.string(),
+  urlName: z.string(),
+  certSelect: z.number().int(),
+  backgroundColor: z.string(),
+  background: z.string(),
+  isEnVersion: z.boolean(),
+  clientText: z.string(),
+});
+export type SiteInfo = z.infer<typeof siteInfo>;
+
+/** GET /api/service/info → data.server (all server-info fields of the spec). */
+export const serverInfo = z.object({
+  client_online: z.number().int(),
+  apiport: z.number().int(),
+  proxyPort: z.number().int(),
+  no_ssl_port: z.number().int(),
+  ssl_port: z.number().int(),
+  host: z.string().describe("Empty: the page's own host."),
+  enableFTPS: z.boolean(),
+  tcpEnable: z.boolean(),
+  tcpDelay: z.number().int(),
+  cTransEncryptSwitch: z.boolean(),
+  cHashVerifySwitch: z.boolean(),
+  autoUpdateSwitch: z.boolean(),
+  syncSwitch: z.boolean(),
+  emailAccount: z.string(),
+  certSelect: z.number().int(),
+  version: z.string(),
+  TCPFileSizeLimit: z.number().int().describe("KB; multiply by 1024 for bytes."),
+});
+export type ServerInfo = z.infer<typeof serverInfo>;

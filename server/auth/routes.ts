@@ -1,0 +1,70 @@
+import * as z from "zod";
+import { accountLookupBody, accountLookupData, loginBody, loginData, passwordUpdateBody, refreshData } from "../../contract/auth";
+import { userInfo } from "../../contract/users";
+import type { Accounts } from "../accounts/service";
+import { route } from "../http/route";
+import type { Auth } from "./service";
+import type { Tokens } from "./tokens";
+
+export function authRoutes(auth: Auth, tokens: Tokens, accounts: Accounts) {
+  return [
+    route({
+      method: "POST",
+      url: "/api/user/login",
+      tag: "auth",
+      summary: "Sign in with the encoded account and password (UK). 1005 wrong password, 1050 locked, 1074 must reset.",
+      auth: "public",
+      body: loginBody,
+      response: loginData,
+      handler: ({ body, ip }) => auth.login(body.UK, ip),
+    }),
+    route({
+      method: "PUT",
+      url: "/api/user/password/update",
+      tag: "auth",
+      summary: "Change the password (bearer token) or complete a forced reset (no token). Revokes every session of the account.",
+      auth: "optional",
+      body: passwordUpdateBody,
+      handler: ({ body, auth: ctx, ip }) => auth.updatePassword(body, ctx, ip),
+    }),
+    route({
+      method: "PUT",
+      url: "/api/user/auth",
+      tag: "auth",
+      summary: "New access token; the refresh token is the bearer.",
+      auth: "refresh",
+      response: refreshData,
+      handler: ({ auth: ctx }) => tokens.refreshAccess(ctx!.sessionId),
+    }),
+    route({
+      method: "POST",
+      url: "/api/user/logout",
+      tag: "auth",
+      summary: "Revoke the session of the bearer (access or refresh token).",
+      auth: "session",
+      handler: async ({ auth: ctx }) => {
+        await tokens.revokeSession(ctx!.sessionId);
+        return null;
+      },
+    }),
+    route({
+      method: "POST",
+      url: "/api/user/account/lookup",
+      tag: "auth",
+      summary: "Resolve an e-mail address to an account name (action get_account). result 0 when resolved.",
+      auth: "public",
+      body: accountLookupBody,
+      response: accountLookupData,
+      handler: ({ body }) => auth.lookupAccount(body.email),
+    }),
+    route({
+      method: "GET",
+      url: "/api/user/info",
+      tag: "user",
+      summary: "The signed-in user, with group memberships.",
+      auth: "user",
+      response: z.object({ user: userInfo }),
+      handler: async ({ auth: ctx }) => ({ user: await accounts.userInfo(ctx!.user.id) }),
+    }),
+  ];
+}

@@ -1,0 +1,100 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import * as z from "zod";
+
+export const EDITIONS = ["free", "pro", "smb", "enterprise"] as const;
+export type Edition = (typeof EDITIONS)[number];
+
+const port = z.coerce.number().int().min(0).max(65535);
+const seconds = z.coerce.number().int().min(1);
+
+/**
+ * Every engine option: its environment name, default and meaning. README and `.env.example`
+ * document the same list; `tests/unit/config.test.ts` checks they stay in step.
+ */
+export const configSchema = z.object({
+  FERRY_DATA_DIR: z.string().min(1).default("./data").describe("Data directory: SQLite file, storage, installers."),
+  FERRY_HOST: z.string().min(1).default("0.0.0.0").describe("Address the engine listens on."),
+  FERRY_API_PORT: port.default(8090).describe("REST API port."),
+  FERRY_FILE_PORT: port.default(2480).describe("File server port (WebSocket commands, uploads, downloads)."),
+  FERRY_FILE_TLS_PORT: port.default(2481).describe("File server port when TLS is configured."),
+  FERRY_WEB_PORT: port.default(3000).describe("Web client port (remix-serve), used by `npm start`."),
+  FERRY_ENGINE_URL: z.string().url().optional().describe("Where the web client reaches the engine API (default http://127.0.0.1:<FERRY_API_PORT>)."),
+  DATABASE_URL: z
+    .string()
+    .regex(/^(sqlite:|postgres(ql)?:\/\/|mysql:\/\/|mariadb:\/\/)/, "must start with sqlite:, postgres://, mysql:// or mariadb://")
+    .optional()
+    .describe("Database. Unset: SQLite file <data dir>/ferry.db. Also postgres://… or mysql://… (MariaDB)."),
+  FERRY_ADMIN_PASSWORD: z.string().min(1).optional().describe("Initial administrator password. Unset: generated and printed once at first start."),
+  FERRY_HASHID_SALT: z.string().min(1).default("ferry").describe("Salt of the Hashids encoding of credential fields (obfuscation; use TLS)."),
+  FERRY_EDITION: z.enum(EDITIONS).default("free").describe("Edition: free, pro, smb or enterprise."),
+  FERRY_TRUSTED_PROXIES: z.string().default("").describe("Comma-separated proxy addresses/CIDRs whose X-Forwarded-For is believed."),
+  FERRY_ACCESS_TOKEN_TTL: seconds.default(3600).describe("Access token lifetime in seconds."),
+  FERRY_REFRESH_TOKEN_TTL: seconds.default(7 * 24 * 3600).describe("Refresh token lifetime in seconds."),
+  FERRY_API_BODY_LIMIT: z.coerce.number().int().min(1024).default(1024 * 1024).describe("Largest accepted JSON body of the REST API, in bytes."),
+  FERRY_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info").describe("Log level."),
+  FERRY_CONFIG: z.string().optional().describe("Optional JSON file with any of these keys; the environment wins."),
+});
+
+export type RawConfig = z.infer<typeof configSchema>;
+
+export interface Config {
+  dataDir: string;
+  host: string;
+  apiPort: number;
+  filePort: number;
+  fileTlsPort: number;
+  webPort: number;
+  engineUrl: string;
+  databaseUrl: string;
+  adminPassword?: string;
+  hashidSalt: string;
+  edition: Edition;
+  trustedProxies: string[];
+  accessTokenTtl: number;
+  refreshTokenTtl: number;
+  apiBodyLimit: number;
+  logLevel: RawConfig["FERRY_LOG_LEVEL"];
+}
+
+export class ConfigError extends Error {}
+
+/** Reads the optional JSON file named by FERRY_CONFIG, then the environment, and validates both. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  let fromFile: Record<string, unknown> = {};
+  if (env.FERRY_CONFIG) {
+    try {
+      fromFile = JSON.parse(readFileSync(env.FERRY_CONFIG, "utf8")) as Record<string, unknown>;
+    } catch (error) {
+      throw new ConfigError(`FERRY_CONFIG ${env.FERRY_CONFIG}: ${(error as Error).message}`);
+    }
+  }
+  const known = Object.keys(configSchema.shape);
+  const merged: Record<string, unknown> = { ...fromFile };
+  for (const key of known) if (env[key] !== undefined && env[key] !== "") merged[key] = env[key];
+  const parsed = configSchema.strict().safeParse(merged);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".") || "(file)"}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const c = parsed.data;
+  const dataDir = path.resolve(c.FERRY_DATA_DIR);
+  return {
+    dataDir,
+    host: c.FERRY_HOST,
+    apiPort: c.FERRY_API_PORT,
+    filePort: c.FERRY_FILE_PORT,
+    fileTlsPort: c.FERRY_FILE_TLS_PORT,
+    webPort: c.FERRY_WEB_PORT,
+    engineUrl: c.FERRY_ENGINE_URL ?? `http://127.0.0.1:${c.FERRY_API_PORT}`,
+    databaseUrl: c.DATABASE_URL ?? `sqlite:${path.join(dataDir, "ferry.db")}`,
+    adminPassword: c.FERRY_ADMIN_PASSWORD,
+    hashidSalt: c.FERRY_HASHID_SALT,
+    edition: c.FERRY_EDITION,
+    trustedProxies: c.FERRY_TRUSTED_PROXIES.split(",").map((s) => s.trim()).filter(Boolean),
+    accessTokenTtl: c.FERRY_ACCESS_TOKEN_TTL,
+    refreshTokenTtl: c.FERRY_REFRESH_TOKEN_TTL,
+    apiBodyLimit: c.FERRY_API_BODY_LIMIT,
+    logLevel: c.FERRY_LOG_LEVEL,
+  };
+}

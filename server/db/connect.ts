@@ -1,0 +1,88 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import SqliteDatabase from "better-sqlite3";
+import { type Insertable, Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from "kysely";
+import { createPool as createMysqlPool } from "mysql2";
+import pg from "pg";
+import { migrate } from "./migrations";
+import type { Database } from "./schema";
+
+export type Dialect = "sqlite" | "postgres" | "mysql";
+
+export interface Db {
+  readonly kysely: Kysely<Database>;
+  readonly dialect: Dialect;
+  close(): Promise<void>;
+}
+
+export function dialectOf(url: string): Dialect {
+  if (url.startsWith("sqlite:")) return "sqlite";
+  if (/^postgres(ql)?:\/\//.test(url)) return "postgres";
+  if (/^(mysql|mariadb):\/\//.test(url)) return "mysql";
+  throw new Error(`unsupported database URL scheme: ${url.split(":")[0]}`);
+}
+
+// PostgreSQL sends bigint (int8) and count(*) as strings; every bigint Ferry stores is a unix-ms time
+// or a byte size, well inside Number's exact range.
+const pgTypes = {
+  getTypeParser(oid: number, format?: "text" | "binary") {
+    if (oid === 20) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format as "text");
+  },
+};
+
+/** Opens the database named by `url`, runs pending migrations, and returns the query layer. */
+export async function openDatabase(url: string): Promise<Db> {
+  const dialect = dialectOf(url);
+  let kysely: Kysely<Database>;
+  if (dialect === "sqlite") {
+    const file = url.slice("sqlite:".length);
+    if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    const sqlite = new SqliteDatabase(file);
+    sqlite.pragma("journal_mode = WAL");
+    sqlite.pragma("foreign_keys = ON");
+    sqlite.pragma("busy_timeout = 5000");
+    sqlite.pragma("synchronous = NORMAL");
+    kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  } else if (dialect === "postgres") {
+    const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes });
+    kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  } else {
+    const pool = createMysqlPool({ uri: url.replace(/^mariadb:/, "mysql:"), connectionLimit: 10, timezone: "Z" });
+    kysely = new Kysely<Database>({ dialect: new MysqlDialect({ pool }) });
+  }
+  try {
+    await migrate(kysely, dialect);
+  } catch (error) {
+    await kysely.destroy();
+    throw error;
+  }
+  return { kysely, dialect, close: () => kysely.destroy() };
+}
+
+/** Inserts one row and returns its generated numeric id on every dialect (MariaDB has no RETURNING). */
+export async function insertReturningId<T extends "users" | "user_groups" | "notices">(
+  db: Db,
+  table: T,
+  values: Insertable<Database[T]>,
+): Promise<number> {
+  const query = db.kysely.insertInto(table).values(values as never);
+  if (db.dialect === "mysql") {
+    const result = await query.executeTakeFirstOrThrow();
+    return Number(result.insertId);
+  }
+  const row = (await query.returning("id" as never).executeTakeFirstOrThrow()) as unknown as { id: number };
+  return Number(row.id);
+}
+
+/** True when a write failed on a unique or primary-key constraint, whatever the database. */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; errno?: number };
+  return (
+    e?.code === "SQLITE_CONSTRAINT_UNIQUE" ||
+    e?.code === "SQLITE_CONSTRAINT_PRIMARYKEY" ||
+    e?.code === "23505" ||
+    e?.code === "ER_DUP_ENTRY" ||
+    e?.errno === 1062
+  );
+}

@@ -1,0 +1,139 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
+import type { Dialect } from "./connect";
+
+// Column types that mean the same on SQLite, PostgreSQL and MariaDB. Times are unix ms (bigint);
+// flags are integers 0/1; indexed strings are varchar with a length (MariaDB cannot index TEXT).
+/* eslint-disable @typescript-eslint/no-explicit-any -- migrations run on a schema-less Kysely */
+const migrations = (dialect: Dialect): Record<string, Migration> => ({
+  "0001_accounts": {
+    async up(db: Kysely<any>) {
+      // PostgreSQL spells an auto-numbered key as a type (serial); the others as a modifier.
+      const idType = dialect === "postgres" ? "serial" : "integer";
+      const idColumn = (c: any) => (dialect === "postgres" ? c.primaryKey() : c.primaryKey().autoIncrement());
+      const flag = (name: string) => [name, "integer", (c: any) => c.notNull().defaultTo(0)] as const;
+      await db.schema
+        .createTable("users")
+        .addColumn("id", idType, idColumn)
+        .addColumn("account", "varchar(64)", (c) => c.notNull())
+        .addColumn("account_key", "varchar(64)", (c) => c.notNull().unique())
+        .addColumn("fullname", "varchar(128)", (c) => c.notNull().defaultTo(""))
+        .addColumn("email", "varchar(255)")
+        .addColumn("email_key", "varchar(255)", (c) => c.unique())
+        .addColumn("password_hash", "varchar(255)", (c) => c.notNull())
+        .addColumn("role", "varchar(16)", (c) => c.notNull().defaultTo("user"))
+        .addColumn("account_type", "integer", (c) => c.notNull().defaultTo(2))
+        .addColumn("permission", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("home", "varchar(1024)", (c) => c.notNull())
+        .addColumn(...flag("locked"))
+        .addColumn(...flag("need_update_pwd"))
+        .addColumn(...flag("email_sender_type"))
+        .addColumn("email_account", "varchar(255)", (c) => c.notNull().defaultTo(""))
+        .addColumn(...flag("sync_switch"))
+        .addColumn(...flag("forbid_client_filter_switch"))
+        .addColumn(...flag("trans_ignore_reg_switch"))
+        .addColumn("trans_ignore_reg", "varchar(1024)", (c) => c.notNull().defaultTo(""))
+        .addColumn(...flag("trans_ignore_size_switch"))
+        .addColumn("trans_ignore_size", "bigint", (c) => c.notNull().defaultTo(0))
+        .addColumn(...flag("upload_new_only"))
+        .addColumn("max_upload_speed", "bigint", (c) => c.notNull().defaultTo(0))
+        .addColumn("max_download_speed", "bigint", (c) => c.notNull().defaultTo(0))
+        .addColumn(...flag("file_format_mode"))
+        .addColumn("file_formats", "varchar(255)", (c) => c.notNull().defaultTo(""))
+        .addColumn("ip_whitelist", "varchar(1024)", (c) => c.notNull().defaultTo(""))
+        .addColumn(...flag("notify_admin"))
+        .addColumn(...flag("share_email_mode"))
+        .addColumn("forbidden_paths", "varchar(4096)", (c) => c.notNull().defaultTo("[]"))
+        .addColumn("virtual_dirs", "varchar(4096)", (c) => c.notNull().defaultTo("[]"))
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("updated_at", "bigint", (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable("user_groups")
+        .addColumn("id", idType, idColumn)
+        .addColumn("name", "varchar(64)", (c) => c.notNull())
+        .addColumn("name_key", "varchar(64)", (c) => c.notNull().unique())
+        .addColumn("home", "varchar(1024)", (c) => c.notNull())
+        .addColumn("max_upload_speed", "bigint", (c) => c.notNull().defaultTo(0))
+        .addColumn("max_download_speed", "bigint", (c) => c.notNull().defaultTo(0))
+        .addColumn(...flag("upload_new_only"))
+        .addColumn(...flag("sync_switch"))
+        .addColumn(...flag("forbid_client_filter_switch"))
+        .addColumn(...flag("trans_ignore_reg_switch"))
+        .addColumn("trans_ignore_reg", "varchar(1024)", (c) => c.notNull().defaultTo(""))
+        .addColumn(...flag("trans_ignore_size_switch"))
+        .addColumn("trans_ignore_size", "bigint", (c) => c.notNull().defaultTo(0))
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable("group_members")
+        .addColumn("group_id", "integer", (c) => c.notNull().references("user_groups.id").onDelete("cascade"))
+        .addColumn("user_id", "integer", (c) => c.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("group_permission", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addPrimaryKeyConstraint("group_members_pk", ["group_id", "user_id"])
+        .execute();
+      await db.schema.createIndex("group_members_user").on("group_members").column("user_id").execute();
+
+      await db.schema
+        .createTable("sessions")
+        .addColumn("id", "varchar(32)", (c) => c.primaryKey())
+        .addColumn("user_id", "integer", (c) => c.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("access_hash", "varchar(64)", (c) => c.notNull().unique())
+        .addColumn("access_expires_at", "bigint", (c) => c.notNull())
+        .addColumn("refresh_hash", "varchar(64)", (c) => c.notNull().unique())
+        .addColumn("refresh_expires_at", "bigint", (c) => c.notNull())
+        .addColumn("socket_hash", "varchar(64)", (c) => c.notNull().unique())
+        .addColumn("client_ip", "varchar(64)", (c) => c.notNull().defaultTo(""))
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("revoked_at", "bigint")
+        .execute();
+      await db.schema.createIndex("sessions_user").on("sessions").column("user_id").execute();
+
+      await db.schema
+        .createTable("login_counters")
+        .addColumn("key", "varchar(200)", (c) => c.primaryKey())
+        .addColumn("window_start", "bigint", (c) => c.notNull())
+        .addColumn("failures", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("locked_until", "bigint", (c) => c.notNull().defaultTo(0))
+        .execute();
+
+      await db.schema
+        .createTable("notices")
+        .addColumn("id", idType, idColumn)
+        .addColumn("title", "varchar(255)", (c) => c.notNull())
+        .addColumn("content", "text", (c) => c.notNull())
+        .addColumn("channel", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable("notice_receipts")
+        .addColumn("notice_id", "integer", (c) => c.notNull().references("notices.id").onDelete("cascade"))
+        .addColumn("user_id", "integer", (c) => c.notNull().references("users.id").onDelete("cascade"))
+        .addColumn(...flag("is_showed"))
+        .addPrimaryKeyConstraint("notice_receipts_pk", ["notice_id", "user_id"])
+        .execute();
+      await db.schema.createIndex("notice_receipts_user").on("notice_receipts").columns(["user_id", "is_showed"]).execute();
+
+      await db.schema
+        .createTable("settings")
+        .addColumn("key", "varchar(128)", (c) => c.primaryKey())
+        .addColumn("value", "text", (c) => c.notNull())
+        .execute();
+    },
+  },
+});
+
+/** Runs every pending migration; throws if one fails, so the engine never starts on a half schema. */
+export async function migrate(db: Kysely<any>, dialect: Dialect): Promise<void> {
+  const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === "Error");
+  if (error || failed) {
+    throw new Error(`database migration ${failed?.migrationName ?? ""} failed: ${String(error)}`);
+  }
+}
+

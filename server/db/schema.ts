@@ -1,0 +1,115 @@
+import type { ColumnType, Generated } from "kysely";
+
+/** A column the database fills with its default when an insert leaves it out. */
+type D<T> = ColumnType<T, T | undefined, T>;
+
+/** Times are unix milliseconds from the engine's clock (never the database's), so tests can move time. */
+export interface UsersTable {
+  id: Generated<number>;
+  account: string;
+  account_key: string;
+  fullname: D<string>;
+  email: D<string | null>;
+  email_key: D<string | null>;
+  password_hash: string;
+  role: D<"user" | "admin">;
+  account_type: D<number>;
+  permission: D<number>;
+  home: string;
+  locked: D<number>;
+  need_update_pwd: D<number>;
+  email_sender_type: D<number>;
+  email_account: D<string>;
+  sync_switch: D<number>;
+  forbid_client_filter_switch: D<number>;
+  trans_ignore_reg_switch: D<number>;
+  trans_ignore_reg: D<string>;
+  trans_ignore_size_switch: D<number>;
+  trans_ignore_size: D<number>;
+  upload_new_only: D<number>;
+  max_upload_speed: D<number>;
+  max_download_speed: D<number>;
+  file_format_mode: D<number>;
+  file_formats: D<string>;
+  ip_whitelist: D<string>;
+  notify_admin: D<number>;
+  share_email_mode: D<number>;
+  forbidden_paths: D<string>;
+  virtual_dirs: D<string>;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface GroupsTable {
+  id: Generated<number>;
+  name: string;
+  name_key: string;
+  home: string;
+  max_upload_speed: D<number>;
+  max_download_speed: D<number>;
+  upload_new_only: D<number>;
+  sync_switch: D<number>;
+  forbid_client_filter_switch: D<number>;
+  trans_ignore_reg_switch: D<number>;
+  trans_ignore_reg: D<string>;
+  trans_ignore_size_switch: D<number>;
+  trans_ignore_size: D<number>;
+  created_at: number;
+}
+
+export interface GroupMembersTable {
+  group_id: number;
+  user_id: number;
+  group_permission: number;
+  created_at: number;
+}
+
+export interface SessionsTable {
+  id: string;
+  user_id: number;
+  access_hash: string;
+  access_expires_at: number;
+  refresh_hash: string;
+  refresh_expires_at: number;
+  socket_hash: string;
+  client_ip: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface LoginCountersTable {
+  key: string;
+  window_start: number;
+  failures: number;
+  locked_until: number;
+}
+
+export interface NoticesTable {
+  id: Generated<number>;
+  title: string;
+  content: string;
+  channel: number;
+  created_at: number;
+}
+
+export interface NoticeReceiptsTable {
+  notice_id: number;
+  user_id: number;
+  is_showed: number;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  users: UsersTable;
+  user_groups: GroupsTable;
+  group_members: GroupMembersTable;
+  sessions: SessionsTable;
+  login_counters: LoginCountersTable;
+  notices: NoticesTable;
+  notice_receipts: NoticeReceiptsTable;
+  settings: SettingsTable;
+}

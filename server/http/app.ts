@@ -1,0 +1,121 @@
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import type * as z from "zod";
+import { langFromHeader, type Envelope, type Lang } from "../../contract/envelope";
+import { type ErrorName, ErrorCode, errorByCode, formatErrorMessage } from "../../contract/errors";
+import type { AuthContext, Tokens } from "../auth/tokens";
+import { FerryError } from "../errors";
+import type { RouteDef } from "./route";
+
+export interface ApiOptions {
+  bodyLimit: number;
+  trustedProxies: string[];
+  logLevel: string;
+  tokens: Tokens;
+  routes: RouteDef[];
+}
+
+export function envelope(code: number, lang: Lang, data: unknown = null, vars?: Record<string, string | number>): Envelope {
+  const def = errorByCode(code) ?? errorByCode(ErrorCode.UnknownException)!;
+  return { code: def.code, value: def.value, result: def.code === 200, message: formatErrorMessage(def, lang, vars), data };
+}
+
+/** Maps zod issues to the catalogue's 400 family: 401 a required field is missing, 402 a wrong type, 400 anything else. */
+function validationFailure(error: z.ZodError, input: unknown): FerryError {
+  const first = error.issues[0];
+  let name: ErrorName = "ParameterError";
+  if (first?.code === "invalid_type") {
+    let value: unknown = input;
+    for (const key of first.path) value = value == null ? undefined : (value as Record<PropertyKey, unknown>)[key];
+    name = value === undefined ? "BadRequired" : "ParameterTypeError";
+  }
+  const issues = error.issues.slice(0, 20).map((i) => ({ path: i.path.join("."), message: i.message }));
+  return new FerryError(name, { issues });
+}
+
+function parse<T extends z.ZodType>(schema: T | undefined, input: unknown): z.infer<T> {
+  if (!schema) return undefined as z.infer<T>;
+  const result = schema.safeParse(input);
+  if (!result.success) throw validationFailure(result.error, input);
+  return result.data;
+}
+
+function bearer(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  return match ? match[1]! : null;
+}
+
+async function authenticate(def: RouteDef, request: FastifyRequest, tokens: Tokens): Promise<AuthContext | null> {
+  if (def.auth === "public") return null;
+  const token = bearer(request);
+  if (!token) {
+    if (def.auth === "optional") return null;
+    throw new FerryError("InvalidToken");
+  }
+  const auth =
+    def.auth === "refresh"
+      ? await tokens.authenticateRefresh(token)
+      : def.auth === "session"
+        ? ((await tokens.authenticateAccess(token)) ?? (await tokens.authenticateRefresh(token)))
+        : await tokens.authenticateAccess(token);
+  if (!auth) throw new FerryError("InvalidToken");
+  if (def.auth === "admin" && auth.user.role !== "admin") throw new FerryError("PermissionDenied");
+  return auth;
+}
+
+/** The REST API: a thin shell that parses with the contract's schemas, calls a service, wraps the envelope. */
+export function buildApi(options: ApiOptions): FastifyInstance {
+  const app = Fastify({
+    bodyLimit: options.bodyLimit,
+    trustProxy: options.trustedProxies.length > 0 ? options.trustedProxies : false,
+    logger: {
+      level: options.logLevel,
+      redact: { paths: ["req.headers.authorization", "req.headers.cookie", "res.headers['set-cookie']"], censor: "[redacted]" },
+      serializers: {
+        // Query strings can carry tokens (download links); log the path only.
+        req: (req: FastifyRequest) => ({ method: req.method, url: req.url.split("?")[0], ip: req.ip }),
+      },
+    },
+  });
+
+  // The API speaks JSON only; any other body type is refused as bad input.
+  app.removeContentTypeParser("text/plain");
+
+  const langOf = (request: FastifyRequest) => langFromHeader(request.headers["accept-language"]);
+  const send = (reply: FastifyReply, status: number, body: Envelope) =>
+    reply.code(status).header("cache-control", "no-store").header("x-content-type-options", "nosniff").send(body);
+
+  for (const def of options.routes) {
+    app.route({
+      method: def.method,
+      url: def.url,
+      handler: async (request, reply) => {
+        const auth = await authenticate(def, request, options.tokens);
+        const params = parse(def.params, request.params);
+        const query = parse(def.query, request.query);
+        const body = parse(def.body, request.body);
+        const data = await def.handler({ body, query, params, auth, ip: request.ip, lang: langOf(request) });
+        return send(reply, 200, envelope(200, langOf(request), data ?? null));
+      },
+    });
+  }
+
+  app.setNotFoundHandler((request, reply) => send(reply, 404, envelope(ErrorCode.RouteNotFound, langOf(request))));
+
+  app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
+    const lang = langOf(request);
+    if (error instanceof FerryError) {
+      const def = errorByCode(error.code)!;
+      return send(reply, def.status, envelope(error.code, lang, error.data, error.vars));
+    }
+    // Fastify's own request errors (malformed JSON, body too large, wrong content type) are bad input.
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      return send(reply, error.statusCode, envelope(ErrorCode.ParameterError, lang, { reason: error.code ?? "bad request" }));
+    }
+    request.log.error({ err: error }, "unhandled error");
+    return send(reply, 500, envelope(ErrorCode.UnknownException, lang));
+  });
+
+  return app;
+}

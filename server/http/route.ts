@@ -1,0 +1,39 @@
+import type * as z from "zod";
+import type { Lang } from "../../contract/envelope";
+import type { AuthContext } from "../auth/tokens";
+
+/** public: no token; user/admin: access token (admin role); refresh: refresh token; session: either; optional: access token if sent. */
+export type AuthMode = "public" | "user" | "admin" | "refresh" | "session" | "optional";
+
+export interface RequestContext<B, Q, P> {
+  body: B;
+  query: Q;
+  params: P;
+  /** The caller's session; present for "user", "admin" and "refresh", maybe for "optional". */
+  auth: AuthContext | null;
+  ip: string;
+  lang: Lang;
+}
+
+/**
+ * One REST route: its schemas validate the request, document it in OpenAPI, and type the handler.
+ * The handler returns the envelope's `data`; it never sees Fastify.
+ */
+export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, P extends z.ZodType = z.ZodType> {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  url: string;
+  summary: string;
+  tag: string;
+  auth: AuthMode;
+  body?: B;
+  query?: Q;
+  params?: P;
+  response?: z.ZodType;
+  handler(ctx: RequestContext<z.infer<B>, z.infer<Q>, z.infer<P>>): Promise<unknown>;
+}
+
+export function route<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, P extends z.ZodType = z.ZodType>(
+  def: RouteDef<B, Q, P>,
+): RouteDef {
+  return def as unknown as RouteDef;
+}

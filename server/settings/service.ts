@@ -1,0 +1,111 @@
+import * as z from "zod";
+import { type SecuritySettings, securitySettings } from "../../contract/admin";
+import { DEFAULT_WEAK_PASSWORDS } from "../../contract/validation";
+import type { Db } from "../db/connect";
+import { isUniqueViolation } from "../db/connect";
+
+/** Site branding an administrator can change (the rest of site info derives from configuration). */
+export const siteSettings = z.object({
+  primaryColor: z.string().regex(/^#[0-9A-Fa-f]{6}$/),
+  backgroundColor: z.string().regex(/^#[0-9A-Fa-f]{6}$/),
+  position: z.number().int().min(1).max(9),
+  productNameZH: z.string().min(1).max(64),
+  productNameEN: z.string().min(1).max(64),
+  companyLink: z.string().max(255),
+  companyLinkEN: z.string().max(255),
+  urlName: z.string().max(64),
+  clientText: z.string().max(255),
+});
+export type SiteSettings = z.infer<typeof siteSettings>;
+
+/** Server switches and limits the clients read from /api/service/info. */
+export const transferSettings = z.object({
+  host: z.string().max(255),
+  proxyPort: z.number().int().min(0).max(65535),
+  enableFTPS: z.boolean(),
+  tcpEnable: z.boolean(),
+  tcpDelay: z.number().int().min(0),
+  cTransEncryptSwitch: z.boolean(),
+  cHashVerifySwitch: z.boolean(),
+  autoUpdateSwitch: z.boolean(),
+  syncSwitch: z.boolean(),
+  emailAccount: z.string().max(255),
+  certSelect: z.number().int().min(0),
+  tcpFileSizeLimitKB: z.number().int().min(1),
+});
+export type TransferSettings = z.infer<typeof transferSettings>;
+
+const groups = {
+  security: {
+    schema: securitySettings,
+    defaults: { lockTimes: 5, lockMinutes: 3, allowUserSetPassword: true, weakPasswords: DEFAULT_WEAK_PASSWORDS } satisfies SecuritySettings,
+  },
+  site: {
+    schema: siteSettings,
+    defaults: {
+      primaryColor: "#FD5C1F",
+      backgroundColor: "#F7F7F7",
+      position: 5,
+      productNameZH: "飞渡",
+      productNameEN: "Ferry",
+      companyLink: "",
+      companyLinkEN: "",
+      urlName: "ferry",
+      clientText: "",
+    } satisfies SiteSettings,
+  },
+  transfer: {
+    schema: transferSettings,
+    defaults: {
+      host: "",
+      proxyPort: 0,
+      enableFTPS: false,
+      tcpEnable: true,
+      tcpDelay: 0,
+      cTransEncryptSwitch: false,
+      cHashVerifySwitch: true,
+      autoUpdateSwitch: false,
+      syncSwitch: false,
+      emailAccount: "",
+      certSelect: 0,
+      tcpFileSizeLimitKB: 100 * 1024 * 1024,
+    } satisfies TransferSettings,
+  },
+};
+
+type Groups = typeof groups;
+export type SettingsGroup = keyof Groups;
+type ValueOf<G extends SettingsGroup> = z.infer<Groups[G]["schema"]>;
+
+/**
+ * Settings live in the database (one JSON row per group) so every engine instance reads the same;
+ * stored values are merged over the defaults and validated, so a new field never breaks an old row.
+ */
+export function createSettings(db: Db) {
+  const k = db.kysely;
+  return {
+    async get<G extends SettingsGroup>(group: G): Promise<ValueOf<G>> {
+      const row = await k.selectFrom("settings").select("value").where("key", "=", group).executeTakeFirst();
+      const stored = row ? (JSON.parse(row.value) as object) : {};
+      const { schema, defaults } = groups[group];
+      const parsed = schema.safeParse({ ...defaults, ...stored });
+      return (parsed.success ? parsed.data : defaults) as ValueOf<G>;
+    },
+    async update<G extends SettingsGroup>(group: G, patch: Partial<ValueOf<G>>): Promise<ValueOf<G>> {
+      const next = groups[group].schema.parse({ ...(await this.get(group)), ...patch }) as ValueOf<G>;
+      const value = JSON.stringify(next);
+      const updated = await k.updateTable("settings").set({ value }).where("key", "=", group).executeTakeFirst();
+      if (Number(updated.numUpdatedRows) === 0) {
+        try {
+          await k.insertInto("settings").values({ key: group, value }).execute();
+        } catch (error) {
+          if (!isUniqueViolation(error)) throw error;
+          await k.updateTable("settings").set({ value }).where("key", "=", group).execute();
+        }
+      }
+      return next;
+    },
+  };
+}
+
+export type Settings = ReturnType<typeof createSettings>;

@@ -1,0 +1,87 @@
+import * as z from "zod";
+import { serverInfo, siteInfo } from "../../contract/site";
+import type { Config } from "../config";
+import type { Db } from "../db/connect";
+import { route } from "../http/route";
+import type { Settings } from "../settings/service";
+import { VERSION } from "../version";
+
+export function siteRoutes(config: Config, settings: Settings, db: Db) {
+  return [
+    route({
+      method: "GET",
+      url: "/api/website/info",
+      tag: "site",
+      summary: "Site branding and edition, for the sign-in page and the shell (public).",
+      auth: "public",
+      response: siteInfo,
+      handler: async () => {
+        const s = await settings.get("site");
+        return {
+          primaryColor: s.primaryColor,
+          soft_version: config.edition,
+          is_icon_change: 0,
+          is_logo_change: 0,
+          is_bg_change: 0,
+          logo: "",
+          ico: "",
+          position: s.position,
+          raysyncZH: s.productNameZH,
+          raysyncEN: s.productNameEN,
+          companyLink: s.companyLink,
+          companyLinkEN: s.companyLinkEN,
+          urlName: s.urlName,
+          certSelect: 0,
+          backgroundColor: s.backgroundColor,
+          background: "",
+          isEnVersion: false,
+          clientText: s.clientText,
+        };
+      },
+    }),
+    route({
+      method: "GET",
+      url: "/api/service/info",
+      tag: "site",
+      summary: "File-server ports, switches and limits for the clients.",
+      auth: "user",
+      response: z.object({ server: serverInfo }),
+      handler: async () => {
+        const t = await settings.get("transfer");
+        return {
+          server: {
+            client_online: 0,
+            apiport: config.apiPort,
+            proxyPort: t.proxyPort,
+            no_ssl_port: config.filePort,
+            ssl_port: config.fileTlsPort,
+            host: t.host,
+            enableFTPS: t.enableFTPS,
+            tcpEnable: t.tcpEnable,
+            tcpDelay: t.tcpDelay,
+            cTransEncryptSwitch: t.cTransEncryptSwitch,
+            cHashVerifySwitch: t.cHashVerifySwitch,
+            autoUpdateSwitch: t.autoUpdateSwitch,
+            syncSwitch: t.syncSwitch,
+            emailAccount: t.emailAccount,
+            certSelect: t.certSelect,
+            version: VERSION,
+            TCPFileSizeLimit: t.tcpFileSizeLimitKB,
+          },
+        };
+      },
+    }),
+    route({
+      method: "GET",
+      url: "/api/health",
+      tag: "site",
+      summary: "Liveness and database reachability.",
+      auth: "public",
+      response: z.object({ status: z.literal("ok"), version: z.string(), database: z.string() }),
+      handler: async () => {
+        await db.kysely.selectFrom("settings").select("key").limit(1).execute();
+        return { status: "ok" as const, version: VERSION, database: db.dialect };
+      },
+    }),
+  ];
+}

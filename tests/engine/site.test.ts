@@ -1,0 +1,54 @@
+import { readFile } from "node:fs/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { siteInfo } from "../../contract/site";
+import { startTestEngine, type TestEngine } from "../support/engine";
+
+let t: TestEngine;
+beforeAll(async () => {
+  t = await startTestEngine({ FERRY_EDITION: "enterprise" });
+});
+afterAll(() => t?.stop());
+
+describe("site and server information", () => {
+  it("gives every site-info field with the spec's defaults, without a token", async () => {
+    const reply = await t.call("GET", "/api/website/info");
+    expect(reply.body.code).toBe(200);
+    expect(siteInfo.strict().safeParse(reply.body.data).success).toBe(true);
+    expect(reply.body.data).toMatchObject({
+      primaryColor: "#FD5C1F",
+      backgroundColor: "#F7F7F7",
+      position: 5,
+      soft_version: "enterprise",
+      raysyncZH: "飞渡",
+      raysyncEN: "Ferry",
+    });
+  });
+
+  it("gives the server info to signed-in users only, with the size limit in KB", async () => {
+    expect((await t.call("GET", "/api/service/info")).body.code).toBe(1009);
+    const user = await t.createUser("viewer");
+    const server = (await t.call("GET", "/api/service/info", { token: user.token })).body.data.server;
+    expect(server).toMatchObject({ no_ssl_port: 2480, ssl_port: 2481, TCPFileSizeLimit: 100 * 1024 * 1024, host: "", cHashVerifySwitch: true });
+    expect(server.apiport).toBe(0); // the test engine listens on an ephemeral port
+  });
+
+  it("reports health", async () => {
+    const reply = await t.call("GET", "/api/health");
+    expect(reply.body.data).toMatchObject({ status: "ok", database: t.databaseUrl.split(":")[0] === "sqlite" ? "sqlite" : expect.any(String) });
+  });
+
+  it("serves the OpenAPI document that docs/openapi.json holds", async () => {
+    const served = (await t.call("GET", "/api/openapi.json")).body.data;
+    const file = JSON.parse(await readFile(new URL("../../docs/openapi.json", import.meta.url), "utf8"));
+    expect(served).toEqual(file);
+    expect(Object.keys(served.paths)).toEqual(expect.arrayContaining(["/api/user/login", "/api/notice/list", "/api/admin/users/{id}"]));
+  });
+
+  it("sends no-store and nosniff on API answers, and the envelope on unknown paths", async () => {
+    const reply = await t.call("GET", "/api/nothing/here");
+    expect(reply.status).toBe(404);
+    expect(reply.body).toMatchObject({ code: 4103, result: false });
+    expect(reply.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(reply.headers.get("cache-control")).toBe("no-store");
+  });
+});

@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import { errorByCode, errors, formatErrorMessage } from "../../contract/errors";
+import { normalizePermission, parsePermission, Permission, PERMISSION_DEFAULT, PERMISSION_FULL, permissionLabels } from "../../contract/permissions";
+import { isValidFileName, passwordProblem } from "../../contract/validation";
+
+describe("password rules", () => {
+  it.each([
+    ["Abcdef1!", null],
+    ["abcdefG1", null],
+    ["ABCdef!!", null],
+    ["ABC123!!", null],
+    ["Abcdefghij123456789!", null],
+    ["Abcde1!", "length"],
+    ["Abcdefghij1234567890!", "length"],
+    ["Abc def1!", "space"],
+    ["Abc\tdef1!", "space"],
+    ["Abc密码def1!", "chinese"],
+    ["12345678", "classes"],
+    ["abcdefgh", "classes"],
+    ["ABCDEFGH", "classes"],
+    ["abcd1234", "classes"],
+    ["ABCD1234", "classes"],
+    ["!!!!aaaa", "classes"],
+    ["xBob#1234", "account"],
+    ["P@ssw0rd", "weak"],
+    ["p@SSW0RD", "weak"],
+  ])("%s → %s", (password, problem) => {
+    expect(passwordProblem(password, "bob")).toBe(problem);
+  });
+});
+
+describe("file names", () => {
+  it("allow what the spec allows and refuse its forbidden characters", () => {
+    for (const ok of ["report.pdf", "file..name", "报告 2026.docx", "a".repeat(255)]) expect(isValidFileName(ok)).toBe(true);
+    for (const bad of ["", ".", "..", "a/b", "a\\b", "a:b", 'a"b', "a*b", "a?b", "a<b", "a>b", "a|b", "a\nb", "a\u0000b", "a".repeat(256)]) {
+      expect({ bad, ok: isValidFileName(bad) }).toEqual({ bad, ok: false });
+    }
+  });
+});
+
+describe("permissions", () => {
+  it("has the spec's bits, default and full set", () => {
+    expect(Permission).toMatchObject({ List: 2, Download: 4, Delete: 16, Rename: 32, Mkdir: 64, Upload: 128, Move: 256, Copy: 512, Share: 1024, Invite: 2048, HotFolder: 4096 });
+    expect(PERMISSION_DEFAULT).toBe(6);
+    expect(PERMISSION_FULL).toBe(8182);
+    expect(normalizePermission(6)).toBe(15);
+    expect(normalizePermission(0)).toBe(0);
+  });
+  it("parses names and numbers and labels masks", () => {
+    expect(parsePermission("list,download,upload")).toBe(134);
+    expect(parsePermission("2;4")).toBe(6);
+    expect(parsePermission("134")).toBe(134);
+    expect(() => parsePermission("fly")).toThrow(/unknown permission/);
+    expect(permissionLabels(normalizePermission(134))).toBe("List;Download;Upload");
+  });
+});
+
+describe("error catalogue", () => {
+  const specCodes = [
+    200, 400, 401, 402, 501, 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1008, 1009, 1014, 1021, 1022, 1023, 1024, 1025, 1026, 1027, 1028, 1029,
+    1030, 1031, 1032, 1033, 1034, 1036, 1037, 1041, 4025, 1042, 1043, 1044, 1045, 1050, 1055, 1056, 1057, 1059, 1060, 1074, 1077, 1086, 1087,
+    1091, 1092, 1093, 1096, 4001, 4005, 4006, 4019, 4029, 4030, 4031, 4032,
+    // REFERENCE.md
+    1018, 1035, 1046, 1066, 1068, 1080, 1097, 4004, 4009, 4068,
+  ];
+  it("holds every code of both spec documents, each once", () => {
+    for (const code of specCodes) expect({ code, found: !!errorByCode(code) }).toEqual({ code, found: true });
+    expect(new Set(errors.map((e) => e.code)).size).toBe(errors.length);
+  });
+  it("has English and Chinese texts with the same variables", () => {
+    for (const e of errors) {
+      const vars = (s: string) => [...s.matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]).sort();
+      expect({ code: e.code, zh: vars(e.zh) }).toEqual({ code: e.code, zh: vars(e.en) });
+      expect(e.zh.length).toBeGreaterThan(0);
+    }
+    expect(formatErrorMessage(errorByCode(1005)!, "en", { wrongTimes: 2, maxLockTimes: 5, lockPeriod: 3 })).toBe(
+      "You have entered the wrong password 2 times; if you enter a wrong password 5 times within 3 minutes, the account will be locked",
+    );
+  });
+});

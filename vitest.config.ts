@@ -1,0 +1,11 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    projects: [
+      { test: { name: "unit", include: ["tests/unit/**/*.test.ts", "app/**/*.test.{ts,tsx}", "contract/**/*.test.ts"], environment: "node" } },
+      // The engine suite starts real engines; on 2 cores two files at a time keep scrypt and I/O honest.
+      { test: { name: "engine", include: ["tests/engine/**/*.test.ts"], environment: "node", testTimeout: 30_000, hookTimeout: 60_000, maxWorkers: 2 } },
+    ],
+  },
+});
