@@ -1,4 +1,4 @@
-import type { Selectable } from "kysely";
+import { type Selectable, sql } from "kysely";
 import type { AdminGroup, AdminUser, CreateGroupBody, CreateUserBody, UpdateGroupBody, UpdateUserBody } from "../../contract/admin";
 import { normalizePermission, PERMISSION_DEFAULT } from "../../contract/permissions";
 import type { UserInfo } from "../../contract/users";
@@ -75,6 +75,15 @@ function groupColumns(input: UpdateGroupBody) {
     upload_new_only: flag(input.uploadNewOnly),
     ...switchColumns(input),
   };
+}
+
+/**
+ * `column LIKE %text%` with the text's own % and _ taken literally. The escape character is "!" and
+ * named in an ESCAPE clause: SQLite has no default escape, and PostgreSQL and MariaDB read a
+ * backslash in a string literal differently.
+ */
+function contains(column: string, text: string) {
+  return sql<boolean>`${sql.ref(column)} like ${`%${text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`} escape '!'`;
 }
 
 const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
@@ -257,10 +266,7 @@ export function createAccounts({ db, clock, tokens, settings, homes }: AccountsD
 
     async listUsers(page: { pageNum: number; pageSize: number; search?: string }) {
       let query = k.selectFrom("users");
-      if (page.search) {
-        const like = `%${page.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-        query = query.where((eb) => eb.or([eb("account_key", "like", like), eb("email_key", "like", like)]));
-      }
+      if (page.search) query = query.where((eb) => eb.or([contains("account_key", page.search!), contains("email_key", page.search!)]));
       const { total } = await query.select((eb) => eb.fn.countAll<number>().as("total")).executeTakeFirstOrThrow();
       const rows = await query
         .selectAll()
@@ -340,13 +346,18 @@ export function createAccounts({ db, clock, tokens, settings, homes }: AccountsD
       await k.deleteFrom("user_groups").where("id", "=", id).execute();
     },
 
+    async findGroupByName(name: string): Promise<AdminGroup | undefined> {
+      const row = await k.selectFrom("user_groups").selectAll().where("name_key", "=", name.trim().toLowerCase()).executeTakeFirst();
+      return row && toAdminGroup(row);
+    },
+
     async getGroup(id: number): Promise<AdminGroup> {
       return toAdminGroup(await groupRow(id));
     },
 
     async listGroups(page: { pageNum: number; pageSize: number; search?: string }) {
       let query = k.selectFrom("user_groups");
-      if (page.search) query = query.where("name_key", "like", `%${page.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      if (page.search) query = query.where(contains("name_key", page.search));
       const { total } = await query.select((eb) => eb.fn.countAll<number>().as("total")).executeTakeFirstOrThrow();
       const rows = await query.selectAll().orderBy("id").limit(page.pageSize).offset((page.pageNum - 1) * page.pageSize).execute();
       return { list: await Promise.all(rows.map(toAdminGroup)), total: Number(total), size: page.pageSize, current: page.pageNum };

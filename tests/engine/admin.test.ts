@@ -68,6 +68,17 @@ describe("administrator API: users", () => {
     expect((await t.call("GET", "/api/user/info", { token: user.token })).body.code).toBe(200);
   });
 
+  it("searches with % and _ taken literally", async () => {
+    await t.createUser("under_score");
+    await t.createUser("underXscore");
+    const found = async (search: string) =>
+      (await t.call("GET", `/api/admin/users?search=${encodeURIComponent(search)}`, { token: admin })).body.data.list.map((u: { account: string }) => u.account);
+    expect(await found("r_s")).toEqual(["under_score"]);
+    expect(await found("UNDER")).toEqual(["under_score", "underXscore"]);
+    expect(await found("%")).toEqual([]);
+    expect(await found("!")).toEqual([]);
+  });
+
   it("answers a missing user with its code", async () => {
     expect((await t.call("GET", "/api/admin/users/999999", { token: admin })).body.code).toBe(4118);
   });

@@ -21,15 +21,17 @@ const freePort = () =>
 function runEngine(env: Record<string, string>, until: RegExp) {
   const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], { cwd: root, env: { ...process.env, FERRY_LOG_LEVEL: "warn", ...env } });
   let output = "";
-  return new Promise<{ output: string; code: number | null; stop(): Promise<void> }>((resolve) => {
-    const stop = () => new Promise<void>((done) => (child.exitCode !== null ? done() : (child.once("exit", () => done()), child.kill("SIGTERM"))));
+  const stop = () => new Promise<void>((done) => (child.exitCode !== null ? done() : (child.once("exit", () => done()), child.kill("SIGTERM"))));
+  // `output` keeps growing after the match; read it live.
+  const handle = { get output() { return output; }, get code() { return child.exitCode; }, stop };
+  return new Promise<typeof handle>((resolve) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      if (until.test(output)) resolve({ output, code: null, stop });
+      if (until.test(output)) resolve(handle);
     };
     child.stdout.on("data", onData);
     child.stderr.on("data", onData);
-    child.once("exit", (code) => resolve({ output, code, stop }));
+    child.once("exit", () => resolve(handle));
   });
 }
 
@@ -48,16 +50,21 @@ describe("the engine process", () => {
   it("prints a generated administrator password once, which signs in and must be changed", async () => {
     const port = await freePort();
     const env = { FERRY_DATA_DIR: dataDir, DATABASE_URL: database.url, FERRY_API_PORT: String(port), FERRY_HOST: "127.0.0.1" };
-    const first = await runEngine(env, /shown only this once/);
+    const first = await runEngine({ ...env, FERRY_LOG_LEVEL: "info" }, /shown only this once/);
+    let uk = "";
     try {
       const password = /initial password is: (\S+)/.exec(first.output)?.[1];
       expect(password).toBeTruthy();
-      const uk = createCredentialCodec("ferry").encodeUK("admin", password!);
+      uk = createCredentialCodec("ferry").encodeUK("admin", password!);
       const reply = await fetch(`http://127.0.0.1:${port}/api/user/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ UK: uk }) });
       expect(((await reply.json()) as { code: number }).code).toBe(1074);
+      await fetch(`http://127.0.0.1:${port}/api/user/info?token=query-secret-123`, { headers: { authorization: "Bearer header-secret-456" } });
     } finally {
       await first.stop();
     }
+    // The request log names the calls but carries no credential.
+    expect(first.output).toMatch(/"url":"\/api\/user\/info"/);
+    for (const secret of [uk.split(".")[1]!, "query-secret-123", "header-secret-456"]) expect(first.output).not.toContain(secret);
     const second = await runEngine(env, /Ferry engine http/);
     try {
       expect(second.output).not.toMatch(/initial password/);

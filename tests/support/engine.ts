@@ -81,7 +81,7 @@ export async function startTestEngine(env: Record<string, string> = {}): Promise
   }
 
   const login = (account: string, password: string, headers?: Record<string, string>) =>
-    call("POST", "/api/user/login", { body: { UK: codec.encodeUK(account, password) }, headers });
+    call<any>("POST", "/api/user/login", { body: { UK: codec.encodeUK(account, password) }, headers });
 
   async function tokenFor(account: string, password: string) {
     const reply = await login(account, password);

@@ -1,0 +1,32 @@
+import * as z from "zod";
+
+const port = z.coerce.number().int().min(1).max(65535);
+
+/** The web client's environment; the engine's own options live in server/config.ts. */
+const schema = z
+  .object({
+    NODE_ENV: z.enum(["production", "development", "test"]).default("production"),
+    FERRY_API_PORT: port.default(8090),
+    FERRY_ENGINE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  })
+  .transform((e) => ({
+    NODE_ENV: e.NODE_ENV,
+    // No trailing slash, so `${FERRY_ENGINE_URL}${path}` always joins cleanly.
+    FERRY_ENGINE_URL: (e.FERRY_ENGINE_URL ?? `http://127.0.0.1:${e.FERRY_API_PORT}`).replace(/\/+$/, ""),
+  }));
+
+export type WebEnv = z.infer<typeof schema>;
+
+/** Parses an environment; empty values count as unset, as for the engine. */
+export function parseEnv(source: Record<string, string | undefined>): WebEnv {
+  const present = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new Error(`Invalid web environment:\n${lines.join("\n")}`);
+  }
+  return parsed.data;
+}
+
+/** Parsed once, when the server build is loaded: a bad value stops remix-serve at start-up. */
+export const env: WebEnv = parseEnv(process.env);

@@ -1,0 +1,206 @@
+// `npm start`: builds the web client if needed, runs the engine and the web client side by side,
+// and prints where to open them once both answer. Plain Node ESM so it runs before any build step.
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+const READY_TIMEOUT_MS = 120_000;
+const STOP_GRACE_MS = 10_000;
+
+/** The same precedence as the engine (server/config.ts): environment, then the FERRY_CONFIG file, then defaults. */
+function setting(name, fallback) {
+  const fromEnv = process.env[name];
+  if (fromEnv !== undefined && fromEnv !== "") return fromEnv;
+  const value = configFile[name];
+  return value !== undefined && value !== "" ? String(value) : fallback;
+}
+
+let configFile = {};
+if (process.env.FERRY_CONFIG) {
+  try {
+    configFile = JSON.parse(readFileSync(process.env.FERRY_CONFIG, "utf8"));
+  } catch {
+    // The engine reports a broken FERRY_CONFIG itself and exits; the defaults do until then.
+  }
+}
+
+const apiPort = setting("FERRY_API_PORT", "8090");
+const webPort = setting("FERRY_WEB_PORT", "3000");
+const engineUrl = setting("FERRY_ENGINE_URL", `http://127.0.0.1:${apiPort}`).replace(/\/+$/, "");
+
+/** Resolves a package's bin script, so it runs with this Node directly (no npx, no shell). */
+function binOf(pkg, name) {
+  const manifestPath = path.join(root, "node_modules", pkg, "package.json");
+  const { bin } = JSON.parse(readFileSync(manifestPath, "utf8"));
+  return path.join(path.dirname(manifestPath), typeof bin === "string" ? bin : bin[name]);
+}
+
+const children = new Map(); // label → ChildProcess
+let stopping = false;
+
+function say(line) {
+  process.stdout.write(`[ferry] ${line}\n`);
+}
+
+function prefixed(stream, label, out, onLine) {
+  createInterface({ input: stream, crlfDelay: Infinity }).on("line", (line) => {
+    out.write(line ? `[${label}] ${line}\n` : `[${label}]\n`);
+    onLine?.(line);
+  });
+}
+
+/**
+ * Children get their own process group (detached) so a terminal Ctrl-C reaches them once, from
+ * here, instead of twice (from the terminal and from us).
+ */
+function run(label, args, env, onLine) {
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  prefixed(child.stdout, label, process.stdout, onLine);
+  prefixed(child.stderr, label, process.stderr, onLine);
+  children.set(label, child);
+  child.exited = new Promise((resolve) => {
+    child.once("exit", (code, signal) => {
+      children.delete(label);
+      resolve({ code, signal });
+    });
+    child.once("error", (error) => {
+      process.stderr.write(`[ferry] could not start ${label}: ${error.message}\n`);
+      children.delete(label);
+      resolve({ code: 1, signal: null });
+    });
+  });
+  return child;
+}
+
+async function stopAll(exitCode) {
+  if (stopping) return;
+  stopping = true;
+  const running = [...children.entries()];
+  if (running.length) say(`stopping ${running.map(([label]) => label).join(" and ")}…`);
+  await Promise.all(
+    running.map(async ([label, child]) => {
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => {
+        say(`${label} did not stop within ${STOP_GRACE_MS / 1000} s; killing it`);
+        child.kill("SIGKILL");
+      }, STOP_GRACE_MS);
+      await child.exited;
+      clearTimeout(timer);
+    }),
+  );
+  process.exit(exitCode);
+}
+
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => void stopAll(0));
+// Last resort (an exception here): never leave the children behind.
+process.on("exit", () => {
+  for (const child of children.values()) child.kill("SIGKILL");
+});
+
+async function answers(url) {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    return response;
+  } catch {
+    return null;
+  }
+}
+
+async function waitFor(what, check) {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (!stopping && Date.now() < deadline) {
+    if (await check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  if (!stopping) process.stderr.write(`[ferry] ${what} did not answer within ${READY_TIMEOUT_MS / 1000} s\n`);
+  return false;
+}
+
+async function main() {
+  if (!existsSync(path.join(root, "build", "index.js"))) {
+    say("no web build yet (build/index.js): running remix build…");
+    const build = run("build", [binOf("@remix-run/dev", "remix"), "build"], process.env);
+    const { code, signal } = await build.exited;
+    if (stopping) return;
+    if (code !== 0) {
+      process.stderr.write(`[ferry] remix build failed (${signal ?? `exit code ${code}`})\n`);
+      process.exit(1);
+    }
+  }
+
+  let firstStart = false;
+  let fromEnvPassword = false;
+  const engine = run("engine", ["--import", "tsx", "server/main.ts"], process.env, (line) => {
+    // The engine announces the administrator it created; the banner then speaks of this start.
+    if (line.startsWith("First start:")) firstStart = true;
+    if (line.includes("FERRY_ADMIN_PASSWORD")) fromEnvPassword = true;
+  });
+  const web = run("web", [binOf("@remix-run/serve", "remix-serve"), "build/index.js"], {
+    ...process.env,
+    NODE_ENV: process.env.NODE_ENV || "production",
+    PORT: webPort,
+    FERRY_ENGINE_URL: engineUrl,
+  });
+
+  for (const [label, child] of [
+    ["engine", engine],
+    ["web", web],
+  ]) {
+    void child.exited.then(({ code, signal }) => {
+      if (stopping) return;
+      process.stderr.write(`[ferry] ${label} exited (${signal ?? `exit code ${code}`}); stopping the rest\n`);
+      void stopAll(1);
+    });
+  }
+
+  const engineReady = await waitFor(`the engine (${engineUrl}/api/health)`, async () => {
+    const response = await answers(`${engineUrl}/api/health`);
+    if (!response?.ok) return false;
+    const body = await response.json().catch(() => null);
+    return body?.result === true;
+  });
+  const webReady =
+    engineReady && (await waitFor(`the web client (port ${webPort})`, async () => (await answers(`http://127.0.0.1:${webPort}/favicon.svg`)) !== null));
+  if (stopping) return;
+  if (!engineReady || !webReady) return stopAll(1);
+
+  const signIn = firstStart
+    ? [
+        `First sign-in: account "admin" with the initial password ${
+          fromEnvPassword ? "from FERRY_ADMIN_PASSWORD" : "printed above by [engine] (shown only this once)"
+        }.`,
+        "You will be asked to choose a new password at that first sign-in.",
+      ]
+    : [
+        `Sign in: account "admin". The first time, use the initial password the engine printed on its first`,
+        "start (or FERRY_ADMIN_PASSWORD if you set it) and choose a new one when asked; after that, use the",
+        "password you chose then.",
+      ];
+  const lines = [
+    "Ferry is running.",
+    "",
+    `  Web:  http://localhost:${webPort}`,
+    `  API:  http://localhost:${apiPort}   (OpenAPI: http://localhost:${apiPort}/api/openapi.json)`,
+    "",
+    ...signIn.map((l) => `  ${l}`),
+    "",
+    "  Stop with Ctrl-C.",
+  ];
+  const width = Math.max(...lines.map((l) => l.length)) + 2;
+  const rule = "=".repeat(width);
+  process.stdout.write(`\n${rule}\n${lines.map((l) => (l ? ` ${l}` : "")).join("\n")}\n${rule}\n\n`);
+}
+
+main().catch((error) => {
+  process.stderr.write(`[ferry] ${error?.stack ?? error}\n`);
+  void stopAll(1);
+});
