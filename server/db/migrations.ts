@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
+import { type CreateTableBuilder, type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
 import type { Dialect } from "./connect";
 
 // Column types that mean the same on SQLite, PostgreSQL and MariaDB. Times are unix ms (bigint);
@@ -11,6 +11,15 @@ const migrations = (dialect: Dialect): Record<string, Migration> => ({
       const idType = dialect === "postgres" ? "serial" : "integer";
       const idColumn = (c: any) => (dialect === "postgres" ? c.primaryKey() : c.primaryKey().autoIncrement());
       const flag = (name: string) => [name, "integer", (c: any) => c.notNull().defaultTo(0)] as const;
+      // The client's transfer-filter switches, on users and on groups alike.
+      const filterSwitches = (table: CreateTableBuilder<any, any>) =>
+        table
+          .addColumn(...flag("sync_switch"))
+          .addColumn(...flag("forbid_client_filter_switch"))
+          .addColumn(...flag("trans_ignore_reg_switch"))
+          .addColumn("trans_ignore_reg", "varchar(1024)", (c) => c.notNull().defaultTo(""))
+          .addColumn(...flag("trans_ignore_size_switch"))
+          .addColumn("trans_ignore_size", "bigint", (c) => c.notNull().defaultTo(0));
       await db.schema
         .createTable("users")
         .addColumn("id", idType, idColumn)
@@ -28,12 +37,7 @@ const migrations = (dialect: Dialect): Record<string, Migration> => ({
         .addColumn(...flag("need_update_pwd"))
         .addColumn(...flag("email_sender_type"))
         .addColumn("email_account", "varchar(255)", (c) => c.notNull().defaultTo(""))
-        .addColumn(...flag("sync_switch"))
-        .addColumn(...flag("forbid_client_filter_switch"))
-        .addColumn(...flag("trans_ignore_reg_switch"))
-        .addColumn("trans_ignore_reg", "varchar(1024)", (c) => c.notNull().defaultTo(""))
-        .addColumn(...flag("trans_ignore_size_switch"))
-        .addColumn("trans_ignore_size", "bigint", (c) => c.notNull().defaultTo(0))
+        .$call(filterSwitches)
         .addColumn(...flag("upload_new_only"))
         .addColumn("max_upload_speed", "bigint", (c) => c.notNull().defaultTo(0))
         .addColumn("max_download_speed", "bigint", (c) => c.notNull().defaultTo(0))
@@ -57,12 +61,7 @@ const migrations = (dialect: Dialect): Record<string, Migration> => ({
         .addColumn("max_upload_speed", "bigint", (c) => c.notNull().defaultTo(0))
         .addColumn("max_download_speed", "bigint", (c) => c.notNull().defaultTo(0))
         .addColumn(...flag("upload_new_only"))
-        .addColumn(...flag("sync_switch"))
-        .addColumn(...flag("forbid_client_filter_switch"))
-        .addColumn(...flag("trans_ignore_reg_switch"))
-        .addColumn("trans_ignore_reg", "varchar(1024)", (c) => c.notNull().defaultTo(""))
-        .addColumn(...flag("trans_ignore_size_switch"))
-        .addColumn("trans_ignore_size", "bigint", (c) => c.notNull().defaultTo(0))
+        .$call(filterSwitches)
         .addColumn("created_at", "bigint", (c) => c.notNull())
         .execute();
 

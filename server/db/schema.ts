@@ -4,7 +4,17 @@ import type { ColumnType, Generated } from "kysely";
 type D<T> = ColumnType<T, T | undefined, T>;
 
 /** Times are unix milliseconds from the engine's clock (never the database's), so tests can move time. */
-export interface UsersTable {
+/** The client's transfer-filter switches, which users and groups both carry. */
+export interface FilterSwitchColumns {
+  sync_switch: D<number>;
+  forbid_client_filter_switch: D<number>;
+  trans_ignore_reg_switch: D<number>;
+  trans_ignore_reg: D<string>;
+  trans_ignore_size_switch: D<number>;
+  trans_ignore_size: D<number>;
+}
+
+export interface UsersTable extends FilterSwitchColumns {
   id: Generated<number>;
   account: string;
   account_key: string;
@@ -20,12 +30,6 @@ export interface UsersTable {
   need_update_pwd: D<number>;
   email_sender_type: D<number>;
   email_account: D<string>;
-  sync_switch: D<number>;
-  forbid_client_filter_switch: D<number>;
-  trans_ignore_reg_switch: D<number>;
-  trans_ignore_reg: D<string>;
-  trans_ignore_size_switch: D<number>;
-  trans_ignore_size: D<number>;
   upload_new_only: D<number>;
   max_upload_speed: D<number>;
   max_download_speed: D<number>;
@@ -40,7 +44,7 @@ export interface UsersTable {
   updated_at: number;
 }
 
-export interface GroupsTable {
+export interface GroupsTable extends FilterSwitchColumns {
   id: Generated<number>;
   name: string;
   name_key: string;
@@ -48,12 +52,6 @@ export interface GroupsTable {
   max_upload_speed: D<number>;
   max_download_speed: D<number>;
   upload_new_only: D<number>;
-  sync_switch: D<number>;
-  forbid_client_filter_switch: D<number>;
-  trans_ignore_reg_switch: D<number>;
-  trans_ignore_reg: D<string>;
-  trans_ignore_size_switch: D<number>;
-  trans_ignore_size: D<number>;
   created_at: number;
 }
 
