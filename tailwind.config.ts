@@ -6,7 +6,7 @@ export default {
     extend: {
       colors: {
         // The site's primary colour comes from the engine at run time (GET /api/website/info).
-        primary: "var(--color-primary, #2563eb)",
+        primary: "var(--color-primary, #FD5C1F)",
       },
     },
   },

@@ -3,7 +3,9 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: "unit", include: ["tests/unit/**/*.test.ts", "app/**/*.test.{ts,tsx}", "contract/**/*.test.ts"], environment: "node" } },
+      { test: { name: "unit", include: ["tests/unit/**/*.test.ts", "contract/**/*.test.ts"], environment: "node" } },
+      // Web units (interface kit, helpers) in a DOM, next to what they test.
+      { test: { name: "web", include: ["app/**/*.test.{ts,tsx}"], environment: "happy-dom" } },
       // The engine suite starts real engines; on 2 cores two files at a time keep scrypt and I/O honest.
       { test: { name: "engine", include: ["tests/engine/**/*.test.ts"], environment: "node", testTimeout: 30_000, hookTimeout: 60_000, maxWorkers: 2 } },
     ],
