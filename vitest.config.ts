@@ -5,7 +5,7 @@ export default defineConfig({
     projects: [
       { test: { name: "unit", include: ["tests/unit/**/*.test.ts", "contract/**/*.test.ts"], environment: "node" } },
       // Web units (interface kit, helpers) in a DOM, next to what they test.
-      { test: { name: "web", include: ["app/**/*.test.{ts,tsx}"], environment: "happy-dom" } },
+      { test: { name: "web", include: ["app/**/*.test.{ts,tsx}"], environment: "happy-dom", setupFiles: ["app/test-setup.ts"] } },
       // The engine suite starts real engines; on 2 cores two files at a time keep scrypt and I/O honest.
       { test: { name: "engine", include: ["tests/engine/**/*.test.ts"], environment: "node", testTimeout: 30_000, hookTimeout: 60_000, maxWorkers: 2 } },
     ],

@@ -36,7 +36,11 @@ const en = {
   "global.error.something-wrong": "Something went wrong [{{code}}]",
   // kit: basics
   // kit: overlays
+  "global.toast.region": "Notifications",
   // kit: data
+  "global.pagination.label": "Pagination",
+  "global.pagination.apply": "Apply",
+  "global.table.edit": "Edit",
 } as const;
 
 export type MessageKey = keyof typeof en | `error.${number}`;
@@ -71,7 +75,11 @@ const zh: Record<keyof typeof en, string> = {
   "global.error.something-wrong": "出了点问题 [{{code}}]",
   // kit: basics
   // kit: overlays
+  "global.toast.region": "通知",
   // kit: data
+  "global.pagination.label": "分页",
+  "global.pagination.apply": "应用",
+  "global.table.edit": "编辑",
 };
 
 const errorMessages = (lang: "en" | "zh") => Object.fromEntries(errors.map((e) => [`error.${e.code}`, e[lang]]));

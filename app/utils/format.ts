@@ -1,0 +1,49 @@
+/** Display helpers for file sizes, dotted versions and unix times (spec section 9). */
+
+export const SIZE_UNITS = ["B", "KB", "MB", "GB", "TB", "PB"] as const;
+
+/**
+ * A byte count in the largest unit that keeps it at least 1 (1024 steps, PB at most): 0 → "0 B",
+ * 1536 → "1.50 KB". Whole bytes need no decimals. A negative or non-finite count shows "-".
+ */
+export function formatSize(bytes: number, decimals = 2): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return "-";
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < SIZE_UNITS.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(decimals)} ${SIZE_UNITS[unit]}`;
+}
+
+/**
+ * Compares dotted versions number by number, so "1.10.0" > "1.9.9" and "2.0" equals "2.0.0"
+ * (missing or non-numeric parts count as 0). Returns -1, 0 or 1, ready for Array.sort.
+ */
+export function compareVersion(a: string, b: string): -1 | 0 | 1 {
+  const left = a.trim().split(".");
+  const right = b.trim().split(".");
+  for (let i = 0; i < Math.max(left.length, right.length); i++) {
+    const x = Number.parseInt(left[i] ?? "0", 10) || 0;
+    const y = Number.parseInt(right[i] ?? "0", 10) || 0;
+    if (x !== y) return x > y ? 1 : -1;
+  }
+  return 0;
+}
+
+const pad = (n: number) => String(n).padStart(2, "0");
+
+/**
+ * Unix seconds as "YYYY-MM-DD HH:mm:ss" in local time. The spec shows "-" for a value that is not
+ * positive or has more than 14 digits; a value the calendar cannot hold shows "-" too.
+ */
+export function formatUnixTime(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds <= 0 || String(Math.trunc(seconds)).length > 14) return "-";
+  const date = new Date(seconds * 1000);
+  if (Number.isNaN(date.getTime())) return "-";
+  return (
+    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ` +
+    `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`
+  );
+}
