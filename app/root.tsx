@@ -1,25 +1,44 @@
-import type { LinksFunction, MetaFunction } from "@remix-run/node";
-import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useRouteError } from "@remix-run/react";
-import type { ReactNode } from "react";
+import { data, type LinksFunction, type LoaderFunctionArgs } from "@remix-run/node";
+import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData, useRouteError, useRouteLoaderData } from "@remix-run/react";
+import { type ReactNode, useEffect } from "react";
+import { useTranslation } from "react-i18next";
+import { ErrorFallback } from "~/components/ui/error-fallback";
+import { ToastProvider, useToast } from "~/components/ui/toast";
 import stylesheet from "~/tailwind.css";
+import { getLanguage } from "./i18n/i18next.server";
+import { env } from "./utils/env.server";
+import { loadSite } from "./utils/site.server";
+import { takeToast } from "./utils/toast.server";
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: stylesheet },
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
 ];
 
-export const meta: MetaFunction = () => [{ title: "Ferry" }];
+export async function loader({ request }: LoaderFunctionArgs) {
+  const [lang, { site, online }, { toast, setCookie }] = await Promise.all([getLanguage(request), loadSite(request), takeToast(request)]);
+  return data(
+    { lang, englishOnly: env.englishOnly, site, engineOnline: online, toast },
+    { headers: setCookie ? { "Set-Cookie": setCookie } : undefined },
+  );
+}
+
+export type RootData = Awaited<ReturnType<typeof loader>>["data"];
+export const useRootData = () => useRouteLoaderData<typeof loader>("root");
 
 export function Layout({ children }: { children: ReactNode }) {
+  const root = useRouteLoaderData<typeof loader>("root");
+  const lang = root?.lang ?? "en";
+  const primary = root?.site.primaryColor ?? "#FD5C1F";
   return (
-    <html lang="en" className="h-full">
+    <html lang={lang} className="h-full">
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <Meta />
         <Links />
       </head>
-      <body className="h-full bg-gray-50 text-gray-900 antialiased">
+      <body className="h-full bg-[#F7F7F7] text-gray-900 antialiased" style={{ ["--color-primary" as string]: primary }}>
         {children}
         <ScrollRestoration />
         <Scripts />
@@ -28,29 +47,36 @@ export function Layout({ children }: { children: ReactNode }) {
   );
 }
 
+/** Shows the toast a redirect left in the flash cookie. */
+function FlashToast() {
+  const { toast } = useLoaderData<typeof loader>();
+  const show = useToast();
+  useEffect(() => {
+    if (toast) show[toast.type](toast.message);
+  }, [toast, show]);
+  return null;
+}
+
 export default function App() {
-  return <Outlet />;
+  const { lang } = useLoaderData<typeof loader>();
+  const { i18n } = useTranslation();
+  useEffect(() => {
+    if (i18n.language !== lang) void i18n.changeLanguage(lang);
+    try {
+      localStorage.setItem("ferry_lang", lang);
+    } catch {
+      // no storage: the cookie still carries the choice
+    }
+  }, [lang, i18n]);
+  return (
+    <ToastProvider>
+      <FlashToast />
+      <Outlet />
+    </ToastProvider>
+  );
 }
 
 export function ErrorBoundary() {
   const error = useRouteError();
-  const title = isRouteErrorResponse(error) ? `${error.status} ${error.statusText}`.trim() : "Something went wrong";
-  const detail = isRouteErrorResponse(error)
-    ? typeof error.data === "string"
-      ? error.data
-      : null
-    : "The page could not be shown. Try again in a moment.";
-  return (
-    <main className="flex min-h-full items-center justify-center p-6">
-      <div className="max-w-md text-center">
-        <h1 className="text-2xl font-semibold">{title}</h1>
-        {detail ? <p className="mt-3 text-gray-600">{detail}</p> : null}
-        <p className="mt-6">
-          <a className="text-blue-700 underline" href="/">
-            Back to the start page
-          </a>
-        </p>
-      </div>
-    </main>
-  );
+  return <ErrorFallback status={isRouteErrorResponse(error) ? error.status : undefined} />;
 }

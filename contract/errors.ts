@@ -269,6 +269,15 @@ const catalogue = {
   PreviewUnsupported: { code: 4201, status: 400, value: "Preview unsupported", en: "Preview is not supported for this file", zh: "该文件不支持预览" },
   PreviewFailed: { code: 4202, status: 500, value: "Preview failed", en: "Preview failed", zh: "预览失败" },
   NoticeNotFound: { code: 4203, status: 400, value: "Notification not found", en: "The notification does not exist", zh: "通知不存在" },
+
+  // Desktop client installers
+  InstallerNotAvailable: {
+    code: 4204,
+    status: 400,
+    value: "Installer not available",
+    en: "No installer for this platform is available yet; please ask your administrator",
+    zh: "暂无该平台的客户端安装包，请联系管理员",
+  },
 } as const satisfies Record<string, Omit<ErrorDef, "name">>;
 
 export type ErrorName = keyof typeof catalogue;

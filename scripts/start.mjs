@@ -139,7 +139,10 @@ async function main() {
 
   let firstStart = false;
   let fromEnvPassword = false;
-  const engine = run("engine", ["--import", "tsx", "server/main.ts"], process.env, (line) => {
+  // The web signs users in from this machine: the engine trusts it as a proxy, so web sign-ins are
+  // not all counted as one client address (see docs/api.md, "Sign-in and lockout").
+  const engineEnv = { ...process.env, FERRY_TRUSTED_PROXIES: setting("FERRY_TRUSTED_PROXIES", "127.0.0.1,::1") };
+  const engine = run("engine", ["--import", "tsx", "server/main.ts"], engineEnv, (line) => {
     // The engine announces the administrator it created; the banner then speaks of this start.
     if (line.startsWith("First start:")) firstStart = true;
     if (line.includes("FERRY_ADMIN_PASSWORD")) fromEnvPassword = true;

@@ -1,4 +1,6 @@
 import { errors } from "../../contract/errors";
+import { authEn, authZh } from "./messages/auth";
+import { shellEn, shellZh } from "./messages/shell";
 
 /**
  * Every UI text, in English and Chinese. Keys are flat and may contain dots (the spec's keys do,
@@ -35,6 +37,20 @@ const en = {
   "global.error.unknown": "Unknown error: {{code}}",
   "global.error.something-wrong": "Something went wrong [{{code}}]",
   // kit: basics
+  "global.select.placeholder": "Please select",
+  "global.range.start": "Start date",
+  "global.range.end": "End date",
+  "global.error.title": "Something went wrong",
+  "global.error.tip": "Sorry, this page ran into a problem. Refresh to try again.",
+  "global.error.status": "Error code: {{status}}",
+  "global.refresh": "Refresh",
+  "app.notice.start-client": "Start the transfer client to upload and download at full speed.",
+  "app.notice.start-client.button": "Start client",
+  "app.notice.starting": "Starting the transfer client…",
+  "app.notice.update": "A new version of the transfer client is available.",
+  "app.notice.upgrade": "Upgrade",
+  "app.notice.low-version": "Your transfer client is older than version {{version}}. Please upgrade it.",
+  "app.notice.disconnect": "Disconnected from the server. Check your network or try again later.",
   // kit: overlays
   "global.toast.region": "Notifications",
   // kit: data
@@ -43,7 +59,7 @@ const en = {
   "global.table.edit": "Edit",
 } as const;
 
-export type MessageKey = keyof typeof en | `error.${number}`;
+export type MessageKey = keyof typeof en | keyof typeof authEn | keyof typeof shellEn | `error.${number}`;
 
 const zh: Record<keyof typeof en, string> = {
   "global.tips": "提示",
@@ -74,6 +90,20 @@ const zh: Record<keyof typeof en, string> = {
   "global.error.unknown": "未知错误：{{code}}",
   "global.error.something-wrong": "出了点问题 [{{code}}]",
   // kit: basics
+  "global.select.placeholder": "请选择",
+  "global.range.start": "开始日期",
+  "global.range.end": "结束日期",
+  "global.error.title": "页面出错了",
+  "global.error.tip": "抱歉，页面遇到了问题，请刷新后重试。",
+  "global.error.status": "错误码：{{status}}",
+  "global.refresh": "刷新",
+  "app.notice.start-client": "请启动传输客户端，以全速上传和下载。",
+  "app.notice.start-client.button": "启动客户端",
+  "app.notice.starting": "正在启动传输客户端…",
+  "app.notice.update": "传输客户端有新版本可用。",
+  "app.notice.upgrade": "升级",
+  "app.notice.low-version": "您的传输客户端版本低于 {{version}}，请升级。",
+  "app.notice.disconnect": "与服务器的连接已断开，请检查网络或稍后重试。",
   // kit: overlays
   "global.toast.region": "通知",
   // kit: data
@@ -89,6 +119,6 @@ export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 export const NAMESPACE = "common";
 
 export const resources = {
-  en: { [NAMESPACE]: { ...en, ...errorMessages("en") } },
-  zh: { [NAMESPACE]: { ...zh, ...errorMessages("zh") } },
+  en: { [NAMESPACE]: { ...en, ...authEn, ...shellEn, ...errorMessages("en") } },
+  zh: { [NAMESPACE]: { ...zh, ...authZh, ...shellZh, ...errorMessages("zh") } },
 };

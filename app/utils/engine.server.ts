@@ -38,6 +38,10 @@ export async function engineFetch<T = unknown>(path: string, init: EngineFetchIn
   const { request, headers, signal, ...rest } = init;
   const sendHeaders = new Headers(headers);
   if (!sendHeaders.has("Accept")) sendHeaders.set("Accept", "application/json");
+  // The browser's address, for the engine's per-address lockout, only when a proxy in front of the
+  // web vouches for it; otherwise the engine (which trusts this process) counts per account only.
+  const forwarded = request?.headers.get("X-Forwarded-For");
+  if (env.behindProxy && forwarded && !sendHeaders.has("X-Forwarded-For")) sendHeaders.set("X-Forwarded-For", forwarded);
   const language = request?.headers.get("Accept-Language");
   if (language && !sendHeaders.has("Accept-Language")) sendHeaders.set("Accept-Language", language);
   const timeout = AbortSignal.timeout(ENGINE_TIMEOUT_MS);

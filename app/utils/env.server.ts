@@ -8,11 +8,23 @@ const schema = z
     NODE_ENV: z.enum(["production", "development", "test"]).default("production"),
     FERRY_API_PORT: port.default(8090),
     FERRY_ENGINE_URL: z.url({ protocol: /^https?$/ }).optional(),
+    FERRY_DATA_DIR: z.string().default("./data"),
+    FERRY_HASHID_SALT: z.string().min(1).default("ferry"),
+    FERRY_SESSION_SECRET: z.string().min(32).optional(),
+    FERRY_ENGLISH_ONLY: z.enum(["0", "1", "true", "false"]).default("0"),
+    FERRY_WEB_BEHIND_PROXY: z.enum(["0", "1", "true", "false"]).default("0"),
   })
   .transform((e) => ({
     NODE_ENV: e.NODE_ENV,
     // No trailing slash, so `${FERRY_ENGINE_URL}${path}` always joins cleanly.
     FERRY_ENGINE_URL: (e.FERRY_ENGINE_URL ?? `http://127.0.0.1:${e.FERRY_API_PORT}`).replace(/\/+$/, ""),
+    FERRY_DATA_DIR: e.FERRY_DATA_DIR,
+    FERRY_HASHID_SALT: e.FERRY_HASHID_SALT,
+    FERRY_SESSION_SECRET: e.FERRY_SESSION_SECRET,
+    /** The English edition: English only, no language toggles. */
+    englishOnly: e.FERRY_ENGLISH_ONLY === "1" || e.FERRY_ENGLISH_ONLY === "true",
+    /** A reverse proxy in front of the web sets X-Forwarded-For; only then is it passed to the engine. */
+    behindProxy: e.FERRY_WEB_BEHIND_PROXY === "1" || e.FERRY_WEB_BEHIND_PROXY === "true",
   }));
 
 export type WebEnv = z.infer<typeof schema>;

@@ -33,25 +33,25 @@ export function createAuth({ db, clock, codec, tokens, lockout, settings, accoun
    * wrong password counts against the account and the client address, and the Nth locks them and
    * revokes the account's sessions. Unknown accounts take the same path, so they look the same.
    */
-  async function checkPassword(account: string, password: string, ip: string) {
-    const keys = [accountKey(account), addressKey(ip)];
+  async function checkPassword(account: string, password: string, ip: string | null) {
+    const keys = ip ? [accountKey(account), addressKey(ip)] : [accountKey(account)];
     if ((await lockout.lockedUntil(keys)) > clock.now()) fail("AccountLocked");
     const user = await accounts.findByAccount(account);
     const ok = password.length <= MAX_PASSWORD_INPUT && (await verifyPassword(password, user?.password_hash ?? (await dummyHash())));
     if (ok && user) return user;
 
     const p = await policy();
-    const [byAccount, byAddress] = await Promise.all(keys.map((key) => lockout.recordFailure(key, p)));
-    if (byAccount!.lockedUntil > 0 || byAddress!.lockedUntil > 0) {
+    const [byAccount, byAddress = { failures: 0, lockedUntil: 0 }] = await Promise.all(keys.map((key) => lockout.recordFailure(key, p)));
+    if (byAccount!.lockedUntil > 0 || byAddress.lockedUntil > 0) {
       if (user && byAccount!.lockedUntil > 0) await tokens.revokeUser(user.id);
       fail("AccountLocked");
     }
-    const data = { loginFailTimes: Math.max(byAccount!.failures, byAddress!.failures), lockPeriod: p.lockPeriod, maxLockTimes: p.maxFailures };
+    const data = { loginFailTimes: Math.max(byAccount!.failures, byAddress.failures), lockPeriod: p.lockPeriod, maxLockTimes: p.maxFailures };
     throw new FerryError("WrongPassword", data, { wrongTimes: data.loginFailTimes, maxLockTimes: p.maxFailures, lockPeriod: p.lockPeriod / 60 });
   }
 
   return {
-    async login(uk: string, ip: string) {
+    async login(uk: string, ip: string | null) {
       const credentials = codec.decodeUK(uk) ?? fail("ParameterError", { field: "UK" });
       const account = credentials.account.trim();
       if (!account) fail("AccountRequired");
@@ -60,7 +60,7 @@ export function createAuth({ db, clock, codec, tokens, lockout, settings, accoun
       await lockout.reset(accountKey(account));
       if (user.locked) fail("AccountLocked");
       if (user.need_update_pwd) fail("NeedResetPassword", { account: user.account });
-      const issued = await tokens.issue(user.id, ip);
+      const issued = await tokens.issue(user.id, ip ?? "");
       const p = await policy();
       return {
         ...issued,
@@ -80,7 +80,7 @@ export function createAuth({ db, clock, codec, tokens, lockout, settings, accoun
      * password proves who is asking); with one it is the in-app change, for the token's own account.
      * Either way every session of the account is revoked afterwards.
      */
-    async updatePassword(input: { account: string; oldPassword: string; newPassword: string }, auth: AuthContext | null, ip: string) {
+    async updatePassword(input: { account: string; oldPassword: string; newPassword: string }, auth: AuthContext | null, ip: string | null) {
       const account = input.account.trim();
       if (auth && auth.user.account.toLowerCase() !== account.toLowerCase()) fail("NoPermission");
       const oldPassword = codec.decode(input.oldPassword) ?? fail("ParameterError", { field: "oldPassword" });

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import proxyAddr from "proxy-addr";
 import type * as z from "zod";
 import { langFromHeader, type Envelope, type Lang } from "../../contract/envelope";
 import { type ErrorName, ErrorCode, errorByCode, formatErrorMessage } from "../../contract/errors";
@@ -82,6 +83,12 @@ export function buildApi(options: ApiOptions): FastifyInstance {
   // The API speaks JSON only; any other body type is refused as bad input.
   app.removeContentTypeParser("text/plain");
 
+  // A trusted proxy that forwards no client address (the web process, when it cannot know the
+  // browser's) leaves the address unknown, so its requests are not counted as one client.
+  const trusted = proxyAddr.compile(options.trustedProxies);
+  const clientIp = (request: FastifyRequest): string | null =>
+    options.trustedProxies.length && !request.headers["x-forwarded-for"] && trusted(request.socket.remoteAddress ?? "", 0) ? null : request.ip;
+
   const langOf = (request: FastifyRequest) => langFromHeader(request.headers["accept-language"]);
   const send = (reply: FastifyReply, status: number, body: Envelope) =>
     reply.code(status).header("cache-control", "no-store").header("x-content-type-options", "nosniff").send(body);
@@ -95,7 +102,7 @@ export function buildApi(options: ApiOptions): FastifyInstance {
         const params = parse(def.params, request.params);
         const query = parse(def.query, request.query);
         const body = parse(def.body, request.body);
-        const data = await def.handler({ body, query, params, auth, ip: request.ip, lang: langOf(request) });
+        const data = await def.handler({ body, query, params, auth, ip: clientIp(request), lang: langOf(request) });
         return send(reply, 200, envelope(200, langOf(request), data ?? null));
       },
     });

@@ -11,7 +11,8 @@ export interface RequestContext<B, Q, P> {
   params: P;
   /** The caller's session; present for "user", "admin" and "refresh", maybe for "optional". */
   auth: AuthContext | null;
-  ip: string;
+  /** The client's address; null when a trusted proxy forwarded none (see app.ts). */
+  ip: string | null;
   lang: Lang;
 }
 

@@ -134,6 +134,15 @@ describe("lockout", () => {
     await setSecurity({ lockTimes: 5, lockMinutes: 3 });
   });
 
+  it("counts per account only when a trusted proxy names no client (the web process)", async () => {
+    await setSecurity({ lockTimes: 3, lockMinutes: 3 });
+    const user = await t.createUser("behind_web");
+    // No X-Forwarded-For from the trusted proxy: wrong passwords for other accounts lock no address.
+    for (const account of ["web_a", "web_b", "web_c", "web_d"]) expect((await t.login(account, "Wrong#Pass1")).body.code).toBe(1005);
+    expect((await t.login("behind_web", user.password)).body.code).toBe(200);
+    await setSecurity({ lockTimes: 5, lockMinutes: 3 });
+  });
+
   it("believes X-Forwarded-For only from a configured proxy", async () => {
     const direct = await startTestEngine();
     try {

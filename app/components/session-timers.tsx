@@ -1,0 +1,51 @@
+import { useFetcher, useFetchers, useNavigate, useNavigation } from "@remix-run/react";
+import { useEffect, useRef } from "react";
+
+/** Spec section 4/9: inactivity 30 minutes (checked every 60 s) signs out; the token is refreshed every 20 minutes. */
+export const IDLE_TIMEOUT_MS = 30 * 60_000;
+export const REFRESH_INTERVAL_MS = 20 * 60_000;
+export const CHECK_INTERVAL_MS = 60_000;
+const REFRESH_FETCHER = "session-refresh";
+
+/**
+ * The browser side of the session: any request (navigation, form, fetcher) is activity. The server
+ * enforces the same limits on every request, so this only makes them happen on time while a page
+ * sits open. Not used on share pages.
+ */
+export function SessionTimers() {
+  const navigation = useNavigation();
+  const fetchers = useFetchers();
+  const navigate = useNavigate();
+  const logout = useFetcher();
+  const refresh = useFetcher<{ ok: boolean; location?: string }>({ key: REFRESH_FETCHER });
+  const activeAt = useRef(Date.now());
+  const refreshedAt = useRef(Date.now());
+
+  // The timer's own refresh is not the user's activity.
+  const busy = navigation.state !== "idle" || fetchers.some((f) => f.key !== REFRESH_FETCHER && f.state !== "idle");
+  useEffect(() => {
+    if (busy) activeAt.current = Date.now();
+  }, [busy]);
+
+  useEffect(() => {
+    const timer = setInterval(() => {
+      const now = Date.now();
+      if (now - activeAt.current >= IDLE_TIMEOUT_MS) {
+        logout.submit({ reason: "expired" }, { method: "post", action: "/logout" });
+      } else if (now - refreshedAt.current >= REFRESH_INTERVAL_MS) {
+        refreshedAt.current = now;
+        refresh.submit({ intent: "refresh" }, { method: "post", action: "/session" });
+      }
+    }, CHECK_INTERVAL_MS);
+    return () => clearInterval(timer);
+    // The fetchers' submit functions are stable for the life of the component.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
+  useEffect(() => {
+    // A failed refresh (or an expired session) ends here: show the logout notice at /signin.
+    if (refresh.data && !refresh.data.ok) navigate(refresh.data.location ?? "/signin?reason=expired", { replace: true });
+  }, [refresh.data, navigate]);
+
+  return null;
+}

@@ -1,0 +1,97 @@
+import { Menu, MenuButton, MenuItem, MenuItems, Popover, PopoverButton, PopoverPanel } from "@headlessui/react";
+import { Form, Link } from "@remix-run/react";
+import { useState } from "react";
+import { useTranslation } from "react-i18next";
+import type { SiteInfo } from "../../../contract/site";
+import { ACCOUNT_TYPES, type UserInfo } from "../../../contract/users";
+import { LanguageSwitch } from "../language-switch";
+import { Empty } from "../ui/empty";
+import { BellIcon, ChevronDownIcon, DownloadIcon, TransferIcon, UserIcon } from "../ui/icons";
+import { ChangePasswordDialog } from "./change-password-dialog";
+
+const PLATFORMS = ["exe", "deb", "rpm", "dmg"] as const;
+const menuItem = "block w-full px-4 py-2 text-left text-sm text-gray-700 data-[focus]:bg-gray-100 data-[focus]:text-primary";
+const barButton = "flex h-8 items-center gap-1 rounded px-2 text-sm text-gray-700 hover:bg-gray-100 hover:text-primary focus-visible:outline focus-visible:outline-2 focus-visible:outline-primary";
+
+/** The account name with a suffix for directory (LDAP) and e-mail accounts (spec section 2). */
+export function accountLabel(user: Pick<UserInfo, "account" | "accountType">, t: (key: string) => string) {
+  if (user.accountType === ACCOUNT_TYPES.Domain) return `${user.account} (${t("shell.account.ldap")})`;
+  if (user.accountType === ACCOUNT_TYPES.Email) return `${user.account} (${t("shell.account.email")})`;
+  return user.account;
+}
+
+/** Top bar, 50 px: logo, download menu, notification bell, account menu, transfer list, language. */
+export function TopBar({ site, user, unreadCount, product }: { site: SiteInfo; user: UserInfo; unreadCount: number; product: string }) {
+  const { t } = useTranslation();
+  const [changingPassword, setChangingPassword] = useState(false);
+  return (
+    <header className="flex h-[50px] shrink-0 items-center justify-between border-b border-gray-200 bg-white px-4">
+      <Link to="/personal" className="flex items-center gap-2 text-lg font-bold text-primary">
+        {site.is_logo_change && site.logo ? <img src={site.logo} alt={product} className="h-8" /> : product}
+      </Link>
+      <div className="flex items-center gap-2">
+        <Menu as="div" className="relative">
+          <MenuButton className={barButton}>
+            <DownloadIcon />
+            {t("shell.download")}
+            <ChevronDownIcon size={12} />
+          </MenuButton>
+          <MenuItems anchor="bottom end" className="z-20 mt-1 w-48 rounded border border-gray-200 bg-white py-1 shadow-lg focus:outline-none">
+            {PLATFORMS.map((platform) => (
+              <MenuItem key={platform}>
+                <a href={`/download/${platform}`} className={menuItem}>
+                  {t(`shell.download.${platform}`)}
+                </a>
+              </MenuItem>
+            ))}
+          </MenuItems>
+        </Menu>
+
+        <Link to="/notification" className={`${barButton} relative`} aria-label={unreadCount > 0 ? t("shell.notifications.unread", { count: unreadCount }) : t("shell.notifications")}>
+          <BellIcon size={18} />
+          {unreadCount > 0 && (
+            <span aria-hidden="true" className="absolute -right-1 -top-1 min-w-[18px] rounded-full bg-red-600 px-1 text-center text-[11px] leading-[18px] text-white">
+              {unreadCount > 99 ? "99+" : unreadCount}
+            </span>
+          )}
+        </Link>
+
+        <Menu as="div" className="relative">
+          <MenuButton className={barButton} aria-label={t("shell.account", { account: accountLabel(user, t) })}>
+            <UserIcon />
+            <span>{accountLabel(user, t)}</span>
+            <ChevronDownIcon size={12} />
+          </MenuButton>
+          <MenuItems anchor="bottom end" className="z-20 mt-1 w-48 rounded border border-gray-200 bg-white py-1 shadow-lg focus:outline-none">
+            {user.accountType === ACCOUNT_TYPES.Normal && (
+              <MenuItem>
+                <button type="button" className={menuItem} onClick={() => setChangingPassword(true)}>
+                  {t("shell.account.password")}
+                </button>
+              </MenuItem>
+            )}
+            <MenuItem>
+              <Form method="post" action="/logout">
+                <button type="submit" className={menuItem}>
+                  {t("shell.account.logout")}
+                </button>
+              </Form>
+            </MenuItem>
+          </MenuItems>
+        </Menu>
+
+        <Popover className="relative">
+          <PopoverButton className={barButton} aria-label={t("shell.transfers")}>
+            <TransferIcon size={18} />
+          </PopoverButton>
+          <PopoverPanel anchor="bottom end" className="z-20 mt-1 w-[350px] rounded border border-gray-200 bg-white p-4 shadow-lg">
+            <Empty description={t("shell.transfers.empty")} />
+          </PopoverPanel>
+        </Popover>
+
+        <LanguageSwitch />
+      </div>
+      <ChangePasswordDialog open={changingPassword} onClose={() => setChangingPassword(false)} />
+    </header>
+  );
+}

@@ -1,0 +1,31 @@
+import { useId, type ReactNode } from "react";
+import { useTranslation } from "react-i18next";
+import { Button } from "./button";
+import { cn } from "./cn";
+
+export type ErrorFallbackProps = {
+  /** The HTTP status or error code, shown as "Error code: …" when given. */
+  status?: number | string;
+  /** Further details (e.g. the server's message), shown under the tip. */
+  details?: ReactNode;
+  /** Replaces the default heading (global.error.title). */
+  title?: ReactNode;
+  className?: string;
+};
+
+/** The error screen: a heading, a tip, optional details, and a Refresh button that reloads the page. */
+export function ErrorFallback({ status, details, title, className }: ErrorFallbackProps) {
+  const { t } = useTranslation();
+  const titleId = useId();
+  return (
+    <section role="alert" aria-labelledby={titleId} className={cn("flex flex-col items-center gap-3 px-6 py-16 text-center", className)}>
+      <h1 id={titleId} className="text-xl font-semibold text-gray-900">
+        {title ?? t("global.error.title")}
+      </h1>
+      <p className="text-sm text-gray-600">{t("global.error.tip")}</p>
+      {status !== undefined && <p className="text-sm text-gray-500">{t("global.error.status", { status })}</p>}
+      {details && <div className="max-w-xl text-sm text-gray-500">{details}</div>}
+      <Button onClick={() => window.location.reload()}>{t("global.refresh")}</Button>
+    </section>
+  );
+}

@@ -1,0 +1,5 @@
+import { PendingPage } from "~/components/shell/pending-page";
+
+export default function Page() {
+  return <PendingPage title="shell.page.p2p.sender" />;
+}

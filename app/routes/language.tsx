@@ -1,0 +1,17 @@
+import { type ActionFunctionArgs, redirect } from "@remix-run/node";
+import { languageCookie } from "~/i18n/i18next.server";
+import { assertSameSite } from "~/utils/csrf.server";
+import { env } from "~/utils/env.server";
+import { safeRedirect } from "~/utils/redirect";
+
+/** The language switch: a plain form post (works without JavaScript) that stores the choice in a cookie. */
+export async function action({ request }: ActionFunctionArgs) {
+  assertSameSite(request);
+  const form = await request.formData();
+  const back = safeRedirect(form.get("redirectTo"), "/signin");
+  const lang = form.get("lang");
+  if (env.englishOnly || (lang !== "en" && lang !== "zh")) return redirect(back);
+  return redirect(back, { headers: { "Set-Cookie": await languageCookie.serialize(lang) } });
+}
+
+export const loader = () => redirect("/signin");

@@ -1,0 +1,105 @@
+import { getFormProps, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
+import { Form, useActionData, useNavigation } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import * as z from "zod";
+import { LanguageSwitch } from "~/components/language-switch";
+import { Button } from "~/components/ui/button";
+import { TextInput } from "~/components/ui/text-input";
+import { getT } from "~/i18n/i18next.server";
+import { codec } from "~/utils/credentials.server";
+import { assertSameSite } from "~/utils/csrf.server";
+import { engineFetch, EngineError } from "~/utils/engine.server";
+import { commitSession, getSession, readPendingReset } from "~/utils/session.server";
+import { redirectWithToast } from "~/utils/toast.server";
+import { passwordProblem } from "../../contract/validation";
+
+/** Spec section 5: required, 8–20, no Chinese, three of four classes; confirmation equal. */
+const schema = z
+  .object({
+    newPassword: z.string({ error: "auth.password.required" }).min(1, "auth.password.required"),
+    confirmPassword: z.string({ error: "auth.password.required" }).min(1, "auth.password.required"),
+  })
+  .superRefine((value, ctx) => {
+    // The engine also refuses the account name and weak passwords; the form checks the shape.
+    if (passwordProblem(value.newPassword, "", [])) ctx.addIssue({ code: "custom", path: ["newPassword"], message: "atuh.password.rule-error" });
+    else if (value.confirmPassword !== value.newPassword) ctx.addIssue({ code: "custom", path: ["confirmPassword"], message: "atuh.password.confirm-error" });
+  });
+
+/** Reached only from a 1074 answer at sign-in: the account and old password wait, sealed, in the session. */
+export async function loader({ request }: LoaderFunctionArgs) {
+  const pending = readPendingReset(await getSession(request));
+  if (!pending) throw redirect("/signin");
+  return { account: pending.account };
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  assertSameSite(request);
+  const session = await getSession(request);
+  const pending = readPendingReset(session);
+  if (!pending) throw redirect("/signin");
+  const t = await getT(request);
+  const submission = parseWithZod(await request.formData(), { schema });
+  if (submission.status !== "success") return data(submission.reply({ hideFields: ["newPassword", "confirmPassword"] }), { status: 400 });
+  const refuse = (message: string) => data(submission.reply({ formErrors: [message], hideFields: ["newPassword", "confirmPassword"] }), { status: 400 });
+  try {
+    const reply = await engineFetch("/api/user/password/update", {
+      method: "PUT",
+      request,
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({
+        account: pending.account,
+        oldPassword: codec.encode(pending.oldPassword),
+        newPassword: codec.encode(submission.value.newPassword),
+        needUpdatePwd: false,
+      }),
+    });
+    if (!reply.result) return refuse(reply.code === 1023 ? t("atuh.password.rule-error") : t(`error.${reply.code}`, { defaultValue: reply.message }));
+  } catch (error) {
+    if (error instanceof EngineError) return refuse(t("global.server.error"));
+    throw error;
+  }
+  session.unset("reset");
+  return redirectWithToast("/signin", { type: "success", message: "auth.reset.success" }, { headers: { "Set-Cookie": await commitSession(request, session) } });
+}
+
+export default function ResetPassword() {
+  const { t } = useTranslation();
+  const lastResult = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const [form, fields] = useForm({
+    lastResult,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema }),
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+  });
+  return (
+    <div className="flex min-h-full items-center justify-center bg-[#F7F7F7] p-10">
+      <LanguageSwitch className="fixed right-6 top-4" />
+      <main className="w-[420px] rounded-lg bg-white p-8 shadow-lg">
+        <h1 className="mb-2 text-xl font-semibold">{t("auth.reset.title")}</h1>
+        <p className="mb-6 text-sm text-gray-600">{t("auth.reset.hint")}</p>
+        <Form method="post" {...getFormProps(form)} className="flex flex-col gap-4">
+          <TextInput
+            label={t("auth.password.new")}
+            name={fields.newPassword.name}
+            type="password"
+            autoComplete="new-password"
+            description={t("auth.password.rules")}
+            error={fields.newPassword.errors?.[0]}
+          />
+          <TextInput label={t("auth.password.confirm")} name={fields.confirmPassword.name} type="password" autoComplete="new-password" error={fields.confirmPassword.errors?.[0]} />
+          {form.errors?.length ? (
+            <p id={form.errorId} role="alert" className="rounded bg-red-50 px-3 py-2 text-sm text-red-700">
+              {form.errors[0]}
+            </p>
+          ) : null}
+          <Button type="submit" size="large" loading={navigation.state !== "idle"}>
+            {t("global.confirm")}
+          </Button>
+        </Form>
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,51 @@
+// The engine of an end-to-end run (playwright.config.ts starts it as a webServer):
+//   node --import tsx tests/support/e2e-server.ts
+// Creates the run's fresh directory, pins every engine option so nothing leaks in from the shell
+// (a DATABASE_URL or FERRY_CONFIG there would point the run at someone's real data), then runs the
+// engine's real entry point, server/main.ts, in this process. main.ts stops the engine on SIGTERM
+// and exits; the exit hook below then deletes the run directory.
+import { mkdirSync, rmSync } from "node:fs";
+import path from "node:path";
+import {
+  ADMIN_INITIAL_PASSWORD,
+  E2E_API_PORT,
+  E2E_FILE_PORT,
+  E2E_FILE_TLS_PORT,
+  E2E_WEB_PORT,
+  ENGINE_URL,
+  SALT,
+} from "./e2e-env";
+
+const runDir = process.env.FERRY_E2E_RUN_DIR;
+if (!runDir) {
+  process.stderr.write("e2e-server: FERRY_E2E_RUN_DIR is not set (playwright.config.ts sets it)\n");
+  process.exit(1);
+}
+// Not recursive: a directory that already exists means a stale run, never something to reuse.
+mkdirSync(runDir);
+process.on("exit", () => rmSync(runDir, { recursive: true, force: true }));
+
+Object.assign(process.env, {
+  FERRY_DATA_DIR: path.join(runDir, "data"),
+  FERRY_HOST: "127.0.0.1",
+  FERRY_API_PORT: String(E2E_API_PORT),
+  FERRY_FILE_PORT: String(E2E_FILE_PORT),
+  FERRY_FILE_TLS_PORT: String(E2E_FILE_TLS_PORT),
+  FERRY_WEB_PORT: String(E2E_WEB_PORT),
+  FERRY_ENGINE_URL: ENGINE_URL,
+  FERRY_ADMIN_PASSWORD: ADMIN_INITIAL_PASSWORD,
+  FERRY_HASHID_SALT: SALT,
+  FERRY_EDITION: "free",
+  FERRY_LOG_LEVEL: "warn",
+  // Empty counts as unset for the engine: the SQLite file in the data directory, no config file,
+  // no trusted proxies, default token lifetimes and body limit.
+  DATABASE_URL: "",
+  FERRY_CONFIG: "",
+  // The web signs users in from this machine (as under npm start): counted per account, not as one address.
+  FERRY_TRUSTED_PROXIES: "127.0.0.1,::1",
+  FERRY_ACCESS_TOKEN_TTL: "",
+  FERRY_REFRESH_TOKEN_TTL: "",
+  FERRY_API_BODY_LIMIT: "",
+});
+
+await import("../../server/main");
