@@ -31,7 +31,22 @@ export default defineConfig({
   },
   projects: [
     {
+      // The administrator's very first sign-in (forced password change) runs before anything signs admin in.
+      name: "first-admin",
+      testMatch: /first-admin\.spec\.ts/,
+      use: {
+        ...devices["Desktop Chrome"],
+        viewport: { width: 1440, height: 900 },
+        launchOptions: {
+          executablePath: "/usr/bin/chromium",
+          args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+        },
+      },
+    },
+    {
       name: "chromium",
+      testIgnore: /first-admin\.spec\.ts/,
+      dependencies: ["first-admin"],
       use: {
         ...devices["Desktop Chrome"],
         viewport: { width: 1440, height: 900 },

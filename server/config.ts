@@ -14,6 +14,11 @@ const seconds = z.coerce.number().int().min(1);
  */
 export const configSchema = z.object({
   FERRY_DATA_DIR: z.string().min(1).default("./data").describe("Data directory: SQLite file, storage, installers."),
+  FERRY_INSTALLERS_DIR: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Folder of the desktop client installers served at /download/<platform> (default <data dir>/installers)."),
   FERRY_HOST: z.string().min(1).default("0.0.0.0").describe("Address the engine listens on."),
   FERRY_API_PORT: port.default(8090).describe("REST API port."),
   FERRY_FILE_PORT: port.default(2480).describe("File server port (WebSocket commands, uploads, downloads)."),
@@ -40,6 +45,7 @@ export type RawConfig = z.infer<typeof configSchema>;
 
 export interface Config {
   dataDir: string;
+  installersDir: string;
   host: string;
   apiPort: number;
   filePort: number;
@@ -81,6 +87,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const dataDir = path.resolve(c.FERRY_DATA_DIR);
   return {
     dataDir,
+    installersDir: c.FERRY_INSTALLERS_DIR ? path.resolve(c.FERRY_INSTALLERS_DIR) : path.join(dataDir, "installers"),
     host: c.FERRY_HOST,
     apiPort: c.FERRY_API_PORT,
     filePort: c.FERRY_FILE_PORT,

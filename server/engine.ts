@@ -15,6 +15,8 @@ import { type Db, openDatabase } from "./db/connect";
 import { buildApi } from "./http/app";
 import { openApiDocument } from "./http/openapi";
 import { route, type RouteDef } from "./http/route";
+import { installerRoutes } from "./installers/routes";
+import { createInstallers } from "./installers/service";
 import { VERSION } from "./version";
 import { createNotices, type Notices } from "./notices/service";
 import { noticeRoutes } from "./notices/routes";
@@ -118,6 +120,7 @@ export async function startEngine(config: Config, clock: Clock = systemClock): P
       tokens: services.tokens,
       routes: allRoutes(services),
     });
+    installerRoutes(api, { installers: createInstallers(config.installersDir), tokens: services.tokens });
     const address = await api.listen({ host: config.host, port: config.apiPort });
     return {
       services,

@@ -1,4 +1,4 @@
-import { useFetcher, useFetchers, useNavigate, useNavigation } from "@remix-run/react";
+import { useFetcher, useFetchers, useNavigation } from "@remix-run/react";
 import { useEffect, useRef } from "react";
 
 /** Spec section 4/9: inactivity 30 minutes (checked every 60 s) signs out; the token is refreshed every 20 minutes. */
@@ -15,9 +15,8 @@ const REFRESH_FETCHER = "session-refresh";
 export function SessionTimers() {
   const navigation = useNavigation();
   const fetchers = useFetchers();
-  const navigate = useNavigate();
   const logout = useFetcher();
-  const refresh = useFetcher<{ ok: boolean; location?: string }>({ key: REFRESH_FETCHER });
+  const refresh = useFetcher({ key: REFRESH_FETCHER });
   const activeAt = useRef(Date.now());
   const refreshedAt = useRef(Date.now());
 
@@ -41,11 +40,6 @@ export function SessionTimers() {
     // The fetchers' submit functions are stable for the life of the component.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
-
-  useEffect(() => {
-    // A failed refresh (or an expired session) ends here: show the logout notice at /signin.
-    if (refresh.data && !refresh.data.ok) navigate(refresh.data.location ?? "/signin?reason=expired", { replace: true });
-  }, [refresh.data, navigate]);
 
   return null;
 }

@@ -1,5 +1,6 @@
 import { errors } from "../../contract/errors";
 import { authEn, authZh } from "./messages/auth";
+import { notificationsEn, notificationsZh } from "./messages/notifications";
 import { shellEn, shellZh } from "./messages/shell";
 
 /**
@@ -119,6 +120,6 @@ export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 export const NAMESPACE = "common";
 
 export const resources = {
-  en: { [NAMESPACE]: { ...en, ...authEn, ...shellEn, ...errorMessages("en") } },
-  zh: { [NAMESPACE]: { ...zh, ...authZh, ...shellZh, ...errorMessages("zh") } },
+  en: { [NAMESPACE]: { ...en, ...authEn, ...notificationsEn, ...shellEn, ...errorMessages("en") } },
+  zh: { [NAMESPACE]: { ...zh, ...authZh, ...notificationsZh, ...shellZh, ...errorMessages("zh") } },
 };

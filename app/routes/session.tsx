@@ -3,23 +3,15 @@ import { assertSameSite } from "~/utils/csrf.server";
 import { requireUser } from "~/utils/session.server";
 
 /**
- * The browser's session timers (components/session-timers.tsx) post here: `refresh` every 20
- * minutes renews the engine token (a failure ends the session). The answer says where to go when
- * the session has ended, so the page can show the logout notice.
+ * The browser's session timer (components/session-timers.tsx) posts `refresh` here every 20
+ * minutes to renew the engine token. The refresh is not activity. When it fails the session ends and
+ * the redirect to /signin?reason=expired (which shows the logout notice) is followed by the page.
  */
 export async function action({ request }: ActionFunctionArgs) {
   assertSameSite(request);
   const intent = (await request.formData()).get("intent");
-  try {
-    const user = await requireUser(request, { forceRefresh: intent === "refresh", activity: false });
-    return data({ ok: true as const }, { headers: { "Set-Cookie": await user.commit() } });
-  } catch (response) {
-    if (response instanceof Response && response.status >= 300 && response.status < 400) {
-      const cookie = response.headers.get("Set-Cookie");
-      return data({ ok: false as const, location: response.headers.get("Location") ?? "/signin" }, { headers: cookie ? { "Set-Cookie": cookie } : undefined });
-    }
-    throw response;
-  }
+  const user = await requireUser(request, { forceRefresh: intent === "refresh", activity: false });
+  return data({ ok: true as const }, { headers: { "Set-Cookie": await user.commit() } });
 }
 
 export const loader = () => redirect("/signin");

@@ -2,7 +2,7 @@ import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction, redirect } from "@remix-run/node";
 import { Form, useActionData, useNavigation, useSearchParams, useSubmit } from "@remix-run/react";
-import { useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import * as z from "zod";
 import { LanguageSwitch } from "~/components/language-switch";
@@ -104,6 +104,11 @@ export default function SignIn() {
   const submit = useSubmit();
   const [searchParams, setSearchParams] = useSearchParams();
   const pending = useRef<ReturnType<typeof setTimeout>>();
+  // Each answer gives the password field a fresh key: a refused password does not stay typed in.
+  const [attempt, setAttempt] = useState(0);
+  useEffect(() => {
+    if (lastResult) setAttempt((n) => n + 1);
+  }, [lastResult]);
   const [form, fields] = useForm({
     lastResult,
     onValidate: ({ formData }) => parseWithZod(formData, { schema }),
@@ -144,7 +149,7 @@ export default function SignIn() {
         >
           <input type="hidden" name="redirectTo" value={searchParams.get("redirectTo") ?? ""} />
           <TextInput label={t("auth.account")} name={fields.account.name} defaultValue={fields.account.initialValue} autoComplete="username" error={fields.account.errors?.[0]} />
-          <TextInput label={t("auth.password")} name={fields.password.name} type="password" autoComplete="current-password" error={fields.password.errors?.[0]} />
+          <TextInput key={`password-${attempt}`} label={t("auth.password")} name={fields.password.name} type="password" autoComplete="current-password" error={fields.password.errors?.[0]} />
           {form.errors?.length ? (
             <p id={form.errorId} role="alert" className="rounded bg-red-50 px-3 py-2 text-sm text-red-700">
               {form.errors[0]}

@@ -107,16 +107,12 @@ export async function adminToken(): Promise<string> {
     if (token && (await call("GET", "/api/user/info", { token })).code === 200) return (cachedAdminToken = token);
   }
   if (!state.passwordChanged) {
+    // The first-admin e2e project changes it through the UI to ADMIN_PASSWORD; otherwise do it here.
     const first = await login(ADMIN_ACCOUNT, ADMIN_INITIAL_PASSWORD);
     if (first.code === 1074) {
       await ok("PUT", "/api/user/password/update", {
         body: { account: ADMIN_ACCOUNT, oldPassword: codec.encode(ADMIN_INITIAL_PASSWORD), newPassword: codec.encode(ADMIN_PASSWORD), needUpdatePwd: false },
       });
-    } else {
-      throw new Error(
-        `adminToken(): expected admin's first sign-in to ask for a new password (1074), got ${first.code} ${first.message}. ` +
-          "Did a test change admin's password on the shared engine?",
-      );
     }
   }
   cachedAdminToken = await tokenFor(ADMIN_ACCOUNT, ADMIN_PASSWORD);

@@ -1,5 +1,5 @@
 import { Menu, MenuButton, MenuItem, MenuItems, Popover, PopoverButton, PopoverPanel } from "@headlessui/react";
-import { Form, Link } from "@remix-run/react";
+import { Link, useSubmit } from "@remix-run/react";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import type { SiteInfo } from "../../../contract/site";
@@ -24,6 +24,7 @@ export function accountLabel(user: Pick<UserInfo, "account" | "accountType">, t:
 export function TopBar({ site, user, unreadCount, product }: { site: SiteInfo; user: UserInfo; unreadCount: number; product: string }) {
   const { t } = useTranslation();
   const [changingPassword, setChangingPassword] = useState(false);
+  const submit = useSubmit();
   return (
     <header className="flex h-[50px] shrink-0 items-center justify-between border-b border-gray-200 bg-white px-4">
       <Link to="/personal" className="flex items-center gap-2 text-lg font-bold text-primary">
@@ -71,11 +72,10 @@ export function TopBar({ site, user, unreadCount, product }: { site: SiteInfo; u
               </MenuItem>
             )}
             <MenuItem>
-              <Form method="post" action="/logout">
-                <button type="submit" className={menuItem}>
-                  {t("shell.account.logout")}
-                </button>
-              </Form>
+              {/* The menu unmounts as it closes, so the post is made here rather than by a form inside it. */}
+              <button type="button" className={menuItem} onClick={() => submit(null, { method: "post", action: "/logout" })}>
+                {t("shell.account.logout")}
+              </button>
             </MenuItem>
           </MenuItems>
         </Menu>

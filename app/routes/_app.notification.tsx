@@ -1,0 +1,190 @@
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
+import { Form, useFetcher, useLoaderData, useLocation } from "@remix-run/react";
+import { Fragment, useEffect, useState, useSyncExternalStore } from "react";
+import { useTranslation } from "react-i18next";
+import * as z from "zod";
+import { Button } from "~/components/ui/button";
+import { Empty } from "~/components/ui/empty";
+import { ChevronDownIcon } from "~/components/ui/icons";
+import { Pagination } from "~/components/ui/pagination";
+import { DEFAULT_PAGE_SIZE, readPaginationParams, totalPagesFor } from "~/components/ui/pagination-model";
+import { useToast } from "~/components/ui/toast";
+import { assertSameSite } from "~/utils/csrf.server";
+import { formatUnixTime } from "~/utils/format";
+import { safeRedirect } from "~/utils/redirect";
+import { requireUser } from "~/utils/session.server";
+import { redirectWithToast } from "~/utils/toast.server";
+import type { noticeItem, noticeListData } from "../../contract/notices";
+
+type Notice = z.infer<typeof noticeItem>;
+
+const pageHref = (page: number, size: number) => (size === DEFAULT_PAGE_SIZE ? `?page=${page}` : `?page=${page}&size=${size}`);
+
+/** The caller's notifications, one page (?page=, ?size=; 10 a page by default), newest first. */
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const { page, size } = readPaginationParams(new URL(request.url).searchParams);
+  const reply = await user.call<z.infer<typeof noticeListData>>(`/api/notice/list?pageNum=${page}&pageSize=${size}`);
+  if (!reply.result || !reply.data) throw new Response(reply.message, { status: 502 });
+  const headers = { "Set-Cookie": await user.commit() };
+  const { notic_list, total } = reply.data;
+  // Past the last page (notifications were deleted meanwhile, or a hand-made link): show the last one.
+  const last = totalPagesFor(total, size);
+  if (page > last) throw redirect(`/notification${pageHref(last, size)}`, { headers });
+  return data({ notices: notic_list, total, page, size }, { headers });
+}
+
+const readSchema = z.object({
+  intent: z.literal("read"),
+  id: z.coerce.number().int().positive(),
+  /** Sent by the form that works without JavaScript: the page to return to (post/redirect/get). */
+  back: z.string().optional(),
+});
+
+/** Marks one notification read. The layout's bell count follows, as Remix reloads loaders after an action. */
+export async function action({ request }: ActionFunctionArgs) {
+  assertSameSite(request);
+  const user = await requireUser(request);
+  const parsed = readSchema.safeParse(Object.fromEntries(await request.formData()));
+  if (!parsed.success) return data({ ok: false as const, code: 400 }, { status: 400, headers: { "Set-Cookie": await user.commit() } });
+  const { id, back } = parsed.data;
+  const reply = await user.call("/api/notice/status/update", { method: "PATCH", body: JSON.stringify({ noticeIds: [id] }) });
+  const headers = { "Set-Cookie": await user.commit() };
+  if (back !== undefined) {
+    const to = back.startsWith("/notification") ? safeRedirect(back, "/notification") : "/notification";
+    return reply.result ? redirect(to, { headers }) : redirectWithToast(to, { type: "error", message: `error.${reply.code}` }, { headers });
+  }
+  return data(reply.result ? { ok: true as const } : { ok: false as const, code: reply.code }, { headers });
+}
+
+const subscribeNothing = () => () => {};
+
+/** False while the server renders and the browser hydrates; true once JavaScript runs the page. */
+function useHydrated() {
+  return useSyncExternalStore(
+    subscribeNothing,
+    () => true,
+    () => false,
+  );
+}
+
+/** The text with its newlines as line breaks; always text, so markup in it shows as written. */
+function Lines({ text }: { text: string }) {
+  return (
+    <p className="break-words text-sm leading-6 text-gray-700">
+      {text.split(/\r?\n/).map((line, index) => (
+        <Fragment key={index}>
+          {index > 0 && <br />}
+          {line}
+        </Fragment>
+      ))}
+    </p>
+  );
+}
+
+/** Title, time and unread dot: the visible header of one item, in both forms of the accordion. */
+function ItemHeader({ notice, unread, open }: { notice: Notice; unread: boolean; open?: boolean }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <span className="min-w-0 flex-1 truncate font-medium text-gray-900">{notice.title}</span>
+      {/* Local time: the server renders its own zone, the browser corrects it to the reader's. */}
+      <time dateTime={new Date(notice.create_time * 1000).toISOString()} className="shrink-0 text-sm text-gray-500" suppressHydrationWarning>
+        {formatUnixTime(notice.create_time)}
+      </time>
+      <span className="flex w-12 shrink-0 items-center justify-center">
+        {unread && (
+          <>
+            <span aria-hidden="true" className="h-2 w-2 rounded-full bg-red-500" />
+            <span className="sr-only">{t("notification.unread")}</span>
+          </>
+        )}
+      </span>
+      <ChevronDownIcon size={14} className={`shrink-0 text-gray-400 transition-transform ${open ? "rotate-180" : ""} group-open:rotate-180`} />
+    </>
+  );
+}
+
+const headerClass = "flex w-full items-center gap-3 px-4 py-3 text-left hover:bg-gray-50 focus-visible:outline focus-visible:outline-2 focus-visible:-outline-offset-2 focus-visible:outline-primary";
+
+/** With JavaScript: a disclosure button; opening an unread notification marks it read. */
+function AccordionItem({ notice }: { notice: Notice }) {
+  const [open, setOpen] = useState(false);
+  const fetcher = useFetcher<typeof action>();
+  const toast = useToast();
+  // Read as soon as the request leaves; the reloaded list then confirms it.
+  const marked = fetcher.state !== "idle" || fetcher.data?.ok === true;
+  const unread = !notice.isShowed && !marked;
+  const failure = fetcher.data && !fetcher.data.ok ? fetcher.data.code : null;
+  useEffect(() => {
+    if (failure !== null) toast.error(`error.${failure}`);
+  }, [failure, toast]);
+
+  const buttonId = `notice-${notice.id}`;
+  const panelId = `notice-${notice.id}-content`;
+  const toggle = () => {
+    setOpen(!open);
+    if (!open && unread) fetcher.submit({ intent: "read", id: String(notice.id) }, { method: "post" });
+  };
+  return (
+    <>
+      <h2>
+        <button type="button" id={buttonId} aria-expanded={open} aria-controls={panelId} onClick={toggle} className={headerClass}>
+          <ItemHeader notice={notice} unread={unread} open={open} />
+        </button>
+      </h2>
+      <div id={panelId} hidden={!open} className="px-4 pb-4">
+        <Lines text={notice.content} />
+      </div>
+    </>
+  );
+}
+
+/** Without JavaScript: <details>, and a form button that marks an unread notification read. */
+function DisclosureItem({ notice }: { notice: Notice }) {
+  const { t } = useTranslation();
+  const location = useLocation();
+  return (
+    <details className="group">
+      <summary className={`${headerClass} cursor-pointer list-none [&::-webkit-details-marker]:hidden`}>
+        <ItemHeader notice={notice} unread={!notice.isShowed} />
+      </summary>
+      <div className="px-4 pb-4">
+        <Lines text={notice.content} />
+        {!notice.isShowed && (
+          <Form method="post" className="mt-3">
+            <input type="hidden" name="intent" value="read" />
+            <input type="hidden" name="id" value={notice.id} />
+            <input type="hidden" name="back" value={location.pathname + location.search} />
+            <Button type="submit" size="small" variant="outlined">
+              {t("notification.mark-read")}
+            </Button>
+          </Form>
+        )}
+      </div>
+    </details>
+  );
+}
+
+export default function NotificationPage() {
+  const { notices, total, page, size } = useLoaderData<typeof loader>();
+  const { t } = useTranslation();
+  const hydrated = useHydrated();
+  return (
+    <section aria-labelledby="notification-title" className="max-w-5xl">
+      <h1 id="notification-title" className="mb-4 text-lg font-semibold">
+        {t("notification.title")}
+      </h1>
+      {notices.length === 0 ? (
+        <Empty description={t("notification.empty")} className="rounded border border-gray-200 bg-white" />
+      ) : (
+        <ul className="divide-y divide-gray-200 rounded border border-gray-200 bg-white">
+          {notices.map((notice) => (
+            <li key={notice.id}>{hydrated ? <AccordionItem notice={notice} /> : <DisclosureItem notice={notice} />}</li>
+          ))}
+        </ul>
+      )}
+      {total > 0 && <Pagination total={total} page={page} pageSize={size} hrefFor={pageHref} className="mt-4 justify-end" />}
+    </section>
+  );
+}

@@ -1,0 +1,34 @@
+import { test as base, expect, type Page } from "@playwright/test";
+import path from "node:path";
+
+/**
+ * Every e2e test fails on an uncaught error in the page (a broken hydration, a `*.server` import
+ * that became an empty module in the browser): a page that renders on the server but breaks in the
+ * browser must not pass.
+ */
+export const test = base.extend<{ pageErrors: Error[] }>({
+  pageErrors: [
+    async ({ page }, use) => {
+      const errors: Error[] = [];
+      page.on("pageerror", (error) => errors.push(error));
+      await use(errors);
+      expect(errors.map((e) => e.message), "uncaught errors in the page").toEqual([]);
+    },
+    { auto: true },
+  ],
+});
+
+export { expect };
+
+/** Saves a screenshot under test-results/screens/ (looked at by a person; not compared). */
+export async function screenshot(page: Page, name: string) {
+  await page.screenshot({ path: path.join("test-results", "screens", `${name}.png`), fullPage: true });
+}
+
+/** Signs in through the page, as a person does. */
+export async function signIn(page: Page, account: string, password: string) {
+  await page.goto("/signin");
+  await page.getByLabel(/^(Account|账号)$/).fill(account);
+  await page.getByLabel(/^(Password|密码)$/).fill(password);
+  await page.getByRole("button", { name: /^(Sign in|登录)$/ }).click();
+}
