@@ -61,6 +61,10 @@ export default function App() {
   const { lang } = useLoaderData<typeof loader>();
   const { i18n } = useTranslation();
   useEffect(() => {
+    // Effects run once React has hydrated: from here on, forms and buttons are the enhanced ones.
+    document.documentElement.dataset.hydrated = "true";
+  }, []);
+  useEffect(() => {
     if (i18n.language !== lang) void i18n.changeLanguage(lang);
     try {
       localStorage.setItem("ferry_lang", lang);

@@ -82,16 +82,23 @@ function Lines({ text }: { text: string }) {
   );
 }
 
+/** The machine-readable form of a unix time, or nothing for one the calendar cannot hold. */
+function isoTime(seconds: number): string | undefined {
+  const date = new Date(seconds * 1000);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
 /** Title, time and unread dot: the visible header of one item, in both forms of the accordion. */
 function ItemHeader({ notice, unread, open }: { notice: Notice; unread: boolean; open?: boolean }) {
   const { t } = useTranslation();
   return (
     <>
-      <span className="min-w-0 flex-1 truncate font-medium text-gray-900">{notice.title}</span>
+      {/* The spaces between the parts do not show in the flex row; they keep words apart in the accessible name. */}
+      <span className="min-w-0 flex-1 truncate font-medium text-gray-900">{notice.title}</span>{" "}
       {/* Local time: the server renders its own zone, the browser corrects it to the reader's. */}
-      <time dateTime={new Date(notice.create_time * 1000).toISOString()} className="shrink-0 text-sm text-gray-500" suppressHydrationWarning>
+      <time dateTime={isoTime(notice.create_time)} className="shrink-0 text-sm text-gray-500" suppressHydrationWarning>
         {formatUnixTime(notice.create_time)}
-      </time>
+      </time>{" "}
       <span className="flex w-12 shrink-0 items-center justify-center">
         {unread && (
           <>

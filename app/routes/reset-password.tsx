@@ -76,7 +76,7 @@ export default function ResetPassword() {
   });
   return (
     <div className="flex min-h-full items-center justify-center bg-[#F7F7F7] p-10">
-      <LanguageSwitch className="fixed right-6 top-4" />
+      <LanguageSwitch className="fixed right-6 top-4 rounded bg-white/90 shadow-sm" />
       <main className="w-[420px] rounded-lg bg-white p-8 shadow-lg">
         <h1 className="mb-2 text-xl font-semibold">{t("auth.reset.title")}</h1>
         <p className="mb-6 text-sm text-gray-600">{t("auth.reset.hint")}</p>

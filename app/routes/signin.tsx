@@ -123,7 +123,7 @@ export default function SignIn() {
 
   return (
     <div className={`flex min-h-full p-10 ${ROW[Math.floor(position / 3)]} ${COLUMN[position % 3]}`} style={{ backgroundColor: site.backgroundColor, ...background }}>
-      <LanguageSwitch className="fixed right-6 top-4" />
+      <LanguageSwitch className="fixed right-6 top-4 rounded bg-white/90 shadow-sm" />
       <main className="w-[400px] rounded-lg bg-white p-8 shadow-lg">
         {site.is_logo_change && site.logo ? (
           <img src={site.logo} alt={productName(site, i18n.language)} className="mb-4 h-10" />

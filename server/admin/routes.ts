@@ -20,6 +20,7 @@ import {
 import type { Accounts } from "../accounts/service";
 import { route } from "../http/route";
 import type { Notices } from "../notices/service";
+import { siteSettings, siteSettingsBody } from "../../contract/settings";
 import type { Settings } from "../settings/service";
 
 const empty = z.null();
@@ -61,6 +62,8 @@ export function adminRoutes(accounts: Accounts, notices: Notices, settings: Sett
     }),
 
     route({ method: "GET", url: "/api/admin/settings/security", tag: "admin", summary: "Lockout, password and weak-password settings.", auth: "admin", response: securitySettings, handler: () => settings.get("security") }),
+    route({ method: "GET", url: "/api/admin/settings/site", tag: "admin", summary: "Site branding: colours, login-box position, product names, company links.", auth: "admin", response: siteSettings, handler: () => settings.get("site") }),
+    route({ method: "PATCH", url: "/api/admin/settings/site", tag: "admin", summary: "Change site branding (position 1–9, colours #RRGGBB).", auth: "admin", body: siteSettingsBody, response: siteSettings, handler: ({ body }) => settings.update("site", body) }),
     route({ method: "PATCH", url: "/api/admin/settings/security", tag: "admin", summary: "Change security settings (lockTimes 3–30).", auth: "admin", body: securitySettingsBody, response: securitySettings, handler: ({ body }) => settings.update("security", body) }),
   ];
 }

@@ -32,3 +32,8 @@ export async function signIn(page: Page, account: string, password: string) {
   await page.getByLabel(/^(Password|密码)$/).fill(password);
   await page.getByRole("button", { name: /^(Sign in|登录)$/ }).click();
 }
+
+/** Waits until Remix has hydrated the page (before that, forms behave as plain HTML, without scripts). */
+export async function hydrated(page: Page) {
+  await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
+}

@@ -24,6 +24,20 @@ describe("site and server information", () => {
     });
   });
 
+  it("lets the administrator change the branding, and only the administrator, with valid values", async () => {
+    const admin = await t.adminToken();
+    const changed = await t.call("PATCH", "/api/admin/settings/site", { token: admin, body: { position: 1, primaryColor: "#0066CC", productNameEN: "Acme Share" } });
+    expect(changed.body.data).toMatchObject({ position: 1, primaryColor: "#0066CC", productNameEN: "Acme Share", productNameZH: "飞渡" });
+    expect((await t.call("GET", "/api/website/info")).body.data).toMatchObject({ position: 1, primaryColor: "#0066CC", raysyncEN: "Acme Share" });
+    for (const body of [{ position: 10 }, { primaryColor: "orange" }, { productNameEN: "" }, { logo: "x" }]) {
+      expect((await t.call("PATCH", "/api/admin/settings/site", { token: admin, body })).body.code).toBe(400);
+    }
+    const user = await t.createUser("brander");
+    expect((await t.call("PATCH", "/api/admin/settings/site", { token: user.token, body: { position: 9 } })).body.code).toBe(1008);
+    await t.call("PATCH", "/api/admin/settings/site", { token: admin, body: { position: 5, primaryColor: "#FD5C1F", productNameEN: "Ferry" } });
+    expect((await t.call("GET", "/api/website/info")).body.data).toMatchObject({ position: 5, raysyncEN: "Ferry" });
+  });
+
   it("gives the server info to signed-in users only, with the size limit in KB", async () => {
     expect((await t.call("GET", "/api/service/info")).body.code).toBe(1009);
     const user = await t.createUser("viewer");

@@ -177,3 +177,10 @@ export async function lockUser(id: number): Promise<AdminUser> {
 export async function unlockUser(id: number): Promise<AdminUser> {
   return ok<AdminUser>("POST", `/api/admin/users/${id}/unlock`, { token: await adminToken() });
 }
+
+/** Site branding (PATCH /api/admin/settings/site); returns the settings as they were before. */
+export async function setSite(patch: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const before = await ok<Record<string, unknown>>("GET", "/api/admin/settings/site", { token: await adminToken() });
+  await ok("PATCH", "/api/admin/settings/site", { token: await adminToken(), body: patch });
+  return before;
+}

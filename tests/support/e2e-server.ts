@@ -41,6 +41,7 @@ Object.assign(process.env, {
   // no trusted proxies, default token lifetimes and body limit.
   DATABASE_URL: "",
   FERRY_CONFIG: "",
+  FERRY_INSTALLERS_DIR: "",
   // The web signs users in from this machine (as under npm start): counted per account, not as one address.
   FERRY_TRUSTED_PROXIES: "127.0.0.1,::1",
   FERRY_ACCESS_TOKEN_TTL: "",
