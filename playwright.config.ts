@@ -7,6 +7,15 @@ import { E2E_API_PORT, E2E_WEB_PORT, ENGINE_URL, SALT, WEB_URL, WEB_EN_URL, e2eR
 // Helpers for talking to the engine directly: tests/support/e2e-helpers.ts.
 
 const runDir = e2eRunDir();
+/** Debian's Chromium (Playwright cannot download its own here), at the product's minimum width and more. */
+const browser = {
+  ...devices["Desktop Chrome"],
+  viewport: { width: 1440, height: 900 },
+  launchOptions: {
+    executablePath: "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+  },
+};
 /** What both web processes share: the test engine, its salt, a data directory for the session secret. */
 const webEnv = { FERRY_ENGINE_URL: ENGINE_URL, FERRY_API_PORT: "", FERRY_HASHID_SALT: SALT, FERRY_DATA_DIR: path.join(runDir, "web"), FERRY_ENGLISH_ONLY: "0" };
 
@@ -34,28 +43,13 @@ export default defineConfig({
       // The administrator's very first sign-in (forced password change) runs before anything signs admin in.
       name: "first-admin",
       testMatch: /first-admin\.spec\.ts/,
-      use: {
-        ...devices["Desktop Chrome"],
-        viewport: { width: 1440, height: 900 },
-        launchOptions: {
-          executablePath: "/usr/bin/chromium",
-          args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-        },
-      },
+      use: browser,
     },
     {
       name: "chromium",
       testIgnore: /first-admin\.spec\.ts/,
       dependencies: ["first-admin"],
-      use: {
-        ...devices["Desktop Chrome"],
-        viewport: { width: 1440, height: 900 },
-        // Playwright's own browser download cannot run here; Debian's chromium can.
-        launchOptions: {
-          executablePath: "/usr/bin/chromium",
-          args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-        },
-      },
+      use: browser,
     },
   ],
   webServer: [

@@ -6,19 +6,10 @@ import { codec } from "~/utils/credentials.server";
 import { assertSameSite } from "~/utils/csrf.server";
 import { destroySession, requireUser } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
-import { passwordProblem } from "../../contract/validation";
+import { checkNewPassword, newPasswordShape, passwordRequired } from "~/components/new-password-fields";
 
 /** The in-app password change (Normal accounts): old, new and confirmation. */
-export const changePasswordSchema = z
-  .object({
-    oldPassword: z.string({ error: "auth.password.required" }).min(1, "auth.password.required"),
-    newPassword: z.string({ error: "auth.password.required" }).min(1, "auth.password.required"),
-    confirmPassword: z.string({ error: "auth.password.required" }).min(1, "auth.password.required"),
-  })
-  .superRefine((value, ctx) => {
-    if (passwordProblem(value.newPassword, "", [])) ctx.addIssue({ code: "custom", path: ["newPassword"], message: "atuh.password.rule-error" });
-    else if (value.confirmPassword !== value.newPassword) ctx.addIssue({ code: "custom", path: ["confirmPassword"], message: "atuh.password.confirm-error" });
-  });
+export const changePasswordSchema = z.object({ oldPassword: passwordRequired, ...newPasswordShape }).superRefine(checkNewPassword);
 
 export async function action({ request }: ActionFunctionArgs) {
   assertSameSite(request);

@@ -5,27 +5,17 @@ import { Form, useActionData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import * as z from "zod";
 import { LanguageSwitch } from "~/components/language-switch";
+import { checkNewPassword, NewPasswordFields, newPasswordShape } from "~/components/new-password-fields";
 import { Button } from "~/components/ui/button";
-import { TextInput } from "~/components/ui/text-input";
+import { FormError } from "~/components/ui/form-error";
 import { getT } from "~/i18n/i18next.server";
 import { codec } from "~/utils/credentials.server";
 import { assertSameSite } from "~/utils/csrf.server";
 import { engineFetch, EngineError } from "~/utils/engine.server";
 import { commitSession, getSession, readPendingReset } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
-import { passwordProblem } from "../../contract/validation";
 
-/** Spec section 5: required, 8–20, no Chinese, three of four classes; confirmation equal. */
-const schema = z
-  .object({
-    newPassword: z.string({ error: "auth.password.required" }).min(1, "auth.password.required"),
-    confirmPassword: z.string({ error: "auth.password.required" }).min(1, "auth.password.required"),
-  })
-  .superRefine((value, ctx) => {
-    // The engine also refuses the account name and weak passwords; the form checks the shape.
-    if (passwordProblem(value.newPassword, "", [])) ctx.addIssue({ code: "custom", path: ["newPassword"], message: "atuh.password.rule-error" });
-    else if (value.confirmPassword !== value.newPassword) ctx.addIssue({ code: "custom", path: ["confirmPassword"], message: "atuh.password.confirm-error" });
-  });
+const schema = z.object(newPasswordShape).superRefine(checkNewPassword);
 
 /** Reached only from a 1074 answer at sign-in: the account and old password wait, sealed, in the session. */
 export async function loader({ request }: LoaderFunctionArgs) {
@@ -81,20 +71,8 @@ export default function ResetPassword() {
         <h1 className="mb-2 text-xl font-semibold">{t("auth.reset.title")}</h1>
         <p className="mb-6 text-sm text-gray-600">{t("auth.reset.hint")}</p>
         <Form method="post" {...getFormProps(form)} className="flex flex-col gap-4">
-          <TextInput
-            label={t("auth.password.new")}
-            name={fields.newPassword.name}
-            type="password"
-            autoComplete="new-password"
-            description={t("auth.password.rules")}
-            error={fields.newPassword.errors?.[0]}
-          />
-          <TextInput label={t("auth.password.confirm")} name={fields.confirmPassword.name} type="password" autoComplete="new-password" error={fields.confirmPassword.errors?.[0]} />
-          {form.errors?.length ? (
-            <p id={form.errorId} role="alert" className="rounded bg-red-50 px-3 py-2 text-sm text-red-700">
-              {form.errors[0]}
-            </p>
-          ) : null}
+          <NewPasswordFields fields={fields} />
+          <FormError id={form.errorId} errors={form.errors} />
           <Button type="submit" size="large" loading={navigation.state !== "idle"}>
             {t("global.confirm")}
           </Button>

@@ -7,6 +7,7 @@ import { useTranslation } from "react-i18next";
 import * as z from "zod";
 import { LanguageSwitch } from "~/components/language-switch";
 import { Button } from "~/components/ui/button";
+import { FormError } from "~/components/ui/form-error";
 import { Modal } from "~/components/ui/modal";
 import { TextInput } from "~/components/ui/text-input";
 import { getT } from "~/i18n/i18next.server";
@@ -150,11 +151,7 @@ export default function SignIn() {
           <input type="hidden" name="redirectTo" value={searchParams.get("redirectTo") ?? ""} />
           <TextInput label={t("auth.account")} name={fields.account.name} defaultValue={fields.account.initialValue} autoComplete="username" error={fields.account.errors?.[0]} />
           <TextInput key={`password-${attempt}`} label={t("auth.password")} name={fields.password.name} type="password" autoComplete="current-password" error={fields.password.errors?.[0]} />
-          {form.errors?.length ? (
-            <p id={form.errorId} role="alert" className="rounded bg-red-50 px-3 py-2 text-sm text-red-700">
-              {form.errors[0]}
-            </p>
-          ) : null}
+          <FormError id={form.errorId} errors={form.errors} />
           <Button type="submit" size="large" loading={busy}>
             {busy ? t("auth.signin.signing-in") : t("auth.signin.submit")}
           </Button>

@@ -4,7 +4,9 @@ import { useFetcher } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { action } from "~/routes/account.password";
 import { changePasswordSchema } from "~/routes/account.password";
+import { NewPasswordFields } from "../new-password-fields";
 import { Button } from "../ui/button";
+import { FormError } from "../ui/form-error";
 import { Modal } from "../ui/modal";
 import { TextInput } from "../ui/text-input";
 
@@ -24,20 +26,8 @@ export function ChangePasswordDialog({ open, onClose }: { open: boolean; onClose
     <Modal open={open} onClose={onClose} title={t("shell.password.title")} width={CHANGE_PASSWORD_WIDTH} footer={null}>
       <fetcher.Form method="post" action="/account/password" {...getFormProps(form)} className="flex flex-col gap-4">
         <TextInput label={t("auth.password.old")} name={fields.oldPassword.name} type="password" autoComplete="current-password" error={fields.oldPassword.errors?.[0]} />
-        <TextInput
-          label={t("auth.password.new")}
-          name={fields.newPassword.name}
-          type="password"
-          autoComplete="new-password"
-          description={t("auth.password.rules")}
-          error={fields.newPassword.errors?.[0]}
-        />
-        <TextInput label={t("auth.password.confirm")} name={fields.confirmPassword.name} type="password" autoComplete="new-password" error={fields.confirmPassword.errors?.[0]} />
-        {form.errors?.length ? (
-          <p id={form.errorId} role="alert" className="rounded bg-red-50 px-3 py-2 text-sm text-red-700">
-            {form.errors[0]}
-          </p>
-        ) : null}
+        <NewPasswordFields fields={fields} />
+        <FormError id={form.errorId} errors={form.errors} />
         <div className="flex justify-end gap-2">
           <Button variant="outlined" onClick={onClose}>
             {t("global.cancel")}

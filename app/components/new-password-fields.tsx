@@ -1,0 +1,34 @@
+import type { FieldMetadata } from "@conform-to/react";
+import { useTranslation } from "react-i18next";
+import * as z from "zod";
+import { passwordProblem } from "../../contract/validation";
+import { TextInput } from "./ui/text-input";
+
+const required = z.string({ error: "auth.password.required" }).min(1, "auth.password.required");
+
+/** New password and its confirmation (spec section 5), shared by the forced reset and the in-app change. */
+export const newPasswordShape = { newPassword: required, confirmPassword: required };
+export const passwordRequired = required;
+
+/** 8–20, no Chinese, three of four classes; the confirmation equal. The engine also checks the account name and weak list. */
+export function checkNewPassword(value: { newPassword: string; confirmPassword: string }, ctx: z.RefinementCtx) {
+  if (passwordProblem(value.newPassword, "", [])) ctx.addIssue({ code: "custom", path: ["newPassword"], message: "atuh.password.rule-error" });
+  else if (value.confirmPassword !== value.newPassword) ctx.addIssue({ code: "custom", path: ["confirmPassword"], message: "atuh.password.confirm-error" });
+}
+
+export function NewPasswordFields({ fields }: { fields: { newPassword: FieldMetadata<string>; confirmPassword: FieldMetadata<string> } }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <TextInput
+        label={t("auth.password.new")}
+        name={fields.newPassword.name}
+        type="password"
+        autoComplete="new-password"
+        description={t("auth.password.rules")}
+        error={fields.newPassword.errors?.[0]}
+      />
+      <TextInput label={t("auth.password.confirm")} name={fields.confirmPassword.name} type="password" autoComplete="new-password" error={fields.confirmPassword.errors?.[0]} />
+    </>
+  );
+}
