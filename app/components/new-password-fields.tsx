@@ -8,13 +8,15 @@ const required = z.string({ error: "auth.password.required" }).min(1, "auth.pass
 
 /** New password and its confirmation (spec section 5), shared by the forced reset and the in-app change. */
 export const newPasswordShape = { newPassword: required, confirmPassword: required };
-export const passwordRequired = required;
 
 /** 8–20, no Chinese, three of four classes; the confirmation equal. The engine also checks the account name and weak list. */
 export function checkNewPassword(value: { newPassword: string; confirmPassword: string }, ctx: z.RefinementCtx) {
   if (passwordProblem(value.newPassword, "", [])) ctx.addIssue({ code: "custom", path: ["newPassword"], message: "atuh.password.rule-error" });
   else if (value.confirmPassword !== value.newPassword) ctx.addIssue({ code: "custom", path: ["confirmPassword"], message: "atuh.password.confirm-error" });
 }
+
+/** The in-app password change (Normal accounts): old, new and confirmation. */
+export const changePasswordSchema = z.object({ oldPassword: required, ...newPasswordShape }).superRefine(checkNewPassword);
 
 export function NewPasswordFields({ fields }: { fields: { newPassword: FieldMetadata<string>; confirmPassword: FieldMetadata<string> } }) {
   const { t } = useTranslation();

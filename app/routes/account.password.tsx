@@ -1,15 +1,11 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { type ActionFunctionArgs, data, redirect } from "@remix-run/node";
-import * as z from "zod";
 import { getT } from "~/i18n/i18next.server";
 import { codec } from "~/utils/credentials.server";
 import { assertSameSite } from "~/utils/csrf.server";
 import { destroySession, requireUser } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
-import { checkNewPassword, newPasswordShape, passwordRequired } from "~/components/new-password-fields";
-
-/** The in-app password change (Normal accounts): old, new and confirmation. */
-export const changePasswordSchema = z.object({ oldPassword: passwordRequired, ...newPasswordShape }).superRefine(checkNewPassword);
+import { changePasswordSchema } from "~/components/new-password-fields";
 
 export async function action({ request }: ActionFunctionArgs) {
   assertSameSite(request);
