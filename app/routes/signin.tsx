@@ -162,6 +162,7 @@ export default function SignIn() {
         onClose={() => setSearchParams({}, { replace: true })}
         title={t("global.modal.logout.title")}
         okOnly
+        confirmLabel={t("global.ok")}
         closable={false}
       >
         {t("global.modal.logout")}

@@ -1,24 +1,20 @@
 import { lstat, mkdir, readdir } from "node:fs/promises";
 import path from "node:path";
+import { isReservedName, resolveUserPath } from "./paths";
 
 /**
- * Home folders of users and groups inside the storage root. `homePath` (contract/admin.ts) already
- * refuses "." and ".."; this resolution checks the result stays inside the root all the same.
- * (The full path-confinement function for user paths arrives with the file server.)
+ * Home folders of users and groups inside the storage root. A home is resolved like any user path
+ * (paths.ts), so it cannot leave the root nor name the staging area.
  */
 export function createHomes(storageRoot: string) {
   const root = path.resolve(storageRoot);
-  const resolve = (home: string) => {
-    const full = path.resolve(root, `.${home}`);
-    if (full !== root && !full.startsWith(root + path.sep)) throw new Error(`home ${home} escapes the storage root`);
-    return full;
-  };
+  const resolve = (home: string) => resolveUserPath(root, home).absolute;
   return {
     root,
     async ensure(home: string) {
       await mkdir(resolve(home), { recursive: true });
     },
-    /** Bytes held under a home, without following symbolic links. */
+    /** Bytes held under a home, without following symbolic links nor counting uploads in progress. */
     async sizeOf(home: string): Promise<number> {
       let total = 0;
       const walk = async (dir: string): Promise<void> => {
@@ -29,6 +25,7 @@ export function createHomes(storageRoot: string) {
           return;
         }
         for (const entry of entries) {
+          if (isReservedName(entry.name)) continue;
           const full = path.join(dir, entry.name);
           if (entry.isDirectory()) await walk(full);
           else if (entry.isFile()) total += (await lstat(full)).size;

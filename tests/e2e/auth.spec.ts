@@ -190,7 +190,8 @@ test.describe("session", () => {
     await expect(notice).toContainText("Your sign-in has expired. Please sign in again.");
     await expect(notice.getByRole("button", { name: "Close" })).toHaveCount(0);
     await screenshot(page, "logout-notice-en");
-    await notice.getByRole("button", { name: "Confirm" }).click();
+    await expect(notice.getByRole("button")).toHaveCount(1);
+    await notice.getByRole("button", { name: "OK" }).click();
     await expect(notice).toBeHidden();
     await page.goto("/personal");
     await expect(page).toHaveURL(/\/signin/);

@@ -286,3 +286,15 @@ describe("named modals", () => {
     expect(() => renderWithI18n(<Opener onOpened={() => {}} />)).toThrow(/ModalProvider/);
   });
 });
+
+describe("Modal confirm label", () => {
+  it("can name the single button of an ok-only notice", () => {
+    renderWithI18n(
+      <Modal open onClose={() => {}} okOnly closable={false} confirmLabel="OK" title="Signed out">
+        Bye
+      </Modal>,
+    );
+    advance(100);
+    expect(screen.getAllByRole("button").map((b) => b.textContent)).toEqual(["OK"]);
+  });
+});

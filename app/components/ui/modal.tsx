@@ -39,6 +39,8 @@ export type ModalProps = {
   closable?: boolean;
   closeOnBackdrop?: boolean;
   confirmDisabled?: boolean;
+  /** The confirm button's label (default global.confirm, or global.confirm.delete when danger). */
+  confirmLabel?: ReactNode;
   /** Replaces the Cancel/Confirm footer; null renders no footer. */
   footer?: ReactNode;
 };
@@ -82,6 +84,7 @@ export function Modal({
   okOnly = false,
   closable = true,
   closeOnBackdrop = true,
+  confirmLabel,
   confirmDisabled = false,
   footer,
 }: ModalProps) {
@@ -188,7 +191,7 @@ export function Modal({
               </Button>
             )}
             <Button danger={danger} loading={busy} disabled={confirmDisabled} onClick={() => void confirm()}>
-              {danger ? t("global.confirm.delete") : t("global.confirm")}
+              {confirmLabel ?? (danger ? t("global.confirm.delete") : t("global.confirm"))}
             </Button>
           </div>
         )}

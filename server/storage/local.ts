@@ -1,0 +1,536 @@
+import { randomUUID } from "node:crypto";
+import { constants, type Stats } from "node:fs";
+import { copyFile, link, lstat, mkdir, open, readdir, rename, rm, stat, unlink, type FileHandle } from "node:fs/promises";
+import path from "node:path";
+import { type Readable, Writable } from "node:stream";
+import { finished } from "node:stream/promises";
+import { FerryError } from "../errors";
+import { assertNoSymlinkEscape, baseName, isErrno, isInside, isReservedName, joinName, parentOf, resolveUserPath, STAGING_NAME, type ResolvedPath } from "./paths";
+import {
+  type Entry,
+  type OverwriteOption,
+  type ReadRange,
+  type StatResult,
+  type Storage,
+  storageError,
+  STREAM_BUFFER,
+  type Usage,
+  type WriteOptions,
+  type Writer,
+} from "./storage";
+
+export interface LocalStorageOptions {
+  /**
+   * Where uploads, copies and removals in progress live. It must be on the same file system as the
+   * root (the final step is a rename) and outside every tree a user can list. Default:
+   * "<root>/.ferry-tmp", a name resolveUserPath refuses and listings hide at every depth.
+   */
+  stagingDir?: string;
+  /** Milliseconds since the epoch, for cleanupStale. */
+  now?: () => number;
+}
+
+/** Entries examined at once when a folder is listed or walked. */
+const PARALLEL = 64;
+
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+const seconds = (info: Stats) => Math.floor(info.mtimeMs / 1000);
+
+function entryOf(name: string, info: Stats): Entry | null {
+  if (info.isFile()) return { name, type: "file", size: info.size, mtime: seconds(info) };
+  if (info.isDirectory()) return { name, type: "folder", size: 0, mtime: seconds(info) };
+  return null; // sockets, fifos and devices are not files a user can use; opening a fifo would hang
+}
+
+async function lstatOrNull(absolute: string): Promise<Stats | null> {
+  try {
+    return await lstat(absolute);
+  } catch (err) {
+    if (isErrno(err, "ENOENT")) return null;
+    throw err;
+  }
+}
+
+/** Best effort: makes a rename durable. Some file systems refuse fsync on a directory. */
+async function syncDir(dir: string): Promise<void> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(dir, constants.O_RDONLY);
+    await handle.sync();
+  } catch {
+    // not fatal: the data itself was synced before the rename
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+async function syncFile(absolute: string): Promise<void> {
+  const handle = await open(absolute, constants.O_RDONLY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Moves `from` to a new name `to` that must not exist. Files use link+unlink, which refuses an existing target atomically. */
+async function placeNew(from: string, to: string, isFile: boolean): Promise<void> {
+  if (isFile) {
+    try {
+      await link(from, to);
+    } catch (err) {
+      // File systems without hard links fall back to check-then-rename.
+      if (!isErrno(err, "EPERM") && !isErrno(err, "ENOTSUP") && !isErrno(err, "EOPNOTSUPP") && !isErrno(err, "EMLINK")) throw err;
+      if (await lstatOrNull(to)) throw new FerryError("PathExists");
+      await rename(from, to);
+      return;
+    }
+    await unlink(from);
+    return;
+  }
+  // No RENAME_NOREPLACE in Node: a folder created in between by someone else would be replaced if empty.
+  if (await lstatOrNull(to)) throw new FerryError("PathExists");
+  await rename(from, to);
+}
+
+function checkTypes(source: Stats, target: Stats): void {
+  if (source.isDirectory() && !target.isDirectory()) throw new FerryError("PathIsFile");
+  if (!source.isDirectory() && target.isDirectory()) throw new FerryError("PathIsNotFile");
+}
+
+function checkRange(range: ReadRange): void {
+  const ok = (n: number | undefined) => n === undefined || (Number.isSafeInteger(n) && n >= 0);
+  if (!ok(range.start) || !ok(range.end) || (range.end !== undefined && range.end < (range.start ?? 0))) {
+    throw new FerryError("InvalidParameter");
+  }
+}
+
+/** A storage rooted at a local directory (which must exist). */
+export function createLocalStorage(root: string, options: LocalStorageOptions = {}): Storage {
+  if (!path.isAbsolute(root)) throw new Error(`storage root must be an absolute path, got ${root}`);
+  const base = path.resolve(root);
+  const staging = path.resolve(options.stagingDir ?? path.join(base, STAGING_NAME));
+  const now = options.now ?? Date.now;
+  /** Staging entries in use by this process; cleanupStale leaves them alone. */
+  const active = new Set<string>();
+
+  /** Resolves a user path and refuses links that leave the root. Every method starts here. */
+  const locate = async (rel: string): Promise<ResolvedPath> => {
+    const resolved = resolveUserPath(base, rel);
+    await assertNoSymlinkEscape(base, resolved.absolute);
+    return resolved;
+  };
+
+  const ensureStaging = () => mkdir(staging, { recursive: true, mode: 0o700 });
+
+  const stagedName = (kind: "upload" | "copy" | "trash") => {
+    const name = `${randomUUID()}.${kind}`;
+    active.add(name);
+    return name;
+  };
+
+  /** The target must be a name a user may create (NameFormat otherwise). */
+  const checkNewName = (relative: string) => {
+    if (relative === "/") throw new FerryError("InvalidOperation");
+    joinName(parentOf(relative), baseName(relative));
+  };
+
+  /** The folder a new entry goes into must exist and be a folder. */
+  const checkParent = async (relative: string) => {
+    const parent = resolveUserPath(base, parentOf(relative)).absolute;
+    const info = await stat(parent);
+    if (!info.isDirectory()) throw new FerryError("PathIsFile");
+  };
+
+  /** Moves a path into staging and deletes it there, so it vanishes at once and a crash leaves only staging data. */
+  const discard = async (absolute: string) => {
+    const name = stagedName("trash");
+    try {
+      await ensureStaging();
+      try {
+        await rename(absolute, path.join(staging, name));
+      } catch (err) {
+        if (!isErrno(err, "EXDEV")) throw err;
+        await rm(absolute, { recursive: true, force: true });
+        return;
+      }
+      await rm(path.join(staging, name), { recursive: true, force: true });
+    } finally {
+      active.delete(name);
+    }
+  };
+
+  /** Puts a complete staged file or folder at `target`, replacing an existing one only when asked. */
+  const place = async (staged: string, target: ResolvedPath, isFile: boolean, overwrite: boolean) => {
+    await assertNoSymlinkEscape(base, target.absolute); // again: the tree may have changed meanwhile
+    const existing = await lstatOrNull(target.absolute);
+    if (existing && !overwrite) throw new FerryError("PathExists");
+    if (existing && existing.isDirectory() !== !isFile) throw new FerryError(isFile ? "PathIsNotFile" : "PathIsFile");
+    if (!existing) await placeNew(staged, target.absolute, isFile);
+    else if (isFile) await rename(staged, target.absolute); // atomic replace
+    else {
+      // A folder cannot be swapped atomically: the old one moves aside first, then goes.
+      await ensureStaging();
+      const aside = stagedName("trash");
+      try {
+        await rename(target.absolute, path.join(staging, aside));
+        try {
+          await rename(staged, target.absolute);
+        } catch (err) {
+          await rename(path.join(staging, aside), target.absolute).catch(() => undefined);
+          throw err;
+        }
+        await rm(path.join(staging, aside), { recursive: true, force: true });
+      } finally {
+        active.delete(aside);
+      }
+    }
+    await syncDir(path.dirname(target.absolute));
+  };
+
+  /** Copies a tree without following links (a copied relative link could point elsewhere from its new place). */
+  const copyTree = async (from: string, to: string): Promise<void> => {
+    await mkdir(to);
+    const dirents = await readdir(from, { withFileTypes: true });
+    await mapLimit(dirents, PARALLEL, async (d) => {
+      if (isReservedName(d.name)) return;
+      const src = path.join(from, d.name);
+      const dst = path.join(to, d.name);
+      if (d.isDirectory()) await copyTree(src, dst);
+      else if (d.isFile()) {
+        await copyFile(src, dst, constants.COPYFILE_FICLONE);
+        await syncFile(dst);
+      }
+    });
+  };
+
+  const walk = async (dir: string, totals: Usage): Promise<void> => {
+    let dirents;
+    try {
+      dirents = await readdir(dir, { withFileTypes: true });
+    } catch (err) {
+      if (isErrno(err, "ENOENT")) return; // removed while we walked
+      throw err;
+    }
+    await mapLimit(dirents, PARALLEL, async (d) => {
+      if (isReservedName(d.name)) return;
+      const full = path.join(dir, d.name);
+      if (d.isDirectory()) {
+        totals.folders++;
+        await walk(full, totals);
+      } else if (d.isFile()) {
+        const info = await lstatOrNull(full);
+        if (info) {
+          totals.files++;
+          totals.size += info.size;
+        }
+      }
+    });
+  };
+
+  const guard =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await fn(...args);
+      } catch (err) {
+        throw storageError(err);
+      }
+    };
+
+  const statOf = async (target: ResolvedPath): Promise<StatResult> => {
+    const info = await stat(target.absolute);
+    const entry = entryOf(baseName(target.relative), info);
+    if (!entry) throw new FerryError("PathNotFound");
+    return { ...entry, path: target.relative };
+  };
+
+  const beginWrite = async (rel: string, opts: WriteOptions = {}): Promise<Writer> => {
+    const target = await locate(rel);
+    checkNewName(target.relative);
+    const overwrite = opts.overwrite === true;
+    const maxBytes = opts.maxBytes ?? Number.POSITIVE_INFINITY;
+    // Early refusals save an upload that could never be committed; commit checks again.
+    await checkParent(target.relative);
+    const existing = await lstatOrNull(target.absolute);
+    if (existing && !overwrite) throw new FerryError("PathExists");
+    if (existing?.isDirectory()) throw new FerryError("PathIsNotFile");
+
+    await ensureStaging();
+    const name = stagedName("upload");
+    const temp = path.join(staging, name);
+    let handle: FileHandle;
+    try {
+      handle = await open(temp, "wx", 0o600);
+    } catch (err) {
+      active.delete(name);
+      throw err;
+    }
+    let written = 0;
+    let state: "open" | "committing" | "done" = "open";
+    let failure: FerryError | null = null;
+
+    const writeAll = async (chunks: Buffer[]) => {
+      const size = chunks.reduce((n, c) => n + c.length, 0);
+      if (written + size > maxBytes) throw new FerryError("QuotaExceeded");
+      let pending = chunks;
+      while (pending.length > 0) {
+        const { bytesWritten } = await handle.writev(pending);
+        let skip = bytesWritten;
+        const rest: Buffer[] = [];
+        for (const chunk of pending) {
+          if (skip >= chunk.length) skip -= chunk.length;
+          else {
+            rest.push(skip > 0 ? chunk.subarray(skip) : chunk);
+            skip = 0;
+          }
+        }
+        pending = rest;
+        written += bytesWritten;
+      }
+    };
+
+    /** Remembers the first failure before the stream reports it, so write() and commit() agree on it. */
+    const settle = (work: Promise<void>, callback: (err?: Error | null) => void) => {
+      work.then(
+        () => callback(),
+        (err: unknown) => {
+          failure ??= storageError(err);
+          callback(failure);
+        },
+      );
+    };
+    const sink = new Writable({
+      highWaterMark: STREAM_BUFFER,
+      write(chunk: Buffer, _encoding, callback) {
+        settle(writeAll([chunk]), callback);
+      },
+      writev(items, callback) {
+        settle(writeAll(items.map((i) => i.chunk as Buffer)), callback);
+      },
+    });
+
+    let committed = false;
+    let aborting: Promise<void> | null = null;
+    /** One clean-up however many callers ask for it (the stream's error handler, commit, the caller). */
+    const abort = (): Promise<void> => {
+      if (committed) return Promise.resolve();
+      aborting ??= (async () => {
+        state = "done";
+        sink.destroy();
+        await handle.close().catch(() => undefined);
+        await rm(temp, { force: true }).catch(() => undefined);
+        active.delete(name);
+      })();
+      return aborting;
+    };
+
+    sink.on("error", (err) => {
+      failure ??= storageError(err);
+      // A failed upload keeps nothing: disk full or over quota, the temporary data goes at once.
+      if (state === "open") void abort();
+    });
+
+    const writer: Writer = {
+      path: target.relative,
+      get bytesWritten() {
+        return written;
+      },
+      stream: sink,
+      write(chunk) {
+        if (failure) return Promise.reject(failure);
+        if (state !== "open" || sink.writableEnded) return Promise.reject(new FerryError("InvalidOperation"));
+        return new Promise<void>((resolve, reject) => {
+          sink.write(chunk, (err) => (err ? reject(failure ?? storageError(err)) : resolve()));
+        });
+      },
+      async commit() {
+        if (failure) {
+          await abort();
+          throw failure;
+        }
+        if (state !== "open") throw new FerryError("InvalidOperation");
+        state = "committing";
+        try {
+          if (sink.destroyed && !sink.writableFinished) throw new FerryError("InvalidOperation");
+          if (!sink.writableEnded) sink.end();
+          await finished(sink);
+          if (failure) throw failure;
+          await handle.sync();
+          await handle.close();
+          await place(temp, target, true, overwrite);
+          committed = true;
+          state = "done";
+          active.delete(name);
+          return await statOf(target);
+        } catch (err) {
+          const mapped = failure ?? storageError(err);
+          await abort();
+          throw mapped;
+        }
+      },
+      abort,
+    };
+    return writer;
+  };
+
+  return {
+    stat: guard(async (rel: string) => statOf(await locate(rel))),
+
+    list: guard(async (dirRel: string) => {
+      const dir = await locate(dirRel);
+      const dirents = await readdir(dir.absolute, { withFileTypes: true });
+      const entries = await mapLimit(dirents, PARALLEL, async (d): Promise<Entry | null> => {
+        if (isReservedName(d.name)) return null;
+        const full = path.join(dir.absolute, d.name);
+        try {
+          if (d.isSymbolicLink()) {
+            await assertNoSymlinkEscape(base, full);
+            return entryOf(d.name, await stat(full));
+          }
+          return entryOf(d.name, await lstat(full));
+        } catch {
+          return null; // gone meanwhile, or a link leading out of the root: not shown
+        }
+      });
+      return entries.filter((e): e is Entry => e !== null).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    }),
+
+    mkdir: guard(async (rel: string, opts: { recursive?: boolean } = {}) => {
+      const target = await locate(rel);
+      if (target.relative === "/") {
+        if (opts.recursive) return;
+        throw new FerryError("PathExists");
+      }
+      if (!opts.recursive) {
+        checkNewName(target.relative);
+        await mkdir(target.absolute);
+        return;
+      }
+      // Every folder this may create must carry a valid name.
+      let partial = "/";
+      for (const segment of target.relative.split("/").filter(Boolean)) partial = joinName(partial, segment);
+      try {
+        await mkdir(target.absolute, { recursive: true });
+      } catch (err) {
+        if (isErrno(err, "EEXIST")) throw new FerryError("PathIsFile");
+        throw err;
+      }
+      if (!(await stat(target.absolute)).isDirectory()) throw new FerryError("PathIsFile");
+    }),
+
+    rename: guard(async (fromRel: string, toRel: string, opts: OverwriteOption = {}) => {
+      const from = await locate(fromRel);
+      const to = await locate(toRel);
+      if (from.relative === "/") throw new FerryError("InvalidOperation");
+      checkNewName(to.relative);
+      if (from.relative === to.relative) {
+        await lstat(from.absolute);
+        return;
+      }
+      if (isInside(from.absolute, to.absolute)) throw new FerryError("InvalidOperation");
+      const source = await stat(from.absolute);
+      await checkParent(to.relative);
+      const existing = await lstatOrNull(to.absolute);
+      if (existing && !opts.overwrite) throw new FerryError("PathExists");
+      if (existing) checkTypes(source, existing);
+      await place(from.absolute, to, !source.isDirectory(), opts.overwrite === true);
+    }),
+
+    copy: guard(async (fromRel: string, toRel: string, opts: OverwriteOption = {}) => {
+      const from = await locate(fromRel);
+      const to = await locate(toRel);
+      if (from.relative === "/") throw new FerryError("InvalidOperation");
+      checkNewName(to.relative);
+      if (isInside(from.absolute, to.absolute)) throw new FerryError("InvalidOperation");
+      const source = await stat(from.absolute);
+      if (!entryOf("", source)) throw new FerryError("PathNotFound");
+      await checkParent(to.relative);
+      const existing = await lstatOrNull(to.absolute);
+      if (existing && !opts.overwrite) throw new FerryError("PathExists");
+      if (existing) checkTypes(source, existing);
+
+      await ensureStaging();
+      const name = stagedName("copy");
+      const staged = path.join(staging, name);
+      try {
+        if (source.isDirectory()) await copyTree(from.absolute, staged);
+        else {
+          await copyFile(from.absolute, staged, constants.COPYFILE_FICLONE);
+          await syncFile(staged);
+        }
+        await place(staged, to, !source.isDirectory(), opts.overwrite === true);
+      } finally {
+        await rm(staged, { recursive: true, force: true }).catch(() => undefined);
+        active.delete(name);
+      }
+    }),
+
+    remove: guard(async (rel: string) => {
+      const target = await locate(rel);
+      if (target.relative === "/") throw new FerryError("InvalidOperation");
+      await lstat(target.absolute);
+      await discard(target.absolute);
+    }),
+
+    createReadStream: guard(async (rel: string, range: ReadRange = {}): Promise<Readable> => {
+      checkRange(range);
+      const target = await locate(rel);
+      // Check the type on the opened handle, not the path, so a swap in between cannot change what we read.
+      const handle = await open(target.absolute, constants.O_RDONLY);
+      try {
+        const info = await handle.stat();
+        if (info.isDirectory()) throw new FerryError("PathIsNotFile");
+        if (!info.isFile()) throw new FerryError("PathNotFound");
+      } catch (err) {
+        await handle.close();
+        throw err;
+      }
+      return handle.createReadStream({ start: range.start, end: range.end, highWaterMark: STREAM_BUFFER, autoClose: true });
+    }),
+
+    usage: guard(async (dirRel: string) => {
+      const target = await locate(dirRel);
+      const info = await stat(target.absolute);
+      if (info.isFile()) return { size: info.size, files: 1, folders: 0 };
+      if (!info.isDirectory()) throw new FerryError("PathNotFound");
+      const totals: Usage = { size: 0, files: 0, folders: 0 };
+      await walk(target.absolute, totals);
+      return totals;
+    }),
+
+    beginWrite: guard(beginWrite),
+
+    cleanupStale: guard(async (olderThanMs: number) => {
+      let names: string[];
+      try {
+        names = await readdir(staging);
+      } catch (err) {
+        if (isErrno(err, "ENOENT")) return 0;
+        throw err;
+      }
+      const cutoff = now() - olderThanMs;
+      let removed = 0;
+      for (const name of names) {
+        if (active.has(name)) continue;
+        const info = await lstatOrNull(path.join(staging, name));
+        if (!info || info.mtimeMs > cutoff) continue;
+        await rm(path.join(staging, name), { recursive: true, force: true });
+        removed++;
+      }
+      return removed;
+    }),
+  };
+}

@@ -1,0 +1,131 @@
+import type { Readable, Writable } from "node:stream";
+import { FerryError } from "../errors";
+
+/**
+ * Where a space's files live. The local-directory driver (local.ts) is the only one today; object
+ * storage comes later, so the interface speaks in relative paths and streams and never promises
+ * that a path is a local file. Every method resolves its paths through resolveUserPath
+ * (paths.ts) itself, so no caller can skip the confinement. See docs/storage.md.
+ */
+
+export type EntryType = "file" | "folder";
+
+export interface Entry {
+  name: string;
+  type: EntryType;
+  /** Bytes for a file; 0 for a folder (see usage() for a folder's content). */
+  size: number;
+  /** Last modification, unix seconds. */
+  mtime: number;
+}
+
+export interface StatResult extends Entry {
+  /** The normalised relative path ("/" for the root, whose name is ""). */
+  path: string;
+}
+
+export interface Usage {
+  /** Bytes held in files below the path (the path itself when it is a file). */
+  size: number;
+  files: number;
+  /** Folders below the path, not counting the path itself. */
+  folders: number;
+}
+
+export interface OverwriteOption {
+  /**
+   * Replace an existing target of the same type (a folder target is replaced as a whole, not
+   * merged). Without it an existing target fails with PathExists.
+   */
+  overwrite?: boolean;
+}
+
+/** Inclusive byte offsets, as in an HTTP Range header and fs.createReadStream. */
+export interface ReadRange {
+  start?: number;
+  end?: number;
+}
+
+export interface WriteOptions extends OverwriteOption {
+  /** Refuse with QuotaExceeded (and drop the temporary data) once more bytes than this arrive. */
+  maxBytes?: number;
+}
+
+/**
+ * An upload in progress. Bytes go to temporary data outside the visible tree; the final path
+ * appears only at commit(), complete, or never.
+ */
+export interface Writer {
+  /** The normalised final relative path. */
+  readonly path: string;
+  readonly bytesWritten: number;
+  /**
+   * A writable for `pipeline(source, writer.stream)`. Ending it does not commit; call commit()
+   * afterwards.
+   */
+  readonly stream: Writable;
+  /** Writes one chunk, honouring back-pressure. */
+  write(chunk: Uint8Array): Promise<void>;
+  /**
+   * Makes the data durable and moves it to the final path atomically; refuses with PathExists
+   * when the target exists and the writer was not opened with overwrite (the temporary data is
+   * then dropped). Parents of the final path must exist (PathNotFound otherwise).
+   */
+  commit(): Promise<StatResult>;
+  /** Drops the temporary data. Safe to call at any time, also after a failure; idempotent. */
+  abort(): Promise<void>;
+}
+
+export interface Storage {
+  stat(rel: string): Promise<StatResult>;
+  /** The entries of a folder, by name; never the staging area, never anything that is not a file or folder. */
+  list(dirRel: string): Promise<Entry[]>;
+  /** Creates a folder; its parent must exist unless `recursive`. An existing path fails with PathExists (unless `recursive` and it is a folder). */
+  mkdir(rel: string, options?: { recursive?: boolean }): Promise<void>;
+  rename(fromRel: string, toRel: string, options?: OverwriteOption): Promise<void>;
+  /** Copies a file or a folder tree; the target appears only when the copy is complete. */
+  copy(fromRel: string, toRel: string, options?: OverwriteOption): Promise<void>;
+  /** Removes a file or a folder tree; the path disappears at once, the bytes follow. */
+  remove(rel: string): Promise<void>;
+  /** The bytes of a file, or of an inclusive range of it, as a stream with 1 MiB chunks. */
+  createReadStream(rel: string, range?: ReadRange): Promise<Readable>;
+  usage(dirRel: string): Promise<Usage>;
+  beginWrite(rel: string, options?: WriteOptions): Promise<Writer>;
+  /** Removes temporary data older than `olderThanMs` left by a crash or a lost client; returns how many entries went. */
+  cleanupStale(olderThanMs: number): Promise<number>;
+}
+
+/** Stream buffer size for reads and writes (STACK.md: 1 MiB buffers are ~1.5× faster than defaults). */
+export const STREAM_BUFFER = 1024 * 1024;
+
+const ERRNO_NAMES = {
+  ENOENT: "PathNotFound",
+  EEXIST: "PathExists",
+  ENOTEMPTY: "PathExists",
+  ENOTDIR: "PathIsFile",
+  EISDIR: "PathIsNotFile",
+  ENOSPC: "DiskFull",
+  EDQUOT: "DiskFull",
+  ENAMETOOLONG: "InvalidPath",
+  ELOOP: "InvalidPath",
+  EINVAL: "InvalidOperation",
+  EXDEV: "UnsupportedOperation",
+  EACCES: "FileSystemError",
+  EPERM: "FileSystemError",
+  EROFS: "FileSystemError",
+  EIO: "FileSystemError",
+} as const;
+
+/**
+ * The catalogue error for a file-system failure. A FerryError passes through; an unknown error
+ * becomes FileSystemError. The original error rides along as `cause` for the log, never in the
+ * response (it holds absolute paths).
+ */
+export function storageError(err: unknown): FerryError {
+  if (err instanceof FerryError) return err;
+  const code = typeof err === "object" && err !== null ? (err as NodeJS.ErrnoException).code : undefined;
+  const name = code && code in ERRNO_NAMES ? ERRNO_NAMES[code as keyof typeof ERRNO_NAMES] : "FileSystemError";
+  const mapped = new FerryError(name);
+  mapped.cause = err;
+  return mapped;
+}
