@@ -14,6 +14,19 @@ export const siteSettings = z.object({
 });
 export type SiteSettings = z.infer<typeof siteSettings>;
 
+/** The spec's branding defaults (primary FD5C1F, background F7F7F7, position 5, product names). */
+export const SITE_DEFAULTS: SiteSettings = {
+  primaryColor: "#FD5C1F",
+  backgroundColor: "#F7F7F7",
+  position: 5,
+  productNameZH: "飞渡",
+  productNameEN: "Ferry",
+  companyLink: "",
+  companyLinkEN: "",
+  urlName: "ferry",
+  clientText: "",
+};
+
 /** Server switches and limits the clients read from /api/service/info. */
 export const transferSettings = z.object({
   host: z.string().max(255),

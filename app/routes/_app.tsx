@@ -1,4 +1,4 @@
-import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, type LoaderFunctionArgs } from "@remix-run/node";
 import { Outlet, useLoaderData, useMatches } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { SessionTimers } from "~/components/session-timers";
@@ -6,13 +6,10 @@ import { SideMenu } from "~/components/shell/side-menu";
 import { TopBar } from "~/components/shell/top-bar";
 import { useRootData } from "~/root";
 import { requireUser } from "~/utils/session.server";
-import { productName } from "~/utils/site";
+import { productName, productTitleMeta } from "~/utils/site";
 import type { UserInfo } from "../../contract/users";
 
-export const meta: MetaFunction = ({ matches }) => {
-  const root = matches.find((m) => m.id === "root")?.data as { site?: { raysyncEN: string; raysyncZH: string }; lang?: string } | undefined;
-  return [{ title: root?.site ? (root.lang === "zh" ? root.site.raysyncZH : root.site.raysyncEN) : "Ferry" }];
-};
+export const meta = productTitleMeta;
 
 /** Every signed-in page: the session, the user and the unread count for the bell. */
 export async function loader({ request }: LoaderFunctionArgs) {

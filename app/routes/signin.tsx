@@ -1,6 +1,6 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { type ActionFunctionArgs, data, type LoaderFunctionArgs, type MetaFunction, redirect } from "@remix-run/node";
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
 import { Form, useActionData, useNavigation, useSearchParams, useSubmit } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
@@ -17,7 +17,7 @@ import { assertSameSite } from "~/utils/csrf.server";
 import { engineFetch, EngineError } from "~/utils/engine.server";
 import { safeRedirect } from "~/utils/redirect";
 import { commitSession, getSession, readEngine, setPendingReset, startSession, type EngineSession } from "~/utils/session.server";
-import { productName } from "~/utils/site";
+import { productName, productTitleMeta } from "~/utils/site";
 import { EMAIL_PATTERN } from "../../contract/validation";
 
 const schema = z.object({
@@ -29,10 +29,7 @@ const schema = z.object({
 /** The sign-in page debounces submission by 500 ms when JavaScript runs (spec section 9). */
 export const SIGNIN_DEBOUNCE_MS = 500;
 
-export const meta: MetaFunction = ({ matches }) => {
-  const root = matches.find((m) => m.id === "root")?.data as { site?: { raysyncEN: string; raysyncZH: string }; lang?: string } | undefined;
-  return [{ title: root?.site ? (root.lang === "zh" ? root.site.raysyncZH : root.site.raysyncEN) : "Ferry" }];
-};
+export const meta = productTitleMeta;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const session = await getSession(request);

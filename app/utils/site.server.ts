@@ -1,26 +1,27 @@
+import { SITE_DEFAULTS } from "../../contract/settings";
 import type { SiteInfo } from "../../contract/site";
 import { engineFetch } from "./engine.server";
 
-/** The spec's defaults, used while the engine cannot answer. */
+/** The spec's defaults, used while the engine cannot answer (the engine starts from the same). */
 export const DEFAULT_SITE: SiteInfo = {
-  primaryColor: "#FD5C1F",
+  primaryColor: SITE_DEFAULTS.primaryColor,
   soft_version: "free",
   is_icon_change: 0,
   is_logo_change: 0,
   is_bg_change: 0,
   logo: "",
   ico: "",
-  position: 5,
-  raysyncZH: "飞渡",
-  raysyncEN: "Ferry",
-  companyLink: "",
-  companyLinkEN: "",
-  urlName: "ferry",
+  position: SITE_DEFAULTS.position,
+  raysyncZH: SITE_DEFAULTS.productNameZH,
+  raysyncEN: SITE_DEFAULTS.productNameEN,
+  companyLink: SITE_DEFAULTS.companyLink,
+  companyLinkEN: SITE_DEFAULTS.companyLinkEN,
+  urlName: SITE_DEFAULTS.urlName,
   certSelect: 0,
-  backgroundColor: "#F7F7F7",
+  backgroundColor: SITE_DEFAULTS.backgroundColor,
   background: "",
   isEnVersion: false,
-  clientText: "",
+  clientText: SITE_DEFAULTS.clientText,
 };
 
 /** Site branding from GET /api/website/info; the defaults (and `online: false`) when the engine is down. */

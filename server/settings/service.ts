@@ -1,6 +1,6 @@
 import type * as z from "zod";
 import { type SecuritySettings, securitySettings } from "../../contract/admin";
-import { siteSettings, type SiteSettings, transferSettings, type TransferSettings } from "../../contract/settings";
+import { SITE_DEFAULTS, siteSettings, transferSettings, type TransferSettings } from "../../contract/settings";
 import { DEFAULT_WEAK_PASSWORDS } from "../../contract/validation";
 import type { Db } from "../db/connect";
 import { isUniqueViolation } from "../db/connect";
@@ -10,20 +10,7 @@ const groups = {
     schema: securitySettings,
     defaults: { lockTimes: 5, lockMinutes: 3, allowUserSetPassword: true, weakPasswords: DEFAULT_WEAK_PASSWORDS } satisfies SecuritySettings,
   },
-  site: {
-    schema: siteSettings,
-    defaults: {
-      primaryColor: "#FD5C1F",
-      backgroundColor: "#F7F7F7",
-      position: 5,
-      productNameZH: "飞渡",
-      productNameEN: "Ferry",
-      companyLink: "",
-      companyLinkEN: "",
-      urlName: "ferry",
-      clientText: "",
-    } satisfies SiteSettings,
-  },
+  site: { schema: siteSettings, defaults: SITE_DEFAULTS },
   transfer: {
     schema: transferSettings,
     defaults: {

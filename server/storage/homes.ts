@@ -1,38 +1,27 @@
-import { lstat, mkdir, readdir } from "node:fs/promises";
 import path from "node:path";
-import { isReservedName, resolveUserPath } from "./paths";
+import { FerryError } from "../errors";
+import { createLocalStorage } from "./local";
 
 /**
- * Home folders of users and groups inside the storage root. A home is resolved like any user path
- * (paths.ts), so it cannot leave the root nor name the staging area.
+ * Home folders of users and groups inside the storage root, through the Storage driver: a home is
+ * resolved like any user path, cannot leave the root, and its size leaves out uploads in progress.
  */
 export function createHomes(storageRoot: string) {
   const root = path.resolve(storageRoot);
-  const resolve = (home: string) => resolveUserPath(root, home).absolute;
+  const storage = createLocalStorage(root);
   return {
     root,
     async ensure(home: string) {
-      await mkdir(resolve(home), { recursive: true });
+      await storage.mkdir(home, { recursive: true });
     },
-    /** Bytes held under a home, without following symbolic links nor counting uploads in progress. */
+    /** Bytes held under a home; 0 when it does not exist (yet). */
     async sizeOf(home: string): Promise<number> {
-      let total = 0;
-      const walk = async (dir: string): Promise<void> => {
-        let entries;
-        try {
-          entries = await readdir(dir, { withFileTypes: true });
-        } catch {
-          return;
-        }
-        for (const entry of entries) {
-          if (isReservedName(entry.name)) continue;
-          const full = path.join(dir, entry.name);
-          if (entry.isDirectory()) await walk(full);
-          else if (entry.isFile()) total += (await lstat(full)).size;
-        }
-      };
-      await walk(resolve(home));
-      return total;
+      try {
+        return (await storage.usage(home)).size;
+      } catch (error) {
+        if (error instanceof FerryError && error.errorName === "PathNotFound") return 0;
+        throw error;
+      }
     },
   };
 }
