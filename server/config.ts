@@ -37,6 +37,20 @@ export const configSchema = z.object({
   FERRY_ACCESS_TOKEN_TTL: seconds.default(3600).describe("Access token lifetime in seconds."),
   FERRY_REFRESH_TOKEN_TTL: seconds.default(7 * 24 * 3600).describe("Refresh token lifetime in seconds."),
   FERRY_API_BODY_LIMIT: z.coerce.number().int().min(1024).default(1024 * 1024).describe("Largest accepted JSON body of the REST API, in bytes."),
+  FERRY_WEB_ORIGINS: z
+    .string()
+    .default("")
+    .describe("Comma-separated browser origins (scheme://host:port) allowed on the file server besides pages on its own host name."),
+  FERRY_PREVIEW: z
+    .enum(["edition", "on", "off"])
+    .default("edition")
+    .describe("Inline preview: edition (enterprise only, as the original), on (every edition) or off."),
+  FERRY_ACCEL_REDIRECT: z
+    .string()
+    .regex(/^(\/[^\s?#]*)?$/, "must be empty or an internal nginx location such as /ferry-storage")
+    .default("")
+    .describe("Behind nginx: hand download bytes to nginx with X-Accel-Redirect to this internal location mapped to <data dir>/storage."),
+  FERRY_DOWNLOAD_TICKET_TTL: seconds.default(300).describe("Lifetime of a signed download or preview URL, seconds."),
   FERRY_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info").describe("Log level."),
   FERRY_CONFIG: z.string().optional().describe("Optional JSON file with any of these keys; the environment wins."),
 });
@@ -61,6 +75,10 @@ export interface Config {
   refreshTokenTtl: number;
   apiBodyLimit: number;
   logLevel: RawConfig["FERRY_LOG_LEVEL"];
+  webOrigins: string[];
+  preview: RawConfig["FERRY_PREVIEW"];
+  accelRedirect: string;
+  downloadTicketTtl: number;
 }
 
 export class ConfigError extends Error {}
@@ -103,5 +121,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     refreshTokenTtl: c.FERRY_REFRESH_TOKEN_TTL,
     apiBodyLimit: c.FERRY_API_BODY_LIMIT,
     logLevel: c.FERRY_LOG_LEVEL,
+    webOrigins: c.FERRY_WEB_ORIGINS.split(",").map((s) => s.trim().replace(/\/$/, "")).filter(Boolean),
+    preview: c.FERRY_PREVIEW,
+    accelRedirect: c.FERRY_ACCEL_REDIRECT.replace(/\/$/, ""),
+    downloadTicketTtl: c.FERRY_DOWNLOAD_TICKET_TTL,
   };
 }

@@ -23,6 +23,9 @@ import { noticeRoutes } from "./notices/routes";
 import { createSettings, type Settings } from "./settings/service";
 import { siteRoutes } from "./site/routes";
 import { createHomes } from "./storage/homes";
+import { createSpaces, type Spaces } from "./files/spaces";
+import { type FileServer, startFileServer } from "./fileserver/server";
+import { type CommandHandlers, handleSocket } from "./fileserver/socket";
 
 export const ADMIN_ACCOUNT = "admin";
 
@@ -34,6 +37,7 @@ export interface Services {
   tokens: Tokens;
   accounts: Accounts;
   notices: Notices;
+  spaces: Spaces;
 }
 
 /** Opens the database and wires the services; shared by the engine and the operator CLI. */
@@ -41,10 +45,12 @@ export async function openServices(config: Config, clock: Clock = systemClock): 
   const db = await openDatabase(config.databaseUrl);
   const settings = createSettings(db);
   const tokens = createTokens(db, clock, { access: config.accessTokenTtl, refresh: config.refreshTokenTtl });
-  const homes = createHomes(path.join(config.dataDir, "storage"));
+  const storageRoot = path.join(config.dataDir, "storage");
+  const homes = createHomes(storageRoot);
   const accounts = createAccounts({ db, clock, tokens, settings, homes });
   const notices = createNotices(db, clock);
-  return { config, clock, db, settings, tokens, accounts, notices };
+  const spaces = createSpaces(db, path.resolve(storageRoot));
+  return { config, clock, db, settings, tokens, accounts, notices, spaces };
 }
 
 /** A password that passes every rule: 16 characters from all four classes. */
@@ -86,6 +92,8 @@ export interface Engine {
   services: Services;
   api: FastifyInstance;
   apiUrl: string;
+  /** The file server (WebSocket commands, uploads, downloads), docs/file-server.md. */
+  fileServer: FileServer;
   /** Set when this start created the administrator. */
   initialAdminPassword: string | null;
   stop(): Promise<void>;
@@ -122,12 +130,26 @@ export async function startEngine(config: Config, clock: Clock = systemClock): P
     });
     installerRoutes(api, { installers: createInstallers(config.installersDir), tokens: services.tokens });
     const address = await api.listen({ host: config.host, port: config.apiPort });
+    const commands: CommandHandlers = {};
+    const fileServer = await startFileServer({
+      host: config.host,
+      port: config.filePort,
+      allowedOrigins: config.webOrigins,
+      handlers: [],
+      onSocket: (socket, req) => handleSocket(socket, req, { tokens: services.tokens, handlers: commands, log: api.log }),
+      log: api.log,
+    }).catch(async (error: unknown) => {
+      await api.close();
+      throw error;
+    });
     return {
       services,
       api,
       apiUrl: address.replace("0.0.0.0", "127.0.0.1").replace("[::]", "127.0.0.1"),
+      fileServer,
       initialAdminPassword,
       async stop() {
+        await fileServer.close();
         await api.close();
         await services.db.close();
       },

@@ -37,6 +37,8 @@ export interface CallOptions {
 
 export interface TestEngine {
   url: string;
+  /** The file server's base URL (http://127.0.0.1:<port>); its socket is at /ws. */
+  fileUrl: string;
   clock: TestClock;
   engine: Engine;
   dataDir: string;
@@ -47,7 +49,8 @@ export interface TestEngine {
   tokenFor(account: string, password: string): Promise<string>;
   /** The administrator's access token, after the forced first change of password. */
   adminToken(): Promise<string>;
-  createUser(account: string, options?: Record<string, unknown>): Promise<{ id: number; account: string; password: string; token: string }>;
+  /** Creates a user (admin API) and signs it in: its access token and its file-server (websocket) token. */
+  createUser(account: string, options?: Record<string, unknown>): Promise<{ id: number; account: string; password: string; token: string; socketToken: string }>;
   stop(): Promise<void>;
 }
 
@@ -61,6 +64,7 @@ export async function startTestEngine(env: Record<string, string> = {}): Promise
     DATABASE_URL: database.url,
     FERRY_HOST: "127.0.0.1",
     FERRY_API_PORT: "0",
+    FERRY_FILE_PORT: "0",
     FERRY_ADMIN_PASSWORD: ADMIN_INITIAL_PASSWORD,
     FERRY_HASHID_SALT: SALT,
     FERRY_LOG_LEVEL: "silent",
@@ -91,6 +95,7 @@ export async function startTestEngine(env: Record<string, string> = {}): Promise
 
   const t: TestEngine = {
     url,
+    fileUrl: engine.fileServer.url,
     clock,
     engine,
     dataDir,
@@ -118,8 +123,10 @@ export async function startTestEngine(env: Record<string, string> = {}): Promise
         body: { account, password, needUpdatePwd: false, ...options },
       });
       if (created.body.code !== 200) throw new Error(`create ${account} failed: ${JSON.stringify(created.body)}`);
-      const token = await tokenFor(account, password);
-      return { id: (created.body.data as { id: number }).id, account, password, token };
+      const signedIn = await login(account, password);
+      if (signedIn.body.code !== 200) throw new Error(`login ${account} failed: ${JSON.stringify(signedIn.body)}`);
+      const { token, websocket_token: socketToken } = signedIn.body.data as { token: string; websocket_token: string };
+      return { id: (created.body.data as { id: number }).id, account, password, token, socketToken };
     },
     async stop() {
       await engine.stop();

@@ -1,0 +1,156 @@
+import * as z from "zod";
+
+/**
+ * The file server's contract (docs/file-server.md): WebSocket commands, upload metadata, download
+ * tickets. Shared by the engine (validation) and the web client (the socket module, the dialogs).
+ * Paths are user paths inside a space ("/", "/docs/a.txt"); the engine confines them
+ * (server/storage/paths.ts). groupId 0 is the personal space; any other id is a group space.
+ */
+
+export const FILE_TYPES = ["File", "Folder", "VirtualFolder"] as const;
+export type FileType = (typeof FILE_TYPES)[number];
+
+/** One row of a listing (spec section 3, file entry). */
+export const fileEntry = z.object({
+  name: z.string(),
+  file_type: z.enum(FILE_TYPES),
+  size: z.number().int().describe("Bytes; 0 for a folder."),
+  time: z.number().int().describe("Modification time, unix seconds."),
+});
+export type FileEntry = z.infer<typeof fileEntry>;
+
+/** Spec section 3, file attributes; `hash` is Ferry's (BLAKE3 of a single file, when known). */
+export const fileAttributes = z.object({
+  file_size: z.number().int(),
+  file_count: z.number().int(),
+  folder_count: z.number().int(),
+  write_time: z.number().int(),
+  path: z.string(),
+  hash: z.string().nullable(),
+});
+export type FileAttributes = z.infer<typeof fileAttributes>;
+
+/** Content hash algorithm of uploads and attributes: BLAKE3-256, lowercase hex. */
+export const HASH_ALGORITHM = "blake3";
+export const hashHex = z.string().regex(/^[0-9a-f]{64}$/, "64 lowercase hex digits");
+
+const groupId = z.number().int().min(0).describe("0: personal space; otherwise a group the user belongs to.");
+const userPath = z.string().max(4096);
+const name = z.string().min(1).max(255);
+
+/** Every WebSocket command: its arguments. Replies are envelopes (see socketReply). */
+export const socketCommands = {
+  /** First message on a socket: the 128-character websocket token of the sign-in. */
+  login: z.object({ token: z.string().max(256) }),
+  list: z.object({ groupId, path: userPath }),
+  mkdir: z.object({ groupId, path: userPath.describe("Parent folder."), name }),
+  rename: z.object({ groupId, path: userPath.describe("The item to rename."), newName: name }),
+  /** Which of `names` already exist in folder `target` (before a move or copy). */
+  exists: z.object({ groupId, target: userPath, names: z.array(name).max(10_000) }),
+  move: z.object({ groupId, paths: z.array(userPath).min(1).max(10_000), target: userPath.describe("Destination folder."), overwrite: z.boolean().default(false) }),
+  copy: z.object({ groupId, paths: z.array(userPath).min(1).max(10_000), target: userPath.describe("Destination folder."), overwrite: z.boolean().default(false) }),
+  remove: z.object({ groupId, paths: z.array(userPath).min(1).max(10_000) }),
+  attributes: z.object({ groupId, paths: z.array(userPath).min(1).max(10_000) }),
+  /** Sub-folders of `path`, for the folder tree of the move/copy dialog. */
+  tree: z.object({ groupId, path: userPath }),
+  search: z.object({ groupId, path: userPath, keyword: z.string().min(1).max(255), limit: z.number().int().min(1).max(1000).default(200) }),
+  /** A short-lived signed URL that downloads one file, or several items / a folder as one zip. */
+  download: z.object({ groupId, paths: z.array(userPath).min(1).max(10_000) }),
+  /** A short-lived signed URL that shows an image or PDF inline (Download permission; edition rule). */
+  preview: z.object({ groupId, path: userPath }),
+  /** Finishes a tus upload whose bytes have all arrived: checks the hash, places the file. */
+  commit: z.object({ uploadId: z.string().min(1).max(200), hash: hashHex }),
+} as const;
+export type SocketCommand = keyof typeof socketCommands;
+export type SocketArgs<C extends SocketCommand> = z.input<(typeof socketCommands)[C]>;
+
+/** Client → server. `id` pairs the reply with its request. */
+export const socketRequest = z.object({ id: z.number().int().min(0), cmd: z.string().max(32), args: z.unknown() });
+export type SocketRequest = z.infer<typeof socketRequest>;
+
+/** Server → client: the REST envelope plus the request's id. */
+export interface SocketReply<T = unknown> {
+  id: number;
+  code: number;
+  value: string;
+  result: boolean;
+  message: string;
+  data: T;
+}
+
+/** Reply data per command. */
+export interface SocketResults {
+  login: { account: string; userId: number };
+  list: { path: string; entries: FileEntry[] };
+  mkdir: { path: string };
+  rename: { path: string };
+  exists: { existing: string[] };
+  /** Items that failed carry their code; the rest are done. */
+  move: { done: string[]; failed: { path: string; code: number }[] };
+  copy: { done: string[]; failed: { path: string; code: number }[] };
+  remove: { done: string[]; failed: { path: string; code: number }[] };
+  attributes: FileAttributes;
+  tree: { path: string; folders: { name: string; path: string }[] };
+  search: { entries: (FileEntry & { path: string })[]; truncated: boolean };
+  download: { url: string; name: string };
+  preview: { url: string; mediaType: string };
+  commit: { path: string; size: number; hash: string };
+}
+
+/** Largest WebSocket message the server accepts (a command is small; 10,000 paths fit). */
+export const SOCKET_MAX_MESSAGE = 8 * 1024 * 1024;
+
+/** The file server's HTTP paths. */
+export const FILE_SERVER_PATHS = {
+  socket: "/ws",
+  /** tus 1.0 endpoint (creation, creation-with-upload, termination). */
+  uploads: "/uploads/",
+  downloads: "/download/",
+  previews: "/preview/",
+  health: "/health",
+} as const;
+
+/**
+ * tus Upload-Metadata keys of a Ferry upload. `path` is the final path of the file (folder uploads
+ * send each file's path with its sub-folders; missing folders are created at commit). `overwrite`
+ * "1" replaces an existing file.
+ */
+export const uploadMetadata = z.object({
+  groupId: z.coerce.number().int().min(0),
+  path: userPath.min(1),
+  overwrite: z.enum(["0", "1"]).default("0"),
+  filetype: z.string().max(255).optional(),
+});
+export type UploadMetadata = z.infer<typeof uploadMetadata>;
+
+/** Media types shown inline by preview (spec section 3); anything else is not previewable. */
+export const PREVIEW_MEDIA_TYPES: Record<string, string> = {
+  pdf: "application/pdf",
+  svg: "image/svg+xml",
+  ico: "image/x-icon",
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  gif: "image/gif",
+  bmp: "image/bmp",
+};
+
+export type PreviewKind = "Cad" | "Image" | "Office" | "Video" | "Pdf" | "Unknown";
+const PREVIEW_KINDS: [PreviewKind, string[]][] = [
+  ["Cad", ["dwg", "ocf"]],
+  ["Image", ["png", "ico", "svg", "jpg", "jpeg", "bmp", "gif"]],
+  ["Office", ["doc", "docx", "ppt", "pptx", "xls", "xlsx", "csv"]],
+  ["Video", ["mp4", "avi", "mov", "mpg"]],
+  ["Pdf", ["pdf"]],
+];
+
+export function extensionOf(fileName: string): string {
+  const dot = fileName.lastIndexOf(".");
+  return dot > 0 ? fileName.slice(dot + 1).toLowerCase() : "";
+}
+
+/** Spec section 3, preview types by extension. */
+export function previewKind(fileName: string): PreviewKind {
+  const ext = extensionOf(fileName);
+  return PREVIEW_KINDS.find(([, exts]) => exts.includes(ext))?.[0] ?? "Unknown";
+}

@@ -1,0 +1,108 @@
+import type { IncomingMessage } from "node:http";
+import type { FastifyBaseLogger as Logger } from "fastify";
+import type { WebSocket } from "ws";
+import type * as z from "zod";
+import { langFromHeader, type Lang } from "../../contract/envelope";
+import { ErrorCode, errorByCode, formatErrorMessage } from "../../contract/errors";
+import { type SocketCommand, type SocketReply, type SocketResults, socketCommands, socketRequest } from "../../contract/files";
+import type { AuthUser, Tokens } from "../auth/tokens";
+import { FerryError } from "../errors";
+
+/**
+ * One WebSocket connection of the file server (docs/file-server.md, "Commands"). The first command
+ * must be `login` with the sign-in's websocket token; every later command re-checks that token, so
+ * a logout, a password change or a lock ends the socket's rights at once. Commands run one at a
+ * time per socket in arrival order; each gets exactly one reply carrying its id.
+ */
+
+export interface SocketSession {
+  user: AuthUser;
+  sessionId: string;
+  lang: Lang;
+}
+
+type Args<C extends SocketCommand> = z.output<(typeof socketCommands)[C]>;
+export type CommandHandler<C extends Exclude<SocketCommand, "login">> = (session: SocketSession, args: Args<C>) => Promise<SocketResults[C]>;
+export type CommandHandlers = { [C in Exclude<SocketCommand, "login">]?: CommandHandler<C> };
+
+export interface SocketDeps {
+  tokens: Tokens;
+  handlers: CommandHandlers;
+  log: Logger;
+}
+
+function reply<T>(id: number, code: number, lang: Lang, data: T | null = null, vars?: Record<string, string | number>): SocketReply<T | null> {
+  const def = errorByCode(code) ?? errorByCode(ErrorCode.UnknownException)!;
+  return { id, code: def.code, value: def.value, result: def.code === 200, message: formatErrorMessage(def, lang, vars), data };
+}
+
+function validationError(error: z.ZodError, input: unknown): FerryError {
+  const first = error.issues[0];
+  const missing = first?.code === "invalid_type" && first.path.reduce<unknown>((v, k) => (v == null ? undefined : (v as Record<PropertyKey, unknown>)[k]), input) === undefined;
+  return new FerryError(missing ? "BadRequired" : "ParameterError", { issues: error.issues.slice(0, 20).map((i) => ({ path: i.path.join("."), message: i.message })) });
+}
+
+export function handleSocket(socket: WebSocket, req: IncomingMessage, deps: SocketDeps): void {
+  const lang = langFromHeader(req.headers["accept-language"]);
+  let token: string | null = null;
+  let queue: Promise<void> = Promise.resolve();
+
+  const send = (message: SocketReply<unknown>) => {
+    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+  };
+
+  async function run(raw: string): Promise<void> {
+    let id = 0;
+    try {
+      let parsedJson: unknown;
+      try {
+        parsedJson = JSON.parse(raw);
+      } catch {
+        throw new FerryError("ParameterError", { reason: "not JSON" });
+      }
+      const request = socketRequest.safeParse(parsedJson);
+      if (!request.success) throw validationError(request.error, parsedJson);
+      id = request.data.id;
+      const cmd = request.data.cmd as SocketCommand;
+      if (!Object.prototype.hasOwnProperty.call(socketCommands, cmd)) throw new FerryError("RouteNotFound", { cmd: request.data.cmd });
+      const args = socketCommands[cmd].safeParse(request.data.args ?? {});
+      if (!args.success) throw validationError(args.error, request.data.args);
+
+      if (cmd === "login") {
+        const auth = await deps.tokens.authenticateSocket((args.data as Args<"login">).token);
+        if (!auth) throw new FerryError("InvalidToken");
+        token = (args.data as Args<"login">).token;
+        send(reply(id, 200, lang, { account: auth.user.account, userId: auth.user.id }));
+        return;
+      }
+      if (!token) throw new FerryError("NotLoggedIn");
+      const auth = await deps.tokens.authenticateSocket(token);
+      if (!auth) {
+        send(reply(id, ErrorCode.InvalidToken, lang));
+        socket.close(4001, "invalid token");
+        return;
+      }
+      const handler = deps.handlers[cmd] as CommandHandler<typeof cmd> | undefined;
+      if (!handler) throw new FerryError("FeatureNotSupported", { cmd });
+      const data = await handler({ user: auth.user, sessionId: auth.sessionId, lang }, args.data as never);
+      send(reply(id, 200, lang, data));
+    } catch (error) {
+      if (error instanceof FerryError) {
+        send(reply(id, error.code, lang, error.data, error.vars));
+        return;
+      }
+      deps.log.error({ err: error }, "file server command failed");
+      send(reply(id, ErrorCode.UnknownException, lang));
+    }
+  }
+
+  socket.on("message", (data, isBinary) => {
+    if (isBinary) {
+      send(reply(0, ErrorCode.ParameterError, lang, { reason: "binary frames are not commands" }));
+      return;
+    }
+    const text = Array.isArray(data) ? Buffer.concat(data).toString("utf8") : Buffer.from(data as ArrayBuffer).toString("utf8");
+    queue = queue.then(() => run(text));
+  });
+  socket.on("error", (error) => deps.log.debug({ err: error }, "file server socket error"));
+}
