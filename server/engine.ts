@@ -25,7 +25,11 @@ import { siteRoutes } from "./site/routes";
 import { createHomes } from "./storage/homes";
 import { createSpaces, type Spaces } from "./files/spaces";
 import { type FileServer, startFileServer } from "./fileserver/server";
-import { type CommandHandlers, handleSocket } from "./fileserver/socket";
+import { handleSocket } from "./fileserver/socket";
+import type { FileServerParts } from "./fileserver/parts";
+import { fileCommandParts } from "./files/commands";
+import { downloadParts } from "./fileserver/downloads";
+import { uploadParts } from "./uploads/tus";
 
 export const ADMIN_ACCOUNT = "admin";
 
@@ -130,15 +134,18 @@ export async function startEngine(config: Config, clock: Clock = systemClock): P
     });
     installerRoutes(api, { installers: createInstallers(config.installersDir), tokens: services.tokens });
     const address = await api.listen({ host: config.host, port: config.apiPort });
-    const commands: CommandHandlers = {};
+    const parts: FileServerParts[] = await Promise.all([fileCommandParts, downloadParts, uploadParts].map((part) => part(services, api.log)));
+    const commands = Object.assign({}, ...parts.map((p) => p.commands)) as FileServerParts["commands"];
+    const closeParts = () => Promise.all(parts.map((p) => p.close?.()));
     const fileServer = await startFileServer({
       host: config.host,
       port: config.filePort,
       allowedOrigins: config.webOrigins,
-      handlers: [],
+      handlers: parts.flatMap((p) => p.handlers),
       onSocket: (socket, req) => handleSocket(socket, req, { tokens: services.tokens, handlers: commands, log: api.log }),
       log: api.log,
     }).catch(async (error: unknown) => {
+      await closeParts();
       await api.close();
       throw error;
     });
@@ -150,6 +157,7 @@ export async function startEngine(config: Config, clock: Clock = systemClock): P
       initialAdminPassword,
       async stop() {
         await fileServer.close();
+        await closeParts();
         await api.close();
         await services.db.close();
       },
