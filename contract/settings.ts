@@ -45,3 +45,4 @@ export const transferSettings = z.object({
 export type TransferSettings = z.infer<typeof transferSettings>;
 
 export const siteSettingsBody = siteSettings.partial().strict();
+export const transferSettingsBody = transferSettings.partial().strict();

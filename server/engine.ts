@@ -149,6 +149,8 @@ export async function startEngine(config: Config, clock: Clock = systemClock): P
       await api.close();
       throw error;
     });
+    // With port 0 (tests) the system picked one; clients learn the port in use from /api/service/info.
+    config.filePort = Number(new URL(fileServer.url).port);
     return {
       services,
       api,

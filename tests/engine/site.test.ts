@@ -42,8 +42,23 @@ describe("site and server information", () => {
     expect((await t.call("GET", "/api/service/info")).body.code).toBe(1009);
     const user = await t.createUser("viewer");
     const server = (await t.call("GET", "/api/service/info", { token: user.token })).body.data.server;
-    expect(server).toMatchObject({ no_ssl_port: 2480, ssl_port: 2481, TCPFileSizeLimit: 100 * 1024 * 1024, host: "", cHashVerifySwitch: true });
+    // The test engine's file server listens on an ephemeral port: the info reports the one in use.
+    expect(server).toMatchObject({ no_ssl_port: Number(new URL(t.fileUrl).port), ssl_port: 2481, TCPFileSizeLimit: 100 * 1024 * 1024, host: "", cHashVerifySwitch: true });
     expect(server.apiport).toBe(0); // the test engine listens on an ephemeral port
+  });
+
+  it("lets the administrator change the file-server limits that /api/service/info reports", async () => {
+    const admin = await t.adminToken();
+    const changed = await t.call("PATCH", "/api/admin/settings/transfer", { token: admin, body: { tcpFileSizeLimitKB: 2048, syncSwitch: true } });
+    expect(changed.body.data).toMatchObject({ tcpFileSizeLimitKB: 2048, syncSwitch: true, cHashVerifySwitch: true });
+    const user = await t.createUser("limited");
+    expect((await t.call("GET", "/api/service/info", { token: user.token })).body.data.server).toMatchObject({ TCPFileSizeLimit: 2048, syncSwitch: true });
+    for (const [body, code] of [[{ tcpFileSizeLimitKB: 0 }, 400], [{ tcpFileSizeLimitKB: "big" }, 402], [{ unknown: 1 }, 400]] as const) {
+      expect((await t.call("PATCH", "/api/admin/settings/transfer", { token: admin, body })).body.code).toBe(code);
+    }
+    expect((await t.call("PATCH", "/api/admin/settings/transfer", { token: user.token, body: { syncSwitch: false } })).body.code).toBe(1008);
+    expect((await t.call("GET", "/api/admin/settings/transfer", { token: admin })).body.data).toMatchObject({ tcpFileSizeLimitKB: 2048 });
+    await t.call("PATCH", "/api/admin/settings/transfer", { token: admin, body: { tcpFileSizeLimitKB: 100 * 1024 * 1024, syncSwitch: false } });
   });
 
   it("reports health", async () => {
