@@ -1,6 +1,6 @@
 import { defineConfig, devices } from "@playwright/test";
 import path from "node:path";
-import { E2E_API_PORT, E2E_WEB_PORT, ENGINE_URL, SALT, WEB_URL, WEB_EN_URL, e2eRunDir } from "./tests/support/e2e-env";
+import { E2E_API_PORT, E2E_LOCAL_CLIENT_PORTS, E2E_WEB_PORT, ENGINE_URL, SALT, WEB_URL, WEB_EN_URL, e2eRunDir } from "./tests/support/e2e-env";
 
 // End-to-end tests: the real engine (fresh SQLite data directory per run) and the built web client,
 // driven in Debian's Chromium. `npx playwright test` builds the web first when it is out of date.
@@ -17,7 +17,7 @@ const browser = {
   },
 };
 /** What both web processes share: the test engine, its salt, a data directory for the session secret. */
-const webEnv = { FERRY_ENGINE_URL: ENGINE_URL, FERRY_API_PORT: "", FERRY_HASHID_SALT: SALT, FERRY_DATA_DIR: path.join(runDir, "web"), FERRY_ENGLISH_ONLY: "0" };
+const webEnv = { FERRY_ENGINE_URL: ENGINE_URL, FERRY_API_PORT: "", FERRY_HASHID_SALT: SALT, FERRY_DATA_DIR: path.join(runDir, "web"), FERRY_ENGLISH_ONLY: "0", FERRY_LOCAL_CLIENT_PORTS: E2E_LOCAL_CLIENT_PORTS.join(",") };
 
 export default defineConfig({
   testDir: "tests/e2e",

@@ -145,7 +145,7 @@ const catalogue = {
   NotAllowedInSafeMode: { code: 4107, status: 400, value: "Not allowed in safe mode", en: "This operation is not allowed in safe mode", zh: "安全模式下不允许此操作" },
   UnreasonableQuery: { code: 4108, status: 400, value: "Unreasonable query conditions", en: "The query conditions are unreasonable", zh: "查询条件不合理" },
   FeatureNotSupported: { code: 4109, status: 400, value: "Feature not supported", en: "This feature is not supported", zh: "不支持该功能" },
-  FreeVersionClientLimit: { code: 4110, status: 400, value: "Free version limit", en: "The free version supports at most 3 clients", zh: "免费版最多支持 3 个客户端" },
+  FreeVersionClientLimit: { code: 4110, status: 400, value: "Free version limit", en: "The free edition allows at most 2 desktop clients online at once", zh: "免费版最多同时在线 2 个桌面客户端" },
   InvalidTimeRange: { code: 4111, status: 400, value: "Invalid time range", en: "The end time must be later than the start time", zh: "结束时间必须晚于开始时间" },
 
   // Authentication and accounts
@@ -277,6 +277,26 @@ const catalogue = {
     value: "Installer not available",
     en: "No installer for this platform is available yet; please ask your administrator",
     zh: "暂无该平台的客户端安装包，请联系管理员",
+  },
+
+  // Uploads (tus, docs/file-server.md)
+  FileTooLarge: { code: 4205, status: 400, value: "File too large", en: "The file is larger than the server allows ({{limit}} bytes)", zh: "文件超过服务器允许的大小（{{limit}} 字节）" },
+  UploadNotFound: { code: 4206, status: 400, value: "Upload not found", en: "The upload does not exist or has expired", zh: "上传不存在或已过期" },
+  UploadIncomplete: {
+    code: 4207,
+    status: 400,
+    value: "Upload incomplete",
+    en: "The upload is not complete yet ({{offset}} of {{size}} bytes received)",
+    zh: "上传尚未完成（已收到 {{offset}} / {{size}} 字节）",
+  },
+
+  // Downloads (docs/file-server.md, "Downloads and previews")
+  DownloadSelectionTooLarge: {
+    code: 4208,
+    status: 400,
+    value: "Download selection too large",
+    en: "Too many items for one download; select their folder instead, or fewer items",
+    zh: "一次下载的项目过多，请改为选择其所在文件夹，或减少所选项目",
   },
 } as const satisfies Record<string, Omit<ErrorDef, "name">>;
 

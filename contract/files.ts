@@ -41,7 +41,11 @@ const name = z.string().min(1).max(255);
 /** Every WebSocket command: its arguments. Replies are envelopes (see socketReply). */
 export const socketCommands = {
   /** First message on a socket: the 128-character websocket token of the sign-in. */
-  login: z.object({ token: z.string().max(256) }),
+  login: z.object({
+    token: z.string().max(256),
+    /** A desktop client names itself (and counts toward the edition's client limit); a browser does not. */
+    client: z.object({ version: z.string().min(1).max(32) }).optional(),
+  }),
   list: z.object({ groupId, path: userPath }),
   mkdir: z.object({ groupId, path: userPath.describe("Parent folder."), name }),
   rename: z.object({ groupId, path: userPath.describe("The item to rename."), newName: name }),

@@ -21,6 +21,9 @@ export const groupMembership = filterSwitches.extend({
   create_time: z.number().int().describe("Unix seconds."),
 });
 
+/** GET /api/user/group/list → data: the caller's groups, for the /group page. */
+export const groupListData = z.object({ groupList: z.array(groupMembership) });
+
 /** GET /api/user/info → data.user. */
 export const userInfo = filterSwitches.extend({
   userId: z.number().int(),

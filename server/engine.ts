@@ -24,8 +24,10 @@ import { createSettings, type Settings } from "./settings/service";
 import { siteRoutes } from "./site/routes";
 import { createHomes } from "./storage/homes";
 import { createSpaces, type Spaces } from "./files/spaces";
+import { createHashes, type Hashes } from "./files/hashes";
 import { type FileServer, startFileServer } from "./fileserver/server";
 import { handleSocket } from "./fileserver/socket";
+import { createClientRegistry } from "./fileserver/clients";
 import type { FileServerParts } from "./fileserver/parts";
 import { fileCommandParts } from "./files/commands";
 import { downloadParts } from "./fileserver/downloads";
@@ -42,6 +44,7 @@ export interface Services {
   accounts: Accounts;
   notices: Notices;
   spaces: Spaces;
+  hashes: Hashes;
 }
 
 /** Opens the database and wires the services; shared by the engine and the operator CLI. */
@@ -54,7 +57,8 @@ export async function openServices(config: Config, clock: Clock = systemClock): 
   const accounts = createAccounts({ db, clock, tokens, settings, homes });
   const notices = createNotices(db, clock);
   const spaces = createSpaces(db, path.resolve(storageRoot));
-  return { config, clock, db, settings, tokens, accounts, notices, spaces };
+  const hashes = createHashes(db);
+  return { config, clock, db, settings, tokens, accounts, notices, spaces, hashes };
 }
 
 /** A password that passes every rule: 16 characters from all four classes. */
@@ -107,7 +111,7 @@ export function allRoutes(s: Services): RouteDef[] {
   const codec = createCredentialCodec(s.config.hashidSalt);
   const lockout = createLockout(s.db, s.clock);
   const auth = createAuth({ ...s, codec, lockout, edition: s.config.edition });
-  const routes = [...authRoutes(auth, s.tokens, s.accounts), ...siteRoutes(s.config, s.settings, s.db), ...noticeRoutes(s.notices), ...adminRoutes(s.accounts, s.notices, s.settings)];
+  const routes = [...authRoutes(auth, s.tokens, s.accounts), ...siteRoutes(s.config, s.settings, s.db, s.clock), ...noticeRoutes(s.notices), ...adminRoutes(s.accounts, s.notices, s.settings)];
   routes.push(
     route({
       method: "GET",
@@ -136,13 +140,14 @@ export async function startEngine(config: Config, clock: Clock = systemClock): P
     const address = await api.listen({ host: config.host, port: config.apiPort });
     const parts: FileServerParts[] = await Promise.all([fileCommandParts, downloadParts, uploadParts].map((part) => part(services, api.log)));
     const commands = Object.assign({}, ...parts.map((p) => p.commands)) as FileServerParts["commands"];
-    const closeParts = () => Promise.all(parts.map((p) => p.close?.()));
+    const clients = createClientRegistry({ db: services.db, clock, edition: config.edition, log: api.log });
+    const closeParts = () => Promise.all([...parts.map((p) => p.close?.()), clients.close()]);
     const fileServer = await startFileServer({
       host: config.host,
       port: config.filePort,
       allowedOrigins: config.webOrigins,
       handlers: parts.flatMap((p) => p.handlers),
-      onSocket: (socket, req) => handleSocket(socket, req, { tokens: services.tokens, handlers: commands, log: api.log }),
+      onSocket: (socket, req) => handleSocket(socket, req, { tokens: services.tokens, handlers: commands, clients, log: api.log }),
       log: api.log,
     }).catch(async (error: unknown) => {
       await closeParts();

@@ -1,7 +1,10 @@
 import { errors } from "../../contract/errors";
 import { authEn, authZh } from "./messages/auth";
+import { clientEn, clientZh } from "./messages/client";
+import { filesEn, filesZh } from "./messages/files";
 import { notificationsEn, notificationsZh } from "./messages/notifications";
 import { shellEn, shellZh } from "./messages/shell";
+import { transfersEn, transfersZh } from "./messages/transfers";
 
 /**
  * Every UI text, in English and Chinese. Keys are flat and may contain dots (the spec's keys do,
@@ -120,6 +123,6 @@ export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 export const NAMESPACE = "common";
 
 export const resources = {
-  en: { [NAMESPACE]: { ...en, ...authEn, ...notificationsEn, ...shellEn, ...errorMessages("en") } },
-  zh: { [NAMESPACE]: { ...zh, ...authZh, ...notificationsZh, ...shellZh, ...errorMessages("zh") } },
+  en: { [NAMESPACE]: { ...en, ...authEn, ...clientEn, ...filesEn, ...notificationsEn, ...shellEn, ...transfersEn, ...errorMessages("en") } },
+  zh: { [NAMESPACE]: { ...zh, ...authZh, ...clientZh, ...filesZh, ...notificationsZh, ...shellZh, ...transfersZh, ...errorMessages("zh") } },
 };

@@ -1,25 +1,40 @@
 import { data, type LoaderFunctionArgs } from "@remix-run/node";
 import { Outlet, useLoaderData, useMatches } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import { DesktopClient } from "~/client/desktop-client";
 import { SessionTimers } from "~/components/session-timers";
 import { SideMenu } from "~/components/shell/side-menu";
 import { TopBar } from "~/components/shell/top-bar";
+import { FileServerProvider } from "~/files/file-server-context";
+import { TransferPanel } from "~/transfers/transfer-panel";
 import { useRootData } from "~/root";
-import { requireUser } from "~/utils/session.server";
+import { env } from "~/utils/env.server";
+import { requireUser, signOut } from "~/utils/session.server";
 import { productName, productTitleMeta } from "~/utils/site";
+import type { ServerInfo } from "../../contract/site";
 import type { UserInfo } from "../../contract/users";
 
 export const meta = productTitleMeta;
 
-/** Every signed-in page: the session, the user and the unread count for the bell. */
+/** Every signed-in page: the session, the user, the unread count for the bell and how to reach the file server. */
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
-  const [info, notices] = await Promise.all([
+  // A sign-in from before the web kept the socket token cannot reach the file server: sign in again.
+  if (!user.engine.socketToken) await signOut(request, user.session, "expired");
+  const [info, notices, service] = await Promise.all([
     user.call<{ user: UserInfo }>("/api/user/info"),
     user.call<{ unreadCount: number }>("/api/notice/list?pageNum=1&pageSize=1"),
+    user.call<{ server: ServerInfo }>("/api/service/info"),
   ]);
   if (!info.result || !info.data) throw new Response(info.message, { status: 502 });
-  return data({ user: info.data.user, unreadCount: notices.data?.unreadCount ?? 0 }, { headers: { "Set-Cookie": await user.commit() } });
+  if (!service.result || !service.data) throw new Response(service.message, { status: 502 });
+  const server = service.data.server;
+  const fileServer = {
+    info: { token: user.engine.socketToken, port: server.no_ssl_port, sslPort: server.ssl_port, host: server.host },
+    tcpFileSizeLimit: server.TCPFileSizeLimit * 1024,
+    syncSwitch: server.syncSwitch,
+  };
+  return data({ user: info.data.user, unreadCount: notices.data?.unreadCount ?? 0, fileServer, localClientPorts: env.localClientPorts }, { headers: { "Set-Cookie": await user.commit() } });
 }
 
 /** A route hides the left menu with `export const handle = { hideMenu: true }`. */
@@ -28,21 +43,25 @@ export interface ShellHandle {
 }
 
 export default function AppLayout() {
-  const { user, unreadCount } = useLoaderData<typeof loader>();
+  const { user, unreadCount, fileServer, localClientPorts } = useLoaderData<typeof loader>();
   const root = useRootData();
   const { i18n } = useTranslation();
   const hideMenu = useMatches().some((m) => (m.handle as ShellHandle | undefined)?.hideMenu);
   if (!root) return null;
   return (
-    <div className="flex h-full min-w-[1400px] flex-col">
-      <TopBar site={root.site} user={user} unreadCount={unreadCount} product={productName(root.site, i18n.language)} />
-      <div className="flex min-h-0 flex-1">
-        {!hideMenu && <SideMenu accountType={user.accountType} />}
-        <main className="min-w-0 flex-1 overflow-auto p-6">
-          <Outlet />
-        </main>
+    <FileServerProvider value={fileServer}>
+      <div className="flex h-full min-w-[1400px] flex-col">
+        <DesktopClient ports={localClientPorts} />
+        <TopBar site={root.site} user={user} unreadCount={unreadCount} product={productName(root.site, i18n.language)} />
+        <div className="flex min-h-0 flex-1">
+          {!hideMenu && <SideMenu accountType={user.accountType} />}
+          <main className="min-w-0 flex-1 overflow-auto p-6">
+            <Outlet />
+          </main>
+        </div>
+        <SessionTimers />
+        <TransferPanel account={user.account} />
       </div>
-      <SessionTimers />
-    </div>
+    </FileServerProvider>
   );
 }

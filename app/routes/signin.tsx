@@ -37,8 +37,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return null;
 }
 
-interface LoginData extends Omit<EngineSession, "refreshToken"> {
+interface LoginData extends Omit<EngineSession, "refreshToken" | "socketToken"> {
   refresh_token: string;
+  websocket_token: string;
 }
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -70,8 +71,8 @@ export async function action({ request }: ActionFunctionArgs) {
     });
     const session = await getSession(request);
     if (reply.code === 200 && reply.data) {
-      const { token, refresh_token, userId, accountType, isAdmin } = reply.data;
-      startSession(session, { token, refreshToken: refresh_token, account: reply.data.account, userId, accountType, isAdmin });
+      const { token, refresh_token, websocket_token, userId, accountType, isAdmin } = reply.data;
+      startSession(session, { token, refreshToken: refresh_token, socketToken: websocket_token, account: reply.data.account, userId, accountType, isAdmin });
       return redirect(safeRedirect(redirectTo, "/personal"), { headers: { "Set-Cookie": await commitSession(request, session) } });
     }
     if (reply.code === 1074) {

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { DEFAULT_LOCAL_CLIENT_PORTS } from "../client/protocol";
 
 const port = z.coerce.number().int().min(1).max(65535);
 
@@ -13,6 +14,11 @@ const schema = z
     FERRY_SESSION_SECRET: z.string().min(32).optional(),
     FERRY_ENGLISH_ONLY: z.enum(["0", "1", "true", "false"]).default("0"),
     FERRY_WEB_BEHIND_PROXY: z.enum(["0", "1", "true", "false"]).default("0"),
+    FERRY_LOCAL_CLIENT_PORTS: z
+      .string()
+      .default(DEFAULT_LOCAL_CLIENT_PORTS.join(","))
+      .transform((text) => text.split(",").map((p) => Number(p.trim())))
+      .pipe(z.array(z.number().int().min(1).max(65535)).min(1).max(10)),
   })
   .transform((e) => ({
     NODE_ENV: e.NODE_ENV,
@@ -25,6 +31,8 @@ const schema = z
     englishOnly: e.FERRY_ENGLISH_ONLY === "1" || e.FERRY_ENGLISH_ONLY === "true",
     /** A reverse proxy in front of the web sets X-Forwarded-For; only then is it passed to the engine. */
     behindProxy: e.FERRY_WEB_BEHIND_PROXY === "1" || e.FERRY_WEB_BEHIND_PROXY === "true",
+    /** Public: the page looks for the local desktop client on these ports, in this order. */
+    localClientPorts: e.FERRY_LOCAL_CLIENT_PORTS,
   }));
 
 export type WebEnv = z.infer<typeof schema>;

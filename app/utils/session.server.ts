@@ -12,6 +12,8 @@ export const REFRESH_INTERVAL_MS = 20 * 60_000;
 export interface EngineSession {
   token: string;
   refreshToken: string;
+  /** The file server's login token (`websocket_token`); the one token the browser gets, as REST refuses it. */
+  socketToken: string;
   account: string;
   userId: number;
   accountType: number;

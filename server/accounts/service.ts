@@ -7,6 +7,7 @@ import { hashPassword } from "../auth/password-hash";
 import type { Tokens } from "../auth/tokens";
 import { type Clock, toSeconds } from "../clock";
 import { type Db, insertReturningId, isUniqueViolation } from "../db/connect";
+import { escapeLike } from "../db/like";
 import type { GroupsTable, UsersTable } from "../db/schema";
 import { fail } from "../errors";
 import type { Settings } from "../settings/service";
@@ -77,13 +78,9 @@ function groupColumns(input: UpdateGroupBody) {
   };
 }
 
-/**
- * `column LIKE %text%` with the text's own % and _ taken literally. The escape character is "!" and
- * named in an ESCAPE clause: SQLite has no default escape, and PostgreSQL and MariaDB read a
- * backslash in a string literal differently.
- */
+/** `column LIKE %text%` with the text's own % and _ taken literally (see escapeLike). */
 function contains(column: string, text: string) {
-  return sql<boolean>`${sql.ref(column)} like ${`%${text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`} escape '!'`;
+  return sql<boolean>`${sql.ref(column)} like ${`%${escapeLike(text.toLowerCase())}%`} escape '!'`;
 }
 
 const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
@@ -105,6 +102,28 @@ export function createAccounts({ db, clock, tokens, settings, homes }: AccountsD
   }
   async function groupRow(id: number): Promise<GroupRow> {
     return (await k.selectFrom("user_groups").selectAll().where("id", "=", id).executeTakeFirst()) ?? fail("GroupNotFound");
+  }
+
+  /** The groups a user belongs to, with the membership's permission and the group home's size (/api/user/info, /api/user/group/list). */
+  async function groupList(id: number): Promise<UserInfo["groupList"]> {
+    const memberships = await k
+      .selectFrom("group_members")
+      .innerJoin("user_groups", "user_groups.id", "group_members.group_id")
+      .selectAll("user_groups")
+      .select("group_members.group_permission")
+      .where("group_members.user_id", "=", id)
+      .orderBy("user_groups.id")
+      .execute();
+    return Promise.all(
+      memberships.map(async (g) => ({
+        groupId: g.id,
+        groupName: g.name,
+        groupPermission: g.group_permission,
+        userHomeSize: await homes.sizeOf(g.home),
+        create_time: toSeconds(g.created_at),
+        ...switchesOf(g),
+      })),
+    );
   }
 
   async function checkNewPassword(password: string, account: string) {
@@ -279,27 +298,11 @@ export function createAccounts({ db, clock, tokens, settings, homes }: AccountsD
       return { list, total: Number(total), size: page.pageSize, current: page.pageNum };
     },
 
+    groupList,
+
     /** GET /api/user/info → data.user. */
     async userInfo(id: number): Promise<UserInfo> {
       const row = await userRow(id);
-      const memberships = await k
-        .selectFrom("group_members")
-        .innerJoin("user_groups", "user_groups.id", "group_members.group_id")
-        .selectAll("user_groups")
-        .select("group_members.group_permission")
-        .where("group_members.user_id", "=", id)
-        .orderBy("user_groups.id")
-        .execute();
-      const groupList = await Promise.all(
-        memberships.map(async (g) => ({
-          groupId: g.id,
-          groupName: g.name,
-          groupPermission: g.group_permission,
-          userHomeSize: await homes.sizeOf(g.home),
-          create_time: toSeconds(g.created_at),
-          ...switchesOf(g),
-        })),
-      );
       return {
         userId: row.id,
         account: row.account,
@@ -308,7 +311,7 @@ export function createAccounts({ db, clock, tokens, settings, homes }: AccountsD
         accountType: row.account_type as UserInfo["accountType"],
         isAdmin: row.role === "admin",
         permission: row.permission,
-        groupList,
+        groupList: await groupList(id),
         emailSenderType: row.email_sender_type,
         emailAccount: row.email_account,
         needUpdatePwd: bool(row.need_update_pwd),

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { accountLookupBody, accountLookupData, loginBody, loginData, passwordUpdateBody, refreshData } from "../../contract/auth";
-import { userInfo } from "../../contract/users";
+import { groupListData, userInfo } from "../../contract/users";
 import type { Accounts } from "../accounts/service";
 import { route } from "../http/route";
 import type { Auth } from "./service";
@@ -65,6 +65,15 @@ export function authRoutes(auth: Auth, tokens: Tokens, accounts: Accounts) {
       auth: "user",
       response: z.object({ user: userInfo }),
       handler: async ({ auth: ctx }) => ({ user: await accounts.userInfo(ctx!.user.id) }),
+    }),
+    route({
+      method: "GET",
+      url: "/api/user/group/list",
+      tag: "user",
+      summary: "The groups of the signed-in user: name, permission, home size and create time.",
+      auth: "user",
+      response: groupListData,
+      handler: async ({ auth: ctx }) => ({ groupList: await accounts.groupList(ctx!.user.id) }),
     }),
   ];
 }

@@ -123,6 +123,37 @@ const migrations = (dialect: Dialect): Record<string, Migration> => ({
         .execute();
     },
   },
+  "0002_client_sockets": {
+    async up(db: Kysely<any>) {
+      // Desktop clients online, across every engine instance (free-edition limit, client_online).
+      await db.schema
+        .createTable("client_sockets")
+        .addColumn("id", "varchar(32)", (c) => c.primaryKey())
+        .addColumn("instance", "varchar(32)", (c) => c.notNull())
+        .addColumn("user_id", "integer", (c) => c.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("version", "varchar(32)", (c) => c.notNull())
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("expires_at", "bigint", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("client_sockets_instance").on("client_sockets").column("instance").execute();
+    },
+  },
+  "0003_file_hashes": {
+    async up(db: Kysely<any>) {
+      // Content hashes of stored files (server/files/hashes.ts). path_key is the SHA-256 of path:
+      // MariaDB cannot index a 4096-byte path, and a hex key compares exactly under any collation.
+      await db.schema
+        .createTable("file_hashes")
+        .addColumn("space_key", "varchar(64)", (c) => c.notNull())
+        .addColumn("path_key", "varchar(64)", (c) => c.notNull())
+        .addColumn("path", "varchar(4096)", (c) => c.notNull())
+        .addColumn("size", "bigint", (c) => c.notNull())
+        .addColumn("mtime", "bigint", (c) => c.notNull())
+        .addColumn("hash", "varchar(64)", (c) => c.notNull())
+        .addPrimaryKeyConstraint("file_hashes_pk", ["space_key", "path_key"])
+        .execute();
+    },
+  },
 });
 
 /** Runs every pending migration; throws if one fails, so the engine never starts on a half schema. */

@@ -101,6 +101,26 @@ export interface SettingsTable {
   value: string;
 }
 
+/** A desktop client's socket while it is online; `expires_at` is pushed forward by its instance's heartbeat. */
+export interface ClientSocketsTable {
+  id: string;
+  instance: string;
+  user_id: number;
+  version: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** Content hash of a stored file while its size and mtime (unix seconds) are unchanged; see server/files/hashes.ts. */
+export interface FileHashesTable {
+  space_key: string;
+  path_key: string;
+  path: string;
+  size: number;
+  mtime: number;
+  hash: string;
+}
+
 export interface Database {
   users: UsersTable;
   user_groups: GroupsTable;
@@ -110,4 +130,6 @@ export interface Database {
   notices: NoticesTable;
   notice_receipts: NoticeReceiptsTable;
   settings: SettingsTable;
+  file_hashes: FileHashesTable;
+  client_sockets: ClientSocketsTable;
 }

@@ -1,7 +1,7 @@
 import type { Db } from "../db/connect";
 import { FerryError } from "../errors";
 import { createLocalStorage } from "../storage/local";
-import { resolveUserPath } from "../storage/paths";
+import { isUnder, normaliseUserPath, resolveUserPath } from "../storage/paths";
 import type { Storage } from "../storage/storage";
 
 /**
@@ -18,8 +18,37 @@ export interface Space {
   home: string;
   /** The permission bits that apply here (contract/permissions.ts). */
   permission: number;
+  /** The user's forbidden paths on the personal space (normalised); empty on group spaces. */
+  forbidden: string[];
   storage: Storage;
 }
+
+/** The stored forbidden paths (JSON array of paths relative to the home), normalised; unusable entries are dropped. */
+export function parseForbiddenPaths(json: string): string[] {
+  let list: unknown;
+  try {
+    list = JSON.parse(json);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(list)) return [];
+  const out: string[] = [];
+  for (const item of list) {
+    if (typeof item !== "string") continue;
+    try {
+      out.push(normaliseUserPath(item));
+    } catch {
+      // an entry that names no path forbids nothing
+    }
+  }
+  return out;
+}
+
+/** True when `path` is a forbidden path or lies below one. */
+export function isForbidden(forbidden: readonly string[], path: string): boolean {
+  return forbidden.some((f) => isUnder(path, f));
+}
+
 
 export interface Spaces {
   /** The space, or PermissionDenied (unknown group, not a member, locked or deleted user). */
@@ -49,9 +78,16 @@ export function createSpaces(db: Db, storageRoot: string): Spaces {
     async open(userId, groupId) {
       const k = db.kysely;
       if (groupId === 0) {
-        const user = await k.selectFrom("users").select(["home", "permission", "locked"]).where("id", "=", userId).executeTakeFirst();
+        const user = await k.selectFrom("users").select(["home", "permission", "locked", "forbidden_paths"]).where("id", "=", userId).executeTakeFirst();
         if (!user || user.locked) throw new FerryError("PermissionDenied");
-        return { groupId, key: `user:${userId}`, home: user.home, permission: user.permission, storage: storageOf(user.home) };
+        return {
+          groupId,
+          key: `user:${userId}`,
+          home: user.home,
+          permission: user.permission,
+          forbidden: parseForbiddenPaths(user.forbidden_paths),
+          storage: storageOf(user.home),
+        };
       }
       const row = await k
         .selectFrom("group_members")
@@ -63,7 +99,7 @@ export function createSpaces(db: Db, storageRoot: string): Spaces {
         .executeTakeFirst();
       // Not a member and no such group look the same: the caller learns nothing about other groups.
       if (!row || row.locked) throw new FerryError("PermissionDenied");
-      return { groupId, key: `group:${groupId}`, home: row.home, permission: row.group_permission, storage: storageOf(row.home) };
+      return { groupId, key: `group:${groupId}`, home: row.home, permission: row.group_permission, forbidden: [], storage: storageOf(row.home) };
     },
   };
 }

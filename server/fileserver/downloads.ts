@@ -1,4 +1,195 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { pipeline } from "node:stream/promises";
+import { langFromHeader } from "../../contract/envelope";
+import { type ErrorName, errorByCode, ErrorCode, formatErrorMessage } from "../../contract/errors";
+import { extensionOf, FILE_SERVER_PATHS, PREVIEW_MEDIA_TYPES } from "../../contract/files";
+import { hasPermission, Permission } from "../../contract/permissions";
+import type { Config } from "../config";
+import type { Services } from "../engine";
+import { FerryError } from "../errors";
+import { isForbidden, type Space } from "../files/spaces";
+import { baseName, normaliseUserPath } from "../storage/paths";
+import type { StatResult } from "../storage/storage";
 import type { FileServerPart } from "./parts";
+import { clientGone, COMMON_HEADERS, contentDisposition, sendFile } from "./send";
+import { createTickets, type Ticket, type TicketKind } from "./tickets";
+import { collectEntries, zipStream } from "./zip";
 
-/** The file server's signed downloads (Range, zip) and previews; socket commands download and preview (docs/file-server.md). Being built. */
-export const downloadParts: FileServerPart = () => ({ handlers: [], commands: {} });
+/**
+ * Signed downloads and previews (docs/file-server.md, "Downloads and previews"). The socket
+ * commands `download` and `preview` check the request and hand out a short-lived signed URL; the
+ * HTTP handlers behind `/download/` and `/preview/` check everything again when the URL is used —
+ * signature and expiry, the sign-in, the Download permission, the paths — because a URL outlives
+ * the moment it was issued.
+ */
+
+/**
+ * Every preview: `sandbox` gives the document an opaque origin and no script, so an uploaded SVG
+ * with script is inert even when opened directly, and `default-src 'none'` forbids every fetch it
+ * might try. Chromium's PDF viewer still renders under `sandbox` (checked by the engine test, in
+ * Chromium, directly and in a cross-origin iframe), so PDFs need no weaker policy.
+ */
+const PREVIEW_CSP = "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; object-src 'self'";
+
+/** Preview is an enterprise feature unless configured otherwise (FERRY_PREVIEW). */
+export function previewAllowed(config: Pick<Config, "preview" | "edition">): boolean {
+  return config.preview === "on" || (config.preview === "edition" && config.edition === "enterprise");
+}
+
+/** The file name a download is saved under: the file's own, `<folder>.zip`, or `download.zip`. */
+function downloadName(paths: readonly string[], info: StatResult): string {
+  if (paths.length === 1 && info.name !== "") return info.type === "file" ? info.name : `${info.name}.zip`;
+  return "download.zip";
+}
+
+/** The space, or PermissionDenied when the Download bit is missing there or a path is forbidden to the user. */
+async function openForDownload(services: Services, userId: number, groupId: number, paths: readonly string[]): Promise<Space> {
+  const space = await services.spaces.open(userId, groupId);
+  if (!hasPermission(space.permission, Permission.Download)) throw new FerryError("PermissionDenied");
+  if (paths.some((p) => isForbidden(space.forbidden, p))) throw new FerryError("PermissionDenied");
+  return space;
+}
+
+/** The root-relative URI of a stored file under the nginx internal location; each segment percent-encoded (nginx decodes it). */
+function accelUri(prefix: string, space: Space, path: string): string {
+  const full = `${space.home}/${path}`.split("/").filter(Boolean);
+  return `${prefix}/${full.map(encodeURIComponent).join("/")}`;
+}
+
+/** HTTP status of a refused request; the body is the catalogue's message in the caller's language. */
+const REFUSALS: Partial<Record<ErrorName, number>> = {
+  LinkExpired: 410,
+  PathNotFound: 404,
+  PathIsFile: 404,
+  PathIsNotFile: 404,
+  InvalidPath: 404,
+  PreviewUnsupported: 404,
+};
+
+function refuse(req: IncomingMessage, res: ServerResponse, name: ErrorName): void {
+  const text = `${formatErrorMessage(errorByCode(ErrorCode[name])!, langFromHeader(req.headers["accept-language"]))}\n`;
+  res.writeHead(REFUSALS[name] ?? 403, { ...COMMON_HEADERS, "content-type": "text/plain; charset=utf-8", "content-length": Buffer.byteLength(text) });
+  res.end(req.method === "HEAD" ? undefined : text);
+}
+
+export const downloadParts: FileServerPart = (services, log) => {
+  const { config } = services;
+  const tickets = createTickets(services.db, services.clock);
+
+  const issue = async (ticket: Omit<Ticket, "expiresAt">, name: string) => {
+    const text = await tickets.issue(ticket, config.downloadTicketTtl);
+    if (text === null) throw new FerryError("DownloadSelectionTooLarge");
+    const prefix = ticket.kind === "download" ? FILE_SERVER_PATHS.downloads : FILE_SERVER_PATHS.previews;
+    return `${prefix}${text}/${encodeURIComponent(name)}`;
+  };
+
+  /** Every check of a ticket at use: what it names, who holds it, and whether they still may. */
+  async function admit(kind: TicketKind, text: string): Promise<{ ticket: Ticket; space: Space; infos: StatResult[] }> {
+    const verified = await tickets.verify(text, kind);
+    if (!verified.ok) throw new FerryError(verified.reason === "expired" ? "LinkExpired" : "PermissionDenied");
+    const { ticket } = verified;
+    if (!(await tickets.sessionActive(ticket))) throw new FerryError("InvalidToken");
+    const space = await openForDownload(services, ticket.userId, ticket.groupId, ticket.paths);
+    if (kind === "preview" && !previewAllowed(config)) throw new FerryError("FeatureNotSupported");
+    const infos: StatResult[] = [];
+    for (const p of ticket.paths) infos.push(await space.storage.stat(p));
+    return { ticket, space, infos };
+  }
+
+  async function handle(kind: TicketKind, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      res.writeHead(405, { ...COMMON_HEADERS, allow: "GET, HEAD", "content-length": 0 });
+      res.end();
+      return;
+    }
+    const prefix = kind === "download" ? FILE_SERVER_PATHS.downloads : FILE_SERVER_PATHS.previews;
+    // The segment after the ticket is only the name the browser shows; what is served comes from the ticket.
+    const text = url.pathname.slice(prefix.length).split("/")[0] ?? "";
+    let admitted: Awaited<ReturnType<typeof admit>>;
+    try {
+      admitted = await admit(kind, text);
+    } catch (error) {
+      if (!(error instanceof FerryError)) throw error;
+      refuse(req, res, error.errorName);
+      return;
+    }
+    const { ticket, space, infos } = admitted;
+    const first = infos[0]!;
+
+    try {
+      if (kind === "preview") {
+        const mediaType = PREVIEW_MEDIA_TYPES[extensionOf(first.name)];
+        if (first.type !== "file" || !mediaType) throw new FerryError("PreviewUnsupported");
+        await sendFile(req, res, {
+          storage: space.storage,
+          info: first,
+          name: first.name,
+          contentType: mediaType,
+          disposition: "inline",
+          extraHeaders: { "content-security-policy": PREVIEW_CSP },
+        });
+        return;
+      }
+      if (infos.length === 1 && first.type === "file") {
+        await sendFile(req, res, {
+          storage: space.storage,
+          info: first,
+          name: first.name,
+          contentType: "application/octet-stream",
+          disposition: "attachment",
+          accelRedirect: config.accelRedirect ? accelUri(config.accelRedirect, space, first.path) : undefined,
+        });
+        return;
+      }
+      const entries = await collectEntries(space.storage, ticket.paths, space.forbidden);
+      res.writeHead(200, {
+        ...COMMON_HEADERS,
+        "content-type": "application/zip",
+        "content-disposition": contentDisposition("attachment", downloadName(ticket.paths, first)),
+      });
+      if (req.method === "HEAD") {
+        res.end();
+        return;
+      }
+      await pipeline(zipStream(space.storage, entries), res).catch((error: unknown) => {
+        if (clientGone(res, error)) return;
+        // Headers are out: the broken connection is the only signal left to the client.
+        log.warn({ err: error, space: space.key }, "zip download failed midway");
+        res.destroy();
+      });
+    } catch (error) {
+      if (!(error instanceof FerryError) || res.headersSent) throw error;
+      refuse(req, res, error.errorName);
+    }
+  }
+
+  return {
+    handlers: [
+      { prefix: FILE_SERVER_PATHS.downloads, handle: (req, res, url) => handle("download", req, res, url) },
+      { prefix: FILE_SERVER_PATHS.previews, handle: (req, res, url) => handle("preview", req, res, url) },
+    ],
+    commands: {
+      async download(session, { groupId, paths }) {
+        const normalised = [...new Set(paths.map(normaliseUserPath))];
+        const space = await openForDownload(services, session.user.id, groupId, normalised);
+        let info: StatResult | undefined;
+        for (const p of normalised) info = await space.storage.stat(p);
+        const name = downloadName(normalised, info!);
+        const url = await issue({ kind: "download", sessionId: session.sessionId, userId: session.user.id, groupId, paths: normalised }, name);
+        return { url, name };
+      },
+
+      async preview(session, { groupId, path }) {
+        if (!previewAllowed(config)) throw new FerryError("FeatureNotSupported");
+        const normalised = normaliseUserPath(path);
+        const space = await openForDownload(services, session.user.id, groupId, [normalised]);
+        const mediaType = PREVIEW_MEDIA_TYPES[extensionOf(baseName(normalised))];
+        if (!mediaType) throw new FerryError("PreviewUnsupported");
+        const info = await space.storage.stat(normalised);
+        if (info.type !== "file") throw new FerryError("PathIsNotFile");
+        const url = await issue({ kind: "preview", sessionId: session.sessionId, userId: session.user.id, groupId, paths: [normalised] }, info.name);
+        return { url, mediaType };
+      },
+    },
+  };
+};

@@ -7,6 +7,7 @@ import { ErrorCode, errorByCode, formatErrorMessage } from "../../contract/error
 import { type SocketCommand, type SocketReply, type SocketResults, socketCommands, socketRequest } from "../../contract/files";
 import type { AuthUser, Tokens } from "../auth/tokens";
 import { FerryError } from "../errors";
+import type { ClientRegistry } from "./clients";
 
 /**
  * One WebSocket connection of the file server (docs/file-server.md, "Commands"). The first command
@@ -28,6 +29,7 @@ export type CommandHandlers = { [C in Exclude<SocketCommand, "login">]?: Command
 export interface SocketDeps {
   tokens: Tokens;
   handlers: CommandHandlers;
+  clients: ClientRegistry;
   log: Logger;
 }
 
@@ -45,6 +47,9 @@ function validationError(error: z.ZodError, input: unknown): FerryError {
 export function handleSocket(socket: WebSocket, req: IncomingMessage, deps: SocketDeps): void {
   const lang = langFromHeader(req.headers["accept-language"]);
   let token: string | null = null;
+  /** Set while this socket is a desktop client counted as online. */
+  let clientId: string | null = null;
+  let closed = false;
   let queue: Promise<void> = Promise.resolve();
 
   const send = (message: SocketReply<unknown>) => {
@@ -71,6 +76,12 @@ export function handleSocket(socket: WebSocket, req: IncomingMessage, deps: Sock
       if (cmd === "login") {
         const auth = await deps.tokens.authenticateSocket((args.data as Args<"login">).token);
         if (!auth) throw new FerryError("InvalidToken");
+        const client = (args.data as Args<"login">).client;
+        // Over the edition's limit this throws 4110 and the socket stays logged out.
+        if (client && !clientId) {
+          clientId = await deps.clients.admit(auth.user.id, client.version);
+          if (closed) await deps.clients.release(clientId);
+        }
         token = (args.data as Args<"login">).token;
         send(reply(id, 200, lang, { account: auth.user.account, userId: auth.user.id }));
         return;
@@ -105,4 +116,8 @@ export function handleSocket(socket: WebSocket, req: IncomingMessage, deps: Sock
     queue = queue.then(() => run(text));
   });
   socket.on("error", (error) => deps.log.debug({ err: error }, "file server socket error"));
+  socket.on("close", () => {
+    closed = true;
+    if (clientId) deps.clients.release(clientId).catch((error: unknown) => deps.log.warn({ err: error }, "releasing a desktop client failed"));
+  });
 }

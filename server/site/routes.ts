@@ -1,12 +1,14 @@
 import * as z from "zod";
 import { serverInfo, siteInfo } from "../../contract/site";
+import type { Clock } from "../clock";
 import type { Config } from "../config";
 import type { Db } from "../db/connect";
 import { route } from "../http/route";
+import { countOnlineClients } from "../fileserver/clients";
 import type { Settings } from "../settings/service";
 import { VERSION } from "../version";
 
-export function siteRoutes(config: Config, settings: Settings, db: Db) {
+export function siteRoutes(config: Config, settings: Settings, db: Db, clock: Clock) {
   return [
     route({
       method: "GET",
@@ -47,10 +49,10 @@ export function siteRoutes(config: Config, settings: Settings, db: Db) {
       auth: "user",
       response: z.object({ server: serverInfo }),
       handler: async () => {
-        const t = await settings.get("transfer");
+        const [t, clientOnline] = await Promise.all([settings.get("transfer"), countOnlineClients(db, clock.now())]);
         return {
           server: {
-            client_online: 0,
+            client_online: clientOnline,
             apiport: config.apiPort,
             proxyPort: t.proxyPort,
             no_ssl_port: config.filePort,

@@ -10,6 +10,7 @@ import {
   type Entry,
   type OverwriteOption,
   type ReadRange,
+  type StagedData,
   type StatResult,
   type Storage,
   storageError,
@@ -512,6 +513,18 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
     }),
 
     beginWrite: guard(beginWrite),
+
+    adopt: guard(async (staged: StagedData, rel: string, opts: OverwriteOption = {}) => {
+      if (staged.kind !== "local-file" || !path.isAbsolute(staged.path)) throw new FerryError("UnsupportedOperation");
+      const target = await locate(rel);
+      checkNewName(target.relative);
+      await checkParent(target.relative);
+      // Only a regular file: a link or a folder in the staging area must never become user data.
+      if (!(await lstat(staged.path)).isFile()) throw new FerryError("InvalidOperation");
+      await syncFile(staged.path);
+      await place(staged.path, target, true, opts.overwrite === true);
+      return statOf(target);
+    }),
 
     cleanupStale: guard(async (olderThanMs: number) => {
       let names: string[];

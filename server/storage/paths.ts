@@ -83,6 +83,11 @@ export function isInside(root: string, absolute: string): boolean {
   return absolute.startsWith(prefix);
 }
 
+/** True when `path` is `prefix` or below it; "/a" is not below "/ab". */
+export function isUnder(path: string, prefix: string): boolean {
+  return prefix === "/" || path === prefix || path.startsWith(`${prefix}/`);
+}
+
 function checkedRoot(root: string): string {
   if (typeof root !== "string" || !path.isAbsolute(root)) throw new Error(`storage root must be an absolute path, got ${String(root)}`);
   return path.resolve(root);

@@ -76,6 +76,16 @@ export interface Writer {
   abort(): Promise<void>;
 }
 
+/**
+ * Complete data staged outside the storage by another component, ready to be placed by adopt().
+ * Today only a file on the local disk (a tus upload); a driver that cannot take a kind refuses it.
+ */
+export interface StagedData {
+  kind: "local-file";
+  /** Absolute path; for the local driver it must be on the same file system as the root. */
+  path: string;
+}
+
 export interface Storage {
   stat(rel: string): Promise<StatResult>;
   /** The entries of a folder, by name; never the staging area, never anything that is not a file or folder. */
@@ -91,6 +101,12 @@ export interface Storage {
   createReadStream(rel: string, range?: ReadRange): Promise<Readable>;
   usage(dirRel: string): Promise<Usage>;
   beginWrite(rel: string, options?: WriteOptions): Promise<Writer>;
+  /**
+   * Places complete staged data at `rel` as a file, atomically, consuming it (same rules as
+   * Writer.commit: PathExists without overwrite, parents must exist, the name must be valid).
+   * UnsupportedOperation when this driver cannot take that kind of staged data.
+   */
+  adopt(staged: StagedData, rel: string, options?: OverwriteOption): Promise<StatResult>;
   /** Removes temporary data older than `olderThanMs` left by a crash or a lost client; returns how many entries went. */
   cleanupStale(olderThanMs: number): Promise<number>;
 }

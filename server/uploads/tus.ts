@@ -1,4 +1,227 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import path from "node:path";
+import { EXPOSED_HEADERS, MemoryLocker, Metadata, Server, TUS_RESUMABLE, type Upload } from "@tus/server";
+import { langFromHeader, type Lang } from "../../contract/envelope";
+import { ErrorCode, errorByCode, formatErrorMessage } from "../../contract/errors";
+import { FILE_SERVER_PATHS } from "../../contract/files";
+import type { AuthUser } from "../auth/tokens";
+import { FerryError } from "../errors";
+import { originAllowed } from "../fileserver/origin";
 import type { FileServerPart } from "../fileserver/parts";
+import { STAGING_NAME } from "../storage/paths";
+import { checkTargetFree, isOwner, parseTarget, sizeLimit, storedMetadata, targetOf, uploadSpace } from "./checks";
+import { commitCommand, createHashCache } from "./commit";
+import { concatenate, partIds } from "./concat";
+import { PARTIAL_KEY, UploadStore } from "./store";
 
-/** The file server's tus uploads and the commit command (docs/file-server.md). Being built. */
-export const uploadParts: FileServerPart = () => ({ handlers: [], commands: {} });
+/**
+ * tus 1.0 uploads on the file server (docs/file-server.md, "Uploads") and the `commit` command.
+ * Every request but a CORS preflight carries the sign-in's websocket token as a Bearer token; an
+ * upload belongs to the user who created it, and only that user may send to it, ask its offset,
+ * end it or commit it. Bytes stay in the upload store until commit places them.
+ */
+
+/** Unfinished and uncommitted uploads, and records of committed ones, go after a day. */
+export const UPLOAD_EXPIRY_MS = 24 * 60 * 60 * 1000;
+const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+const UPLOAD_ID = /^[0-9a-f]{32}$/;
+
+interface Caller {
+  user: AuthUser;
+  lang: Lang;
+}
+
+/** HTTP status of a refusal: the catalogue's 400/500, made precise where tus clients act on it. */
+const STATUS: Partial<Record<number, number>> = {
+  [ErrorCode.InvalidToken]: 401,
+  [ErrorCode.PermissionDenied]: 403,
+  [ErrorCode.UploadNotFound]: 404,
+  [ErrorCode.FileTooLarge]: 413,
+};
+
+function envelope(error: FerryError, lang: Lang): string {
+  const def = errorByCode(error.code) ?? errorByCode(ErrorCode.UnknownException)!;
+  return JSON.stringify({ code: def.code, value: def.value, result: false, message: formatErrorMessage(def, lang, error.vars), data: error.data });
+}
+
+/** A refusal in the shape tus turns into an error response (status_code, body). */
+class Refusal {
+  readonly status_code: number;
+  readonly body: string;
+  constructor(error: FerryError, lang: Lang) {
+    this.status_code = STATUS[error.code] ?? errorByCode(error.code)?.status ?? 500;
+    this.body = envelope(error, lang);
+  }
+}
+const refusal = (error: FerryError, lang: Lang) => new Refusal(error, lang);
+
+/** tus's own protocol errors, in catalogue terms, so every refusal a client sees is an envelope. */
+function fromTus(status: number): FerryError | null {
+  if (status === 404 || status === 410) return new FerryError("UploadNotFound");
+  if (status === 409) return new FerryError("InvalidData", { reason: "Upload-Offset is not the stored offset" });
+  if (status === 413) return new FerryError("InvalidData", { reason: "more bytes than the declared Upload-Length" });
+  if (status === 400 || status === 412 || status === 415) return new FerryError("ParameterError", { reason: "not a valid tus request" });
+  return null;
+}
+
+/** The node:http request under tus's web Request (the key of the caller checked in `handle`). */
+const nodeRequest = (req: { runtime?: { node?: { req: object } } }) => req.runtime?.node?.req;
+
+export const uploadParts: FileServerPart = async (services, log) => {
+  const store = await UploadStore.open(path.join(services.spaces.root, STAGING_NAME, "tus"), UPLOAD_EXPIRY_MS);
+  const locker = new MemoryLocker();
+  const hashes = createHashCache(store);
+  const callers = new WeakMap<object, Caller>();
+  const callerOf = (req: Parameters<typeof nodeRequest>[0]): Caller => {
+    const caller = callers.get(nodeRequest(req)!);
+    if (!caller) throw new Error("tus request without a checked caller");
+    return caller;
+  };
+
+  const tus = new Server({
+    path: FILE_SERVER_PATHS.uploads.replace(/\/$/, ""),
+    datastore: store,
+    locker,
+    relativeLocation: true,
+    // The origin was checked before tus saw the request (originAllowed): echo it.
+    allowedOrigins: () => true,
+    allowedHeaders: ["Authorization", "Accept-Language"],
+    async onUploadCreate(req, upload: Upload) {
+      const { user, lang } = callerOf(req);
+      try {
+        const target = parseTarget(upload.metadata);
+        const space = await uploadSpace(services, user.id, target.groupId);
+        const limit = await sizeLimit(services);
+        if ((upload.size ?? 0) > limit) throw new FerryError("FileTooLarge", { limit }, { limit });
+        await checkTargetFree(space, target);
+        const metadata = storedMetadata(target, user.id, space);
+        if (req.headers.get("upload-concat") === "partial") metadata[PARTIAL_KEY] = "1";
+        return { metadata };
+      } catch (error) {
+        if (error instanceof FerryError) throw refusal(error, lang);
+        throw error;
+      }
+    },
+    async onUploadFinish(_req, upload: Upload) {
+      hashes.start(upload.id);
+      return {};
+    },
+    onResponseError(req, error) {
+      if (error instanceof Refusal) return undefined;
+      const status = "status_code" in error ? error.status_code : 500;
+      const mapped = fromTus(status);
+      if (!mapped) {
+        if (status >= 500) log.error({ err: error }, "tus upload request failed");
+        return undefined;
+      }
+      const caller = callers.get(nodeRequest(req)!);
+      // Keep tus's status (409, 410, 413…): tus clients act on it.
+      return { status_code: status, body: envelope(mapped, caller?.lang ?? "en") };
+    },
+  });
+
+  /** A refusal before tus sees the request, with the CORS headers a browser needs to read it. */
+  function refuse(req: IncomingMessage, res: ServerResponse, error: FerryError, lang: Lang) {
+    const { status_code, body } = refusal(error, lang);
+    const headers: Record<string, string> = {
+      "content-type": "application/json; charset=utf-8",
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+      "tus-resumable": TUS_RESUMABLE,
+      "access-control-expose-headers": EXPOSED_HEADERS,
+    };
+    if (req.headers.origin) headers["access-control-allow-origin"] = req.headers.origin;
+    res.writeHead(status_code, headers);
+    res.end(body);
+  }
+
+  /** `Upload-Concat: final;…`: assembles the parts into a new upload (concat.ts). */
+  async function createFinal(req: IncomingMessage, res: ServerResponse, userId: number, header: string, lang: Lang) {
+    const ids = partIds(header, FILE_SERVER_PATHS.uploads);
+    let metadata: Record<string, string | null> | undefined;
+    try {
+      const raw = req.headers["upload-metadata"];
+      metadata = typeof raw === "string" ? Metadata.parse(raw) : undefined;
+    } catch {
+      metadata = undefined;
+    }
+    if (!ids || !metadata) return refuse(req, res, new FerryError("ParameterError", { reason: "not a valid Upload-Concat or Upload-Metadata header" }), lang);
+    let id: string;
+    try {
+      id = await concatenate(services, store, userId, ids, metadata);
+    } catch (error) {
+      if (error instanceof FerryError) return refuse(req, res, error, lang);
+      throw error;
+    }
+    hashes.start(id);
+    const headers: Record<string, string> = {
+      location: `${FILE_SERVER_PATHS.uploads}${id}`,
+      "tus-resumable": TUS_RESUMABLE,
+      "access-control-expose-headers": EXPOSED_HEADERS,
+    };
+    if (req.headers.origin) headers["access-control-allow-origin"] = req.headers.origin;
+    res.writeHead(201, headers);
+    res.end();
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, url: URL) {
+    const lang = langFromHeader(req.headers["accept-language"]);
+    if (!originAllowed(req.headers.origin, req.headers.host, services.config.webOrigins)) {
+      res.writeHead(403, { "content-type": "text/plain; charset=utf-8" });
+      res.end("origin not allowed");
+      return;
+    }
+    if (req.method === "OPTIONS") return tus.handle(req, res);
+    // tus has no GET; the bytes of an upload are not readable before commit.
+    if (!["POST", "PATCH", "HEAD", "DELETE"].includes(req.method ?? "")) return refuse(req, res, new FerryError("UnsupportedOperation"), lang);
+
+    const header = req.headers.authorization ?? "";
+    const token = header.startsWith("Bearer ") ? header.slice(7).trim() : "";
+    const auth = token ? await services.tokens.authenticateSocket(token) : null;
+    if (!auth) return refuse(req, res, new FerryError("InvalidToken"), lang);
+    callers.set(req, { user: auth.user, lang });
+
+    const id = url.pathname.slice(FILE_SERVER_PATHS.uploads.length);
+    if (req.method === "POST") {
+      if (id !== "") return refuse(req, res, new FerryError("UnsupportedOperation"), lang);
+      if (req.headers["upload-defer-length"] !== undefined) return refuse(req, res, new FerryError("UnsupportedOperation"), lang);
+      const concat = req.headers["upload-concat"];
+      if (concat !== undefined && concat !== "partial") {
+        return createFinal(req, res, auth.user.id, String(concat), lang);
+      }
+      return tus.handle(req, res);
+    }
+    if (!UPLOAD_ID.test(id)) return refuse(req, res, new FerryError("UploadNotFound"), lang);
+    const record = await store.records.get(id);
+    if (!record) return refuse(req, res, new FerryError("UploadNotFound"), lang);
+    if (!isOwner(record, auth.user.id)) return refuse(req, res, new FerryError("PermissionDenied"), lang);
+    if (req.method === "PATCH") {
+      // A revoked Upload permission or membership stops the bytes at once, not only at commit.
+      try {
+        await uploadSpace(services, auth.user.id, targetOf(record).groupId);
+      } catch (error) {
+        if (error instanceof FerryError) return refuse(req, res, error, lang);
+        throw error;
+      }
+    }
+    if (req.method === "DELETE") hashes.forget(id);
+    return tus.handle(req, res);
+  }
+
+  const sweep = () =>
+    store
+      .sweep()
+      .then(() => hashes.prune())
+      .catch((error: unknown) => log.warn({ err: error }, "sweeping expired uploads failed"));
+  await sweep();
+  const timer = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
+  timer.unref();
+
+  return {
+    handlers: [{ prefix: FILE_SERVER_PATHS.uploads, handle }],
+    commands: { commit: commitCommand(services, store, locker, hashes) },
+    async close() {
+      clearInterval(timer);
+    },
+  };
+};

@@ -21,6 +21,8 @@ export const E2E_API_PORT = portFrom("FERRY_E2E_API_PORT", 18490);
 export const E2E_WEB_PORT = portFrom("FERRY_E2E_WEB_PORT", 13490);
 export const E2E_FILE_PORT = E2E_API_PORT + 1;
 export const E2E_FILE_TLS_PORT = E2E_API_PORT + 2;
+/** The web looks for the local desktop client on these two ports (FERRY_LOCAL_CLIENT_PORTS); tests/e2e/client.spec.ts listens there. */
+export const E2E_LOCAL_CLIENT_PORTS = [E2E_WEB_PORT + 2, E2E_WEB_PORT + 3] as const;
 
 /** The engine's REST API, for tests that talk to it directly (the browser only ever sees the web). */
 export const ENGINE_URL = `http://127.0.0.1:${E2E_API_PORT}`;

@@ -1,0 +1,144 @@
+import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { Button } from "../components/ui/button";
+import { Modal } from "../components/ui/modal";
+import { NoticeBar } from "../components/ui/notice-bar";
+import { useConnectionState, useFileConnection } from "../files/file-server-context";
+import { useRootData } from "../root";
+import { onTransferEvent } from "../transfers/events";
+import { formatSize } from "../utils/format";
+import { type FileServerHealth, selectNoticeState } from "./notice-state";
+import { installersFor, type InstallerPlatform } from "./platforms";
+import { LocalClientProbe, type LocalClientState } from "./probe.client";
+import { MIN_CLIENT_VERSION } from "./protocol";
+
+/** Spec section 9: the client prompt is 450 wide. */
+export const CLIENT_DIALOG_WIDTH = 450;
+/** How long "starting" shows after the user asked for the client before the bar invites again. */
+export const START_WINDOW_MS = 30_000;
+/** A first connection to the file server that takes longer than one reconnect period counts as lost. */
+const FIRST_CONNECT_GRACE_MS = 6000;
+
+type DialogContent = { kind: "start" } | { kind: "overflow"; limit: number } | { kind: "upgrade" };
+
+function useLocalClient(ports: readonly number[]): { probe: LocalClientProbe | null; state: LocalClientState | null } {
+  const [probe, setProbe] = useState<LocalClientProbe | null>(null);
+  const [, setTick] = useState(0);
+  const key = ports.join(",");
+  useEffect(() => {
+    const created = new LocalClientProbe({ ports: key.split(",").filter(Boolean).map(Number), secure: window.location.protocol === "https:" });
+    const unsubscribe = created.subscribe(() => setTick((n) => n + 1));
+    setProbe(created);
+    created.start();
+    return () => {
+      unsubscribe();
+      created.close();
+    };
+  }, [key]);
+  return { probe, state: probe?.state ?? null };
+}
+
+function useFileServerHealth(): FileServerHealth {
+  const state = useConnectionState(useFileConnection());
+  const [wasOpen, setWasOpen] = useState(false);
+  const [late, setLate] = useState(false);
+  if (state === "open" && !wasOpen) setWasOpen(true);
+  useEffect(() => {
+    const timer = setTimeout(() => setLate(true), FIRST_CONNECT_GRACE_MS);
+    return () => clearTimeout(timer);
+  }, []);
+  if (state === "open") return "open";
+  if (state === "closed" || (state === "connecting" && (wasOpen || late))) return "down";
+  return "pending";
+}
+
+/** Asks the operating system to start the client through its URL scheme (spec section 7: urlName, secure flag, host, certSelect). */
+function launchClient(urlName: string, certSelect: number) {
+  const link = `${urlName}://start?secure=${window.location.protocol === "https:" ? 1 : 0}&host=${encodeURIComponent(window.location.hostname)}&certSelect=${certSelect}`;
+  // A frame, so that a scheme nobody handles fails inside it instead of replacing the page.
+  const frame = document.createElement("iframe");
+  frame.hidden = true;
+  frame.src = link;
+  document.body.appendChild(frame);
+  setTimeout(() => frame.remove(), 2000);
+}
+
+/**
+ * The desktop transfer client's side of every signed-in page: looks for the local client, shows the
+ * notice bar's client and connection states, and the client-start / size-overflow dialog.
+ */
+export function DesktopClient({ ports }: { ports: readonly number[] }) {
+  const { t } = useTranslation();
+  const root = useRootData();
+  const { probe, state: local } = useLocalClient(ports);
+  const fileServer = useFileServerHealth();
+  const [starting, setStarting] = useState(false);
+  const [dialog, setDialog] = useState<DialogContent | null>(null);
+  const [platforms, setPlatforms] = useState<InstallerPlatform[]>([]);
+
+  const connected = local?.status === "connected";
+  const [wasConnected, setWasConnected] = useState(connected);
+  if (wasConnected !== connected) {
+    setWasConnected(connected);
+    if (connected) {
+      setStarting(false);
+      // The invitation has done its job; an upgrade offer stays until the user closes it.
+      if (dialog && dialog.kind !== "upgrade") setDialog(null);
+    }
+  }
+
+  useEffect(() => {
+    setPlatforms(installersFor(navigator.userAgent, navigator.platform));
+    return onTransferEvent((event) => {
+      if (event.type === "size-overflow") setDialog({ kind: "overflow", limit: event.limit });
+    });
+  }, []);
+
+  useEffect(() => {
+    if (!starting) return;
+    const timer = setTimeout(() => setStarting(false), START_WINDOW_MS);
+    return () => clearTimeout(timer);
+  }, [starting]);
+
+  // The last content stays while the dialog fades out.
+  const [content, setContent] = useState<DialogContent>({ kind: "start" });
+  if (dialog && dialog !== content) setContent(dialog);
+
+  const notice = selectNoticeState({ local, fileServer, starting, minVersion: MIN_CLIENT_VERSION });
+
+  return (
+    <>
+      <NoticeBar
+        state={notice}
+        version={MIN_CLIENT_VERSION}
+        onStartClient={() => {
+          if (root) launchClient(root.site.urlName, root.site.certSelect);
+          setStarting(true);
+          setDialog({ kind: "start" });
+          probe?.retryNow();
+        }}
+        onUpgrade={() => setDialog({ kind: "upgrade" })}
+      />
+      <Modal
+        open={dialog !== null}
+        onClose={() => setDialog(null)}
+        width={CLIENT_DIALOG_WIDTH}
+        title={t(`client.dialog.${content.kind}.title`)}
+        footer={
+          <div className="mt-6 flex flex-wrap justify-end gap-2">
+            {platforms.map((platform) => (
+              <Button key={platform} onClick={() => window.location.assign(`/download/${platform}`)}>
+                {t(`shell.download.${platform}`)}
+              </Button>
+            ))}
+            <Button variant="outlined" onClick={() => setDialog(null)}>
+              {t("global.close")}
+            </Button>
+          </div>
+        }
+      >
+        <p>{content.kind === "overflow" ? t("client.dialog.overflow.text", { limit: formatSize(content.limit) }) : t(`client.dialog.${content.kind}.text`)}</p>
+      </Modal>
+    </>
+  );
+}

@@ -1,0 +1,178 @@
+import { FILE_SERVER_PATHS, type SocketArgs, type SocketCommand, type SocketReply, type SocketResults } from "../../contract/files";
+import { ErrorCode } from "../../contract/errors";
+import type { FileServerInfo } from "./file-server-context";
+
+/** Spec section 9: reconnect every 6 s, up to 50000 tries; the counter resets on connect. */
+export const RECONNECT_DELAY_MS = 6000;
+export const RECONNECT_MAX_TRIES = 50_000;
+
+/** Where the file server answers for a page at `location`: a configured URL, or the host (the page's own when none is set) with the plain port on http pages and the TLS port on https pages. */
+export function fileServerUrls(info: Omit<FileServerInfo, "token">, location: Pick<Location, "protocol" | "hostname">): { httpUrl: string; wsUrl: string } {
+  let httpUrl: string;
+  if (info.httpUrl) {
+    httpUrl = info.httpUrl.replace(/\/+$/, "");
+  } else {
+    const secure = location.protocol === "https:";
+    const host = info.host.trim() || location.hostname;
+    // An IPv6 literal needs brackets in a URL.
+    const hostPart = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+    httpUrl = `${secure ? "https" : "http"}://${hostPart}:${secure ? info.sslPort : info.port}`;
+  }
+  return { httpUrl, wsUrl: `${httpUrl.replace(/^http/, "ws")}${FILE_SERVER_PATHS.socket}` };
+}
+
+/** A command the engine refused; `message` is the engine's translated text. */
+export class FileCommandError extends Error {
+  constructor(
+    message: string,
+    readonly code: number,
+    readonly data: unknown = null,
+  ) {
+    super(message);
+    this.name = "FileCommandError";
+  }
+}
+
+export type ConnectionState = "connecting" | "open" | "closed";
+
+interface Pending {
+  id: number;
+  cmd: string;
+  args: unknown;
+  resolve: (data: unknown) => void;
+  reject: (error: FileCommandError) => void;
+}
+
+export interface FileConnectionOptions {
+  /** The engine no longer accepts the token (1009, or a refused login): the page shows the logout notice. */
+  onInvalidToken?: () => void;
+  /** A WebSocket constructor (the browser's by default). */
+  WebSocket?: typeof WebSocket;
+}
+
+/**
+ * The page's one socket to the file server. Logs in with the socket token, queues commands while
+ * (re)connecting, and retries every 6 s after a drop. Commands that were sent when the socket
+ * dropped fail with Disconnected rather than being sent twice: a repeated move or remove could act
+ * on what the first one already changed.
+ */
+export class FileConnection {
+  readonly httpUrl: string;
+  readonly token: string;
+  state: ConnectionState = "connecting";
+  private readonly wsUrl: string;
+  private readonly options: FileConnectionOptions;
+  private socket: WebSocket | null = null;
+  private queue: Pending[] = [];
+  private sent = new Map<number, Pending>();
+  private nextId = 1;
+  private tries = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private listeners = new Set<() => void>();
+  private stopped = false;
+
+  constructor(info: FileServerInfo, location: Pick<Location, "protocol" | "hostname">, options: FileConnectionOptions = {}) {
+    const urls = fileServerUrls(info, location);
+    this.httpUrl = urls.httpUrl;
+    this.wsUrl = urls.wsUrl;
+    this.token = info.token;
+    this.options = options;
+    this.connect();
+  }
+
+  cmd<C extends SocketCommand>(cmd: C, args: SocketArgs<C>): Promise<SocketResults[C]> {
+    if (this.stopped) return Promise.reject(this.disconnected());
+    return new Promise((resolve, reject) => {
+      const pending: Pending = { id: this.nextId++, cmd, args, resolve: resolve as (data: unknown) => void, reject };
+      if (this.state === "open") this.send(pending);
+      else this.queue.push(pending);
+    });
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Ends the connection for good (page unload, sign-out); waiting commands fail. */
+  close() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.socket?.close();
+    this.failAll();
+    this.setState("closed");
+  }
+
+  private setState(state: ConnectionState) {
+    if (this.state === state) return;
+    this.state = state;
+    this.listeners.forEach((listener) => listener());
+  }
+
+  private disconnected() {
+    return new FileCommandError("error.4189", ErrorCode.Disconnected);
+  }
+
+  private failAll() {
+    const error = this.disconnected();
+    for (const pending of [...this.sent.values(), ...this.queue]) pending.reject(error);
+    this.sent.clear();
+    this.queue = [];
+  }
+
+  private send(pending: Pending) {
+    this.sent.set(pending.id, pending);
+    this.socket?.send(JSON.stringify({ id: pending.id, cmd: pending.cmd, args: pending.args }));
+  }
+
+  private connect() {
+    if (this.stopped) return;
+    this.setState("connecting");
+    const Socket = this.options.WebSocket ?? WebSocket;
+    const socket = new Socket(this.wsUrl);
+    this.socket = socket;
+    const loginId = this.nextId++;
+    socket.onopen = () => socket.send(JSON.stringify({ id: loginId, cmd: "login", args: { token: this.token } }));
+    socket.onmessage = (event) => {
+      let reply: SocketReply;
+      try {
+        reply = JSON.parse(String(event.data)) as SocketReply;
+      } catch {
+        return;
+      }
+      if (reply.id === loginId) {
+        if (reply.code !== 200) return this.invalidToken();
+        this.tries = 0;
+        this.setState("open");
+        const queued = this.queue;
+        this.queue = [];
+        queued.forEach((pending) => this.send(pending));
+        return;
+      }
+      const pending = this.sent.get(reply.id);
+      if (!pending) return;
+      this.sent.delete(reply.id);
+      if (reply.code === 200) pending.resolve(reply.data);
+      else {
+        pending.reject(new FileCommandError(reply.message, reply.code, reply.data));
+        if (reply.code === ErrorCode.InvalidToken) this.invalidToken();
+      }
+    };
+    socket.onclose = () => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      const error = this.disconnected();
+      this.sent.forEach((pending) => pending.reject(error));
+      this.sent.clear();
+      if (this.stopped) return;
+      if (++this.tries > RECONNECT_MAX_TRIES) return this.close();
+      this.setState("connecting");
+      this.timer = setTimeout(() => this.connect(), RECONNECT_DELAY_MS);
+    };
+  }
+
+  private invalidToken() {
+    this.close();
+    this.options.onInvalidToken?.();
+  }
+}

@@ -1,0 +1,18 @@
+import type { TFunction } from "i18next";
+
+/**
+ * The text for a failed file command: the catalogue's translation of its code, else the engine's
+ * message, else "Unknown error: {code}" (spec section 8). Duck-typed rather than `instanceof`,
+ * because the connection module is client-only and absent from the server build.
+ */
+export function fileErrorText(t: TFunction, exists: (key: string) => boolean, error: unknown): string {
+  const code = typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "number" ? (error as { code: number }).code : null;
+  if (code === null) return t("global.server.error");
+  const key = `error.${code}`;
+  if (exists(key)) return t(key);
+  const message = (error as { message?: unknown }).message;
+  return typeof message === "string" && message ? message : t("global.error.unknown", { code });
+}
+
+export const errorCode = (error: unknown): number | null =>
+  typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "number" ? (error as { code: number }).code : null;

@@ -1,0 +1,541 @@
+import { Menu, MenuButton, MenuItem, MenuItems } from "@headlessui/react";
+import { useSearchParams } from "@remix-run/react";
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { useTranslation } from "react-i18next";
+import { Button } from "../components/ui/button";
+import { FileIcon, FolderIcon, MoreIcon, SearchIcon, UploadIcon, VirtualFolderIcon } from "../components/ui/icons";
+import { Modal } from "../components/ui/modal";
+import { Spinner } from "../components/ui/spinner";
+import { Table, type Column, type RowKey, type SortState } from "../components/ui/table";
+import { useToast } from "../components/ui/toast";
+import { useRootData } from "../root";
+import { itemsFromDataTransfer, itemsFromFileList } from "../transfers/drop";
+import { onTransferEvent } from "../transfers/events";
+import type { UploadItem } from "../transfers/types";
+import { useTransfers } from "../transfers/use-transfers";
+import { formatSize, formatUnixTime } from "../utils/format";
+import { ErrorCode } from "../../contract/errors";
+import type { FileEntry } from "../../contract/files";
+import { hasPermission, Permission } from "../../contract/permissions";
+import { AttributesDialog, NameDialog, PreviewDialog, SearchDialog, TargetDialog, type PreviewState } from "./dialogs";
+import { errorCode, fileErrorText } from "./errors";
+import { useConnectionState, useFileConnection, useFileServer } from "./file-server-context";
+import { FolderTree } from "./folder-tree";
+import {
+  breadcrumbParts,
+  isFolder,
+  joinPath,
+  normalizePath,
+  parentPath,
+  previewNotice,
+  rowActions,
+  sortEntries,
+  toolbarButtons,
+  type EntrySort,
+  type RowAction,
+  type SpaceKind,
+  type ToolbarAction,
+} from "./model";
+import { useFileErrors } from "./use-file-errors";
+
+type Dialog =
+  | { kind: "mkdir" }
+  | { kind: "rename"; entry: FileEntry }
+  | { kind: "move" | "copy"; paths: string[] }
+  | { kind: "remove"; paths: string[] }
+  | { kind: "overwrite"; mode: "move" | "copy"; paths: string[]; target: string; existing: string[] }
+  | { kind: "search" }
+  | { kind: "path-not-exist" };
+
+export interface FileBrowserProps {
+  space: SpaceKind;
+  groupId: number;
+  /** The user's permission (personal) or the membership's groupPermission (group). */
+  permission: number;
+  /** The user's (or group's) sync switch; sync also needs the server's and the desktop client. */
+  userSyncSwitch: boolean;
+  /** Starts the breadcrumb (the group page's link back to the group list). */
+  breadcrumbLead?: ReactNode;
+}
+
+const menuItemClass = "block w-full px-3 py-1.5 text-left text-sm text-gray-800 data-[focus]:bg-gray-100";
+const ACTION_LABELS: Record<RowAction | ToolbarAction, string> = {
+  upload: "files.upload",
+  mkdir: "files.mkdir",
+  sync: "files.sync",
+  download: "files.download",
+  copy: "files.copy",
+  move: "files.move",
+  remove: "files.remove",
+  rename: "files.rename",
+  attributes: "files.attributes",
+};
+
+/** The file browser of spec section 2: toolbar, breadcrumb, table (or folder tree and table), dialogs. */
+export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadcrumbLead }: FileBrowserProps) {
+  const { t, i18n } = useTranslation();
+  const toast = useToast();
+  const showError = useFileErrors();
+  const root = useRootData();
+  const server = useFileServer();
+  const connection = useFileConnection();
+  const connectionState = useConnectionState(connection);
+  const { upload, download } = useTransfers();
+  const [searchParams, setSearchParams] = useSearchParams();
+  const path = normalizePath(searchParams.get("path"));
+
+  const [entries, setEntries] = useState<FileEntry[] | null>(null);
+  const [reloads, setReloads] = useState(0);
+  const [selectedKeys, setSelectedKeys] = useState<RowKey[]>([]);
+  const [sort, setSort] = useState<EntrySort | null>(null);
+  const [view, setView] = useState<"list" | "tree">("list");
+  const [dialog, setDialog] = useState<Dialog | null>(null);
+  const [attributesOf, setAttributesOf] = useState<string | null>(null);
+  const [preview, setPreview] = useState<PreviewState>(null);
+  const [dragging, setDragging] = useState(false);
+  const filesInput = useRef<HTMLInputElement>(null);
+  const folderInput = useRef<HTMLInputElement>(null);
+
+  const openFolder = useCallback(
+    (next: string, replace = false) => setSearchParams(next === "/" ? {} : { path: next }, { replace, preventScrollReset: true }),
+    [setSearchParams],
+  );
+  const reload = useCallback(() => setReloads((n) => n + 1), []);
+  const closeDialog = useCallback(() => setDialog(null), []);
+  const closeAttributes = useCallback(() => setAttributesOf(null), []);
+
+  useEffect(() => {
+    if (!connection) return;
+    let live = true;
+    connection.cmd("list", { groupId, path }).then(
+      (result) => {
+        if (!live) return;
+        setEntries(result.entries);
+        // A selection only survives a refresh of the same folder, for the items still there.
+        const names = new Set(result.entries.map((entry) => entry.name));
+        setSelectedKeys((keys) => keys.filter((key) => names.has(String(key))));
+      },
+      (error: unknown) => {
+        if (!live) return;
+        const code = errorCode(error);
+        if (code === ErrorCode.PathIsFile) return openFolder(parentPath(path), true);
+        if (code === ErrorCode.PathNotFound || code === ErrorCode.DirectoryNotExist) {
+          setEntries([]);
+          return setDialog({ kind: "path-not-exist" });
+        }
+        setEntries((current) => current ?? []);
+        showError(error);
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [connection, groupId, path, reloads, openFolder, showError]);
+
+  // Another folder: nothing selected there yet.
+  useEffect(() => setSelectedKeys([]), [path, groupId]);
+
+  // A finished upload into this folder (or below it, for a folder upload) shows up in the listing.
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const off = onTransferEvent((event) => {
+      if (event.type !== "upload-committed" || event.groupId !== groupId) return;
+      if (!(path === "/" || event.path.startsWith(`${path}/`))) return;
+      // A folder upload commits many files in a row: one listing for the burst.
+      clearTimeout(timer);
+      timer = setTimeout(reload, 200);
+    });
+    return () => {
+      off();
+      clearTimeout(timer);
+    };
+  }, [groupId, path, reload]);
+
+  const rows = useMemo(() => sortEntries(entries ?? [], sort), [entries, sort]);
+  const selection = useMemo(() => {
+    const keys = new Set(selectedKeys);
+    return rows.filter((entry) => keys.has(entry.name));
+  }, [rows, selectedKeys]);
+  const can = (bit: number) => hasPermission(permission, bit);
+  const toolbar = toolbarButtons({
+    space,
+    permission,
+    selection,
+    sync: { serverSwitch: server?.syncSwitch ?? false, userSwitch: userSyncSwitch, clientConnected: false },
+  });
+  const canUpload = can(Permission.Upload);
+
+  const reportBatch = (result: { done: string[]; failed: { path: string; code: number }[] }, success: string) => {
+    if (result.failed.length === 0) toast.success(t(success));
+    else {
+      const message = fileErrorText(t, (key) => i18n.exists(key), { code: result.failed[0]!.code });
+      toast.error(t("files.partial", { count: result.failed.length, message }));
+    }
+  };
+
+  /** Runs a command, reporting its failure; resolves to its result, or null when it failed. */
+  const run = async <R,>(command: () => Promise<R>): Promise<R | null> => {
+    try {
+      return await command();
+    } catch (error) {
+      showError(error);
+      return null;
+    }
+  };
+
+  const startDownload = (paths: string[]) => {
+    if (paths.length === 0) return;
+    const name = paths.length === 1 ? paths[0]!.split("/").pop()! : `${path === "/" ? t("files.root") : path.split("/").pop()}.zip`;
+    download({ groupId, paths, name });
+  };
+
+  const openEntry = (entry: FileEntry) => {
+    if (isFolder(entry)) return openFolder(joinPath(path, entry.name));
+    const notice = previewNotice(entry.name, { enterprise: root?.site.soft_version === "enterprise", canDownload: can(Permission.Download) });
+    if (notice) return void toast.warning(t(notice));
+    const target = joinPath(path, entry.name);
+    void run(() => connection!.cmd("preview", { groupId, path: target })).then((result) => {
+      if (result) setPreview({ path: target, name: entry.name, url: result.url, mediaType: result.mediaType });
+    });
+  };
+
+  const act = (action: RowAction | ToolbarAction, targets: FileEntry[]) => {
+    const paths = targets.map((entry) => joinPath(path, entry.name));
+    switch (action) {
+      case "upload":
+        return filesInput.current?.click();
+      case "mkdir":
+        return setDialog({ kind: "mkdir" });
+      case "download":
+        return startDownload(paths);
+      case "move":
+      case "copy":
+        return setDialog({ kind: action, paths });
+      case "remove":
+        return setDialog({ kind: "remove", paths });
+      case "rename":
+        return setDialog({ kind: "rename", entry: targets[0]! });
+      case "attributes":
+        return setAttributesOf(paths[0]!);
+      case "sync":
+        return undefined;
+    }
+  };
+
+  const mkdir = async (name: string) => {
+    const done = await run(() => connection!.cmd("mkdir", { groupId, path, name }));
+    if (!done) return false;
+    toast.success(t("files.success.created"));
+    reload();
+    return true;
+  };
+
+  const rename = (entry: FileEntry) => async (newName: string) => {
+    if (newName === entry.name) return true;
+    const done = await run(() => connection!.cmd("rename", { groupId, path: joinPath(path, entry.name), newName }));
+    if (!done) return false;
+    toast.success(t("files.success.rename"));
+    reload();
+    return true;
+  };
+
+  const transfer = async (mode: "move" | "copy", paths: string[], target: string, overwrite: boolean) => {
+    const result = await run(() => connection!.cmd(mode, { groupId, paths, target, overwrite }));
+    if (!result) return false;
+    reportBatch(result, mode === "move" ? "files.success.move" : "files.success.copy");
+    reload();
+    return true;
+  };
+
+  const chooseTarget = (mode: "move" | "copy", paths: string[]) => async (target: string) => {
+    const names = paths.map((p) => p.split("/").pop()!);
+    const check = await run(() => connection!.cmd("exists", { groupId, target, names }));
+    if (!check) return false;
+    if (check.existing.length > 0) {
+      // The target dialog closes; the overwrite question takes its place (cancelling aborts).
+      setTimeout(() => setDialog({ kind: "overwrite", mode, paths, target, existing: check.existing }));
+      return true;
+    }
+    return transfer(mode, paths, target, false);
+  };
+
+  const remove = async (paths: string[]) => {
+    const result = await run(() => connection!.cmd("remove", { groupId, paths }));
+    if (!result) return false;
+    reportBatch(result, "files.success.deleted");
+    reload();
+    return true;
+  };
+
+  const receive = (items: UploadItem[]) => {
+    if (items.length > 0) upload(items, { groupId, path });
+  };
+
+  const columns: Column<FileEntry>[] = [
+    { type: "checkbox", width: 48 },
+    {
+      type: "custom",
+      key: "name",
+      title: t("files.column.name"),
+      sort: true,
+      render: (entry) => (
+        <span className="flex min-w-0 items-center gap-2">
+          <EntryIcon entry={entry} />
+          <button
+            type="button"
+            className="truncate text-left hover:text-primary focus-visible:outline focus-visible:outline-2 focus-visible:outline-primary"
+            title={entry.name}
+            // One click selects the row alone, a double click (or Enter) opens it.
+            onClick={() => setSelectedKeys([entry.name])}
+            onDoubleClick={() => openEntry(entry)}
+            onKeyDown={(event) => {
+              if (event.key !== "Enter") return;
+              event.preventDefault();
+              openEntry(entry);
+            }}
+          >
+            {entry.name}
+          </button>
+        </span>
+      ),
+    },
+    { type: "custom", key: "size", title: t("files.column.size"), width: 140, sort: true, render: (entry) => (isFolder(entry) ? "-" : formatSize(entry.size)) },
+    { type: "custom", key: "time", title: t("files.column.time"), width: 200, sort: true, render: (entry) => formatUnixTime(entry.time) },
+    {
+      type: "custom",
+      key: "more",
+      width: 64,
+      render: (entry) => <RowMenu entry={entry} actions={rowActions(space, permission, entry)} onAction={(action) => act(action, [entry])} />,
+    },
+  ];
+
+  const table = (
+    <Table
+      columns={columns}
+      data={rows}
+      rowKey="name"
+      rowLabel={(entry) => entry.name}
+      label={t("files.table", { path })}
+      selectedKeys={selectedKeys}
+      onSelectionChange={(keys) => setSelectedKeys(keys)}
+      sort={sort as SortState | null}
+      onSortChange={(next) => setSort(next as EntrySort | null)}
+    />
+  );
+
+  return (
+    <section className="flex flex-col gap-4">
+      <div role="toolbar" aria-label={t("files.toolbar")} className="flex flex-wrap items-center gap-2">
+        {toolbar.map(({ action, disabled }) =>
+          action === "upload" ? (
+            <span key="upload" className="contents">
+              <Button onClick={() => filesInput.current?.click()}>
+                <UploadIcon />
+                {t("files.upload.files")}
+              </Button>
+              <Button variant="outlined" onClick={() => folderInput.current?.click()}>
+                <UploadIcon />
+                {t("files.upload.folder")}
+              </Button>
+            </span>
+          ) : (
+            <Button key={action} variant="outlined" danger={action === "remove"} disabled={disabled} onClick={() => act(action, selection)}>
+              {t(ACTION_LABELS[action])}
+            </Button>
+          ),
+        )}
+        <span className="ml-auto flex items-center gap-2">
+          <Button variant="outlined" onClick={() => setDialog({ kind: "search" })}>
+            <SearchIcon />
+            {t("files.search")}
+          </Button>
+          <Button variant="text" onClick={reload}>
+            {t("files.refresh")}
+          </Button>
+          <span role="group" aria-label={t("files.view")} className="inline-flex overflow-hidden rounded border border-gray-300">
+            {(["list", "tree"] as const).map((mode) => (
+              <button
+                key={mode}
+                type="button"
+                aria-pressed={view === mode}
+                onClick={() => setView(mode)}
+                className={`h-8 px-3 text-sm ${view === mode ? "bg-primary text-white" : "bg-white text-gray-700 hover:bg-gray-50"}`}
+              >
+                {t(`files.view.${mode}`)}
+              </button>
+            ))}
+          </span>
+        </span>
+        {canUpload && (
+          <>
+            <input
+              ref={filesInput}
+              type="file"
+              multiple
+              hidden
+              aria-label={t("files.upload.files")}
+              onChange={(event) => {
+                receive(itemsFromFileList(event.currentTarget.files ?? []));
+                event.currentTarget.value = "";
+              }}
+            />
+            <input
+              ref={folderInput}
+              type="file"
+              hidden
+              aria-label={t("files.upload.folder")}
+              {...{ webkitdirectory: "", directory: "" }}
+              onChange={(event) => {
+                receive(itemsFromFileList(event.currentTarget.files ?? []));
+                event.currentTarget.value = "";
+              }}
+            />
+          </>
+        )}
+      </div>
+
+      <nav aria-label={t("files.breadcrumb")}>
+        <ol className="flex flex-wrap items-center gap-1 text-sm">
+          {breadcrumbLead && (
+            <li className="flex items-center gap-1">
+              {breadcrumbLead}
+              <span aria-hidden="true" className="text-gray-400">
+                /
+              </span>
+            </li>
+          )}
+          {breadcrumbParts(path).map((part, index, parts) => {
+            const last = index === parts.length - 1;
+            const label = part.path === "/" ? t("files.root") : part.name;
+            return (
+              <li key={part.path} className="flex items-center gap-1">
+                {last ? (
+                  <span aria-current="page" className="font-medium text-gray-900">
+                    {label}
+                  </span>
+                ) : (
+                  <button type="button" className="text-primary hover:underline" onClick={() => openFolder(part.path)}>
+                    {label}
+                  </button>
+                )}
+                {!last && (
+                  <span aria-hidden="true" className="text-gray-400">
+                    /
+                  </span>
+                )}
+              </li>
+            );
+          })}
+        </ol>
+      </nav>
+
+      <div
+        className="relative"
+        onDragOver={(event) => {
+          if (!canUpload || !event.dataTransfer.types.includes("Files")) return;
+          event.preventDefault();
+          setDragging(true);
+        }}
+        onDragLeave={(event) => {
+          if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setDragging(false);
+        }}
+        onDrop={(event) => {
+          if (!canUpload) return;
+          event.preventDefault();
+          setDragging(false);
+          void itemsFromDataTransfer(event.dataTransfer).then(receive);
+        }}
+      >
+        {entries === null ? (
+          <div className="flex h-40 items-center justify-center">
+            <Spinner label={connectionState === "open" ? t("global.loading") : t("files.connecting")} />
+          </div>
+        ) : view === "tree" ? (
+          <div className="grid grid-cols-[280px_1fr] gap-4">
+            <FolderTree key={`${groupId}-${reloads}`} connection={connection} groupId={groupId} selected={path} onSelect={(folder) => openFolder(folder)} className="max-h-[700px]" />
+            {table}
+          </div>
+        ) : (
+          table
+        )}
+        {dragging && (
+          <div className="pointer-events-none absolute inset-0 flex items-center justify-center rounded border-2 border-dashed border-primary bg-primary/5 text-sm font-medium text-primary">
+            {t("files.drop")}
+          </div>
+        )}
+      </div>
+
+      <NameDialog open={dialog?.kind === "mkdir"} title={t("files.mkdir.title")} label={t("files.mkdir.label")} initial={t("files.mkdir")} onClose={closeDialog} onSubmit={mkdir} />
+      <NameDialog
+        open={dialog?.kind === "rename"}
+        title={t("files.rename.title")}
+        label={t("files.rename.label")}
+        initial={dialog?.kind === "rename" ? dialog.entry.name : ""}
+        onClose={closeDialog}
+        onSubmit={dialog?.kind === "rename" ? rename(dialog.entry) : async () => false}
+      />
+      <TargetDialog
+        open={dialog?.kind === "move" || dialog?.kind === "copy"}
+        mode={dialog?.kind === "copy" ? "copy" : "move"}
+        connection={connection}
+        groupId={groupId}
+        onClose={closeDialog}
+        onSubmit={dialog?.kind === "move" || dialog?.kind === "copy" ? chooseTarget(dialog.kind, dialog.paths) : async () => false}
+      />
+      <Modal
+        open={dialog?.kind === "overwrite"}
+        title={t("files.overwrite.title")}
+        onClose={closeDialog}
+        confirmLabel={t("files.overwrite.confirm")}
+        onConfirm={() => (dialog?.kind === "overwrite" ? transfer(dialog.mode, dialog.paths, dialog.target, true) : undefined)}
+      >
+        {dialog?.kind === "overwrite" && t("files.overwrite", { names: dialog.existing.join(", "), interpolation: { escapeValue: false } })}
+      </Modal>
+      <Modal
+        open={dialog?.kind === "remove"}
+        title={t("files.remove.title")}
+        danger
+        onClose={closeDialog}
+        onConfirm={() => (dialog?.kind === "remove" ? remove(dialog.paths) : undefined)}
+      >
+        {t("files.remove.confirm")}
+      </Modal>
+      <Modal open={dialog?.kind === "path-not-exist"} okOnly closable={false} confirmLabel={t("global.ok")} onClose={() => {
+        closeDialog();
+        openFolder("/", true);
+      }}>
+        {t("files.path-not-exist")}
+      </Modal>
+      <SearchDialog open={dialog?.kind === "search"} connection={connection} groupId={groupId} path={path} onClose={closeDialog} onOpen={(folder) => openFolder(folder)} />
+      <AttributesDialog target={attributesOf} connection={connection} groupId={groupId} onClose={closeAttributes} />
+      <PreviewDialog preview={preview} onClose={() => setPreview(null)} />
+    </section>
+  );
+}
+
+function EntryIcon({ entry }: { entry: FileEntry }) {
+  const { t } = useTranslation();
+  const Icon = entry.file_type === "File" ? FileIcon : entry.file_type === "Folder" ? FolderIcon : VirtualFolderIcon;
+  return <Icon title={t(`files.type.${entry.file_type}`)} className={entry.file_type === "File" ? "shrink-0 text-gray-500" : "shrink-0 text-amber-500"} />;
+}
+
+function RowMenu({ entry, actions, onAction }: { entry: FileEntry; actions: RowAction[]; onAction: (action: RowAction) => void }) {
+  const { t } = useTranslation();
+  if (actions.length === 0) return null;
+  return (
+    <Menu>
+      <MenuButton as={Button} variant="text" size="small" aria-label={t("files.more", { name: entry.name })}>
+        <MoreIcon />
+      </MenuButton>
+      <MenuItems anchor="bottom end" className="z-20 mt-1 w-40 rounded border border-gray-200 bg-white py-1 shadow-lg focus:outline-none">
+        {actions.map((action) => (
+          <MenuItem key={action}>
+            <button type="button" className={action === "remove" ? `${menuItemClass} text-red-600` : menuItemClass} onClick={() => onAction(action)}>
+              {t(ACTION_LABELS[action])}
+            </button>
+          </MenuItem>
+        ))}
+      </MenuItems>
+    </Menu>
+  );
+}

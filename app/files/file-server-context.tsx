@@ -1,0 +1,72 @@
+import { useFetcher } from "@remix-run/react";
+import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from "react";
+import type { FileConnection } from "./connection.client";
+
+/** What `_app.tsx`'s loader hands the browser to reach the file server (docs/file-server.md). */
+export interface FileServerInfo {
+  /** The sign-in's socket token: only the file server accepts it (REST refuses it). */
+  token: string;
+  /** A fixed base URL of the file server, when one is configured; otherwise built from host and ports. */
+  httpUrl?: string;
+  port: number;
+  sslPort: number;
+  /** Empty: the page's own host (spec section 3, server info). */
+  host: string;
+}
+
+export interface FileServerValue {
+  info: FileServerInfo;
+  /** Largest file the server takes in one transfer, bytes (TCPFileSizeLimit × 1024). */
+  tcpFileSizeLimit: number;
+  /** Server switch for sync folders (spec section 6: sync needs it). */
+  syncSwitch: boolean;
+}
+
+interface ContextValue extends FileServerValue {
+  connection: FileConnection | null;
+}
+
+const FileServerContext = createContext<ContextValue | null>(null);
+
+/**
+ * One connection per page load, opened after hydration: the connection module is client-only, so it
+ * is loaded with a dynamic import and the server render (and the first client render) see null.
+ */
+export function FileServerProvider({ value, children }: { value: FileServerValue; children: ReactNode }) {
+  const [connection, setConnection] = useState<FileConnection | null>(null);
+  const { token, httpUrl, port, sslPort, host } = value.info;
+  const logout = useFetcher();
+  // The fetcher's submit is stable, but read it through a ref so the effect does not depend on it.
+  const signOut = useRef(() => logout.submit({ reason: "expired" }, { method: "post", action: "/logout" }));
+  useEffect(() => {
+    let live = true;
+    let opened: FileConnection | null = null;
+    void import("./connection.client").then(({ FileConnection: Connection }) => {
+      if (!live) return;
+      opened = new Connection({ token, httpUrl, port, sslPort, host }, window.location, { onInvalidToken: () => signOut.current() });
+      setConnection(opened);
+    });
+    return () => {
+      live = false;
+      opened?.close();
+    };
+  }, [token, httpUrl, port, sslPort, host]);
+  return <FileServerContext.Provider value={{ ...value, connection }}>{children}</FileServerContext.Provider>;
+}
+
+/** The page's file-server connection; null during server rendering, before hydration and outside the signed-in shell. */
+export function useFileConnection(): FileConnection | null {
+  return useContext(FileServerContext)?.connection ?? null;
+}
+
+/** The file server's settings of the signed-in shell (limits, switches); null outside it. */
+export function useFileServer(): ContextValue | null {
+  return useContext(FileServerContext);
+}
+
+/** Re-renders on every state change of the connection; returns its state. */
+export function useConnectionState(connection: FileConnection | null): FileConnection["state"] | null {
+  const [, setTick] = useState(0);
+  useEffect(() => connection?.subscribe(() => setTick((n) => n + 1)), [connection]);
+  return connection?.state ?? null;
+}

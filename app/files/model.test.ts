@@ -1,0 +1,113 @@
+import { describe, expect, it } from "vitest";
+import { Permission, PERMISSION_FULL } from "../../contract/permissions";
+import type { FileEntry } from "../../contract/files";
+import { breadcrumbParts, nameProblem, normalizePath, parentPath, previewNotice, rowActions, sortEntries, toolbarButtons } from "./model";
+
+const file = (name: string, size = 0, time = 0): FileEntry => ({ name, file_type: "File", size, time });
+const folder = (name: string, time = 0): FileEntry => ({ name, file_type: "Folder", size: 0, time });
+const virtual = (name: string): FileEntry => ({ name, file_type: "VirtualFolder", size: 0, time: 0 });
+const noSync = { serverSwitch: true, userSwitch: true, clientConnected: false };
+
+describe("paths", () => {
+  it("normalizes what the URL carries", () => {
+    expect(normalizePath(null)).toBe("/");
+    expect(normalizePath("")).toBe("/");
+    expect(normalizePath("docs//a/")).toBe("/docs/a");
+    expect(parentPath("/docs/a")).toBe("/docs");
+    expect(parentPath("/docs")).toBe("/");
+  });
+
+  it("splits the breadcrumb into the root and one part per folder", () => {
+    expect(breadcrumbParts("/")).toEqual([{ name: "", path: "/" }]);
+    expect(breadcrumbParts("/docs/2024/q1")).toEqual([
+      { name: "", path: "/" },
+      { name: "docs", path: "/docs" },
+      { name: "2024", path: "/docs/2024" },
+      { name: "q1", path: "/docs/2024/q1" },
+    ]);
+  });
+});
+
+describe("name rules (spec section 5)", () => {
+  it("requires a name and refuses the reserved characters and long names", () => {
+    expect(nameProblem("  ")).toBe("files.name.required");
+    for (const bad of ["a/b", "a\\b", "a:b", 'a"b', "a*b", "a?b", "a<b", "a>b", "a|b", "x".repeat(256)]) {
+      expect(nameProblem(bad)).toBe("app.transfer.error.name-format");
+    }
+    expect(nameProblem("report (final).txt")).toBeNull();
+    expect(nameProblem("x".repeat(255))).toBeNull();
+    expect(nameProblem("新建文件夹")).toBeNull();
+  });
+});
+
+describe("sorting", () => {
+  const entries = [file("b.txt", 10, 3), folder("zeta", 1), file("a.txt", 30, 2), folder("alpha", 5)];
+
+  it("puts folders first in either order", () => {
+    expect(sortEntries(entries, null).map((e) => e.name)).toEqual(["alpha", "zeta", "a.txt", "b.txt"]);
+    expect(sortEntries(entries, { key: "name", order: "descending" }).map((e) => e.name)).toEqual(["zeta", "alpha", "b.txt", "a.txt"]);
+    expect(sortEntries(entries, { key: "size", order: "descending" }).map((e) => e.name)).toEqual(["zeta", "alpha", "a.txt", "b.txt"]);
+    expect(sortEntries(entries, { key: "time", order: "ascending" }).map((e) => e.name)).toEqual(["zeta", "alpha", "a.txt", "b.txt"]);
+  });
+
+  it("compares numbers inside names as numbers", () => {
+    expect(sortEntries([file("file10"), file("file2")], null).map((e) => e.name)).toEqual(["file2", "file10"]);
+  });
+});
+
+describe("toolbar (spec section 6)", () => {
+  const actions = (space: "personal" | "group", permission: number, selection: FileEntry[] = []) =>
+    toolbarButtons({ space, permission, selection, sync: noSync }).map((b) => `${b.action}${b.disabled ? "(disabled)" : ""}`);
+
+  it("shows the personal buttons, those acting on a selection disabled while nothing is selected", () => {
+    expect(actions("personal", PERMISSION_FULL)).toEqual(["upload", "mkdir", "download(disabled)", "copy(disabled)", "move(disabled)", "remove(disabled)"]);
+    expect(actions("personal", PERMISSION_FULL, [file("a")])).toEqual(["upload", "mkdir", "download", "copy", "move", "remove"]);
+  });
+
+  it("has no copy or move on a group page", () => {
+    expect(actions("group", PERMISSION_FULL, [file("a")])).toEqual(["upload", "mkdir", "download", "remove"]);
+  });
+
+  it("leaves out each button whose permission bit is missing", () => {
+    expect(actions("personal", Permission.List | Permission.Download)).toEqual(["download(disabled)"]);
+    expect(actions("personal", PERMISSION_FULL & ~Permission.Upload & ~Permission.Delete)).toEqual(["mkdir", "download(disabled)", "copy(disabled)", "move(disabled)"]);
+    expect(actions("personal", 0)).toEqual([]);
+  });
+
+  it("hides copy and move while a virtual folder is selected", () => {
+    expect(actions("personal", PERMISSION_FULL, [file("a"), virtual("v")])).toEqual(["upload", "mkdir", "download", "remove"]);
+  });
+
+  it("offers sync only with HotFolder, both switches and the desktop client", () => {
+    const sync = (permission: number, s: typeof noSync) => toolbarButtons({ space: "personal", permission, selection: [], sync: s }).some((b) => b.action === "sync");
+    expect(sync(PERMISSION_FULL, { ...noSync, clientConnected: true })).toBe(true);
+    expect(sync(PERMISSION_FULL, noSync)).toBe(false);
+    expect(sync(PERMISSION_FULL & ~Permission.HotFolder, { ...noSync, clientConnected: true })).toBe(false);
+    expect(sync(PERMISSION_FULL, { serverSwitch: false, userSwitch: true, clientConnected: true })).toBe(false);
+    expect(sync(PERMISSION_FULL, { serverSwitch: true, userSwitch: false, clientConnected: true })).toBe(false);
+  });
+});
+
+describe("row menu (spec section 6)", () => {
+  it("follows the per-row rules", () => {
+    expect(rowActions("personal", PERMISSION_FULL, file("a"))).toEqual(["move", "copy", "download", "rename", "remove"]);
+    expect(rowActions("personal", PERMISSION_FULL, folder("f"))).toEqual(["move", "copy", "download", "rename", "attributes", "remove"]);
+    expect(rowActions("personal", PERMISSION_FULL, virtual("v"))).toEqual(["download", "attributes"]);
+    expect(rowActions("group", PERMISSION_FULL, folder("f"))).toEqual(["download", "rename", "attributes", "remove"]);
+    expect(rowActions("personal", Permission.List, file("a"))).toEqual([]);
+  });
+});
+
+describe("preview (spec section 4)", () => {
+  const enterprise = { enterprise: true, canDownload: true };
+  it("shows images and PDF in the enterprise edition and explains everything else", () => {
+    expect(previewNotice("a.PNG", enterprise)).toBeNull();
+    expect(previewNotice("a.pdf", enterprise)).toBeNull();
+    expect(previewNotice("a.docx", enterprise)).toBe("files.preview.impossible");
+    expect(previewNotice("a.mp4", enterprise)).toBe("files.preview.impossible");
+    expect(previewNotice("a.dwg", enterprise)).toBe("files.preview.impossible");
+    expect(previewNotice("a.zip", enterprise)).toBe("files.preview.unsupported");
+    expect(previewNotice("a.png", { enterprise: false, canDownload: true })).toBe("files.preview.enterprise");
+    expect(previewNotice("a.png", { enterprise: true, canDownload: false })).toBe("files.preview.no-permission");
+  });
+});

@@ -1,0 +1,53 @@
+/**
+ * The hashing Web Worker's program: BLAKE3 (the contract's HASH_ALGORITHM) of a File, read in
+ * slices, off the page's thread. The worker script is this function's source after hash-wasm's
+ * BLAKE3 bundle (`hash-worker.server.ts`), so it must not use anything from outside its body.
+ *
+ * Messages in: `{ job, file }` to hash, `{ job, cancel: true }` to stop. Out: `{ job, hash }`,
+ * `{ job, error }` or `{ job, cancelled: true }`. Jobs of one worker run one after another.
+ */
+export interface HashRequest {
+  job: number;
+  file?: Blob;
+  cancel?: boolean;
+}
+export interface HashReply {
+  job: number;
+  hash?: string;
+  error?: string;
+  cancelled?: boolean;
+}
+export interface HashWorkerScope {
+  onmessage: ((event: { data: HashRequest }) => void) | null;
+  postMessage(reply: HashReply): void;
+}
+export interface Blake3 {
+  init(): unknown;
+  update(data: Uint8Array): unknown;
+  digest(format: "hex"): string;
+}
+
+export function hashWorkerMain(scope: HashWorkerScope, createBLAKE3: () => Promise<Blake3>) {
+  // 8 MiB slices: large enough that wasm calls are few, small enough to keep memory flat.
+  const sliceBytes = 8 * 1024 * 1024;
+  const cancelled = new Set<number>();
+  let queue = Promise.resolve();
+  const run = async (job: number, file: Blob) => {
+    try {
+      const hasher = await createBLAKE3();
+      hasher.init();
+      for (let offset = 0; offset < file.size; offset += sliceBytes) {
+        if (cancelled.delete(job)) return scope.postMessage({ job, cancelled: true });
+        hasher.update(new Uint8Array(await file.slice(offset, offset + sliceBytes).arrayBuffer()));
+      }
+      scope.postMessage({ job, hash: hasher.digest("hex") });
+    } catch (error) {
+      scope.postMessage({ job, error: String(error) });
+    }
+  };
+  scope.onmessage = (event) => {
+    const { job, file, cancel } = event.data;
+    if (cancel) cancelled.add(job);
+    else if (file) queue = queue.then(() => run(job, file));
+  };
+}

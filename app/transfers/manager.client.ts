@@ -1,0 +1,383 @@
+import { DetailedError, Upload } from "tus-js-client";
+import { ErrorCode, errorMessageKey } from "../../contract/errors";
+import { FILE_SERVER_PATHS, type SocketArgs, type SocketCommand, type SocketResults } from "../../contract/files";
+import { uploadPath } from "./drop";
+import { emitTransferEvent } from "./events";
+import { forgetFile, keepFile, keptFiles } from "./file-handles.client";
+import { HashCancelled, Hasher } from "./hasher.client";
+import { loadUploads, sameFile, updateUploads, type SavedUpload } from "./persist";
+import type { TransferStore } from "./store";
+import { TransferStatus, type DownloadTarget, type TransferItem, type UploadItem, type UploadTarget } from "./types";
+
+/** Uploads running at once; more wait in the queue. */
+export const PARALLEL_UPLOADS = 3;
+/**
+ * Bytes per PATCH request. Large chunks keep per-request overhead negligible on a fast link; each
+ * chunk is also a point the upload can resume from without re-sending much.
+ */
+export const CHUNK_BYTES = 64 * 1024 * 1024;
+/** Back-off of automatic retries after a network drop (then the item fails and offers retry). */
+export const RETRY_DELAYS_MS = [0, 1000, 3000, 5000, 10_000, 20_000];
+
+/** What the manager needs of the page's file-server connection (app/files/connection.client.ts). */
+export interface Connection {
+  readonly httpUrl: string;
+  readonly token: string;
+  cmd<C extends SocketCommand>(cmd: C, args: SocketArgs<C>): Promise<SocketResults[C]>;
+}
+
+export interface ManagerContext {
+  connection: Connection;
+  /** Signed-in account: the saved list of unfinished uploads is per account. */
+  account: string;
+  /** Largest file in bytes (TCPFileSizeLimit × 1024); 0 or less: no limit. */
+  sizeLimit: number;
+}
+
+interface UploadJob {
+  id: string;
+  file: File | null;
+  saved: SavedUpload;
+  tus: Upload | null;
+  hashAbort: AbortController | null;
+  hash: Promise<string> | null;
+  /** The bytes are all on the server; only the commit is left (a retry after it failed on the way). */
+  commitOnly: boolean;
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+const newId = () => (typeof crypto.randomUUID === "function" ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`);
+
+export interface Failure {
+  errorMsgKey: string;
+  errorVars?: Record<string, string | number>;
+}
+
+/** Variables of an engine message travel in its `data` (e.g. FileTooLarge's limit). */
+function varsOf(data: unknown): Record<string, string | number> | undefined {
+  if (!data || typeof data !== "object") return undefined;
+  const vars = Object.fromEntries(Object.entries(data).filter(([, v]) => typeof v === "string" || typeof v === "number")) as Record<string, string | number>;
+  return Object.keys(vars).length > 0 ? vars : undefined;
+}
+
+/** The failure's message: the engine's code (a socket reply, or a tus error whose body is the envelope), else a network failure. */
+export function failureOf(error: unknown): Failure {
+  if (error && typeof error === "object" && "code" in error && typeof error.code === "number") {
+    return { errorMsgKey: errorMessageKey(error.code), errorVars: varsOf("data" in error ? error.data : undefined) };
+  }
+  if (error instanceof DetailedError) {
+    const body = error.originalResponse?.getBody();
+    if (body) {
+      try {
+        const envelope = JSON.parse(body) as { code?: unknown; data?: unknown };
+        if (typeof envelope.code === "number") return { errorMsgKey: errorMessageKey(envelope.code), errorVars: varsOf(envelope.data) };
+      } catch {
+        // Not the engine's envelope (a proxy's page): fall through.
+      }
+    }
+    const status = error.originalResponse?.getStatus() ?? 0;
+    if (status >= 500) return { errorMsgKey: errorMessageKey(ErrorCode.ServerError) };
+  }
+  return { errorMsgKey: "transfers.error.network" };
+}
+
+const tooLarge = (limit: number) => ({ errorMsgKey: errorMessageKey(ErrorCode.FileTooLarge), errorVars: { limit } });
+
+/** Hands a signed URL to the browser's own download manager (progress shows there). */
+function saveAs(url: string, name: string) {
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = name;
+  link.rel = "noopener";
+  link.style.display = "none";
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+}
+
+/**
+ * Runs the page's transfers: uploads through tus (resumable; a few files at a time; BLAKE3 of each
+ * file hashed in a worker while it uploads, then `commit`), downloads through signed URLs. Unfinished
+ * uploads are saved per account and resume after a reload from what the server holds.
+ */
+export class TransferManager {
+  private readonly jobs = new Map<string, UploadJob>();
+  private readonly hasher = new Hasher();
+  private context: ManagerContext | null = null;
+  private readonly ready: Promise<ManagerContext>;
+  private setReady!: (context: ManagerContext) => void;
+
+  constructor(
+    private readonly store: TransferStore,
+    private readonly storage: Storage = window.localStorage,
+  ) {
+    this.ready = new Promise((resolve) => (this.setReady = resolve));
+  }
+
+  /** Connects the manager to the page's file server; the first call restores the saved uploads. */
+  attach(context: ManagerContext) {
+    const first = this.context === null;
+    this.context = context;
+    this.setReady(context);
+    if (first) void this.restore(context);
+  }
+
+  async upload(items: UploadItem[], target: UploadTarget) {
+    const context = await this.ready;
+    for (const item of items) {
+      const path = uploadPath(target.path, item);
+      // The same file again for an upload that lost its file in a reload: continue that one.
+      const waiting = [...this.jobs.values()].find((job) => !job.file && job.saved.groupId === target.groupId && job.saved.path === path && sameFile(job.saved, item.file));
+      if (waiting) {
+        this.provideFile(waiting.id, item.file);
+        continue;
+      }
+      const id = newId();
+      const saved: SavedUpload = {
+        id,
+        groupId: target.groupId,
+        path,
+        name: item.file.name,
+        size: item.file.size,
+        lastModified: item.file.lastModified,
+        type: item.file.type,
+        uploadUrl: null,
+        offset: 0,
+        createTime: nowSeconds(),
+      };
+      this.store.add(this.itemOf(saved, { queued: true }));
+      if (context.sizeLimit > 0 && item.file.size > context.sizeLimit) {
+        this.store.update(id, { status: TransferStatus.UploadFailed, queued: false, ...tooLarge(context.sizeLimit) });
+        emitTransferEvent({ type: "size-overflow", limit: context.sizeLimit });
+        continue;
+      }
+      this.jobs.set(id, { id, file: item.file, saved, tus: null, hashAbort: null, hash: null, commitOnly: false });
+      updateUploads(this.storage, context.account, (list) => [...list, saved]);
+      void keepFile(id, context.account, item.file);
+    }
+    this.pump();
+  }
+
+  async download(target: DownloadTarget) {
+    const { connection, sizeLimit } = await this.ready;
+    const id = newId();
+    this.store.add({ ...this.blank(id, "download", target.name), status: TransferStatus.WaitDownload });
+    try {
+      const attributes = await connection.cmd("attributes", { groupId: target.groupId, paths: target.paths });
+      const size = attributes.file_size;
+      if (sizeLimit > 0 && size > sizeLimit) {
+        this.store.update(id, { status: TransferStatus.DownloadFailed, totalSize: size, ...tooLarge(sizeLimit) });
+        emitTransferEvent({ type: "size-overflow", limit: sizeLimit });
+        return;
+      }
+      const ticket = await connection.cmd("download", { groupId: target.groupId, paths: target.paths });
+      saveAs(new URL(ticket.url, connection.httpUrl).href, ticket.name);
+      // From here the browser's download manager moves (and shows) the bytes; the page cannot follow them.
+      this.store.update(id, { status: TransferStatus.Downloaded, totalSize: size, currentSize: size });
+    } catch (error) {
+      this.store.update(id, { status: TransferStatus.DownloadFailed, ...failureOf(error) });
+    }
+  }
+
+  pause(id: string) {
+    const job = this.jobs.get(id);
+    const item = this.store.get(id);
+    if (!job || item?.status !== TransferStatus.Uploading || item.paused) return;
+    this.stopRunning(job, false);
+    this.store.update(id, { paused: true, queued: false });
+    this.pump();
+  }
+
+  resume(id: string) {
+    const job = this.jobs.get(id);
+    const item = this.store.get(id);
+    if (!job || !item?.paused || !job.file) return;
+    this.store.update(id, { paused: false, queued: true });
+    this.pump();
+  }
+
+  retry(id: string) {
+    const job = this.jobs.get(id);
+    if (!job?.file || this.store.get(id)?.status !== TransferStatus.UploadFailed) return;
+    this.store.update(id, { status: TransferStatus.Uploading, errorMsgKey: null, errorVars: undefined, queued: true, paused: false });
+    this.pump();
+  }
+
+  /** The user picked the file of an upload restored without it; a different file is refused. */
+  provideFile(id: string, file: File): boolean {
+    const job = this.jobs.get(id);
+    if (!job || job.file || !sameFile(job.saved, file)) return false;
+    job.file = file;
+    if (this.context) void keepFile(id, this.context.account, file);
+    this.store.update(id, { needsFile: false, paused: false, queued: true });
+    this.pump();
+    return true;
+  }
+
+  /** Stops an upload and deletes what the server holds of it; for a finished item, removes it from the list. */
+  cancel(id: string) {
+    const job = this.jobs.get(id);
+    if (job) {
+      this.stopRunning(job, true);
+      if (!job.tus && job.saved.uploadUrl && this.context) {
+        void Upload.terminate(job.saved.uploadUrl, { headers: this.headers(this.context) }).catch(() => undefined);
+      }
+      this.forget(job);
+    }
+    this.store.remove(id);
+    this.pump();
+  }
+
+  /** Removes a finished or failed item from the list (a failed upload's bytes on the server go too). */
+  clear(id: string) {
+    const status = this.store.get(id)?.status;
+    if (status === TransferStatus.Uploading || status === TransferStatus.ServerChecking) return;
+    this.cancel(id);
+  }
+
+  private async restore(context: ManagerContext) {
+    const saved = loadUploads(this.storage, context.account);
+    for (const entry of saved) {
+      this.jobs.set(entry.id, { id: entry.id, file: null, saved: entry, tus: null, hashAbort: null, hash: null, commitOnly: false });
+      this.store.add(this.itemOf(entry, { paused: true, needsFile: true, currentSize: entry.offset }));
+    }
+    const ids = new Set(saved.map((entry) => entry.id));
+    const files = await keptFiles(context.account, (id) => ids.has(id));
+    for (const [id, file] of files) this.provideFile(id, file);
+  }
+
+  private pump() {
+    const context = this.context;
+    if (!context) return;
+    let running = [...this.jobs.values()].filter((job) => job.tus !== null || this.store.get(job.id)?.status === TransferStatus.ServerChecking).length;
+    for (const item of this.store.getSnapshot()) {
+      if (running >= PARALLEL_UPLOADS) break;
+      if (item.kind !== "upload" || !item.queued) continue;
+      const job = this.jobs.get(item.id);
+      if (!job?.file) continue;
+      running += 1;
+      this.store.update(job.id, { queued: false });
+      this.start(job, job.file, context);
+    }
+  }
+
+  private start(job: UploadJob, file: File, context: ManagerContext) {
+    job.hashAbort = new AbortController();
+    job.hash = this.hasher.hash(file, job.hashAbort.signal);
+    // A failure is reported at commit; until then nobody awaits the hash.
+    job.hash.catch(() => undefined);
+    if (job.commitOnly) {
+      void this.commit(job, context);
+      return;
+    }
+    const upload = new Upload(file, {
+      endpoint: context.connection.httpUrl + FILE_SERVER_PATHS.uploads,
+      uploadUrl: job.saved.uploadUrl,
+      headers: this.headers(context),
+      metadata: { groupId: String(job.saved.groupId), path: job.saved.path, overwrite: "0", filetype: file.type },
+      chunkSize: CHUNK_BYTES,
+      retryDelays: RETRY_DELAYS_MS,
+      // The manager keeps its own list (persist.ts); tus-js-client's would duplicate it.
+      storeFingerprintForResuming: false,
+      onUploadUrlAvailable: () => {
+        job.saved = { ...job.saved, uploadUrl: upload.url };
+        this.save(job, context);
+      },
+      onProgress: (sent) => this.store.progress(job.id, sent),
+      onChunkComplete: (_size, accepted) => {
+        job.saved = { ...job.saved, offset: accepted };
+        this.save(job, context);
+      },
+      onSuccess: () => {
+        job.tus = null;
+        void this.commit(job, context);
+      },
+      onError: (error) => {
+        job.tus = null;
+        const failure = failureOf(error);
+        // The engine's limit may be lower than the page knew (changed since it loaded).
+        if (failure.errorMsgKey === errorMessageKey(ErrorCode.FileTooLarge)) {
+          emitTransferEvent({ type: "size-overflow", limit: Number(failure.errorVars?.limit ?? context.sizeLimit) });
+        }
+        this.fail(job, failure);
+      },
+    });
+    job.tus = upload;
+    upload.start();
+  }
+
+  private async commit(job: UploadJob, context: ManagerContext) {
+    this.store.update(job.id, { status: TransferStatus.ServerChecking, currentSize: job.saved.size });
+    const uploadUrl = job.saved.uploadUrl ?? "";
+    try {
+      const hash = await job.hash!;
+      const uploadId = decodeURIComponent(new URL(uploadUrl, context.connection.httpUrl).pathname.split("/").filter(Boolean).pop() ?? "");
+      const result = await context.connection.cmd("commit", { uploadId, hash });
+      this.forget(job);
+      this.store.update(job.id, { status: TransferStatus.Uploaded, currentSize: result.size, totalSize: result.size });
+      emitTransferEvent({ type: "upload-committed", groupId: job.saved.groupId, path: result.path });
+    } catch (error) {
+      if (error instanceof HashCancelled) return;
+      // A dropped socket left the bytes in place: retrying only commits. Any refusal (hash mismatch,
+      // path taken, no permission) starts the upload again from the first byte on retry.
+      job.commitOnly = error instanceof Error && "code" in error && error.code === ErrorCode.Disconnected;
+      if (!job.commitOnly) {
+        job.saved = { ...job.saved, uploadUrl: null, offset: 0 };
+        this.save(job, context);
+      }
+      this.fail(job, failureOf(error));
+    } finally {
+      this.pump();
+    }
+  }
+
+  private fail(job: UploadJob, failure: Failure) {
+    job.hashAbort?.abort();
+    this.store.update(job.id, { status: TransferStatus.UploadFailed, errorVars: undefined, ...failure, queued: false });
+    this.pump();
+  }
+
+  private stopRunning(job: UploadJob, terminate: boolean) {
+    job.hashAbort?.abort();
+    job.hashAbort = null;
+    job.hash = null;
+    const tus = job.tus;
+    job.tus = null;
+    if (tus) void tus.abort(terminate).catch(() => undefined);
+  }
+
+  private forget(job: UploadJob) {
+    this.jobs.delete(job.id);
+    void forgetFile(job.id);
+    if (this.context) updateUploads(this.storage, this.context.account, (list) => list.filter((entry) => entry.id !== job.id));
+  }
+
+  private save(job: UploadJob, context: ManagerContext) {
+    updateUploads(this.storage, context.account, (list) => list.map((entry) => (entry.id === job.id ? job.saved : entry)));
+  }
+
+  private headers(context: ManagerContext) {
+    return { Authorization: `Bearer ${context.connection.token}` };
+  }
+
+  private itemOf(saved: SavedUpload, patch: Partial<TransferItem>): TransferItem {
+    return { ...this.blank(saved.id, "upload", saved.name), totalSize: saved.size, createTime: saved.createTime, ...patch };
+  }
+
+  private blank(id: string, kind: TransferItem["kind"], name: string): TransferItem {
+    return {
+      id,
+      kind,
+      name,
+      status: kind === "upload" ? TransferStatus.Uploading : TransferStatus.WaitDownload,
+      currentSize: 0,
+      totalSize: -1,
+      createTime: nowSeconds(),
+      errorMsgKey: null,
+      speed: 0,
+      queued: false,
+      paused: false,
+      needsFile: false,
+    };
+  }
+}

@@ -1,0 +1,58 @@
+import * as z from "zod";
+
+/**
+ * Unfinished uploads kept in localStorage, one list per account, so a reload (or a browser restart)
+ * shows them again and they resume from what the server holds (the tus URL answers HEAD with its
+ * offset). Only what is needed to find the upload and recognise the same file again is kept.
+ */
+export const savedUpload = z.object({
+  id: z.string().min(1).max(100),
+  groupId: z.number().int().min(0),
+  /** Final path of the file in its space. */
+  path: z.string().min(1).max(4096),
+  name: z.string().max(255),
+  size: z.number().int().min(0),
+  lastModified: z.number(),
+  type: z.string().max(255),
+  uploadUrl: z.string().max(2048).nullable(),
+  /** Bytes the server had confirmed when last saved (shown until the upload runs again). */
+  offset: z.number().int().min(0),
+  createTime: z.number().int(),
+});
+export type SavedUpload = z.infer<typeof savedUpload>;
+
+const storageKey = (account: string) => `ferry.transfers.${account}`;
+
+export function loadUploads(storage: Storage, account: string): SavedUpload[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(storage.getItem(storageKey(account)) ?? "[]");
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(raw)) return [];
+  // One damaged entry must not hide the others.
+  return raw.flatMap((entry) => {
+    const parsed = savedUpload.safeParse(entry);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+export function saveUploads(storage: Storage, account: string, uploads: SavedUpload[]) {
+  try {
+    if (uploads.length === 0) storage.removeItem(storageKey(account));
+    else storage.setItem(storageKey(account), JSON.stringify(uploads));
+  } catch {
+    // A full or disabled storage costs the reload survival, not the upload itself.
+  }
+}
+
+/** Read-modify-write of one account's list. */
+export function updateUploads(storage: Storage, account: string, change: (uploads: SavedUpload[]) => SavedUpload[]) {
+  saveUploads(storage, account, change(loadUploads(storage, account)));
+}
+
+/** Whether `file` is the one an unfinished upload was reading (name, size and modification time agree). */
+export function sameFile(saved: Pick<SavedUpload, "name" | "size" | "lastModified">, file: Pick<File, "name" | "size" | "lastModified">): boolean {
+  return saved.name === file.name && saved.size === file.size && saved.lastModified === file.lastModified;
+}

@@ -1,0 +1,100 @@
+import { screen } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it, vi } from "vitest";
+import { renderWithI18n } from "../test-utils";
+import { formatDuration, TransferRow } from "./transfer-row";
+import { TransferStatus, type TransferItem } from "./types";
+
+const item = (patch: Partial<TransferItem> = {}): TransferItem => ({
+  id: "t1",
+  kind: "upload",
+  name: "report.pdf",
+  status: TransferStatus.Uploading,
+  currentSize: 512 * 1024,
+  totalSize: 2 * 1024 * 1024,
+  createTime: 1,
+  errorMsgKey: null,
+  speed: 256 * 1024,
+  queued: false,
+  paused: false,
+  needsFile: false,
+  ...patch,
+});
+const actions = () => ({ pause: vi.fn(), resume: vi.fn(), cancel: vi.fn(), retry: vi.fn(), clear: vi.fn(), provideFile: vi.fn(async () => true) });
+const row = (patch: Partial<TransferItem>, lang: "en" | "zh" = "en", a = actions()) => {
+  renderWithI18n(
+    <ul>
+      <TransferRow item={item(patch)} actions={a} />
+    </ul>,
+    { lang },
+  );
+  return a;
+};
+
+describe("TransferRow", () => {
+  it("shows an upload's progress with sizes, speed and time left, and pause and cancel", async () => {
+    const a = row({});
+    expect(screen.getByRole("progressbar", { name: "Progress of report.pdf" }).getAttribute("aria-valuenow")).toBe("25");
+    const text = screen.getByRole("listitem").textContent;
+    expect(text).toContain("512.00 KB / 2.00 MB");
+    expect(text).toContain("256.00 KB/s");
+    expect(text).toContain("0:06 left");
+    await userEvent.click(screen.getByRole("button", { name: "Pause report.pdf" }));
+    expect(a.pause).toHaveBeenCalledWith("t1");
+    await userEvent.click(screen.getByRole("button", { name: "Cancel report.pdf" }));
+    expect(a.cancel).toHaveBeenCalledWith("t1");
+    expect(screen.queryByRole("button", { name: "Resume report.pdf" })).toBeNull();
+  });
+
+  it("shows the checking state with a full bar and no actions", () => {
+    row({ status: TransferStatus.ServerChecking, currentSize: 2 * 1024 * 1024 });
+    expect(screen.getByText("Checking on the server")).toBeTruthy();
+    expect(screen.getByRole("progressbar").getAttribute("aria-valuenow")).toBe("100");
+    expect(screen.queryAllByRole("button")).toEqual([]);
+  });
+
+  it("offers resume for a paused upload and a file picker for one that lost its file", async () => {
+    const a = row({ paused: true, speed: 0 });
+    expect(screen.getByText("Paused")).toBeTruthy();
+    await userEvent.click(screen.getByRole("button", { name: "Resume report.pdf" }));
+    expect(a.resume).toHaveBeenCalledWith("t1");
+  });
+
+  it("asks for the same file again after a reload", () => {
+    row({ paused: true, needsFile: true, speed: 0 });
+    expect(screen.getByText("Paused: choose or drop the same file again to continue")).toBeTruthy();
+    expect(screen.getByRole("button", { name: "Choose the file report.pdf again" })).toBeTruthy();
+    expect(screen.queryByRole("button", { name: "Resume report.pdf" })).toBeNull();
+  });
+
+  it("shows only the total when done", () => {
+    row({ status: TransferStatus.Uploaded, currentSize: 2 * 1024 * 1024 });
+    expect(screen.queryByRole("progressbar")).toBeNull();
+    expect(screen.getByRole("listitem").textContent).toContain("Uploaded2.00 MB");
+    expect(screen.getByRole("button", { name: "Remove report.pdf from the list" })).toBeTruthy();
+  });
+
+  it("shows the translated engine message of a failure, in Chinese too, with retry", async () => {
+    const a = row({ status: TransferStatus.UploadFailed, errorMsgKey: "error.1008" }, "zh");
+    expect(screen.getByRole("listitem").textContent).toContain("上传失败: 权限不足");
+    await userEvent.click(screen.getByRole("button", { name: "重试 report.pdf" }));
+    expect(a.retry).toHaveBeenCalledWith("t1");
+  });
+
+  it("fills the limit into the size-overflow message and offers no retry", () => {
+    row({ status: TransferStatus.UploadFailed, errorMsgKey: "error.4205", errorVars: { limit: 1024 } });
+    expect(screen.getByRole("listitem").textContent).toContain("The file is larger than the server allows (1024 bytes)");
+    expect(screen.queryByRole("button", { name: "Retry report.pdf" })).toBeNull();
+  });
+
+  it("labels a waiting download", () => {
+    row({ kind: "download", status: TransferStatus.WaitDownload, totalSize: -1, currentSize: 0 });
+    expect(screen.getByText("Waiting to download")).toBeTruthy();
+  });
+
+  it("formats time left", () => {
+    expect(formatDuration(5)).toBe("0:05");
+    expect(formatDuration(754)).toBe("12:34");
+    expect(formatDuration(3723)).toBe("1:02:03");
+  });
+});

@@ -1,0 +1,65 @@
+/** The transfer panel's model (spec section 3, transfer item; section 4, transfer status). */
+
+export const TransferStatus = {
+  Uploading: 1,
+  /** All bytes are on the server; the engine checks the hash and places the file. */
+  ServerChecking: 2,
+  Uploaded: 3,
+  Downloading: 4,
+  Downloaded: 5,
+  UploadFailed: 6,
+  DownloadFailed: 7,
+  WaitDownload: 8,
+} as const;
+export type TransferStatus = (typeof TransferStatus)[keyof typeof TransferStatus];
+
+/** Statuses that still have work to do: they count as active and keep the leave warning on. */
+export const ACTIVE_STATUSES: readonly TransferStatus[] = [
+  TransferStatus.Uploading,
+  TransferStatus.ServerChecking,
+  TransferStatus.Downloading,
+  TransferStatus.WaitDownload,
+];
+
+export interface TransferItem {
+  id: string;
+  kind: "upload" | "download";
+  name: string;
+  status: TransferStatus;
+  currentSize: number;
+  /** Bytes; -1 while unknown (a download before the engine told its size). */
+  totalSize: number;
+  /** Unix seconds. */
+  createTime: number;
+  /** i18n key of the failure (`error.<code>` for engine codes), with its variables. */
+  errorMsgKey: string | null;
+  errorVars?: Record<string, string | number>;
+  /** Bytes per second over the last refresh; 0 when not moving. */
+  speed: number;
+  /** Waiting for a free slot (uploads run a few at a time). */
+  queued: boolean;
+  paused: boolean;
+  /** Restored after a reload without its file: the user must pick or drop the same file again. */
+  needsFile: boolean;
+}
+
+/** One file to upload; relativePath "" for a plain file, "folder/sub/a.txt" (top folder included) from a folder. */
+export interface UploadItem {
+  file: File;
+  relativePath: string;
+}
+
+/** Where uploads go: a folder of a space (groupId 0: personal). */
+export interface UploadTarget {
+  groupId: number;
+  path: string;
+}
+
+/** What to download: one file, or several items / a folder (the engine zips them). */
+export interface DownloadTarget {
+  groupId: number;
+  paths: string[];
+  name: string;
+}
+
+export const isActive = (item: Pick<TransferItem, "status">) => ACTIVE_STATUSES.includes(item.status);

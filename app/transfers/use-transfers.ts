@@ -1,0 +1,61 @@
+import { useEffect, useMemo, useSyncExternalStore } from "react";
+import type { Connection, TransferManager } from "./manager.client";
+import { TransferStore } from "./store";
+import { isActive, type DownloadTarget, type TransferItem, type UploadItem, type UploadTarget } from "./types";
+
+/** The page's one list of transfers (module scope: one per page load; empty during server rendering). */
+export const transferStore = new TransferStore();
+
+let manager: Promise<TransferManager> | undefined;
+/** The manager pulls in tus-js-client and the workers: loaded on first use, in the browser only. */
+function getManager(): Promise<TransferManager> {
+  manager ??= import("./manager.client").then(({ TransferManager: Manager }) => new Manager(transferStore));
+  return manager;
+}
+
+const NO_ITEMS: readonly TransferItem[] = [];
+
+export interface Transfers {
+  items: readonly TransferItem[];
+  activeCount: number;
+  upload(items: UploadItem[], target: UploadTarget): void;
+  download(target: DownloadTarget): void;
+  pause(id: string): void;
+  resume(id: string): void;
+  cancel(id: string): void;
+  retry(id: string): void;
+  clear(id: string): void;
+  /** The file of an upload restored after a reload; false when it is not the same file. */
+  provideFile(id: string, file: File): Promise<boolean>;
+}
+
+const run = (act: (m: TransferManager) => unknown) => void getManager().then(act);
+
+const actions = {
+  upload: (items: UploadItem[], target: UploadTarget) => run((m) => m.upload(items, target)),
+  download: (target: DownloadTarget) => run((m) => m.download(target)),
+  pause: (id: string) => run((m) => m.pause(id)),
+  resume: (id: string) => run((m) => m.resume(id)),
+  cancel: (id: string) => run((m) => m.cancel(id)),
+  retry: (id: string) => run((m) => m.retry(id)),
+  clear: (id: string) => run((m) => m.clear(id)),
+  provideFile: (id: string, file: File) => getManager().then((m) => m.provideFile(id, file)),
+};
+
+/** The transfer list and its actions, for the panel and for pages that start uploads and downloads. */
+export function useTransfers(): Transfers {
+  const items = useSyncExternalStore(transferStore.subscribe, transferStore.getSnapshot, () => NO_ITEMS);
+  return useMemo(() => ({ items, activeCount: items.filter(isActive).length, ...actions }), [items]);
+}
+
+/** Connects the manager to the page's file server (rendered once, by the panel). */
+export function useAttachTransfers(connection: Connection | null, account: string, sizeLimit: number) {
+  useEffect(() => {
+    if (!connection) return;
+    let live = true;
+    void getManager().then((m) => live && m.attach({ connection, account, sizeLimit }));
+    return () => {
+      live = false;
+    };
+  }, [connection, account, sizeLimit]);
+}

@@ -1,0 +1,324 @@
+import type { FileAttributes, FileEntry, SocketResults } from "../../contract/files";
+import { hasPermission, Permission } from "../../contract/permissions";
+import { FerryError } from "../errors";
+import { baseName, isUnder, joinName, normaliseUserPath, parentOf } from "../storage/paths";
+import { type Entry, storageError, type Usage } from "../storage/storage";
+import type { Hashes } from "./hashes";
+import { isForbidden, type Space, type Spaces } from "./spaces";
+
+/**
+ * The file commands on a space (docs/file-server.md, "Commands"): list, mkdir, rename, exists,
+ * move, copy, remove, attributes, tree and search. Each call opens the space afresh (permission
+ * and membership re-read), checks the permission bit the command needs and the user's forbidden
+ * paths, and then works only through the space's Storage, which confines every path.
+ */
+
+/** Entries a search looks at before it gives up and answers `truncated`. */
+export const SEARCH_VISIT_CAP = 200_000;
+
+type Outcome = { done: string[]; failed: { path: string; code: number }[] };
+
+const child = (dir: string, name: string) => (dir === "/" ? `/${name}` : `${dir}/${name}`);
+
+/** Folders first, then files; each by name in code-unit order, so every locale and run sees the same order. */
+function byTypeThenName(a: Entry, b: Entry): number {
+  if (a.type !== b.type) return a.type === "folder" ? -1 : 1;
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+const toFileEntry = (e: Entry): FileEntry => ({ name: e.name, file_type: e.type === "folder" ? "Folder" : "File", size: e.size, time: e.mtime });
+
+/** The deepest folder holding every one of `paths`. */
+function commonParent(paths: readonly string[]): string {
+  const split = paths.map((p) => parentOf(p).split("/").filter(Boolean));
+  const first = split[0] ?? [];
+  let n = 0;
+  while (n < first.length && split.every((s) => s[n] === first[n])) n++;
+  return "/" + first.slice(0, n).join("/");
+}
+
+const isError = (err: unknown, name: FerryError["errorName"]) => err instanceof FerryError && err.errorName === name;
+
+export interface FileServiceDeps {
+  spaces: Spaces;
+  hashes: Hashes;
+}
+
+interface Ctx {
+  space: Space;
+  /** Empty on group spaces: forbidden paths belong to a user's own home. */
+  forbidden: string[];
+}
+
+export function createFileService({ spaces, hashes }: FileServiceDeps) {
+  async function open(userId: number, groupId: number, bit: number): Promise<Ctx> {
+    const space = await spaces.open(userId, groupId);
+    if (!hasPermission(space.permission, bit)) throw new FerryError("PermissionDenied");
+    return { space, forbidden: space.forbidden };
+  }
+
+  /**
+   * Refuses a forbidden path with PermissionDenied, the answer an unknown group gets too. With
+   * `subtree`, also a path holding a forbidden one: moving, copying or removing it would carry the
+   * forbidden content along.
+   */
+  function guard(ctx: Ctx, path: string, subtree = false): void {
+    if (isForbidden(ctx.forbidden, path) || (subtree && ctx.forbidden.some((f) => isUnder(f, path)))) throw new FerryError("PermissionDenied");
+  }
+
+  const visible = (ctx: Ctx, dir: string, entries: Entry[]) =>
+    ctx.forbidden.length === 0 ? entries : entries.filter((e) => !isForbidden(ctx.forbidden, child(dir, e.name.normalize("NFC"))));
+
+  /** A folder's usage without what lies in forbidden paths below it. */
+  async function visibleUsage(ctx: Ctx, dir: string): Promise<Usage> {
+    const usage = await ctx.space.storage.usage(dir);
+    const inside = ctx.forbidden.filter((f) => f !== dir && isUnder(f, dir));
+    const outermost = inside.filter((f) => !inside.some((g) => g !== f && isUnder(f, g)));
+    for (const f of outermost) {
+      try {
+        const [info, hidden] = await Promise.all([ctx.space.storage.stat(f), ctx.space.storage.usage(f)]);
+        usage.size -= hidden.size;
+        usage.files -= hidden.files;
+        usage.folders -= hidden.folders + (info.type === "folder" ? 1 : 0);
+      } catch (err) {
+        if (!isError(err, "PathNotFound")) throw err;
+      }
+    }
+    return usage;
+  }
+
+  /** The existing folder `path`: PathNotFound, or PathIsFile for a file. */
+  async function folderAt(ctx: Ctx, path: string): Promise<void> {
+    const info = await ctx.space.storage.stat(path);
+    if (info.type !== "folder") throw new FerryError("PathIsFile");
+  }
+
+  async function existsAt(ctx: Ctx, path: string): Promise<boolean> {
+    try {
+      await ctx.space.storage.stat(path);
+      return true;
+    } catch (err) {
+      if (isError(err, "PathNotFound")) return false;
+      throw err;
+    }
+  }
+
+  /** Moves or copies `src` to the new path `dest`; with overwrite a file replaces a file and a folder merges into a folder. */
+  async function place(kind: "move" | "copy", ctx: Ctx, src: string, dest: string, overwrite: boolean): Promise<void> {
+    const { storage, key } = ctx.space;
+    const act = (opts: { overwrite?: boolean }) => (kind === "move" ? storage.rename(src, dest, opts) : storage.copy(src, dest, opts));
+    try {
+      await act({});
+    } catch (err) {
+      if (!overwrite || !isError(err, "PathExists")) throw err;
+      const [from, to] = await Promise.all([storage.stat(src), storage.stat(dest)]);
+      if (from.type === "folder" && to.type === "folder") {
+        await merge(kind, ctx, src, dest);
+        return;
+      }
+      if (from.type !== to.type) throw new FerryError(from.type === "folder" ? "PathIsFile" : "PathIsNotFile");
+      // The old file's hash must not outlive it, even when size and second-resolution time match.
+      await hashes.removePrefix(key, dest);
+      await act({ overwrite: true });
+    }
+    if (kind === "move") await hashes.movePrefix(key, src, dest);
+  }
+
+  /**
+   * Merges folder `src` into the existing folder `dest` entry by entry, so that an overwrite never
+   * deletes what only the target held. A moved folder goes once it is empty; on a failure the
+   * entries not moved stay where they were.
+   */
+  async function merge(kind: "move" | "copy", ctx: Ctx, src: string, dest: string): Promise<void> {
+    let first: unknown = null;
+    for (const entry of await ctx.space.storage.list(src)) {
+      try {
+        await place(kind, ctx, child(src, entry.name), child(dest, entry.name), true);
+      } catch (err) {
+        first ??= err;
+      }
+    }
+    if (first) throw first;
+    if (kind === "move") {
+      await ctx.space.storage.remove(src);
+      await hashes.removePrefix(ctx.space.key, src);
+    }
+  }
+
+  async function transfer(kind: "move" | "copy", userId: number, groupId: number, paths: string[], target: string, overwrite: boolean): Promise<Outcome> {
+    const ctx = await open(userId, groupId, kind === "move" ? Permission.Move : Permission.Copy);
+    const dir = normaliseUserPath(target);
+    guard(ctx, dir);
+    const sources = [...new Set(paths.map(normaliseUserPath))];
+    const items = sources.map((src) => ({ src, dest: child(dir, baseName(src)) }));
+    const names = new Set<string>();
+    for (const { src, dest } of items) {
+      // The root, a folder into itself or below itself, a copy onto itself, two items of one name.
+      if (src === "/" || isUnder(dir, src) || (kind === "copy" && src === dest) || names.has(dest)) throw new FerryError("InvalidOperation");
+      names.add(dest);
+      guard(ctx, src, true);
+      guard(ctx, dest, true);
+    }
+    await folderAt(ctx, dir);
+    // Moving an item into the folder it is already in changes nothing.
+    const work = items.filter((i) => i.src !== i.dest);
+    if (!overwrite) {
+      const taken = await Promise.all(work.map((i) => existsAt(ctx, i.dest)));
+      const existing = work.filter((_, n) => taken[n]).map((i) => baseName(i.dest));
+      if (existing.length > 0) throw new FerryError("TargetExists", { existing });
+    }
+    const outcome: Outcome = { done: items.filter((i) => i.src === i.dest).map((i) => i.src), failed: [] };
+    for (const { src, dest } of work) {
+      try {
+        await place(kind, ctx, src, dest, overwrite);
+        outcome.done.push(src);
+      } catch (err) {
+        outcome.failed.push({ path: src, code: storageError(err).code });
+      }
+    }
+    return outcome;
+  }
+
+  return {
+    async list(userId: number, groupId: number, path: string): Promise<SocketResults["list"]> {
+      const ctx = await open(userId, groupId, Permission.List);
+      const dir = normaliseUserPath(path);
+      guard(ctx, dir);
+      const entries = visible(ctx, dir, await ctx.space.storage.list(dir));
+      return { path: dir, entries: entries.sort(byTypeThenName).map(toFileEntry) };
+    },
+
+    async mkdir(userId: number, groupId: number, parent: string, name: string): Promise<SocketResults["mkdir"]> {
+      const ctx = await open(userId, groupId, Permission.Mkdir);
+      const target = joinName(normaliseUserPath(parent), name);
+      guard(ctx, target);
+      await ctx.space.storage.mkdir(target);
+      return { path: target };
+    },
+
+    async rename(userId: number, groupId: number, path: string, newName: string): Promise<SocketResults["rename"]> {
+      const ctx = await open(userId, groupId, Permission.Rename);
+      const from = normaliseUserPath(path);
+      if (from === "/") throw new FerryError("InvalidOperation");
+      const to = joinName(parentOf(from), newName);
+      guard(ctx, from, true);
+      guard(ctx, to, true);
+      await ctx.space.storage.rename(from, to);
+      await hashes.movePrefix(ctx.space.key, from, to);
+      return { path: to };
+    },
+
+    async exists(userId: number, groupId: number, target: string, names: string[]): Promise<SocketResults["exists"]> {
+      const ctx = await open(userId, groupId, Permission.List);
+      const dir = normaliseUserPath(target);
+      guard(ctx, dir);
+      // A name is one segment; "a/b" would look deeper than the folder asked about.
+      if (names.some((n) => n.includes("/"))) throw new FerryError("InvalidPath");
+      const paths = [...new Set(names)].map((n) => ({ name: n, path: normaliseUserPath(child(dir, n)) }));
+      await folderAt(ctx, dir);
+      const shown = paths.filter((p) => !isForbidden(ctx.forbidden, p.path));
+      const found = await Promise.all(shown.map((p) => existsAt(ctx, p.path)));
+      return { existing: shown.filter((_, i) => found[i]).map((p) => p.name) };
+    },
+
+    move: (userId: number, groupId: number, paths: string[], target: string, overwrite: boolean) => transfer("move", userId, groupId, paths, target, overwrite),
+    copy: (userId: number, groupId: number, paths: string[], target: string, overwrite: boolean) => transfer("copy", userId, groupId, paths, target, overwrite),
+
+    async remove(userId: number, groupId: number, paths: string[]): Promise<Outcome> {
+      const ctx = await open(userId, groupId, Permission.Delete);
+      const rels = [...new Set(paths.map(normaliseUserPath))];
+      for (const rel of rels) {
+        if (rel === "/") throw new FerryError("InvalidOperation");
+        guard(ctx, rel, true);
+      }
+      const outcome: Outcome = { done: [], failed: [] };
+      for (const rel of rels) {
+        try {
+          await ctx.space.storage.remove(rel);
+          await hashes.removePrefix(ctx.space.key, rel);
+          outcome.done.push(rel);
+        } catch (err) {
+          // Already gone with a folder removed before it in the same request.
+          if (isError(err, "PathNotFound") && outcome.done.some((d) => isUnder(rel, d))) outcome.done.push(rel);
+          else outcome.failed.push({ path: rel, code: storageError(err).code });
+        }
+      }
+      return outcome;
+    },
+
+    async attributes(userId: number, groupId: number, paths: string[]): Promise<FileAttributes> {
+      const ctx = await open(userId, groupId, Permission.List);
+      const rels = [...new Set(paths.map(normaliseUserPath))];
+      for (const rel of rels) guard(ctx, rel);
+      const { storage, key } = ctx.space;
+      if (rels.length === 1) {
+        const rel = rels[0]!;
+        const info = await storage.stat(rel);
+        if (info.type === "file") {
+          return { file_size: info.size, file_count: 1, folder_count: 0, write_time: info.mtime, path: rel, hash: await hashes.lookup(key, rel, info.size, info.mtime) };
+        }
+        const usage = await visibleUsage(ctx, rel);
+        return { file_size: usage.size, file_count: usage.files, folder_count: usage.folders, write_time: info.mtime, path: rel, hash: null };
+      }
+      // Several items: a selected folder counts itself and what it holds, as a file manager shows a selection.
+      const sums: FileAttributes = { file_size: 0, file_count: 0, folder_count: 0, write_time: 0, path: commonParent(rels), hash: null };
+      for (const rel of rels) {
+        const info = await storage.stat(rel);
+        sums.write_time = Math.max(sums.write_time, info.mtime);
+        if (info.type === "file") {
+          sums.file_size += info.size;
+          sums.file_count += 1;
+        } else {
+          const usage = await visibleUsage(ctx, rel);
+          sums.file_size += usage.size;
+          sums.file_count += usage.files;
+          sums.folder_count += usage.folders + 1;
+        }
+      }
+      return sums;
+    },
+
+    async tree(userId: number, groupId: number, path: string): Promise<SocketResults["tree"]> {
+      const ctx = await open(userId, groupId, Permission.List);
+      const dir = normaliseUserPath(path);
+      guard(ctx, dir);
+      const folders = visible(ctx, dir, await ctx.space.storage.list(dir))
+        .filter((e) => e.type === "folder")
+        .sort(byTypeThenName)
+        .map((e) => ({ name: e.name, path: child(dir, e.name) }));
+      return { path: dir, folders };
+    },
+
+    /** Breadth-first, so near matches come first; bounded by `limit` results and SEARCH_VISIT_CAP entries looked at. */
+    async search(userId: number, groupId: number, path: string, keyword: string, limit: number): Promise<SocketResults["search"]> {
+      const ctx = await open(userId, groupId, Permission.List);
+      const root = normaliseUserPath(path);
+      guard(ctx, root);
+      const needle = keyword.normalize("NFC").toLowerCase();
+      const queue = [root];
+      const entries: SocketResults["search"]["entries"] = [];
+      let visited = 0;
+      for (let i = 0; i < queue.length; i++) {
+        const dir = queue[i]!;
+        let listed: Entry[];
+        try {
+          listed = await ctx.space.storage.list(dir);
+        } catch (err) {
+          if (dir === root) throw err;
+          continue; // removed or replaced while we searched
+        }
+        for (const entry of visible(ctx, dir, listed).sort(byTypeThenName)) {
+          if (++visited > SEARCH_VISIT_CAP) return { entries, truncated: true };
+          const at = child(dir, entry.name);
+          if (entry.type === "folder") queue.push(at);
+          if (!entry.name.normalize("NFC").toLowerCase().includes(needle)) continue;
+          if (entries.length === limit) return { entries, truncated: true };
+          entries.push({ ...toFileEntry(entry), path: at });
+        }
+      }
+      return { entries, truncated: false };
+    },
+  };
+}
+
+export type FileService = ReturnType<typeof createFileService>;

@@ -1,0 +1,71 @@
+import { randomBytes } from "node:crypto";
+import type { FastifyBaseLogger as Logger } from "fastify";
+import type { Clock } from "../clock";
+import type { Edition } from "../config";
+import type { Db } from "../db/connect";
+import { FerryError } from "../errors";
+
+/**
+ * Desktop clients online (docs/file-server.md, "Desktop clients"). A socket whose `login` names a
+ * `client` is a desktop client; browsers are not counted. The rows live in the database so that the
+ * free edition's limit and `client_online` hold across several engine instances; each instance
+ * pushes its rows' expiry forward on a heartbeat, so the rows of a crashed instance lapse by
+ * themselves.
+ */
+
+/** Spec section 9: the free edition allows at most 2 clients online; a third is refused. */
+export const FREE_CLIENT_LIMIT = 2;
+export const CLIENT_HEARTBEAT_MS = 30_000;
+/** Three missed heartbeats: long enough for a busy instance, short enough to free a crashed one's places. */
+export const CLIENT_EXPIRY_MS = 3 * CLIENT_HEARTBEAT_MS;
+
+export interface ClientRegistry {
+  /** Records a desktop client as online; throws FreeVersionClientLimit when the edition is full. Returns the id to release. */
+  admit(userId: number, version: string): Promise<string>;
+  release(id: string): Promise<void>;
+  /** Stops the heartbeat and forgets this instance's clients (engine shutdown). */
+  close(): Promise<void>;
+}
+
+export async function countOnlineClients(db: Db, now: number): Promise<number> {
+  const row = await db.kysely.selectFrom("client_sockets").select((eb) => eb.fn.countAll<number | string>().as("n")).where("expires_at", ">", now).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+export function createClientRegistry(deps: { db: Db; clock: Clock; edition: Edition; log: Logger }): ClientRegistry {
+  const { db, clock, edition, log } = deps;
+  const k = db.kysely;
+  const instance = randomBytes(12).toString("hex");
+  const limit = edition === "free" ? FREE_CLIENT_LIMIT : Number.POSITIVE_INFINITY;
+
+  const heartbeat = setInterval(() => {
+    const now = clock.now();
+    Promise.all([
+      k.updateTable("client_sockets").set({ expires_at: now + CLIENT_EXPIRY_MS }).where("instance", "=", instance).execute(),
+      k.deleteFrom("client_sockets").where("expires_at", "<=", now).execute(),
+    ]).catch((error: unknown) => log.warn({ err: error }, "client heartbeat failed"));
+  }, CLIENT_HEARTBEAT_MS);
+  heartbeat.unref();
+
+  return {
+    async admit(userId, version) {
+      const id = randomBytes(12).toString("hex");
+      const now = clock.now();
+      await k.insertInto("client_sockets").values({ id, instance, user_id: userId, version, created_at: now, expires_at: now + CLIENT_EXPIRY_MS }).execute();
+      // Counting after our own row is committed means of two racing logins the later one always sees
+      // the earlier: the limit is never exceeded, at worst both refuse (no lock needed on any dialect).
+      if ((await countOnlineClients(db, now)) > limit) {
+        await k.deleteFrom("client_sockets").where("id", "=", id).execute();
+        throw new FerryError("FreeVersionClientLimit");
+      }
+      return id;
+    },
+    async release(id) {
+      await k.deleteFrom("client_sockets").where("id", "=", id).execute();
+    },
+    async close() {
+      clearInterval(heartbeat);
+      await k.deleteFrom("client_sockets").where("instance", "=", instance).execute();
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import { uploadMetadata } from "../../contract/files";
+import { hasPermission, Permission } from "../../contract/permissions";
+import type { Services } from "../engine";
+import { FerryError } from "../errors";
+import { isForbidden, type Space } from "../files/spaces";
+import { joinName, normaliseUserPath } from "../storage/paths";
+import { OWNER_KEY, SPACE_KEY, type UploadRecord } from "./store";
+
+/** What an upload is for, as checked at creation and stored in its record's metadata. */
+export interface UploadTarget {
+  groupId: number;
+  /** Normalised final path ("/docs/a.txt"). */
+  path: string;
+  overwrite: boolean;
+}
+
+/** Upload-Metadata (contract/files.ts uploadMetadata) → a valid target path, or the catalogue error. */
+export function parseTarget(metadata: Record<string, string | null> | undefined): UploadTarget & { filetype?: string } {
+  // A key sent without a value parses as null; dropping it makes a bare "groupId" missing, not 0.
+  const present = Object.fromEntries(Object.entries(metadata ?? {}).filter(([, v]) => v !== null));
+  const parsed = uploadMetadata.safeParse(present);
+  if (!parsed.success) {
+    const missing = parsed.error.issues.some((i) => i.code === "invalid_type" && present[String(i.path[0])] === undefined);
+    throw new FerryError(missing ? "BadRequired" : "ParameterError", { issues: parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join("."), message: i.message })) });
+  }
+  const relative = normaliseUserPath(parsed.data.path);
+  if (relative === "/") throw new FerryError("InvalidPath");
+  // The same rule as mkdir and rename: every segment a valid name (NameFormat otherwise).
+  let path = "/";
+  for (const segment of relative.split("/").filter(Boolean)) path = joinName(path, segment);
+  return { groupId: parsed.data.groupId, path, overwrite: parsed.data.overwrite === "1", filetype: parsed.data.filetype };
+}
+
+/** The target stored in a record at creation (already checked then). */
+export function targetOf(record: UploadRecord): UploadTarget {
+  const { groupId, path, overwrite } = parseTarget(record.metadata);
+  return { groupId, path, overwrite };
+}
+
+export const isOwner = (record: UploadRecord, userId: number) => record.metadata?.[OWNER_KEY] === String(userId);
+
+/** The space, if the user may upload there now (permissions are re-read at every call). */
+export async function uploadSpace(services: Services, userId: number, groupId: number): Promise<Space> {
+  const space = await services.spaces.open(userId, groupId);
+  if (!hasPermission(space.permission, Permission.Upload)) throw new FerryError("PermissionDenied");
+  return space;
+}
+
+/** The server's size limit in bytes (admin settings, transfer.tcpFileSizeLimitKB). */
+export async function sizeLimit(services: Services): Promise<number> {
+  return (await services.settings.get("transfer")).tcpFileSizeLimitKB * 1024;
+}
+
+/**
+ * Refuses a target that cannot take a new file: an existing folder (always), an existing file
+ * without overwrite (PathExists), a file where a parent folder should be (PathIsFile). Missing
+ * parents are fine: commit creates them. Forbidden paths are refused. Checked at creation and again at commit.
+ */
+export async function checkTargetFree(space: Space, target: UploadTarget): Promise<void> {
+  // A forbidden path answers like a missing permission, as the file commands do.
+  if (isForbidden(space.forbidden, target.path)) throw new FerryError("PermissionDenied");
+  let existing;
+  try {
+    existing = await space.storage.stat(target.path);
+  } catch (error) {
+    if (!(error instanceof FerryError)) throw error;
+    if (error.errorName === "PathNotFound") return;
+    throw error;
+  }
+  if (existing.type === "folder") throw new FerryError("PathIsNotFile");
+  if (!target.overwrite) throw new FerryError("PathExists");
+}
+
+/** The metadata an upload is stored with: the client's, normalised, plus its owner and space. */
+export function storedMetadata(target: UploadTarget & { filetype?: string }, userId: number, space: Space): Record<string, string> {
+  return {
+    groupId: String(target.groupId),
+    path: target.path,
+    overwrite: target.overwrite ? "1" : "0",
+    ...(target.filetype ? { filetype: target.filetype } : {}),
+    [OWNER_KEY]: String(userId),
+    [SPACE_KEY]: space.key,
+  };
+}

@@ -1,0 +1,111 @@
+import { lstat } from "node:fs/promises";
+import type { Locker } from "@tus/server";
+import type { SocketResults } from "../../contract/files";
+import type { Services } from "../engine";
+import { FerryError } from "../errors";
+import type { CommandHandler } from "../fileserver/socket";
+import { parentOf } from "../storage/paths";
+import { checkTargetFree, isOwner, targetOf, uploadSpace } from "./checks";
+import { blake3File, blake3Of } from "./hash";
+import { PARTIAL_KEY, type UploadStore } from "./store";
+
+const UPLOAD_ID = /^[0-9a-f]{32}$/;
+
+/**
+ * Hashes of finished uploads. Hashing starts when the last byte arrives (so it overlaps the
+ * client's own hashing and the commit round trip) and is only kept in memory: after a restart the
+ * commit hashes the stored bytes again, which gives the same answer.
+ */
+export function createHashCache(store: UploadStore) {
+  const running = new Map<string, Promise<string | null>>();
+  const compute = (id: string) => {
+    const job = blake3File(store.dataPath(id)).catch(() => null);
+    running.set(id, job);
+    return job;
+  };
+  return {
+    start(id: string) {
+      void compute(id);
+    },
+    async get(id: string): Promise<string> {
+      const hash = (await running.get(id)) ?? (await compute(id));
+      if (hash === null) throw new FerryError("UploadNotFound");
+      return hash;
+    },
+    forget(id: string) {
+      running.delete(id);
+    },
+    /** Drops entries of uploads that are gone (terminated, expired). */
+    async prune() {
+      for (const id of running.keys()) if (!(await store.records.get(id))) running.delete(id);
+    },
+  };
+}
+export type HashCache = ReturnType<typeof createHashCache>;
+
+/**
+ * The `commit` socket command (docs/file-server.md, "Uploads"): compares the client's hash with
+ * the stored bytes' hash, re-checks the Upload permission and the target, creates missing parent
+ * folders and places the file atomically. A repeated commit of the same upload answers the first
+ * result while the record lives (24 h), so a client that lost the reply can simply ask again.
+ */
+export function commitCommand(services: Services, store: UploadStore, locker: Locker, hashes: HashCache): CommandHandler<"commit"> {
+  return async (session, { uploadId, hash }) => {
+    if (!UPLOAD_ID.test(uploadId)) throw new FerryError("UploadNotFound");
+    const first = await store.records.get(uploadId);
+    if (!first) throw new FerryError("UploadNotFound");
+    if (!isOwner(first, session.user.id)) throw new FerryError("PermissionDenied");
+
+    // The tus lock keeps a PATCH, a DELETE or a second commit of this upload out meanwhile.
+    const lock = locker.newLock(uploadId);
+    await lock.lock(new AbortController().signal, () => undefined);
+    try {
+      const record = await store.records.get(uploadId);
+      if (!record) throw new FerryError("UploadNotFound");
+      if (record.committed) {
+        if (record.committed.hash !== hash) throw new FerryError("HashCheckError");
+        return record.committed;
+      }
+      if (record.metadata?.[PARTIAL_KEY] === "1") throw new FerryError("InvalidData", { reason: "a partial upload is committed through its final upload" });
+      const target = targetOf(record);
+      const size = record.size ?? 0;
+      const data = store.dataPath(uploadId);
+      const stored = await lstat(data).catch(() => null);
+
+      const space = await uploadSpace(services, session.user.id, target.groupId);
+      let placed: SocketResults["commit"];
+      if (!stored) {
+        // The bytes left the store but the commit was not recorded: the engine stopped right after
+        // placing the file. It counts as committed if the file at the path is exactly these bytes.
+        if (!record.hash || record.hash !== hash) throw new FerryError("UploadNotFound");
+        const existing = await space.storage.stat(target.path).catch(() => null);
+        if (!existing || existing.type !== "file" || existing.size !== size) throw new FerryError("UploadNotFound");
+        if ((await blake3Of(await space.storage.createReadStream(target.path))) !== hash) throw new FerryError("UploadNotFound");
+        placed = { path: existing.path, size, hash };
+        await services.hashes.record(space.key, existing.path, size, existing.mtime, hash);
+      } else {
+        if (stored.size < size) throw new FerryError("UploadIncomplete", { offset: stored.size, size }, { offset: stored.size, size });
+        const actual = record.hash ?? (await hashes.get(uploadId));
+        if (actual !== hash) {
+          // A mismatch means the bytes are not the client's file: they are of no use to anyone.
+          await store.drop(uploadId);
+          hashes.forget(uploadId);
+          throw new FerryError("HashCheckError");
+        }
+        if (!record.hash) await store.records.set(uploadId, { ...record, hash: actual });
+        await checkTargetFree(space, target);
+        const parent = parentOf(target.path);
+        // Folder uploads keep their tree; a folder removed during the upload comes back.
+        if (parent !== "/") await space.storage.mkdir(parent, { recursive: true });
+        const result = await space.storage.adopt({ kind: "local-file", path: data }, target.path, { overwrite: target.overwrite });
+        placed = { path: result.path, size: result.size, hash };
+        await services.hashes.record(space.key, result.path, result.size, result.mtime, hash);
+      }
+      await store.records.set(uploadId, { ...record, hash, committed: placed });
+      hashes.forget(uploadId);
+      return placed;
+    } finally {
+      await lock.unlock();
+    }
+  };
+}

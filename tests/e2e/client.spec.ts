@@ -1,0 +1,147 @@
+import type { Page } from "@playwright/test";
+import { WebSocketServer } from "ws";
+import { LOCAL_PROTOCOL_VERSION, MIN_CLIENT_VERSION } from "../../app/client/protocol";
+import { PERMISSION_FULL } from "../../contract/permissions";
+import { E2E_LOCAL_CLIENT_PORTS } from "../support/e2e-env";
+import { adminToken, createUser, ok, uniqueAccount } from "../support/e2e-helpers";
+import { expect, hydrated, screenshot, signIn, test } from "./fixtures";
+
+/**
+ * The desktop-client path: the notice bar's states, the client-start / size-overflow dialog. A
+ * small WebSocket server on one of the configured local ports stands in for the desktop client.
+ */
+
+const PASSWORD = "Client#Test2026";
+/** The second configured port: the first stays closed, so "first to answer wins" is exercised. */
+const PEER_PORT = E2E_LOCAL_CLIENT_PORTS[1];
+
+interface Peer {
+  /** Every check request the peer received. */
+  checks: unknown[];
+  close(): Promise<void>;
+}
+
+/** A stand-in desktop client answering the check handshake with `version` (and `latest`, when given). */
+async function startPeer(version: string, latest?: string): Promise<Peer> {
+  const server = new WebSocketServer({ host: "127.0.0.1", port: PEER_PORT });
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", resolve);
+    server.once("error", reject);
+  });
+  const checks: unknown[] = [];
+  server.on("connection", (socket) => {
+    socket.on("message", (data) => {
+      const message = JSON.parse(String(data)) as { action?: string };
+      if (message.action !== "check") return;
+      checks.push(message);
+      socket.send(JSON.stringify({ action: "check", protocol: LOCAL_PROTOCOL_VERSION, version, ...(latest ? { latest } : {}) }));
+    });
+  });
+  return {
+    checks,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const client of server.clients) client.terminate();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function signedInUser(page: Page) {
+  const account = uniqueAccount("client");
+  await createUser(account, PASSWORD, { permission: PERMISSION_FULL });
+  await signIn(page, account, PASSWORD);
+  await page.waitForURL(/\/personal/);
+  await hydrated(page);
+}
+
+const bar = (page: Page, text: string | RegExp) => page.getByRole("status").filter({ hasText: text });
+/** The probe retries every 6 s; a state change may take one period plus the page's own work. */
+const PROBE_WAIT = { timeout: 15_000 };
+
+test.describe("desktop client", () => {
+  // The browser reports Linux, so the dialog offers rpm and deb (Playwright's desktop preset says Windows).
+  test.use({ userAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36" });
+  let peer: Peer | null = null;
+  test.afterEach(async () => {
+    await peer?.close();
+    peer = null;
+  });
+
+  test("without a local client the bar invites to start it and the file pages work through the file server", async ({ page }) => {
+    await signedInUser(page);
+    await expect(bar(page, "Start the transfer client to upload and download at full speed.")).toBeVisible();
+    await expect(page.getByRole("alert").filter({ hasText: "Disconnected from the server" })).toHaveCount(0);
+    // The file server answers the listing: the empty personal space shows, no spinner left.
+    await expect(page.getByRole("region", { name: /^Files in/ })).toBeVisible();
+    await expect(page.getByText("Connecting to the file server")).toHaveCount(0);
+    await page.getByRole("toolbar", { name: "File actions" }).getByRole("button", { name: "New folder" }).click();
+    await page.getByRole("dialog", { name: "Create folder" }).getByRole("button", { name: "Confirm" }).click();
+    await expect(page.getByRole("button", { name: "New folder", exact: true }).last()).toBeVisible();
+    await screenshot(page, "client-start-bar");
+
+    // Starting: the bar says so and the client-start dialog offers the Linux installers.
+    await bar(page, "Start the transfer client").getByRole("button", { name: "Start client" }).click();
+    await expect(bar(page, "Starting the transfer client…")).toBeVisible();
+    const dialog = page.getByRole("dialog", { name: "Start the transfer client" });
+    await expect(dialog).toBeVisible();
+    await expect(dialog.getByRole("button", { name: "CentOS (rpm)" })).toBeVisible();
+    await expect(dialog.getByRole("button", { name: "Ubuntu (deb)" })).toBeVisible();
+    await expect(dialog.getByRole("button", { name: "Windows (exe)" })).toHaveCount(0);
+    // The role sits on the full-screen wrapper; the panel is the title's parent.
+    expect(await dialog.getByRole("heading").locator("..").evaluate((el) => el.getBoundingClientRect().width)).toBe(450);
+    await screenshot(page, "client-start-dialog");
+
+    // The client comes up: the dialog closes by itself and the bar goes away.
+    peer = await startPeer(MIN_CLIENT_VERSION);
+    await expect(dialog).toBeHidden(PROBE_WAIT);
+    await expect(bar(page, /transfer client/)).toHaveCount(0);
+    expect(peer.checks[0]).toEqual({ action: "check", protocol: LOCAL_PROTOCOL_VERSION });
+  });
+
+  test("a client older than the minimum shows low version with an upgrade offer; a newer release shows update", async ({ page }) => {
+    peer = await startPeer("1.9.9");
+    await signedInUser(page);
+    const low = bar(page, `Your transfer client is older than version ${MIN_CLIENT_VERSION}. Please upgrade it.`);
+    await expect(low).toBeVisible(PROBE_WAIT);
+    await low.getByRole("button", { name: "Upgrade" }).click();
+    const dialog = page.getByRole("dialog", { name: "Upgrade the transfer client" });
+    await expect(dialog.getByRole("button", { name: "CentOS (rpm)" })).toBeVisible();
+    await dialog.getByRole("button", { name: "Close", exact: true }).last().click();
+    await expect(dialog).toBeHidden();
+
+    // The client goes away: after a while the page invites to start it again.
+    await peer.close();
+    peer = null;
+    await expect(bar(page, "Start the transfer client to upload")).toBeVisible(PROBE_WAIT);
+
+    peer = await startPeer(MIN_CLIENT_VERSION, "99.0.0");
+    const update = bar(page, "A new version of the transfer client is available.");
+    await expect(update).toBeVisible(PROBE_WAIT);
+    // Closing the bar hides it.
+    await update.getByRole("button", { name: "Close" }).click();
+    await expect(update).toHaveCount(0);
+  });
+
+  test("a file over the server's size limit opens the size-overflow dialog with the limit and the Linux installers", async ({ page }) => {
+    const admin = await adminToken();
+    const before = await ok<{ tcpFileSizeLimitKB: number }>("GET", "/api/admin/settings/transfer", { token: admin });
+    await ok("PATCH", "/api/admin/settings/transfer", { token: admin, body: { tcpFileSizeLimitKB: 1 } });
+    try {
+      await signedInUser(page);
+      await page.getByLabel("Upload files").setInputFiles({ name: "big.bin", mimeType: "application/octet-stream", buffer: Buffer.alloc(4096, 7) });
+      const dialog = page.getByRole("dialog", { name: "File too large for the browser" });
+      await expect(dialog).toBeVisible();
+      await expect(dialog).toContainText("The browser transfers files up to 1.00 KB.");
+      await expect(dialog.getByRole("button", { name: "CentOS (rpm)" })).toBeVisible();
+      await expect(dialog.getByRole("button", { name: "Ubuntu (deb)" })).toBeVisible();
+      await screenshot(page, "client-size-overflow");
+
+      // The same dialog closes by itself once a client connects.
+      peer = await startPeer(MIN_CLIENT_VERSION);
+      await expect(dialog).toBeHidden(PROBE_WAIT);
+    } finally {
+      await ok("PATCH", "/api/admin/settings/transfer", { token: admin, body: { tcpFileSizeLimitKB: before.tcpFileSizeLimitKB } });
+    }
+  });
+});

@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { ErrorCode } from "../../contract/errors";
+import { PERMISSION_DEFAULT } from "../../contract/permissions";
+import { connectFiles, type FileClient } from "../support/file-client";
+import { startTestEngine, type TestEngine } from "../support/engine";
+
+/** Desktop clients online: the free edition's limit and client_online (docs/file-server.md, "Desktop clients"). */
+
+async function online(t: TestEngine, token: string): Promise<number> {
+  const reply = await t.call<{ server: { client_online: number } }>("GET", "/api/service/info", { token });
+  expect(reply.body.code).toBe(200);
+  return reply.body.data!.server.client_online;
+}
+
+/** Whether the socket may run commands (whatever the command's own outcome). */
+async function loggedIn(client: FileClient): Promise<boolean> {
+  return (await client.cmd("list", { groupId: 0, path: "/" })).code !== ErrorCode.NotLoggedIn;
+}
+
+/** A socket that logs in as a desktop client; returns it with the login reply. */
+async function desktop(t: TestEngine, socketToken: string, version = "3.2.1") {
+  const client = await connectFiles(t.fileUrl, null);
+  const login = await client.cmd("login", { token: socketToken, client: { version } });
+  return { client, login };
+}
+
+describe("free edition", () => {
+  let t: TestEngine;
+  let user: { token: string; socketToken: string };
+  const open: FileClient[] = [];
+  beforeAll(async () => {
+    t = await startTestEngine({ FERRY_EDITION: "free" });
+    user = await t.createUser("deskfree", { permission: PERMISSION_DEFAULT });
+  });
+  afterAll(async () => {
+    await Promise.all(open.map((c) => c.close()));
+    await t?.stop();
+  });
+
+  it("admits two desktop clients, refuses a third with 4110, and admits a new one after one leaves", async () => {
+    expect(await online(t, user.token)).toBe(0);
+    const first = await desktop(t, user.socketToken);
+    const second = await desktop(t, user.socketToken, "1.0");
+    open.push(first.client, second.client);
+    expect([first.login.code, second.login.code]).toEqual([200, 200]);
+    expect(await online(t, user.token)).toBe(2);
+
+    const third = await desktop(t, user.socketToken);
+    open.push(third.client);
+    expect(third.login.code).toBe(ErrorCode.FreeVersionClientLimit);
+    expect(third.login.message).toMatch(/at most 2/);
+    // Refused means not logged in: the socket cannot run commands.
+    expect(await loggedIn(third.client)).toBe(false);
+    expect(await online(t, user.token)).toBe(2);
+
+    await first.client.close();
+    await vi.waitFor(async () => expect(await online(t, user.token)).toBe(1));
+    const again = await third.client.cmd("login", { token: user.socketToken, client: { version: "3.2.1" } });
+    expect(again.code).toBe(200);
+    expect(await loggedIn(third.client)).toBe(true);
+    expect(await online(t, user.token)).toBe(2);
+  });
+
+  it("does not count browsers, and a client logging in twice on one socket counts once", async () => {
+    const browsers = await Promise.all([1, 2, 3].map(() => connectFiles(t.fileUrl, user.socketToken)));
+    open.push(...browsers);
+    for (const b of browsers) expect(await loggedIn(b)).toBe(true);
+    expect(await online(t, user.token)).toBe(2);
+    // Both places are taken by the first test's clients; a repeated login of one of them is not a third.
+    const second = open[1]!;
+    expect((await second.cmd("login", { token: user.socketToken, client: { version: "1.0" } })).code).toBe(200);
+    expect(await online(t, user.token)).toBe(2);
+  });
+
+  it("counts the clients of other engine instances until their heartbeat lapses", async () => {
+    await Promise.all(open.splice(0).map((c) => c.close()));
+    await vi.waitFor(async () => expect(await online(t, user.token)).toBe(0));
+    const { db } = t.engine.services;
+    const userId = (await db.kysely.selectFrom("users").select("id").where("account", "=", "deskfree").executeTakeFirstOrThrow()).id;
+    const now = t.clock.now();
+    await db.kysely.insertInto("client_sockets").values({ id: "elsewhere", instance: "other-instance", user_id: userId, version: "3.0", created_at: now, expires_at: now + 1000 }).execute();
+    expect(await online(t, user.token)).toBe(1);
+
+    const mine = await desktop(t, user.socketToken);
+    const refused = await desktop(t, user.socketToken);
+    open.push(mine.client, refused.client);
+    expect(mine.login.code).toBe(200);
+    expect(refused.login.code).toBe(ErrorCode.FreeVersionClientLimit);
+
+    // The other instance stopped beating: its client no longer holds a place.
+    t.clock.advance(1001);
+    expect(await online(t, user.token)).toBe(1);
+    expect((await refused.client.cmd("login", { token: user.socketToken, client: { version: "3.0" } })).code).toBe(200);
+    expect(await online(t, user.token)).toBe(2);
+  });
+
+  it("refuses a malformed client identity and an invalid token without counting them", async () => {
+    const client = await connectFiles(t.fileUrl, null);
+    open.push(client);
+    expect((await client.cmd("login", { token: user.socketToken, client: { version: "" } })).code).toBe(ErrorCode.ParameterError);
+    expect((await client.cmd("login", { token: user.socketToken, client: {} as { version: string } })).code).toBe(ErrorCode.BadRequired);
+    expect((await client.cmd("login", { token: "x".repeat(128), client: { version: "3.0" } })).code).toBe(ErrorCode.InvalidToken);
+    expect(await online(t, user.token)).toBe(2);
+  });
+});
+
+describe("other editions", () => {
+  let t: TestEngine;
+  const open: FileClient[] = [];
+  beforeAll(async () => {
+    t = await startTestEngine({ FERRY_EDITION: "pro" });
+  });
+  afterAll(async () => {
+    await Promise.all(open.map((c) => c.close()));
+    await t?.stop();
+  });
+
+  it("admit any number of desktop clients", async () => {
+    const user = await t.createUser("deskpro", { permission: PERMISSION_DEFAULT });
+    for (let i = 0; i < 4; i++) {
+      const { client, login } = await desktop(t, user.socketToken);
+      open.push(client);
+      expect(login.code).toBe(200);
+    }
+    expect(await online(t, user.token)).toBe(4);
+  });
+});
