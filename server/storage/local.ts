@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { constants, type Stats } from "node:fs";
+import { constants, lstatSync, type Stats } from "node:fs";
 import { copyFile, link, lstat, mkdir, open, readdir, rename, rm, stat, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { type Readable, Writable } from "node:stream";
@@ -31,8 +31,10 @@ export interface LocalStorageOptions {
   now?: () => number;
 }
 
-/** Entries examined at once when a folder is listed or walked. */
+/** Entries examined at once when a folder is walked. */
 const PARALLEL = 64;
+/** Entries a listing stats between two turns of the event loop. */
+const LIST_SLICE = 2000;
 
 async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array<R>(items.length);
@@ -393,20 +395,31 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
     list: guard(async (dirRel: string) => {
       const dir = await locate(dirRel);
       const dirents = await readdir(dir.absolute, { withFileTypes: true });
-      const entries = await mapLimit(dirents, PARALLEL, async (d): Promise<Entry | null> => {
-        if (isReservedName(d.name)) return null;
-        const full = path.join(dir.absolute, d.name);
-        try {
-          if (d.isSymbolicLink()) {
-            await assertNoSymlinkEscape(base, full);
-            return entryOf(d.name, await stat(full));
+      const entries: Entry[] = [];
+      // Synchronous lstat in slices: for a 100,000-entry folder it is several times faster than one
+      // promise per entry (the thread-pool round trips dominate), and the pause between slices keeps
+      // other requests moving.
+      for (let i = 0; i < dirents.length; i += LIST_SLICE) {
+        if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        for (const d of dirents.slice(i, i + LIST_SLICE)) {
+          if (isReservedName(d.name)) continue;
+          const full = path.join(dir.absolute, d.name);
+          try {
+            let entry: Entry | null;
+            if (d.isSymbolicLink()) {
+              await assertNoSymlinkEscape(base, full);
+              entry = entryOf(d.name, await stat(full));
+            } else {
+              const info = lstatSync(full, { throwIfNoEntry: false });
+              entry = info ? entryOf(d.name, info) : null;
+            }
+            if (entry) entries.push(entry);
+          } catch {
+            // gone meanwhile, or a link leading out of the root: not shown
           }
-          return entryOf(d.name, await lstat(full));
-        } catch {
-          return null; // gone meanwhile, or a link leading out of the root: not shown
         }
-      });
-      return entries.filter((e): e is Entry => e !== null).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      }
+      return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     }),
 
     mkdir: guard(async (rel: string, opts: { recursive?: boolean } = {}) => {
