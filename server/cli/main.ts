@@ -5,7 +5,7 @@ import { type ErrorName, errorByCode, formatErrorMessage } from "../../contract/
 import { parsePermission, permissionLabels } from "../../contract/permissions";
 import { ACCOUNT_TYPES } from "../../contract/users";
 import { ConfigError, loadConfig } from "../config";
-import { ADMIN_ACCOUNT, ensureAdministrator, openServices, type Services } from "../engine";
+import { ADMIN_ACCOUNT, ensureAdministrator, openServices, type Services } from "../services";
 import { FerryError } from "../errors";
 
 /**

@@ -5,7 +5,7 @@ import { type ErrorName, errorByCode, ErrorCode, formatErrorMessage } from "../.
 import { extensionOf, FILE_SERVER_PATHS, PREVIEW_MEDIA_TYPES } from "../../contract/files";
 import { hasPermission, Permission } from "../../contract/permissions";
 import type { Config } from "../config";
-import type { Services } from "../engine";
+import type { Services } from "../services";
 import { FerryError } from "../errors";
 import { isForbidden, type Space } from "../files/spaces";
 import { baseName, normaliseUserPath } from "../storage/paths";

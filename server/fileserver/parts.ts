@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { Services } from "../engine";
+import type { Services } from "../services";
 import type { HttpHandler } from "./server";
 import type { CommandHandlers } from "./socket";
 

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { loadConfig } from "../config";
-import { allRoutes, openServices } from "../engine";
+import { allRoutes } from "../engine";
+import { openServices } from "../services";
 import { VERSION } from "../version";
 import { openApiDocument } from "./openapi";
 

@@ -1,6 +1,6 @@
 import { uploadMetadata } from "../../contract/files";
 import { hasPermission, Permission } from "../../contract/permissions";
-import type { Services } from "../engine";
+import type { Services } from "../services";
 import { FerryError } from "../errors";
 import { isForbidden, type Space } from "../files/spaces";
 import { joinName, normaliseUserPath } from "../storage/paths";

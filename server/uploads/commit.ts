@@ -1,7 +1,7 @@
 import { lstat } from "node:fs/promises";
 import type { Locker } from "@tus/server";
 import type { SocketResults } from "../../contract/files";
-import type { Services } from "../engine";
+import type { Services } from "../services";
 import { FerryError } from "../errors";
 import type { CommandHandler } from "../fileserver/socket";
 import { parentOf } from "../storage/paths";

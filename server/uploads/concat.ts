@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
 import { lstat, rename, rm } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
-import type { Services } from "../engine";
+import type { Services } from "../services";
 import { FerryError } from "../errors";
 import { STREAM_BUFFER } from "../storage/storage";
 import { checkTargetFree, isOwner, parseTarget, sizeLimit, storedMetadata, uploadSpace } from "./checks";

@@ -3,12 +3,15 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { normalizePermission, parsePermission } from "../../contract/permissions";
 import { loadConfig } from "../../server/config";
 import { startEngine } from "../../server/engine";
 import { createTestDatabase } from "../support/databases";
 import { codec, SALT, startTestEngine, type TestEngine } from "../support/engine";
+
+// Every test here starts engine or CLI processes (a few seconds each on a busy 2-core machine).
+vi.setConfig({ testTimeout: 90_000 });
 
 /**
  * The operator CLI (docs/cli.md), run as a child process on the engine's own database, checked

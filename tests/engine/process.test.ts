@@ -1,21 +1,16 @@
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createCredentialCodec } from "../../contract/credentials";
+import { freePort } from "../support/ports";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 
-const root = path.resolve(import.meta.dirname, "../..");
+// Every test here starts engine or CLI processes (a few seconds each on a busy 2-core machine).
+vi.setConfig({ testTimeout: 90_000 });
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+const root = path.resolve(import.meta.dirname, "../..");
 
 /** Runs `npm run engine`'s entry point as its own process until `until` matches its output (or it exits). */
 function runEngine(env: Record<string, string>, until: RegExp) {

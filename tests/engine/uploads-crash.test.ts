@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectFiles } from "../support/file-client";
+import { freePort } from "../support/ports";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { ADMIN_INITIAL_PASSWORD, ADMIN_PASSWORD, codec, SALT } from "../support/engine";
 import { blake3Hex, tusClient } from "../support/tus-client";
@@ -17,14 +17,6 @@ import { blake3Hex, tusClient } from "../support/tus-client";
  */
 
 const root = path.resolve(import.meta.dirname, "../..");
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 let dataDir: string;
 let database: TestDatabase;

@@ -1,0 +1,83 @@
+import { randomInt } from "node:crypto";
+import path from "node:path";
+import { passwordProblem } from "../contract/validation";
+import { type Accounts, createAccounts } from "./accounts/service";
+import { createTokens, type Tokens } from "./auth/tokens";
+import { type Clock, systemClock } from "./clock";
+import { type Config, ConfigError } from "./config";
+import { type Db, openDatabase } from "./db/connect";
+import { createHashes, type Hashes } from "./files/hashes";
+import { createSpaces, type Spaces } from "./files/spaces";
+import { createNotices, type Notices } from "./notices/service";
+import { createSettings, type Settings } from "./settings/service";
+import { createHomes } from "./storage/homes";
+
+/*
+ * The engine's services over the database and the storage, without any listener: the engine
+ * (engine.ts) serves them, and the operator CLI uses them directly, so a CLI command does not load
+ * the file server's libraries.
+ */
+
+export const ADMIN_ACCOUNT = "admin";
+
+export interface Services {
+  config: Config;
+  clock: Clock;
+  db: Db;
+  settings: Settings;
+  tokens: Tokens;
+  accounts: Accounts;
+  notices: Notices;
+  spaces: Spaces;
+  hashes: Hashes;
+}
+
+/** Opens the database and wires the services; shared by the engine and the operator CLI. */
+export async function openServices(config: Config, clock: Clock = systemClock): Promise<Services> {
+  const db = await openDatabase(config.databaseUrl);
+  const settings = createSettings(db);
+  const tokens = createTokens(db, clock, { access: config.accessTokenTtl, refresh: config.refreshTokenTtl });
+  const storageRoot = path.join(config.dataDir, "storage");
+  const homes = createHomes(storageRoot);
+  const accounts = createAccounts({ db, clock, tokens, settings, homes });
+  const notices = createNotices(db, clock);
+  const spaces = createSpaces(db, path.resolve(storageRoot));
+  const hashes = createHashes(db);
+  return { config, clock, db, settings, tokens, accounts, notices, spaces, hashes };
+}
+
+/** A password that passes every rule: 16 characters from all four classes. */
+function generatePassword(): string {
+  const sets = ["ABCDEFGHJKLMNPQRSTUVWXYZ", "abcdefghijkmnpqrstuvwxyz", "23456789", "-_.!@#%"];
+  for (;;) {
+    const chars = Array.from({ length: 16 }, (_, i) => {
+      const set = sets[i < 4 ? i : randomInt(sets.length)]!;
+      return set[randomInt(set.length)]!;
+    });
+    for (let i = chars.length - 1; i > 0; i--) {
+      const j = randomInt(i + 1);
+      [chars[i], chars[j]] = [chars[j]!, chars[i]!];
+    }
+    const password = chars.join("");
+    if (!passwordProblem(password, ADMIN_ACCOUNT)) return password;
+  }
+}
+
+/**
+ * First start: creates the single administrator, who must change the password at first sign-in.
+ * Returns the initial password when this call created the account (so it is printed exactly once).
+ */
+export async function ensureAdministrator(services: Services): Promise<string | null> {
+  const existing = await services.db.kysely.selectFrom("users").select("id").where("role", "=", "admin").executeTakeFirst();
+  if (existing) return null;
+  const password = services.config.adminPassword ?? generatePassword();
+  const problem = passwordProblem(password, ADMIN_ACCOUNT, (await services.settings.get("security")).weakPasswords);
+  if (problem) {
+    throw new ConfigError(
+      `FERRY_ADMIN_PASSWORD breaks the password rules (${problem}): 8–20 characters, three of upper/lower/digit/other, no spaces or Chinese, not containing "${ADMIN_ACCOUNT}", not a weak password.`,
+    );
+  }
+  await services.accounts.createUser({ account: ADMIN_ACCOUNT, password, needUpdatePwd: true, fullname: "Administrator" }, "admin");
+  return password;
+}
+
