@@ -1,0 +1,145 @@
+import path from "node:path";
+import type { ChildProcess } from "node:child_process";
+import type { CreateUserBody } from "../../contract/admin";
+import { createCredentialCodec } from "../../contract/credentials";
+import type { Envelope } from "../../contract/envelope";
+import { PERMISSION_FULL } from "../../contract/permissions";
+import { freePort, log, startChild, stopChild, waitFor } from "./lifecycle";
+
+/**
+ * The engine under test: its real entry point (server/main.ts) as a child process on free loopback
+ * ports with a temporary data directory and SQLite, so its RSS and CPU are its own and nothing of
+ * the shell's configuration leaks in.
+ */
+
+export const ROOT = path.resolve(import.meta.dirname, "../..");
+const SALT = "bench-salt";
+const ADMIN_INITIAL_PASSWORD = "Bench#Start2026";
+const ADMIN_PASSWORD = "Bench#Chief2026";
+export const codec = createCredentialCodec(SALT);
+
+export interface BenchUser {
+  account: string;
+  password: string;
+  token: string;
+  socketToken: string;
+  /** Absolute folder of the user's personal space on disk. */
+  homeDir: string;
+}
+
+export interface EngineProcess {
+  apiUrl: string;
+  fileUrl: string;
+  apiPort: number;
+  filePort: number;
+  pid: number;
+  dataDir: string;
+  /** Salt of the credential encoding, which the web client must share. */
+  salt: string;
+  child: ChildProcess;
+  call<T>(method: string, apiPath: string, body?: unknown, token?: string): Promise<Envelope<T>>;
+  createUser(account: string): Promise<BenchUser>;
+  stop(): Promise<void>;
+}
+
+export async function startEngineProcess(dataDir: string): Promise<EngineProcess> {
+  const apiPort = await freePort();
+  const filePort = await freePort();
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  const fileUrl = `http://127.0.0.1:${filePort}`;
+  // Every option pinned: an exported DATABASE_URL or FERRY_CONFIG must never point the bench at real data.
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    FERRY_DATA_DIR: dataDir,
+    DATABASE_URL: "",
+    FERRY_CONFIG: "",
+    FERRY_INSTALLERS_DIR: "",
+    FERRY_HOST: "127.0.0.1",
+    FERRY_API_PORT: String(apiPort),
+    FERRY_FILE_PORT: String(filePort),
+    FERRY_FILE_TLS_PORT: String(await freePort()),
+    FERRY_ENGINE_URL: apiUrl,
+    FERRY_ADMIN_PASSWORD: ADMIN_INITIAL_PASSWORD,
+    FERRY_HASHID_SALT: SALT,
+    FERRY_LOG_LEVEL: "warn",
+    FERRY_TRUSTED_PROXIES: "127.0.0.1,::1",
+    FERRY_ACCEL_REDIRECT: "",
+    FERRY_WEB_ORIGINS: "",
+  };
+  const child = startChild(process.execPath, ["--import", "tsx", "server/main.ts"], { cwd: ROOT, env });
+  let output = "";
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", (chunk: Buffer) => {
+    keep(chunk);
+    process.stderr.write(`[engine] ${chunk.toString()}`);
+  });
+  await waitFor("the engine's health endpoints", 60_000, async () => {
+    if (child.exitCode !== null) throw new Error(`engine exited with ${child.exitCode}: ${output.trim()}`);
+    const [api, files] = await Promise.all([fetch(`${apiUrl}/api/health`), fetch(`${fileUrl}/health`)]);
+    return api.ok && files.ok ? true : undefined;
+  }).catch((error: unknown) => {
+    throw new Error(`${(error as Error).message}\n${output.trim()}`);
+  });
+  log(`engine pid ${child.pid} at ${apiUrl}, file server ${fileUrl}`);
+
+  async function call<T>(method: string, apiPath: string, body?: unknown, token?: string): Promise<Envelope<T>> {
+    const headers: Record<string, string> = {};
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const res = await fetch(apiUrl + apiPath, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    return (await res.json()) as Envelope<T>;
+  }
+  const login = (account: string, password: string) => call<{ token: string; websocket_token: string }>("POST", "/api/user/login", { UK: codec.encodeUK(account, password) });
+
+  let adminToken: string | undefined;
+  async function admin(): Promise<string> {
+    if (adminToken) return adminToken;
+    const first = await login("admin", ADMIN_INITIAL_PASSWORD);
+    // 1074: the initial password must be changed before anything else.
+    if (first.code !== 1074) throw new Error(`admin first sign-in answered ${first.code} ${first.message}`);
+    const changed = await call("PUT", "/api/user/password/update", {
+      account: "admin",
+      oldPassword: codec.encode(ADMIN_INITIAL_PASSWORD),
+      newPassword: codec.encode(ADMIN_PASSWORD),
+      needUpdatePwd: false,
+    });
+    if (changed.code !== 200) throw new Error(`admin password change answered ${changed.code} ${changed.message}`);
+    const signedIn = await login("admin", ADMIN_PASSWORD);
+    if (signedIn.code !== 200) throw new Error(`admin sign-in answered ${signedIn.code} ${signedIn.message}`);
+    adminToken = signedIn.data!.token;
+    return adminToken;
+  }
+
+  return {
+    apiUrl,
+    fileUrl,
+    apiPort,
+    filePort,
+    pid: child.pid!,
+    dataDir,
+    salt: SALT,
+    child,
+    call,
+    async createUser(account) {
+      const password = "Ferry#Speed2026";
+      const home = `/users/${account}`;
+      const body: CreateUserBody = { account, password, home, needUpdatePwd: false, permission: PERMISSION_FULL };
+      const created = await call("POST", "/api/admin/users", body, await admin());
+      if (created.code !== 200) throw new Error(`creating ${account} answered ${created.code} ${created.message}`);
+      const signedIn = await login(account, password);
+      if (signedIn.code !== 200) throw new Error(`${account} sign-in answered ${signedIn.code} ${signedIn.message}`);
+      const { token, websocket_token: socketToken } = signedIn.data!;
+      return {
+        account,
+        password,
+        token,
+        socketToken,
+        homeDir: path.join(dataDir, "storage", home),
+      };
+    },
+    stop: () => stopChild(child, 10_000),
+  };
+}

@@ -1,0 +1,281 @@
+/**
+ * `npm run bench`: the engine's transfer speed as ratios to nginx and bare Node measured in the same
+ * run on the same file, its memory under load and a large listing (docs/bench.md).
+ *   npm run bench -- [--size 1G] [--rounds 3] [--only download,upload,ui,rss,list] [--json]
+ */
+import { randomBytes } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import { link, mkdir, readdir, rm } from "node:fs/promises";
+import path from "node:path";
+import { once } from "node:events";
+import { blake3File } from "../../server/uploads/hash";
+import { type NginxBaseline, type Baseline, startNginx, startNodeServer } from "./baselines";
+import * as curl from "./curl";
+import { type BenchUser, type EngineProcess, startEngineProcess } from "./engine";
+import { type Ferry, connectFerry } from "./ferry";
+import { cleanup, installSignalHandlers, log, run, tempDir } from "./lifecycle";
+import { measureListing } from "./listing";
+import { METRICS, type MetricKey, type Outcome, rounded, table, verdictOf } from "./report";
+import { measureRss } from "./rss";
+import { type Contender, runSeries } from "./series";
+import { measureUiUpload } from "./ui";
+
+const MIB = 1024 * 1024;
+const PARTS = ["download", "upload", "ui", "rss", "list"] as const;
+type Part = (typeof PARTS)[number];
+
+interface Options {
+  size: number;
+  rounds: number;
+  json: boolean;
+  only: Set<Part>;
+  listCount: number;
+  rssDownloads: number;
+  rssUploads: number;
+}
+
+/** "1G", "128M", "512MiB", "1048576": binary units. */
+export function parseSize(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b)?$/i.exec(text.trim());
+  if (!match) throw new Error(`--size ${text}: expected a number with an optional K, M, G or T (binary units)`);
+  const power = " kmgt".indexOf(match[2]!.toLowerCase() || " ");
+  const bytes = Math.round(Number(match[1]) * 1024 ** power);
+  if (bytes < MIB) throw new Error(`--size ${text}: at least 1M, or the numbers measure start-up, not transfer`);
+  return bytes;
+}
+
+function parseOptions(argv: string[]): Options {
+  const options: Options = { size: 1024 * MIB, rounds: 3, json: false, only: new Set(PARTS), listCount: 100_000, rssDownloads: 50, rssUploads: 10 };
+  const intOf = (flag: string, value: string | undefined, min: number, max: number) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${flag} ${value ?? ""}: expected a whole number from ${min} to ${max}`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${flag} needs a value`);
+      return v;
+    };
+    if (flag === "--json") options.json = true;
+    else if (flag === "--size") options.size = parseSize(value());
+    else if (flag === "--rounds") options.rounds = intOf(flag, value(), 1, 20);
+    else if (flag === "--list-count") options.listCount = intOf(flag, value(), 1, 1_000_000);
+    else if (flag === "--rss-downloads") options.rssDownloads = intOf(flag, value(), 0, 200);
+    else if (flag === "--rss-uploads") options.rssUploads = intOf(flag, value(), 0, 50);
+    else if (flag === "--only") {
+      const parts = value().split(",").filter(Boolean);
+      const unknown = parts.filter((p) => !(PARTS as readonly string[]).includes(p));
+      if (unknown.length) throw new Error(`--only: unknown part ${unknown.join(", ")} (known: ${PARTS.join(", ")})`);
+      options.only = new Set(parts as Part[]);
+    } else throw new Error(`unknown option ${flag} (known: --size, --rounds, --only, --list-count, --rss-downloads, --rss-uploads, --json)`);
+  }
+  return options;
+}
+
+/** A file of random bytes (nothing on the path can compress it), written once and shared by every server. */
+async function writeTestFile(file: string, size: number): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const out = createWriteStream(file, { highWaterMark: MIB });
+  for (let written = 0; written < size; written += MIB) {
+    if (!out.write(randomBytes(Math.min(MIB, size - written)))) await once(out, "drain");
+  }
+  out.end();
+  await once(out, "finish");
+}
+
+/** Empties a folder the uploads wrote into and flushes the disk, so one round's write-back does not slow the next. */
+async function clearAndSync(dir: string, keep: (name: string) => boolean = () => false): Promise<void> {
+  for (const name of await readdir(dir)) if (!keep(name)) await rm(path.join(dir, name), { recursive: true, force: true });
+  await run("sync", [], 300_000);
+}
+
+const failure = (error: unknown) => (error as Error).message.split("\n")[0]!;
+
+async function bench(options: Options) {
+  const outcomes = Object.fromEntries(METRICS.map((m) => [m.key, { value: null, reason: "not measured (--only)" }])) as Record<MetricKey, Outcome>;
+  const raw: Record<string, number | null> = {};
+  const details: Record<string, unknown> = { size_bytes: options.size, rounds: options.rounds, node: process.version };
+  const set = (key: MetricKey, value: number | null, reason?: string) => (outcomes[key] = value === null ? { value, reason: reason ?? "no number" } : { value });
+  const ratio = (a: number | null, b: number | null) => (a !== null && b !== null && b > 0 ? a / b : null);
+  // Per-transfer bound: even a slow disk moves 10 MiB/s.
+  const transferTimeout = 60_000 + (options.size / (10 * MIB)) * 1000;
+
+  const work = await tempDir("work");
+  const filesDir = path.join(work, "files");
+  const file = path.join(filesDir, "bench.bin");
+  log(`writing a ${(options.size / MIB).toFixed(0)} MiB test file in ${work}…`);
+  await writeTestFile(file, options.size);
+  const hash = await blake3File(file);
+
+  const started = async <T>(what: string, start: () => Promise<T>): Promise<T | string> => {
+    try {
+      return await start();
+    } catch (error) {
+      log(`${what} did not start: ${(error as Error).message}`);
+      return `${what} did not start: ${failure(error)}`;
+    }
+  };
+  const needs = (...parts: Part[]) => parts.some((p) => options.only.has(p));
+  const notNeeded = "not needed by the parts asked for";
+  const nginx = needs("download", "upload", "ui") ? await started<NginxBaseline>("nginx", () => startNginx(filesDir)) : notNeeded;
+  const node = needs("download") ? await started<Baseline>("the Node baseline", () => startNodeServer(filesDir)) : notNeeded;
+  const engine = await started<EngineProcess>("the engine", async () => startEngineProcess(await tempDir("engine")));
+  let user: BenchUser | string = typeof engine === "string" ? engine : "";
+  let ferry: Ferry | string = typeof engine === "string" ? engine : "";
+  if (typeof engine !== "string") {
+    try {
+      user = await engine.createUser("bench");
+      ferry = await connectFerry(engine, user);
+      // The same inode as the baselines serve, so all read the same cached pages.
+      await link(file, path.join(user.homeDir, "bench.bin"));
+    } catch (error) {
+      user = ferry = `engine setup failed: ${failure(error)}`;
+      log(ferry);
+    }
+  }
+  const reasonOf = (...parts: unknown[]) => parts.find((p): p is string => typeof p === "string");
+
+  if (options.only.has("download")) {
+    log("downloads (curl → /dev/null)…");
+    const contenders: Contender[] = [];
+    if (typeof nginx !== "string") contenders.push({ name: "nginx", once: () => curl.download(`${nginx.url}/files/bench.bin`, transferTimeout) });
+    if (typeof node !== "string") contenders.push({ name: "node", once: () => curl.download(`${node.url}/files/bench.bin`, transferTimeout) });
+    if (typeof ferry !== "string") contenders.push({ name: "engine", once: async () => curl.download(await ferry.downloadUrl("/bench.bin"), transferTimeout) });
+    // One untimed round: the file's pages come into the cache, the servers' code warms up.
+    const r = await runSeries(contenders, options.rounds, 1);
+    details.downloads = r;
+    raw.nginx_download_mib_s = r.nginx?.best ?? null;
+    raw.node_download_mib_s = r.node?.best ?? null;
+    raw.engine_download_mib_s = r.engine?.best ?? null;
+    const engineReason = reasonOf(ferry) ?? r.engine?.error;
+    set("download_vs_nginx", ratio(raw.engine_download_mib_s, raw.nginx_download_mib_s), engineReason ?? reasonOf(nginx) ?? r.nginx?.error);
+    set("download_vs_node", ratio(raw.engine_download_mib_s, raw.node_download_mib_s), engineReason ?? reasonOf(node) ?? r.node?.error);
+  }
+
+  let nginxPut: number | null = null;
+  let nginxPutReason: string | undefined;
+  if (options.only.has("upload") || options.only.has("ui")) {
+    log("uploads (curl -T, whole file in one request)…");
+    const contenders: Contender[] = [];
+    if (typeof nginx !== "string") {
+      contenders.push({
+        name: "nginx_put",
+        once: (round) => curl.upload("PUT", `${nginx.putUrl}/bench-${round + 1}.bin`, file, {}, transferTimeout),
+        after: () => clearAndSync(nginx.putDir),
+      });
+    }
+    if (options.only.has("upload") && typeof ferry !== "string" && typeof user !== "string") {
+      const home = user.homeDir;
+      contenders.push({
+        name: "engine_upload",
+        once: (round) => ferry.upload(file, options.size, hash, `/upload-${round + 1}.bin`, transferTimeout),
+        after: () => clearAndSync(home, (name) => !name.startsWith("upload-")),
+      });
+    }
+    // No warm-up: nothing to cache on a write path, and a round costs a gigabyte of disk writes.
+    const r = await runSeries(contenders, options.rounds, 0);
+    details.uploads = r;
+    nginxPut = raw.nginx_put_mib_s = r.nginx_put?.best ?? null;
+    nginxPutReason = reasonOf(nginx) ?? r.nginx_put?.error;
+    if (options.only.has("upload")) {
+      raw.engine_upload_mib_s = r.engine_upload?.best ?? null;
+      set("upload_vs_nginx_put", ratio(raw.engine_upload_mib_s, nginxPut), reasonOf(ferry) ?? r.engine_upload?.error ?? nginxPutReason);
+    }
+  }
+
+  // Before the listing: 100,000 entries grow the heap, and Node keeps the pages for a while.
+  if (options.only.has("rss")) {
+    log(`engine RSS during ${options.rssDownloads} downloads and ${options.rssUploads} uploads…`);
+    if (typeof ferry === "string" || typeof engine === "string" || typeof user === "string") set("rss_mb_peak", null, reasonOf(ferry, engine, user));
+    else {
+      try {
+        const rss = await measureRss({
+          pid: engine.pid,
+          ferry,
+          file,
+          fileUserPath: "/bench.bin",
+          size: options.size,
+          hash,
+          downloads: options.rssDownloads,
+          uploads: options.rssUploads,
+          // 60 transfers share the machine: each gets the time of all of them at the slow-disk rate.
+          timeoutMs: transferTimeout * (options.rssDownloads / 10 + options.rssUploads),
+        });
+        details.rss = rss;
+        const all = rss.downloadsOk === options.rssDownloads && rss.uploadsOk === options.rssUploads;
+        // A peak under a partial load would flatter the engine.
+        set("rss_mb_peak", all ? rss.peakMiB : null, all ? undefined : `only ${rss.downloadsOk}/${options.rssDownloads} downloads and ${rss.uploadsOk}/${options.rssUploads} uploads finished: ${rss.errors[0] ?? ""}`);
+      } catch (error) {
+        set("rss_mb_peak", null, failure(error));
+      }
+      await clearAndSync(user.homeDir, (name) => !name.startsWith("rss-upload-"));
+    }
+  }
+
+  if (options.only.has("list")) {
+    log(`listing a folder of ${options.listCount} files…`);
+    if (typeof ferry === "string" || typeof user === "string") set("list_100k_ms", null, reasonOf(ferry, user));
+    else {
+      try {
+        const listing = await measureListing(ferry, user.homeDir, options.listCount, 5);
+        details.listing = listing;
+        set("list_100k_ms", listing.medianMs);
+        if (options.listCount !== 100_000) details.list_count_note = `measured on ${options.listCount} entries, not 100,000`;
+      } catch (error) {
+        set("list_100k_ms", null, failure(error));
+      }
+    }
+  }
+
+  if (options.only.has("ui")) {
+    log("upload through the web UI (Chromium)…");
+    if (typeof engine === "string" || typeof user === "string") set("ui_upload_vs_nginx_put", null, reasonOf(engine, user));
+    else {
+      try {
+        const ui = await measureUiUpload({ engine, user, file, size: options.size, rounds: options.rounds, timeoutMs: transferTimeout * 3 });
+        details.ui = ui;
+        raw.ui_upload_mib_s = ui.best;
+        set("ui_upload_vs_nginx_put", ratio(ui.best, nginxPut), nginxPutReason ?? "nginx PUT baseline missing");
+      } catch (error) {
+        set("ui_upload_vs_nginx_put", null, failure(error));
+      }
+    }
+  }
+
+  if (typeof ferry !== "string") await ferry.close();
+  return { outcomes, raw, details };
+}
+
+async function main() {
+  let options: Options;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exit(2);
+  }
+  installSignalHandlers();
+  let exitCode = 0;
+  try {
+    const { outcomes, raw, details } = await bench(options);
+    if (options.json) {
+      const headline = Object.fromEntries(METRICS.map((m) => [m.key, rounded(m.key, outcomes[m.key].value)]));
+      const reasons = Object.fromEntries(METRICS.filter((m) => outcomes[m.key].value === null).map((m) => [m.key, outcomes[m.key].reason]));
+      const verdicts = Object.fromEntries(METRICS.map((m) => [m.key, verdictOf(m.key, outcomes[m.key].value)]));
+      process.stdout.write(`${JSON.stringify({ ...headline, ...raw, reasons, verdicts, details, date: new Date().toISOString() })}\n`);
+    } else {
+      const header = `Ferry bench — ${(options.size / MIB).toFixed(0)} MiB file, best of ${options.rounds} round(s), ${new Date().toISOString()}`;
+      process.stdout.write(table(outcomes, raw, header));
+    }
+  } catch (error) {
+    log(`failed: ${(error as Error).stack}`);
+    exitCode = 1;
+  } finally {
+    await cleanup();
+  }
+  process.exit(exitCode);
+}
+
+await main();
