@@ -80,6 +80,15 @@ export class FileConnection {
     this.connect();
   }
 
+  /**
+   * The address of a file-server URL the engine hands out (`/download/…`, `/preview/…`, the tus
+   * endpoint): those are relative to the file server, not to the page. Appended rather than resolved
+   * with `new URL`, so a configured base URL with a path (behind a proxy) keeps it.
+   */
+  href(url: string): string {
+    return `${this.httpUrl}${url}`;
+  }
+
   cmd<C extends SocketCommand>(cmd: C, args: SocketArgs<C>): Promise<SocketResults[C]> {
     if (this.stopped) return Promise.reject(this.disconnected());
     return new Promise((resolve, reject) => {

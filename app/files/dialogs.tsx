@@ -257,7 +257,14 @@ export type PreviewState = { path: string; name: string; url: string; mediaType:
 export function PreviewDialog({ preview, onClose }: { preview: PreviewState; onClose: () => void }) {
   const { t } = useTranslation();
   return (
-    <Modal open={preview !== null} onClose={onClose} title={preview?.name ?? t("files.preview")} width={900} footer={null}>
+    <Modal
+      open={preview !== null}
+      onClose={onClose}
+      // A file name may be one long word: wrap it anywhere rather than push the dialog wider.
+      title={<span className="break-all">{preview?.name ?? t("files.preview")}</span>}
+      width={900}
+      footer={null}
+    >
       {preview &&
         (preview.mediaType.startsWith("image/") ? (
           <img src={preview.url} alt={preview.name} className="mx-auto max-h-[70vh] max-w-full object-contain" />

@@ -6,7 +6,7 @@ import type { TFunction } from "i18next";
  * because the connection module is client-only and absent from the server build.
  */
 export function fileErrorText(t: TFunction, exists: (key: string) => boolean, error: unknown): string {
-  const code = typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "number" ? (error as { code: number }).code : null;
+  const code = errorCode(error);
   if (code === null) return t("global.server.error");
   const key = `error.${code}`;
   if (exists(key)) return t(key);

@@ -8,7 +8,6 @@ import { Modal } from "../components/ui/modal";
 import { Spinner } from "../components/ui/spinner";
 import { Table, type Column, type RowKey, type SortState } from "../components/ui/table";
 import { useToast } from "../components/ui/toast";
-import { useRootData } from "../root";
 import { itemsFromDataTransfer, itemsFromFileList } from "../transfers/drop";
 import { onTransferEvent } from "../transfers/events";
 import type { UploadItem } from "../transfers/types";
@@ -28,6 +27,7 @@ import {
   normalizePath,
   parentPath,
   previewNotice,
+  previewRefusalNotice,
   rowActions,
   sortEntries,
   toolbarButtons,
@@ -76,7 +76,6 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
   const { t, i18n } = useTranslation();
   const toast = useToast();
   const showError = useFileErrors();
-  const root = useRootData();
   const server = useFileServer();
   const connection = useFileConnection();
   const connectionState = useConnectionState(connection);
@@ -191,12 +190,18 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
 
   const openEntry = (entry: FileEntry) => {
     if (isFolder(entry)) return openFolder(joinPath(path, entry.name));
-    const notice = previewNotice(entry.name, { enterprise: root?.site.soft_version === "enterprise", canDownload: can(Permission.Download) });
+    const notice = previewNotice(entry.name, { canDownload: can(Permission.Download) });
     if (notice) return void toast.warning(t(notice));
+    if (!connection) return;
     const target = joinPath(path, entry.name);
-    void run(() => connection!.cmd("preview", { groupId, path: target })).then((result) => {
-      if (result) setPreview({ path: target, name: entry.name, url: result.url, mediaType: result.mediaType });
-    });
+    connection.cmd("preview", { groupId, path: target }).then(
+      (result) => setPreview({ path: target, name: entry.name, url: connection.href(result.url), mediaType: result.mediaType }),
+      (error: unknown) => {
+        const refusal = previewRefusalNotice(error);
+        if (refusal) toast.warning(t(refusal));
+        else showError(error);
+      },
+    );
   };
 
   const act = (action: RowAction | ToolbarAction, targets: FileEntry[]) => {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { ErrorCode } from "../../contract/errors";
 import { Permission, PERMISSION_FULL } from "../../contract/permissions";
 import type { FileEntry } from "../../contract/files";
-import { breadcrumbParts, nameProblem, normalizePath, parentPath, previewNotice, rowActions, sortEntries, toolbarButtons } from "./model";
+import { FileCommandError } from "./connection.client";
+import { breadcrumbParts, nameProblem, normalizePath, parentPath, previewNotice, previewRefusalNotice, rowActions, sortEntries, toolbarButtons } from "./model";
 
 const file = (name: string, size = 0, time = 0): FileEntry => ({ name, file_type: "File", size, time });
 const folder = (name: string, time = 0): FileEntry => ({ name, file_type: "Folder", size: 0, time });
@@ -99,15 +101,24 @@ describe("row menu (spec section 6)", () => {
 });
 
 describe("preview (spec section 4)", () => {
-  const enterprise = { enterprise: true, canDownload: true };
-  it("shows images and PDF in the enterprise edition and explains everything else", () => {
-    expect(previewNotice("a.PNG", enterprise)).toBeNull();
-    expect(previewNotice("a.pdf", enterprise)).toBeNull();
-    expect(previewNotice("a.docx", enterprise)).toBe("files.preview.impossible");
-    expect(previewNotice("a.mp4", enterprise)).toBe("files.preview.impossible");
-    expect(previewNotice("a.dwg", enterprise)).toBe("files.preview.impossible");
-    expect(previewNotice("a.zip", enterprise)).toBe("files.preview.unsupported");
-    expect(previewNotice("a.png", { enterprise: false, canDownload: true })).toBe("files.preview.enterprise");
-    expect(previewNotice("a.png", { enterprise: true, canDownload: false })).toBe("files.preview.no-permission");
+  const may = { canDownload: true };
+  it("asks the engine for images and PDF and explains everything else", () => {
+    expect(previewNotice("a.PNG", may)).toBeNull();
+    expect(previewNotice("a.pdf", may)).toBeNull();
+    expect(previewNotice("a.docx", may)).toBe("files.preview.impossible");
+    expect(previewNotice("a.mp4", may)).toBe("files.preview.impossible");
+    expect(previewNotice("a.dwg", may)).toBe("files.preview.impossible");
+    expect(previewNotice("a.zip", may)).toBe("files.preview.unsupported");
+    expect(previewNotice("a.png", { canDownload: false })).toBe("files.preview.no-permission");
+  });
+
+  it("shows the enterprise notice when the engine answers 4109, and the ordinary error otherwise", () => {
+    // What the page's connection rejects a refused command with.
+    const reply = (code: number) => new FileCommandError(`error.${code}`, code);
+    expect(previewRefusalNotice(reply(ErrorCode.FeatureNotSupported))).toBe("files.preview.enterprise");
+    expect(previewRefusalNotice(reply(4109))).toBe("files.preview.enterprise");
+    expect(previewRefusalNotice(reply(ErrorCode.PermissionDenied))).toBeNull();
+    expect(previewRefusalNotice(reply(ErrorCode.PreviewUnsupported))).toBeNull();
+    expect(previewRefusalNotice(new Error("network"))).toBeNull();
   });
 });

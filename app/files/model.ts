@@ -1,6 +1,8 @@
+import { ErrorCode } from "../../contract/errors";
 import { FILE_NAME_MAX, isValidFileName } from "../../contract/validation";
 import { hasPermission, Permission } from "../../contract/permissions";
 import { previewKind, type FileEntry } from "../../contract/files";
+import { errorCode } from "./errors";
 
 /** Which file browser: the personal space (the user's permission) or a group space (the membership's). */
 export type SpaceKind = "personal" | "group";
@@ -109,14 +111,20 @@ export function rowActions(space: SpaceKind, permission: number, entry: Pick<Fil
 }
 
 /**
- * What the browser-side preview does with a file (spec section 4): images and PDF are shown, the
- * rest explained. Returns the translation key of the notice, or null when it can be shown.
+ * What the browser-side preview does with a file (spec section 4): images and PDF are asked of the
+ * engine, the rest explained here. Returns the translation key of the notice, or null when the
+ * engine is to be asked. Whether preview is on at all is the engine's decision (FERRY_PREVIEW), so
+ * the edition is not guessed here: see `previewRefusalNotice`.
  */
-export function previewNotice(name: string, options: { enterprise: boolean; canDownload: boolean }): string | null {
+export function previewNotice(name: string, options: { canDownload: boolean }): string | null {
   if (!options.canDownload) return "files.preview.no-permission";
   const kind = previewKind(name);
   if (kind === "Unknown") return "files.preview.unsupported";
   if (kind !== "Image" && kind !== "Pdf") return "files.preview.impossible";
-  if (!options.enterprise) return "files.preview.enterprise";
   return null;
+}
+
+/** The notice for the engine's refusal of a preview: 4109 means preview is off on this server (an enterprise feature); null: an ordinary error. */
+export function previewRefusalNotice(error: unknown): string | null {
+  return errorCode(error) === ErrorCode.FeatureNotSupported ? "files.preview.enterprise" : null;
 }

@@ -23,6 +23,7 @@ export const RETRY_DELAYS_MS = [0, 1000, 3000, 5000, 10_000, 20_000];
 export interface Connection {
   readonly httpUrl: string;
   readonly token: string;
+  href(url: string): string;
   cmd<C extends SocketCommand>(cmd: C, args: SocketArgs<C>): Promise<SocketResults[C]>;
 }
 
@@ -171,7 +172,7 @@ export class TransferManager {
         return;
       }
       const ticket = await connection.cmd("download", { groupId: target.groupId, paths: target.paths });
-      saveAs(new URL(ticket.url, connection.httpUrl).href, ticket.name);
+      saveAs(connection.href(ticket.url), ticket.name);
       // From here the browser's download manager moves (and shows) the bytes; the page cannot follow them.
       this.store.update(id, { status: TransferStatus.Downloaded, totalSize: size, currentSize: size });
     } catch (error) {
@@ -271,7 +272,7 @@ export class TransferManager {
       return;
     }
     const upload = new Upload(file, {
-      endpoint: context.connection.httpUrl + FILE_SERVER_PATHS.uploads,
+      endpoint: context.connection.href(FILE_SERVER_PATHS.uploads),
       uploadUrl: job.saved.uploadUrl,
       headers: this.headers(context),
       metadata: { groupId: String(job.saved.groupId), path: job.saved.path, overwrite: "0", filetype: file.type },

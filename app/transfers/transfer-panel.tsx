@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Button } from "../components/ui/button";
+import { Empty } from "../components/ui/empty";
 import { ChevronDownIcon, CloseIcon } from "../components/ui/icons";
 import { useFileServer } from "../files/file-server-context";
 import { TransferRow } from "./transfer-row";
@@ -69,13 +70,14 @@ export function TransferPanel({ account }: { account: string }) {
   return (
     <section
       aria-label={t("transfers.title")}
-      className="fixed bottom-0 right-4 z-30 flex w-[350px] flex-col overflow-hidden rounded-t-md border border-gray-200 bg-white shadow-xl"
+      // Above the page, below the modals (MODAL_Z_INDEX 10): an open dialog covers the panel like the rest.
+      className="fixed bottom-0 right-4 z-[9] flex w-[350px] flex-col overflow-hidden rounded-t-md border border-gray-200 bg-white shadow-xl"
       style={{ height: expanded ? 470 : 50 }}
     >
       <header className="flex h-[50px] shrink-0 items-center gap-2 border-b border-gray-200 px-4">
         <h2 className="flex-1 text-sm font-medium text-gray-800">
           {t("transfers.title")}
-          <span className="ml-2 rounded-full bg-primary px-2 py-0.5 text-xs text-white" aria-live="polite">
+          <span className={`ml-2 rounded-full px-2 py-0.5 text-xs ${activeCount > 0 ? "bg-primary text-white" : "bg-gray-100 text-gray-600"}`} aria-live="polite">
             {t("transfers.active", { count: activeCount })}
           </span>
         </h2>
@@ -92,13 +94,17 @@ export function TransferPanel({ account }: { account: string }) {
           <CloseIcon />
         </Button>
       </header>
-      {expanded && (
-        <ul aria-label={t("transfers.list")} className="min-h-0 flex-1 overflow-y-auto">
-          {items.map((item) => (
-            <TransferRow key={item.id} item={item} actions={transfers} />
-          ))}
-        </ul>
-      )}
+      {expanded &&
+        (items.length === 0 ? (
+          // Opened from the top bar before anything was transferred.
+          <Empty description={t("transfers.empty")} className="flex-1" />
+        ) : (
+          <ul aria-label={t("transfers.list")} className="min-h-0 flex-1 overflow-y-auto">
+            {items.map((item) => (
+              <TransferRow key={item.id} item={item} actions={transfers} />
+            ))}
+          </ul>
+        ))}
     </section>
   );
 }

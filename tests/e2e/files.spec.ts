@@ -3,6 +3,7 @@ import { Permission, PERMISSION_FULL } from "../../contract/permissions";
 import { E2E_FILE_PORT } from "../support/e2e-env";
 import { adminToken, createUser, login, ok, uniqueAccount } from "../support/e2e-helpers";
 import { connectFiles, type FileClient } from "../support/file-client";
+import { solidPng, tinyPdf } from "../support/sample-files";
 import { blake3Hex, tusClient } from "../support/tus-client";
 import { expect, hydrated, screenshot, signIn, test } from "./fixtures";
 
@@ -11,8 +12,8 @@ const PASSWORD = "Files#Test2026";
 
 /** A new user with `permission`, signed in through the page; `files` is the same user's socket, to set the scene and to forge commands. */
 /** Puts a small file into the personal space the way a browser does: tus upload, then commit with its hash. */
-async function seedFile(files: FileClient, token: string, path: string, text: string) {
-  const bytes = new TextEncoder().encode(text);
+async function seedFile(files: FileClient, token: string, path: string, content: string | Uint8Array) {
+  const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
   const created = await tusClient(FILE_URL, token).create({ groupId: "0", path }, bytes.length, bytes);
   expect(created.id, created.text).toBeTruthy();
   await files.ok("commit", { uploadId: created.id!, hash: await blake3Hex(bytes) });
@@ -173,14 +174,35 @@ test.describe("file browser", () => {
     await files.close();
   });
 
-  test("preview in the free edition shows the enterprise notice; a name with markup is text", async ({ page }) => {
+  test("preview shows a real image and PDF from the file server, explains the rest; a name with markup is text", async ({ page }) => {
     const { files, socketToken } = await userWith(page, PERMISSION_FULL);
-    await seedFile(files, socketToken, "/photo.png", "not really a png");
+    await seedFile(files, socketToken, "/photo.png", solidPng(24, 16));
+    await seedFile(files, socketToken, "/paper.pdf", tinyPdf());
     await seedFile(files, socketToken, "/bundle.zip", "not really a zip");
     await seedFile(files, socketToken, "/report.docx", "not really a document");
     await page.getByRole("button", { name: "Refresh" }).click();
+
     await row(page, "photo.png").getByRole("button", { name: "photo.png", exact: true }).dblclick();
-    await expect(alertToast(page, "Preview is a feature of the enterprise edition.")).toBeVisible();
+    const imageDialog = page.getByRole("dialog", { name: "photo.png" });
+    const image = imageDialog.getByRole("img", { name: "photo.png" });
+    await expect(image).toHaveAttribute("src", new RegExp(`^${FILE_URL}/preview/`));
+    // Decoded, not a broken-image icon: the browser read the PNG's real size from the file server.
+    await expect.poll(() => image.evaluate((img: HTMLImageElement) => (img.complete ? img.naturalWidth : 0))).toBe(24);
+    await screenshot(page, "files-preview-image-en");
+    await imageDialog.getByRole("button", { name: "Close" }).click();
+    await expect(imageDialog).toBeHidden();
+
+    const pdfLoaded = page.waitForResponse((res) => res.url().startsWith(`${FILE_URL}/preview/`) && res.url().endsWith("/paper.pdf"));
+    await row(page, "paper.pdf").getByRole("button", { name: "paper.pdf", exact: true }).dblclick();
+    const pdfDialog = page.getByRole("dialog", { name: "paper.pdf" });
+    await expect(pdfDialog.locator("iframe")).toHaveAttribute("title", "paper.pdf");
+    const pdf = await pdfLoaded;
+    expect(pdf.status()).toBe(200);
+    expect(pdf.headers()["content-type"]).toBe("application/pdf");
+    // Chromium's PDF viewer is an extension frame inside the previewed document; a refused or broken PDF has none.
+    await expect.poll(() => page.frames().some((frame) => frame.url().startsWith("chrome-extension://"))).toBe(true);
+    await pdfDialog.getByRole("button", { name: "Close" }).click();
+
     await row(page, "bundle.zip").getByRole("button", { name: "bundle.zip", exact: true }).dblclick();
     await expect(alertToast(page, "Preview is not supported for this file type.")).toBeVisible();
     await row(page, "report.docx").getByRole("button", { name: "report.docx", exact: true }).dblclick();

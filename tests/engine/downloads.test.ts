@@ -10,6 +10,7 @@ import { ErrorCode } from "../../contract/errors";
 import { Permission, PERMISSION_FULL } from "../../contract/permissions";
 import { connectFiles, type FileClient } from "../support/file-client";
 import { startTestEngine, type TestEngine } from "../support/engine";
+import { tinyPdf } from "../support/sample-files";
 
 const run = promisify(execFile);
 const sha = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
@@ -26,27 +27,6 @@ async function put(t: TestEngine, userId: number, rel: string, data: Uint8Array 
 async function get(t: TestEngine, url: string, headers: Record<string, string> = {}, method = "GET") {
   const res = await fetch(t.fileUrl + url, { headers, method });
   return { res, body: Buffer.from(await res.arrayBuffer()) };
-}
-
-/** A one-page PDF that says "Hello PDF". */
-function tinyPdf(): string {
-  const text = "BT /F1 24 Tf 20 60 Td (Hello PDF) Tj ET";
-  const objects = [
-    "<< /Type /Catalog /Pages 2 0 R >>",
-    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 144] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-    `<< /Length ${text.length} >>\nstream\n${text}\nendstream`,
-    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-  ];
-  let out = "%PDF-1.4\n";
-  const offsets = objects.map((o, i) => {
-    const at = out.length;
-    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
-    return at;
-  });
-  const xref = out.length;
-  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("")}`;
-  return `${out}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
 }
 
 /** The RFC 5987 name of a Content-Disposition header, decoded. */

@@ -36,6 +36,9 @@ Object.assign(process.env, {
   FERRY_ADMIN_PASSWORD: ADMIN_INITIAL_PASSWORD,
   FERRY_HASHID_SALT: SALT,
   FERRY_EDITION: "free",
+  // Preview is an enterprise feature by default; the run previews for real (the free edition's
+  // 4109 refusal is covered by the engine tests and the web unit test).
+  FERRY_PREVIEW: "on",
   FERRY_LOG_LEVEL: "warn",
   // Empty counts as unset for the engine: the SQLite file in the data directory, no config file,
   // no trusted proxies, default token lifetimes and body limit.

@@ -1,12 +1,12 @@
-import { Menu, MenuButton, MenuItem, MenuItems, Popover, PopoverButton, PopoverPanel } from "@headlessui/react";
+import { Menu, MenuButton, MenuItem, MenuItems } from "@headlessui/react";
 import { Link, useSubmit } from "@remix-run/react";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import type { SiteInfo } from "../../../contract/site";
 import { ACCOUNT_TYPES, type UserInfo } from "../../../contract/users";
 import { LanguageSwitch } from "../language-switch";
-import { Empty } from "../ui/empty";
 import { BellIcon, ChevronDownIcon, DownloadIcon, TransferIcon, UserIcon } from "../ui/icons";
+import { openTransferPanel } from "../../transfers/transfer-panel";
 import { ChangePasswordDialog } from "./change-password-dialog";
 
 const PLATFORMS = ["exe", "deb", "rpm", "dmg"] as const;
@@ -80,14 +80,9 @@ export function TopBar({ site, user, unreadCount, product }: { site: SiteInfo; u
           </MenuItems>
         </Menu>
 
-        <Popover className="relative">
-          <PopoverButton className={barButton} aria-label={t("shell.transfers")}>
-            <TransferIcon size={18} />
-          </PopoverButton>
-          <PopoverPanel anchor="bottom end" className="z-20 mt-1 w-[350px] rounded border border-gray-200 bg-white p-4 shadow-lg">
-            <Empty description={t("shell.transfers.empty")} />
-          </PopoverPanel>
-        </Popover>
+        <button type="button" className={barButton} aria-label={t("shell.transfers")} onClick={openTransferPanel}>
+          <TransferIcon size={18} />
+        </button>
 
         <LanguageSwitch />
       </div>

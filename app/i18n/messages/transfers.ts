@@ -6,7 +6,7 @@ export const transfersEn = {
   "transfers.collapse": "Collapse the transfer list",
   "transfers.close": "Close the transfer list",
   "transfers.list": "Transfer list",
-  "transfers.empty": "No transfers",
+  "transfers.empty": "No transfers yet",
   "transfers.status.1": "Uploading",
   "transfers.status.2": "Checking on the server",
   "transfers.status.3": "Uploaded",
