@@ -23,6 +23,8 @@ export const configSchema = z.object({
   FERRY_API_PORT: port.default(8090).describe("REST API port."),
   FERRY_FILE_PORT: port.default(2480).describe("File server port (WebSocket commands, uploads, downloads)."),
   FERRY_FILE_TLS_PORT: port.default(2481).describe("File server port when TLS is configured."),
+  FERRY_TLS_CERT: z.string().min(1).optional().describe("PEM certificate (chain) file: with FERRY_TLS_KEY the file server also listens with TLS on FERRY_FILE_TLS_PORT."),
+  FERRY_TLS_KEY: z.string().min(1).optional().describe("PEM private key file of FERRY_TLS_CERT."),
   FERRY_WEB_PORT: port.default(3000).describe("Web client port (remix-serve), used by `npm start`."),
   FERRY_ENGINE_URL: z.string().url().optional().describe("Where the web client reaches the engine API (default http://127.0.0.1:<FERRY_API_PORT>)."),
   DATABASE_URL: z
@@ -64,6 +66,8 @@ export interface Config {
   apiPort: number;
   filePort: number;
   fileTlsPort: number;
+  /** Certificate and key files for the file server's TLS port; null: plain only. */
+  tls: { cert: string; key: string } | null;
   webPort: number;
   engineUrl: string;
   databaseUrl: string;
@@ -96,7 +100,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const known = Object.keys(configSchema.shape);
   const merged: Record<string, unknown> = { ...fromFile };
   for (const key of known) if (env[key] !== undefined && env[key] !== "") merged[key] = env[key];
-  const parsed = configSchema.strict().safeParse(merged);
+  const parsed = configSchema
+    .strict()
+    .refine((c) => !c.FERRY_TLS_CERT === !c.FERRY_TLS_KEY, { message: "FERRY_TLS_CERT and FERRY_TLS_KEY go together", path: ["FERRY_TLS_KEY"] })
+    .safeParse(merged);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".") || "(file)"}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
@@ -110,6 +117,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     apiPort: c.FERRY_API_PORT,
     filePort: c.FERRY_FILE_PORT,
     fileTlsPort: c.FERRY_FILE_TLS_PORT,
+    tls: c.FERRY_TLS_CERT && c.FERRY_TLS_KEY ? { cert: path.resolve(c.FERRY_TLS_CERT), key: path.resolve(c.FERRY_TLS_KEY) } : null,
     webPort: c.FERRY_WEB_PORT,
     engineUrl: c.FERRY_ENGINE_URL ?? `http://127.0.0.1:${c.FERRY_API_PORT}`,
     databaseUrl: c.DATABASE_URL ?? `sqlite:${path.join(dataDir, "ferry.db")}`,

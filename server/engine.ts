@@ -74,6 +74,7 @@ export async function startEngine(config: Config, clock: Clock = systemClock): P
     const fileServer = await startFileServer({
       host: config.host,
       port: config.filePort,
+      tls: config.tls && { port: config.fileTlsPort, ...config.tls },
       allowedOrigins: config.webOrigins,
       handlers: parts.flatMap((p) => p.handlers),
       onSocket: (socket, req) => handleSocket(socket, req, { tokens: services.tokens, handlers: commands, clients, log: api.log }),
@@ -85,6 +86,7 @@ export async function startEngine(config: Config, clock: Clock = systemClock): P
     });
     // With port 0 (tests) the system picked one; clients learn the port in use from /api/service/info.
     config.filePort = Number(new URL(fileServer.url).port);
+    if (fileServer.tlsUrl) config.fileTlsPort = Number(new URL(fileServer.tlsUrl).port);
     return {
       services,
       api,

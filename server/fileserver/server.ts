@@ -1,4 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { readFile } from "node:fs/promises";
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import type { Duplex } from "node:stream";
 import type { FastifyBaseLogger as Logger } from "fastify";
 import { WebSocketServer, type WebSocket } from "ws";
@@ -20,6 +22,8 @@ export interface HttpHandler {
 export interface FileServerOptions {
   host: string;
   port: number;
+  /** The same service with TLS on a second port (2481), when a certificate is configured. */
+  tls?: { port: number; cert: string; key: string } | null;
   allowedOrigins: readonly string[];
   handlers: HttpHandler[];
   onSocket(socket: WebSocket, req: IncomingMessage): void;
@@ -28,6 +32,8 @@ export interface FileServerOptions {
 
 export interface FileServer {
   url: string;
+  /** The TLS listener's URL (https://…), when TLS is configured. */
+  tlsUrl: string | null;
   server: Server;
   close(): Promise<void>;
 }
@@ -45,7 +51,7 @@ export async function startFileServer(options: FileServerOptions): Promise<FileS
   const wss = new WebSocketServer({ noServer: true, maxPayload: SOCKET_MAX_MESSAGE });
   wss.on("connection", (socket, req) => options.onSocket(socket, req));
 
-  const server = createServer((req, res) => {
+  const onRequest: RequestListener = (req, res) => {
     let url: URL;
     try {
       url = new URL(req.url ?? "/", "http://file-server");
@@ -66,40 +72,66 @@ export async function startFileServer(options: FileServerOptions): Promise<FileS
       options.log.error({ err: error, path: url.pathname }, "file server request failed");
       plain(res, 500, "server error");
     });
-  });
-  // Large uploads and slow readers: no overall request time-out; idle sockets still close.
-  server.requestTimeout = 0;
-  server.headersTimeout = 60_000;
-  server.keepAliveTimeout = 65_000;
-
-  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+  };
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const pathname = (req.url ?? "").split("?")[0];
     if (pathname !== FILE_SERVER_PATHS.socket || !originAllowed(req.headers.origin, req.headers.host, options.allowedOrigins)) {
       socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
-  });
+  };
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, options.host, () => {
-      server.off("error", reject);
-      resolve();
+  const servers: Server[] = [createServer(onRequest)];
+  if (options.tls) {
+    const [cert, key] = await Promise.all([readFile(options.tls.cert), readFile(options.tls.key)]);
+    servers.push(createTlsServer({ cert, key }, onRequest));
+  }
+  for (const server of servers) {
+    // Large uploads and slow readers: no overall request time-out; idle sockets still close.
+    server.requestTimeout = 0;
+    server.headersTimeout = 60_000;
+    server.keepAliveTimeout = 65_000;
+    server.on("upgrade", onUpgrade);
+  }
+  const ports = [options.port, options.tls?.port ?? 0];
+  const listen = (server: Server, port: number) =>
+    new Promise<number>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, options.host, () => {
+        server.off("error", reject);
+        const address = server.address();
+        resolve(typeof address === "object" && address ? address.port : port);
+      });
     });
-  });
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : options.port;
+  const bound: number[] = [];
+  try {
+    for (const [i, server] of servers.entries()) bound.push(await listen(server, ports[i]!));
+  } catch (error) {
+    for (const server of servers) server.close();
+    throw error;
+  }
   const host = options.host === "0.0.0.0" || options.host === "::" ? "127.0.0.1" : options.host;
+  const hostPart = host.includes(":") ? `[${host}]` : host;
 
   return {
-    url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
-    server,
+    url: `http://${hostPart}:${bound[0]}`,
+    tlsUrl: bound[1] === undefined ? null : `https://${hostPart}:${bound[1]}`,
+    server: servers[0]!,
     async close() {
       for (const client of wss.clients) client.terminate();
       wss.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all(
+        servers.map(
+          (server) =>
+            new Promise<void>((resolve) => {
+              server.closeAllConnections();
+              server.close(() => resolve());
+            }),
+        ),
+      );
     },
   };
 }
+
+
