@@ -103,9 +103,14 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
   const closeDialog = useCallback(() => setDialog(null), []);
   const closeAttributes = useCallback(() => setAttributesOf(null), []);
 
+  // The listing depends on the folder only: callbacks are read through a ref, so a change of their
+  // identity (a navigation elsewhere, a re-render) never sends a command the page no longer needs.
+  const listingCallbacks = useRef({ openFolder, showError });
+  listingCallbacks.current = { openFolder, showError };
   useEffect(() => {
     if (!connection) return;
     let live = true;
+    const { openFolder, showError } = listingCallbacks.current;
     connection.cmd("list", { groupId, path }).then(
       (result) => {
         if (!live) return;
@@ -129,7 +134,7 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
     return () => {
       live = false;
     };
-  }, [connection, groupId, path, reloads, openFolder, showError]);
+  }, [connection, groupId, path, reloads]);
 
   // Another folder: nothing selected there yet.
   useEffect(() => setSelectedKeys([]), [path, groupId]);

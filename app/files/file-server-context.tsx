@@ -43,7 +43,10 @@ export function FileServerProvider({ value, children }: { value: FileServerValue
     let opened: FileConnection | null = null;
     void import("./connection.client").then(({ FileConnection: Connection }) => {
       if (!live) return;
-      opened = new Connection({ token, httpUrl, port, sslPort, host }, window.location, { onInvalidToken: () => signOut.current() });
+      opened = new Connection({ token, httpUrl, port, sslPort, host }, window.location, {
+        // Only a page still showing the shell signs out; one being left already ended the sign-in itself.
+        onInvalidToken: () => live && signOut.current(),
+      });
       setConnection(opened);
     });
     return () => {

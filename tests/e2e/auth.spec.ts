@@ -226,6 +226,9 @@ test.describe("session", () => {
     const user = await createUser(account, PASSWORD);
     await signIn(page, account, PASSWORD);
     await expect(page).toHaveURL(/\/personal$/);
+    // The page's file-server socket has signed in and listed the folder: from now on only the
+    // navigation below talks to the engine (a socket signing in after the lock would end the session too).
+    await expect(page.getByRole("region", { name: /^Files in/ }).getByText("No data")).toBeVisible();
     await lockUser(user.id);
     await page.getByRole("link", { name: "Link" }).click();
     await expect(page).toHaveURL(/\/signin\?reason=expired$/);

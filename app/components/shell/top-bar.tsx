@@ -7,6 +7,7 @@ import { ACCOUNT_TYPES, type UserInfo } from "../../../contract/users";
 import { LanguageSwitch } from "../language-switch";
 import { BellIcon, ChevronDownIcon, DownloadIcon, TransferIcon, UserIcon } from "../ui/icons";
 import { openTransferPanel } from "../../transfers/transfer-panel";
+import { useFileConnection } from "../../files/file-server-context";
 import { ChangePasswordDialog } from "./change-password-dialog";
 
 const PLATFORMS = ["exe", "deb", "rpm", "dmg"] as const;
@@ -25,6 +26,7 @@ export function TopBar({ site, user, unreadCount, product }: { site: SiteInfo; u
   const { t } = useTranslation();
   const [changingPassword, setChangingPassword] = useState(false);
   const submit = useSubmit();
+  const connection = useFileConnection();
   return (
     <header className="flex h-[50px] shrink-0 items-center justify-between border-b border-gray-200 bg-white px-4">
       <Link to="/personal" className="flex items-center gap-2 text-lg font-bold text-primary">
@@ -73,7 +75,15 @@ export function TopBar({ site, user, unreadCount, product }: { site: SiteInfo; u
             )}
             <MenuItem>
               {/* The menu unmounts as it closes, so the post is made here rather than by a form inside it. */}
-              <button type="button" className={menuItem} onClick={() => submit(null, { method: "post", action: "/logout" })}>
+              <button
+                type="button"
+                className={menuItem}
+                onClick={() => {
+                  // Signing out revokes the socket token: end the connection first, so its refusal is not taken for an expired sign-in.
+                  connection?.close();
+                  submit(null, { method: "post", action: "/logout" });
+                }}
+              >
                 {t("shell.account.logout")}
               </button>
             </MenuItem>
