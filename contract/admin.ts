@@ -6,6 +6,17 @@ import { accountType, filterSwitches } from "./users";
 /** The administrator API (Ferry's own design; docs/admin-api.md). Passwords here are plain JSON over TLS. */
 
 const permission = z.number().int().min(0).max(PERMISSION_MAX);
+/** A space's storage quota in bytes; 0 = unlimited. */
+const quota = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).describe("Bytes the space may hold; 0 unlimited. Uploads and copies past it are refused with 4155.");
+
+/** What a space holds now (its home folder, uploads in progress left out), as last measured. */
+export const spaceUsage = z.object({
+  used: z.number().int().describe("Bytes in files."),
+  files: z.number().int(),
+  folders: z.number().int().describe("Folders below the home, not the home itself."),
+  measuredAt: z.number().int().describe("Unix seconds of the last full count; engine-made changes since then are included."),
+});
+export type SpaceUsage = z.infer<typeof spaceUsage>;
 /** A home is a folder inside Ferry's storage root: "/", "/team/alice"; no "." or ".." segments. */
 export const homePath = z
   .string()
@@ -32,6 +43,7 @@ const userSettings = {
   notifyAdmin: z.boolean(),
   shareEmailMode: z.number().int().min(0).max(1),
   forbiddenPaths: z.array(homePath).max(100),
+  quota,
   ...filterSwitches.shape,
 };
 
@@ -61,6 +73,7 @@ export const adminUser = z.object({
   groups: z.array(z.object({ groupId: z.number().int(), groupName: z.string(), groupPermission: z.number().int() })),
   ...userSettings,
   email: z.string(),
+  space: spaceUsage,
 });
 export type AdminUser = z.infer<typeof adminUser>;
 
@@ -85,6 +98,7 @@ const groupSettings = {
   maxUploadSpeed: z.number().int().min(0),
   maxDownloadSpeed: z.number().int().min(0),
   uploadNewOnly: z.boolean(),
+  quota,
   ...filterSwitches.shape,
 };
 const groupName = z.string().trim().min(1).max(64);
@@ -100,6 +114,7 @@ export const adminGroup = z.object({
   createTime: z.number().int(),
   members: z.array(z.object({ userId: z.number().int(), account: z.string(), groupPermission: z.number().int() })),
   ...groupSettings,
+  space: spaceUsage,
 });
 export type AdminGroup = z.infer<typeof adminGroup>;
 

@@ -1,10 +1,12 @@
-// `npm start`: builds the web client if needed, runs the engine and the web client side by side,
-// and prints where to open them once both answer. Plain Node ESM so it runs before any build step.
+// `npm start`: builds the web client if needed and the engine if its sources changed, runs the built
+// engine and the web client side by side with plain `node`, and prints where to open them once both
+// answer. Plain Node ESM so it runs before any build step.
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { buildEngine, ENGINE_ENTRY, engineBuildStale } from "./build-engine.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -137,12 +139,25 @@ async function main() {
     }
   }
 
+  // Sub-second, so done whenever server/ or contract/ changed (a `git pull` without `npm run build`
+  // must not start yesterday's engine); a deployment without the sources is never stale.
+  const engineStale = engineBuildStale();
+  if (engineStale) {
+    say(`${engineStale}: building the engine…`);
+    try {
+      await buildEngine();
+    } catch (error) {
+      process.stderr.write(`[ferry] engine build failed: ${error?.message ?? error}\n`);
+      process.exit(1);
+    }
+  }
+
   let firstStart = false;
   let fromEnvPassword = false;
   // The web signs users in from this machine: the engine trusts it as a proxy, so web sign-ins are
   // not all counted as one client address (see docs/api.md, "Sign-in and lockout").
   const engineEnv = { ...process.env, FERRY_TRUSTED_PROXIES: setting("FERRY_TRUSTED_PROXIES", "127.0.0.1,::1") };
-  const engine = run("engine", ["--import", "tsx", "server/main.ts"], engineEnv, (line) => {
+  const engine = run("engine", [path.relative(root, ENGINE_ENTRY)], engineEnv, (line) => {
     // The engine announces the administrator it created; the banner then speaks of this start.
     if (line.startsWith("First start:")) firstStart = true;
     if (line.includes("FERRY_ADMIN_PASSWORD")) fromEnvPassword = true;

@@ -7,10 +7,12 @@ import { type Clock, systemClock } from "./clock";
 import { type Config, ConfigError } from "./config";
 import { type Db, openDatabase } from "./db/connect";
 import { createHashes, type Hashes } from "./files/hashes";
+import { createQuota, type Quota } from "./files/quota";
 import { createSpaces, type Spaces } from "./files/spaces";
 import { createNotices, type Notices } from "./notices/service";
 import { createSettings, type Settings } from "./settings/service";
 import { createHomes } from "./storage/homes";
+import { countHome, createUsageCache } from "./storage/usage";
 
 /*
  * The engine's services over the database and the storage, without any listener: the engine
@@ -30,6 +32,7 @@ export interface Services {
   notices: Notices;
   spaces: Spaces;
   hashes: Hashes;
+  quota: Quota;
 }
 
 /** Opens the database and wires the services; shared by the engine and the operator CLI. */
@@ -39,11 +42,13 @@ export async function openServices(config: Config, clock: Clock = systemClock): 
   const tokens = createTokens(db, clock, { access: config.accessTokenTtl, refresh: config.refreshTokenTtl });
   const storageRoot = path.join(config.dataDir, "storage");
   const homes = createHomes(storageRoot);
-  const accounts = createAccounts({ db, clock, tokens, settings, homes });
-  const notices = createNotices(db, clock);
   const spaces = createSpaces(db, path.resolve(storageRoot));
+  const usage = createUsageCache((home) => countHome(spaces.storageOf(home)), clock);
+  const accounts = createAccounts({ db, clock, tokens, settings, homes, usage });
+  const notices = createNotices(db, clock);
   const hashes = createHashes(db);
-  return { config, clock, db, settings, tokens, accounts, notices, spaces, hashes };
+  const quota = createQuota(db, usage);
+  return { config, clock, db, settings, tokens, accounts, notices, spaces, hashes, quota };
 }
 
 /** A password that passes every rule: 16 characters from all four classes. */

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import packageJson from "../package.json" with { type: "json" };
 
-/** The product version, from package.json. */
-export const VERSION: string = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+/** The product version, from package.json (inlined by the engine build, so it holds wherever build/engine runs from). */
+export const VERSION: string = packageJson.version;

@@ -22,7 +22,7 @@ async function startWorker() {
 }
 
 describe("the hashing worker script", () => {
-  it("answers BLAKE3 of a file larger than one slice, and of an empty file", async () => {
+  it("answers BLAKE3 of a file of many stream chunks, and of an empty file", async () => {
     const bytes = new Uint8Array(20 * 1024 * 1024 + 123);
     for (let i = 0; i < bytes.length; i += 997) bytes[i] = i % 251;
     const worker = await startWorker();

@@ -4,6 +4,7 @@ import { FILE_SERVER_PATHS, type SocketArgs, type SocketCommand, type SocketResu
 import { uploadPath } from "./drop";
 import { emitTransferEvent } from "./events";
 import { forgetFile, keepFile, keptFiles } from "./file-handles.client";
+import { wholeFileReader } from "./file-source";
 import { HashCancelled, Hasher } from "./hasher.client";
 import { loadUploads, sameFile, updateUploads, type SavedUpload } from "./persist";
 import type { TransferStore } from "./store";
@@ -12,10 +13,13 @@ import { TransferStatus, type DownloadTarget, type TransferItem, type UploadItem
 /** Uploads running at once; more wait in the queue. */
 export const PARALLEL_UPLOADS = 3;
 /**
- * Bytes per PATCH request. Large chunks keep per-request overhead negligible on a fast link; each
- * chunk is also a point the upload can resume from without re-sending much.
+ * Bytes per PATCH request: the whole file (or what is left of it) in one request. The engine keeps
+ * every byte that arrived when a request breaks off, so a resume still starts from the server's
+ * offset, not from a chunk boundary; and only a request of the whole file lets the browser send
+ * the File from disk without copying it (file-source.ts). The cost: a proxy in front of the file
+ * server must not limit request bodies (nginx: `client_max_body_size 0`, docs/file-server.md).
  */
-export const CHUNK_BYTES = 64 * 1024 * 1024;
+export const CHUNK_BYTES = Number.POSITIVE_INFINITY;
 /** Back-off of automatic retries after a network drop (then the item fails and offers retry). */
 export const RETRY_DELAYS_MS = [0, 1000, 3000, 5000, 10_000, 20_000];
 
@@ -277,6 +281,7 @@ export class TransferManager {
       headers: this.headers(context),
       metadata: { groupId: String(job.saved.groupId), path: job.saved.path, overwrite: "0", filetype: file.type },
       chunkSize: CHUNK_BYTES,
+      fileReader: wholeFileReader,
       retryDelays: RETRY_DELAYS_MS,
       // The manager keeps its own list (persist.ts); tus-js-client's would duplicate it.
       storeFingerprintForResuming: false,

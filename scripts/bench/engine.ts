@@ -4,12 +4,14 @@ import type { CreateUserBody } from "../../contract/admin";
 import { createCredentialCodec } from "../../contract/credentials";
 import type { Envelope } from "../../contract/envelope";
 import { PERMISSION_FULL } from "../../contract/permissions";
+import { buildEngine, ENGINE_ENTRY, engineBuildStale } from "../build-engine.mjs";
 import { freePort, log, startChild, stopChild, waitFor } from "./lifecycle";
 
 /**
- * The engine under test: its real entry point (server/main.ts) as a child process on free loopback
- * ports with a temporary data directory and SQLite, so its RSS and CPU are its own and nothing of
- * the shell's configuration leaks in.
+ * The engine under test: the production build (build/engine/main.js, what `npm start` runs, made
+ * first when server/ or contract/ changed since) as a child process of plain `node` on free
+ * loopback ports with a temporary data directory and SQLite, so its RSS and CPU are its own and
+ * nothing of the shell's configuration leaks in.
  */
 
 export const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -66,7 +68,12 @@ export async function startEngineProcess(dataDir: string): Promise<EngineProcess
     FERRY_ACCEL_REDIRECT: "",
     FERRY_WEB_ORIGINS: "",
   };
-  const child = startChild(process.execPath, ["--import", "tsx", "server/main.ts"], { cwd: ROOT, env });
+  const stale = engineBuildStale();
+  if (stale) {
+    log(`${stale}: building the engine…`);
+    await buildEngine();
+  }
+  const child = startChild(process.execPath, [ENGINE_ENTRY], { cwd: ROOT, env });
   let output = "";
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-4000);

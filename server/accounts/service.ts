@@ -1,5 +1,5 @@
 import { type Selectable, sql } from "kysely";
-import type { AdminGroup, AdminUser, CreateGroupBody, CreateUserBody, UpdateGroupBody, UpdateUserBody } from "../../contract/admin";
+import type { AdminGroup, AdminUser, CreateGroupBody, CreateUserBody, SpaceUsage, UpdateGroupBody, UpdateUserBody } from "../../contract/admin";
 import { normalizePermission, PERMISSION_DEFAULT } from "../../contract/permissions";
 import type { UserInfo } from "../../contract/users";
 import { isValidFileName, passwordProblem } from "../../contract/validation";
@@ -12,6 +12,7 @@ import type { GroupsTable, UsersTable } from "../db/schema";
 import { fail } from "../errors";
 import type { Settings } from "../settings/service";
 import type { Homes } from "../storage/homes";
+import type { UsageCache } from "../storage/usage";
 
 type UserRow = Selectable<UsersTable>;
 type GroupRow = Selectable<GroupsTable>;
@@ -63,6 +64,7 @@ function userColumns(input: UpdateUserBody) {
     notify_admin: flag(input.notifyAdmin),
     share_email_mode: input.shareEmailMode,
     forbidden_paths: input.forbiddenPaths === undefined ? undefined : JSON.stringify(input.forbiddenPaths),
+    quota: input.quota,
     ...switchColumns(input),
   };
 }
@@ -74,6 +76,7 @@ function groupColumns(input: UpdateGroupBody) {
     max_upload_speed: input.maxUploadSpeed,
     max_download_speed: input.maxDownloadSpeed,
     upload_new_only: flag(input.uploadNewOnly),
+    quota: input.quota,
     ...switchColumns(input),
   };
 }
@@ -91,10 +94,11 @@ export interface AccountsDeps {
   tokens: Tokens;
   settings: Settings;
   homes: Homes;
+  usage: UsageCache;
 }
 
 /** Users and groups: the logic behind the admin API, the operator CLI and /api/user/info. */
-export function createAccounts({ db, clock, tokens, settings, homes }: AccountsDeps) {
+export function createAccounts({ db, clock, tokens, settings, homes, usage }: AccountsDeps) {
   const k = db.kysely;
 
   async function userRow(id: number): Promise<UserRow> {
@@ -124,6 +128,18 @@ export function createAccounts({ db, clock, tokens, settings, homes }: AccountsD
         ...switchesOf(g),
       })),
     );
+  }
+
+  /** The admin answer's space occupation: counted once, then kept current (server/storage/usage.ts). */
+  async function spaceOf(home: string): Promise<SpaceUsage> {
+    const { size, files, folders, measuredAt } = await usage.get(home);
+    return { used: size, files, folders, measuredAt: toSeconds(measuredAt) };
+  }
+
+  /** Creates a home folder; a home created inside another one changes that one's folder count. */
+  async function ensureHome(home: string) {
+    await homes.ensure(home);
+    usage.changed(home);
   }
 
   async function checkNewPassword(password: string, account: string) {
@@ -168,7 +184,9 @@ export function createAccounts({ db, clock, tokens, settings, homes }: AccountsD
       notifyAdmin: bool(row.notify_admin),
       shareEmailMode: row.share_email_mode,
       forbiddenPaths: JSON.parse(row.forbidden_paths) as string[],
+      quota: Number(row.quota),
       ...switchesOf(row),
+      space: await spaceOf(row.home),
     };
   }
 
@@ -189,7 +207,9 @@ export function createAccounts({ db, clock, tokens, settings, homes }: AccountsD
       maxUploadSpeed: row.max_upload_speed,
       maxDownloadSpeed: row.max_download_speed,
       uploadNewOnly: bool(row.upload_new_only),
+      quota: Number(row.quota),
       ...switchesOf(row),
+      space: await spaceOf(row.home),
     };
   }
 
@@ -232,7 +252,7 @@ export function createAccounts({ db, clock, tokens, settings, homes }: AccountsD
           }),
         () => duplicateUser(input.account, input.email),
       );
-      await homes.ensure(home);
+      await ensureHome(home);
       return toAdminUser(await userRow(id));
     },
 
@@ -244,7 +264,7 @@ export function createAccounts({ db, clock, tokens, settings, homes }: AccountsD
         () => k.updateTable("users").set({ ...columns, updated_at: clock.now() }).where("id", "=", id).execute(),
         () => duplicateUser(undefined, patch.email, id),
       );
-      if (patch.home) await homes.ensure(patch.home);
+      if (patch.home) await ensureHome(patch.home);
       if (patch.locked) await tokens.revokeUser(id);
       if (patch.locked === false) await k.deleteFrom("login_counters").where("key", "=", `account:${before.account_key}`).execute();
       return toAdminUser(await userRow(id));
@@ -327,7 +347,7 @@ export function createAccounts({ db, clock, tokens, settings, homes }: AccountsD
         () => insertReturningId(db, "user_groups", { created_at: clock.now(), ...defined(groupColumns({ ...input, home })) } as never),
         () => fail("GroupNameDuplicate"),
       );
-      await homes.ensure(home);
+      await ensureHome(home);
       return toAdminGroup(await groupRow(id));
     },
 
@@ -338,7 +358,7 @@ export function createAccounts({ db, clock, tokens, settings, homes }: AccountsD
       if (Object.keys(columns).length > 0) {
         await unique(() => k.updateTable("user_groups").set(columns).where("id", "=", id).execute(), () => fail("GroupNameDuplicate"));
       }
-      if (patch.home) await homes.ensure(patch.home);
+      if (patch.home) await ensureHome(patch.home);
       return toAdminGroup(await groupRow(id));
     },
 

@@ -175,13 +175,23 @@ function groupTable(groups: AdminGroup[]): string {
 // ---------------------------------------------------------------------------------------------
 // Commands
 
+const QUOTA_UNITS: Record<string, number> = { "": 1, B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 };
+
+/** "0", "5000", "500MB", "10 GB" (units of 1024) → bytes. */
+function quota(text: string, usage: string): number {
+  const match = /^(\d+)\s*([KMGT]?B)?$/i.exec(text.trim());
+  const bytes = match ? Number(match[1]) * QUOTA_UNITS[(match[2] ?? "").toUpperCase()]! : NaN;
+  if (!Number.isSafeInteger(bytes)) throw new UsageError("--quota: a size in bytes, or with KB, MB, GB or TB (0 = unlimited)", usage);
+  return bytes;
+}
+
 const FORCE_CHANGE_NOTE = "by default the user must change the password at the first sign-in; --no-force-change skips that";
 
 const commands: Record<string, Command> = {
   "user create": {
     usage: `ferry user create --account A [--password P] [--permission list,download,upload|134] [--type 2|4|5|6]
-                  [--home /path] [--email E] [--fullname N] [--no-force-change]
-  Creates a user (default permission List;Download, home /users/<account>).
+                  [--home /path] [--email E] [--fullname N] [--quota 10GB] [--no-force-change]
+  Creates a user (default permission List;Download, home /users/<account>, no quota).
   The password may come from ${PASSWORD_ENV} instead of --password; ${FORCE_CHANGE_NOTE}.`,
     options: {
       account: { type: "string" },
@@ -191,6 +201,7 @@ const commands: Record<string, Command> = {
       home: { type: "string" },
       email: { type: "string" },
       fullname: { type: "string" },
+      quota: { type: "string" },
       "no-force-change": { type: "boolean" },
     },
     prepare(v) {
@@ -205,6 +216,7 @@ const commands: Record<string, Command> = {
           home: optional(v, "home"),
           email: optional(v, "email"),
           fullname: optional(v, "fullname"),
+          quota: v.quota === undefined ? undefined : quota(String(v.quota), usage),
           needUpdatePwd: !v["no-force-change"],
         },
         usage,
@@ -293,11 +305,12 @@ const commands: Record<string, Command> = {
   },
 
   "group create": {
-    usage: `ferry group create --name N [--home /path]
-  Creates a group (default home /groups/<name>).`,
-    options: { name: { type: "string" }, home: { type: "string" } },
+    usage: `ferry group create --name N [--home /path] [--quota 10GB]
+  Creates a group (default home /groups/<name>, no quota).`,
+    options: { name: { type: "string" }, home: { type: "string" }, quota: { type: "string" } },
     prepare(v) {
-      const input = validate(createGroupBody, { name: required(v, "name", this.usage), home: optional(v, "home") }, this.usage);
+      const quotaBytes = v.quota === undefined ? undefined : quota(String(v.quota), this.usage);
+      const input = validate(createGroupBody, { name: required(v, "name", this.usage), home: optional(v, "home"), quota: quotaBytes }, this.usage);
       return async (s) => {
         const group = await s.accounts.createGroup(input);
         out(`Created group ${group.name} (id ${group.id}), home ${group.home}.`);

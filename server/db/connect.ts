@@ -2,8 +2,6 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
 import { type Insertable, Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from "kysely";
-import { createPool as createMysqlPool } from "mysql2";
-import pg from "pg";
 import { migrate } from "./migrations";
 import type { Database } from "./schema";
 
@@ -22,15 +20,6 @@ export function dialectOf(url: string): Dialect {
   throw new Error(`unsupported database URL scheme: ${url.split(":")[0]}`);
 }
 
-// PostgreSQL sends bigint (int8) and count(*) as strings; every bigint Ferry stores is a unix-ms time
-// or a byte size, well inside Number's exact range.
-const pgTypes = {
-  getTypeParser(oid: number, format?: "text" | "binary") {
-    if (oid === 20) return (value: string) => Number(value);
-    return pg.types.getTypeParser(oid, format as "text");
-  },
-};
-
 /** Opens the database named by `url`, runs pending migrations, and returns the query layer. */
 export async function openDatabase(url: string): Promise<Db> {
   const dialect = dialectOf(url);
@@ -45,9 +34,20 @@ export async function openDatabase(url: string): Promise<Db> {
     sqlite.pragma("synchronous = NORMAL");
     kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   } else if (dialect === "postgres") {
-    const pool = new pg.Pool({ connectionString: url, max: 10, types: pgTypes });
+    // The drivers of the other databases load only when used: each holds several MB of resident memory.
+    const { default: pg } = await import("pg");
+    // PostgreSQL sends bigint (int8) and count(*) as strings; every bigint Ferry stores is a unix-ms time
+    // or a byte size, well inside Number's exact range.
+    const types = {
+      getTypeParser(oid: number, format?: "text" | "binary") {
+        if (oid === 20) return (value: string) => Number(value);
+        return pg.types.getTypeParser(oid, format as "text");
+      },
+    };
+    const pool = new pg.Pool({ connectionString: url, max: 10, types });
     kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   } else {
+    const { createPool: createMysqlPool } = await import("mysql2");
     const pool = createMysqlPool({ uri: url.replace(/^mariadb:/, "mysql:"), connectionLimit: 10, timezone: "Z" });
     kysely = new Kysely<Database>({ dialect: new MysqlDialect({ pool }) });
   }

@@ -154,6 +154,13 @@ const migrations = (dialect: Dialect): Record<string, Migration> => ({
         .execute();
     },
   },
+  "0004_quotas": {
+    async up(db: Kysely<any>) {
+      // Storage quotas in bytes, 0 = unlimited (server/accounts/quota.ts); existing spaces stay unlimited.
+      await db.schema.alterTable("users").addColumn("quota", "bigint", (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable("user_groups").addColumn("quota", "bigint", (c) => c.notNull().defaultTo(0)).execute();
+    },
+  },
 });
 
 /** Runs every pending migration; throws if one fails, so the engine never starts on a half schema. */

@@ -40,6 +40,8 @@ export interface UsersTable extends FilterSwitchColumns {
   share_email_mode: D<number>;
   forbidden_paths: D<string>;
   virtual_dirs: D<string>;
+  /** Bytes the personal space may hold; 0 = unlimited. */
+  quota: D<number>;
   created_at: number;
   updated_at: number;
 }
@@ -52,6 +54,8 @@ export interface GroupsTable extends FilterSwitchColumns {
   max_upload_speed: D<number>;
   max_download_speed: D<number>;
   upload_new_only: D<number>;
+  /** Bytes the group space may hold; 0 = unlimited. */
+  quota: D<number>;
   created_at: number;
 }
 

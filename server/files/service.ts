@@ -4,6 +4,7 @@ import { FerryError } from "../errors";
 import { baseName, isUnder, joinName, normaliseUserPath, parentOf } from "../storage/paths";
 import { type Entry, storageError, type Usage } from "../storage/storage";
 import type { Hashes } from "./hashes";
+import type { Quota } from "./quota";
 import { isForbidden, type Space, type Spaces } from "./spaces";
 
 /**
@@ -42,6 +43,7 @@ const isError = (err: unknown, name: FerryError["errorName"]) => err instanceof 
 export interface FileServiceDeps {
   spaces: Spaces;
   hashes: Hashes;
+  quota: Quota;
 }
 
 interface Ctx {
@@ -50,7 +52,7 @@ interface Ctx {
   forbidden: string[];
 }
 
-export function createFileService({ spaces, hashes }: FileServiceDeps) {
+export function createFileService({ spaces, hashes, quota }: FileServiceDeps) {
   async function open(userId: number, groupId: number, bit: number): Promise<Ctx> {
     const space = await spaces.open(userId, groupId);
     if (!hasPermission(space.permission, bit)) throw new FerryError("PermissionDenied");
@@ -66,8 +68,15 @@ export function createFileService({ spaces, hashes }: FileServiceDeps) {
     if (isForbidden(ctx.forbidden, path) || (subtree && ctx.forbidden.some((f) => isUnder(f, path)))) throw new FerryError("PermissionDenied");
   }
 
-  const visible = (ctx: Ctx, dir: string, entries: Entry[]) =>
-    ctx.forbidden.length === 0 ? entries : entries.filter((e) => !isForbidden(ctx.forbidden, child(dir, e.name.normalize("NFC"))));
+  /**
+   * The entries of folder `dir` that are not forbidden. `dir` itself passed guard(), so only a
+   * forbidden path naming one of its children can hide an entry: one set look-up per entry, even
+   * in a folder of 100,000.
+   */
+  const visible = (ctx: Ctx, dir: string, entries: Entry[]) => {
+    const hidden = new Set(ctx.forbidden.filter((f) => f !== "/" && parentOf(f) === dir).map(baseName));
+    return hidden.size === 0 ? entries : entries.filter((e) => !hidden.has(e.name.normalize("NFC")));
+  };
 
   /** A folder's usage without what lies in forbidden paths below it. */
   async function visibleUsage(ctx: Ctx, dir: string): Promise<Usage> {
@@ -168,14 +177,21 @@ export function createFileService({ spaces, hashes }: FileServiceDeps) {
       if (existing.length > 0) throw new FerryError("TargetExists", { existing });
     }
     const outcome: Outcome = { done: items.filter((i) => i.src === i.dest).map((i) => i.src), failed: [] };
-    for (const { src, dest } of work) {
-      try {
-        await place(kind, ctx, src, dest, overwrite);
-        outcome.done.push(src);
-      } catch (err) {
-        outcome.failed.push({ path: src, code: storageError(err).code });
+    const run = async () => {
+      for (const { src, dest } of work) {
+        try {
+          await place(kind, ctx, src, dest, overwrite);
+          outcome.done.push(src);
+        } catch (err) {
+          outcome.failed.push({ path: src, code: storageError(err).code });
+        }
       }
-    }
+      return outcome;
+    };
+    if (kind === "copy") return quota.copy(userId, ctx.space, work, overwrite, run);
+    await run();
+    // A move stays in the space; only what an overwrite replaced leaves the counts.
+    if (overwrite) for (const { dest } of work) quota.changed(ctx.space, dest);
     return outcome;
   }
 
@@ -184,8 +200,12 @@ export function createFileService({ spaces, hashes }: FileServiceDeps) {
       const ctx = await open(userId, groupId, Permission.List);
       const dir = normaliseUserPath(path);
       guard(ctx, dir);
-      const entries = visible(ctx, dir, await ctx.space.storage.list(dir));
-      return { path: dir, entries: entries.sort(byTypeThenName).map(toFileEntry) };
+      // Storage.list is sorted by name already: splitting off the folders keeps that order within
+      // each group, in one pass instead of a second sort (byTypeThenName gives the same order).
+      const folders: FileEntry[] = [];
+      const files: FileEntry[] = [];
+      for (const entry of visible(ctx, dir, await ctx.space.storage.list(dir))) (entry.type === "folder" ? folders : files).push(toFileEntry(entry));
+      return { path: dir, entries: folders.concat(files) };
     },
 
     async mkdir(userId: number, groupId: number, parent: string, name: string): Promise<SocketResults["mkdir"]> {
@@ -193,6 +213,7 @@ export function createFileService({ spaces, hashes }: FileServiceDeps) {
       const target = joinName(normaliseUserPath(parent), name);
       guard(ctx, target);
       await ctx.space.storage.mkdir(target);
+      quota.changed(ctx.space, target, { size: 0, files: 0, folders: 1 });
       return { path: target };
     },
 
@@ -235,6 +256,7 @@ export function createFileService({ spaces, hashes }: FileServiceDeps) {
       for (const rel of rels) {
         try {
           await ctx.space.storage.remove(rel);
+          quota.changed(ctx.space, rel);
           await hashes.removePrefix(ctx.space.key, rel);
           outcome.done.push(rel);
         } catch (err) {

@@ -151,7 +151,7 @@ export const downloadParts: FileServerPart = (services, log) => {
         res.end();
         return;
       }
-      await pipeline(zipStream(space.storage, entries), res).catch((error: unknown) => {
+      await pipeline(await zipStream(space.storage, entries), res).catch((error: unknown) => {
         if (clientGone(res, error)) return;
         // Headers are out: the broken connection is the only signal left to the client.
         log.warn({ err: error, space: space.key }, "zip download failed midway");

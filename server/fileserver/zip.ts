@@ -1,6 +1,5 @@
 import { once } from "node:events";
 import type { Readable } from "node:stream";
-import { ZipArchive } from "archiver";
 import { FerryError } from "../errors";
 import { isForbidden } from "../files/spaces";
 import { normaliseUserPath } from "../storage/paths";
@@ -104,7 +103,10 @@ export function needsZip64(entries: readonly ZipEntry[]): boolean {
  * (removed meanwhile) fails the stream: the download breaks visibly instead of silently missing a
  * file.
  */
-export function zipStream(storage: Storage, entries: readonly ZipEntry[]): Readable {
+export async function zipStream(storage: Storage, entries: readonly ZipEntry[]): Promise<Readable> {
+  // Loaded on the first zip, not at start: most engines serve few zips, and archiver with its
+  // dependencies holds a few MB of heap.
+  const { ZipArchive } = await import("archiver");
   const archive = new ZipArchive({ store: true, forceZip64: needsZip64(entries), highWaterMark: STREAM_BUFFER });
   const stop = new AbortController();
   let current: Readable | null = null;

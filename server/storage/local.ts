@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { constants, lstatSync, type Stats } from "node:fs";
+import { constants, type Stats } from "node:fs";
 import { copyFile, link, lstat, mkdir, open, readdir, rename, rm, stat, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { type Readable, Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { FerryError } from "../errors";
+import { lstatNames, STAT_FIELDS } from "./lstat-pool";
 import { assertNoSymlinkEscape, baseName, isErrno, isInside, isReservedName, joinName, parentOf, resolveUserPath, STAGING_NAME, type ResolvedPath } from "./paths";
 import {
   type Entry,
@@ -33,8 +34,6 @@ export interface LocalStorageOptions {
 
 /** Entries examined at once when a folder is walked. */
 const PARALLEL = 64;
-/** Entries a listing stats between two turns of the event loop. */
-const LIST_SLICE = 2000;
 
 async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array<R>(items.length);
@@ -115,7 +114,7 @@ function checkTypes(source: Stats, target: Stats): void {
 
 function checkRange(range: ReadRange): void {
   const ok = (n: number | undefined) => n === undefined || (Number.isSafeInteger(n) && n >= 0);
-  if (!ok(range.start) || !ok(range.end) || (range.end !== undefined && range.end < (range.start ?? 0))) {
+  if (!ok(range.start) || !ok(range.end) || (range.end !== undefined && range.end < (range.start ?? 0)) || range.bufferSize === 0 || !ok(range.bufferSize)) {
     throw new FerryError("InvalidParameter");
   }
 }
@@ -394,31 +393,31 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
 
     list: guard(async (dirRel: string) => {
       const dir = await locate(dirRel);
-      const dirents = await readdir(dir.absolute, { withFileTypes: true });
+      // Names only: lstat tells links apart anyway, and 100,000 Dirent objects are not free.
+      const names = (await readdir(dir.absolute)).filter((name) => !isReservedName(name));
+      const rows = await lstatNames(dir.absolute, names);
       const entries: Entry[] = [];
-      // Synchronous lstat in slices: for a 100,000-entry folder it is several times faster than one
-      // promise per entry (the thread-pool round trips dominate), and the pause between slices keeps
-      // other requests moving.
-      for (let i = 0; i < dirents.length; i += LIST_SLICE) {
-        if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-        for (const d of dirents.slice(i, i + LIST_SLICE)) {
-          if (isReservedName(d.name)) continue;
-          const full = path.join(dir.absolute, d.name);
-          try {
-            let entry: Entry | null;
-            if (d.isSymbolicLink()) {
-              await assertNoSymlinkEscape(base, full);
-              entry = entryOf(d.name, await stat(full));
-            } else {
-              const info = lstatSync(full, { throwIfNoEntry: false });
-              entry = info ? entryOf(d.name, info) : null;
-            }
-            if (entry) entries.push(entry);
-          } catch {
-            // gone meanwhile, or a link leading out of the root: not shown
-          }
+      const links: string[] = [];
+      names.forEach((name, i) => {
+        const at = i * STAT_FIELDS;
+        const kind = rows[at]! & constants.S_IFMT;
+        const mtime = Math.floor(rows[at + 2]! / 1000);
+        if (kind === constants.S_IFREG) entries.push({ name, type: "file", size: rows[at + 1]!, mtime });
+        else if (kind === constants.S_IFDIR) entries.push({ name, type: "folder", size: 0, mtime });
+        else if (kind === constants.S_IFLNK) links.push(name);
+        // anything else (gone meanwhile, sockets, fifos, devices) is not shown, as entryOf decides
+      });
+      await mapLimit(links, PARALLEL, async (name) => {
+        const full = path.join(dir.absolute, name);
+        try {
+          await assertNoSymlinkEscape(base, full);
+          const entry = entryOf(name, await stat(full));
+          if (entry) entries.push(entry);
+        } catch {
+          // dangling, or leading out of the root: not shown
         }
-      }
+      });
+      // readdir comes sorted by bytes already; this keeps code-unit order whatever the platform gave.
       return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     }),
 
@@ -512,7 +511,7 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
         await handle.close();
         throw err;
       }
-      return handle.createReadStream({ start: range.start, end: range.end, highWaterMark: STREAM_BUFFER, autoClose: true });
+      return handle.createReadStream({ start: range.start, end: range.end, highWaterMark: range.bufferSize ?? STREAM_BUFFER, autoClose: true });
     }),
 
     usage: guard(async (dirRel: string) => {

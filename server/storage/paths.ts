@@ -33,6 +33,7 @@ export interface ResolvedPath {
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const LONE_SURROGATE = /\p{Cs}/u;
 const DRIVE = /^[A-Za-z]:/;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 const invalidPath = (): never => {
   throw new FerryError("InvalidPath");
@@ -125,6 +126,8 @@ export function joinName(dirRelative: string, name: string): string {
 
 /** True for the reserved staging name, in any case or compatibility form. */
 export function isReservedName(name: string): boolean {
+  // Printable ASCII is its own NFKC form: skip the normalisation on the common case (listings check every name).
+  if (PRINTABLE_ASCII.test(name)) return name.length === STAGING_NAME.length && name.toLowerCase() === STAGING_NAME;
   return name.normalize("NFKC").toLowerCase() === STAGING_NAME;
 }
 

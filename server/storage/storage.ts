@@ -44,6 +44,8 @@ export interface OverwriteOption {
 export interface ReadRange {
   start?: number;
   end?: number;
+  /** Bytes per read (default STREAM_BUFFER); each open stream holds up to about twice this. */
+  bufferSize?: number;
 }
 
 export interface WriteOptions extends OverwriteOption {

@@ -71,6 +71,11 @@ export async function checkTargetFree(space: Space, target: UploadTarget): Promi
   if (!target.overwrite) throw new FerryError("PathExists");
 }
 
+/** Refuses a new upload whose declared size cannot fit in the space's quota now (QuotaExceeded); checked again at commit. */
+export async function checkQuota(services: Services, userId: number, space: Space, target: UploadTarget, size: number): Promise<void> {
+  await services.quota.checkFile(userId, space, target.path, size, target.overwrite);
+}
+
 /** The metadata an upload is stored with: the client's, normalised, plus its owner and space. */
 export function storedMetadata(target: UploadTarget & { filetype?: string }, userId: number, space: Space): Record<string, string> {
   return {

@@ -95,9 +95,12 @@ export function commitCommand(services: Services, store: UploadStore, locker: Lo
         if (!record.hash) await store.records.set(uploadId, { ...record, hash: actual });
         await checkTargetFree(space, target);
         const parent = parentOf(target.path);
-        // Folder uploads keep their tree; a folder removed during the upload comes back.
-        if (parent !== "/") await space.storage.mkdir(parent, { recursive: true });
-        const result = await space.storage.adopt({ kind: "local-file", path: data }, target.path, { overwrite: target.overwrite });
+        // Past the quota the bytes stay in the store: the user may make room and commit again.
+        const result = await services.quota.placeFile(session.user.id, space, target.path, size, async () => {
+          // Folder uploads keep their tree; a folder removed during the upload comes back.
+          if (parent !== "/") await space.storage.mkdir(parent, { recursive: true });
+          return space.storage.adopt({ kind: "local-file", path: data }, target.path, { overwrite: target.overwrite });
+        });
         placed = { path: result.path, size: result.size, hash };
         await services.hashes.record(space.key, result.path, result.size, result.mtime, hash);
       }

@@ -5,7 +5,7 @@ import { pipeline } from "node:stream/promises";
 import type { Services } from "../services";
 import { FerryError } from "../errors";
 import { STREAM_BUFFER } from "../storage/storage";
-import { checkTargetFree, isOwner, parseTarget, sizeLimit, storedMetadata, uploadSpace } from "./checks";
+import { checkQuota, checkTargetFree, isOwner, parseTarget, sizeLimit, storedMetadata, uploadSpace } from "./checks";
 import { PARTIAL_KEY, type UploadStore } from "./store";
 
 /**
@@ -53,6 +53,7 @@ export async function concatenate(services: Services, store: UploadStore, userId
   const limit = await sizeLimit(services);
   if (total > limit) throw new FerryError("FileTooLarge", { limit }, { limit });
   await checkTargetFree(space, target);
+  await checkQuota(services, userId, space, target, total);
 
   const id = randomBytes(16).toString("hex");
   const temp = `${store.dataPath(id)}.assembling`;

@@ -1,8 +1,12 @@
 import { randomBytes } from "node:crypto";
+import { createWriteStream } from "node:fs";
 import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { FileStore } from "@tus/file-store";
-import type { KvStore, Upload } from "@tus/server";
+import { ERRORS, type KvStore, type Upload } from "@tus/server";
+import { STREAM_BUFFER } from "../storage/storage";
 
 /**
  * Where tus uploads live between creation and commit (docs/file-server.md, "Uploads"): one data file
@@ -96,6 +100,23 @@ export class UploadStore extends FileStore {
 
   dataPath(id: string): string {
     return path.join(this.directory, id);
+  }
+
+  /**
+   * One PATCH's bytes, at `offset` (tus holds the upload's lock and has checked it is the stored
+   * size). @tus/file-store writes through a write stream with the default 16 KiB buffer, i.e. one
+   * system call per network chunk; with 1 MiB the chunks that arrive while a write is under way go
+   * down together in one writev (STACK.md: ~1030 vs ~690 MiB/s). Otherwise the same: a PATCH cut
+   * short keeps what was written, and the stored size stays the offset to resume from.
+   */
+  override async write(readable: Readable, id: string, offset: number): Promise<number> {
+    const out = createWriteStream(this.dataPath(id), { flags: "r+", start: offset, highWaterMark: STREAM_BUFFER });
+    try {
+      await pipeline(readable, out);
+    } catch {
+      throw ERRORS.FILE_WRITE_ERROR;
+    }
+    return offset + out.bytesWritten;
   }
 
   /** Removes an upload's bytes and record; missing parts are fine. */

@@ -9,7 +9,7 @@ import { FerryError } from "../errors";
 import { originAllowed } from "../fileserver/origin";
 import type { FileServerPart } from "../fileserver/parts";
 import { STAGING_NAME } from "../storage/paths";
-import { checkTargetFree, isOwner, parseTarget, sizeLimit, storedMetadata, targetOf, uploadSpace } from "./checks";
+import { checkQuota, checkTargetFree, isOwner, parseTarget, sizeLimit, storedMetadata, targetOf, uploadSpace } from "./checks";
 import { commitCommand, createHashCache } from "./commit";
 import { concatenate, partIds } from "./concat";
 import { PARTIAL_KEY, UploadStore } from "./store";
@@ -94,6 +94,7 @@ export const uploadParts: FileServerPart = async (services, log) => {
         const limit = await sizeLimit(services);
         if ((upload.size ?? 0) > limit) throw new FerryError("FileTooLarge", { limit }, { limit });
         await checkTargetFree(space, target);
+        await checkQuota(services, user.id, space, target, upload.size ?? 0);
         const metadata = storedMetadata(target, user.id, space);
         if (req.headers.get("upload-concat") === "partial") metadata[PARTIAL_KEY] = "1";
         return { metadata };
@@ -103,7 +104,8 @@ export const uploadParts: FileServerPart = async (services, log) => {
       }
     },
     async onUploadFinish(_req, upload: Upload) {
-      hashes.start(upload.id);
+      // A part of a parallel upload is never committed by itself: only the assembled file is hashed.
+      if (upload.metadata?.[PARTIAL_KEY] !== "1") hashes.start(upload.id);
       return {};
     },
     onResponseError(req, error) {

@@ -285,6 +285,16 @@ describe("range reads", () => {
     expect(sizes[0]).toBe(1024 * 1024);
   });
 
+  it("reads in chunks of bufferSize when one is given, the same bytes", async () => {
+    const stream = await storage.createReadStream("/big.bin", { start: 3, bufferSize: 64 * 1024 });
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    expect(chunks[0]!.length).toBe(64 * 1024);
+    expect(Buffer.concat(chunks).equals(content.subarray(3))).toBe(true);
+    expect(await failure(storage.createReadStream("/big.bin", { bufferSize: 0 }))).toBe("InvalidParameter");
+    expect(await failure(storage.createReadStream("/big.bin", { bufferSize: 1.5 }))).toBe("InvalidParameter");
+  });
+
   it("refuses malformed ranges, folders and missing files", async () => {
     expect(await failure(storage.createReadStream("/big.bin", { start: 10, end: 5 }))).toBe("InvalidParameter");
     expect(await failure(storage.createReadStream("/big.bin", { start: -1 }))).toBe("InvalidParameter");
