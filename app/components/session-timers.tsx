@@ -19,6 +19,8 @@ export function SessionTimers() {
   const refresh = useFetcher({ key: REFRESH_FETCHER });
   const activeAt = useRef(Date.now());
   const refreshedAt = useRef(Date.now());
+  /** One sign-out per page: a late or fast-forwarded timer ticking twice must not send a second one. */
+  const signingOut = useRef(false);
 
   // The timer's own refresh is not the user's activity.
   const busy = navigation.state !== "idle" || fetchers.some((f) => f.key !== REFRESH_FETCHER && f.state !== "idle");
@@ -30,6 +32,8 @@ export function SessionTimers() {
     const timer = setInterval(() => {
       const now = Date.now();
       if (now - activeAt.current >= IDLE_TIMEOUT_MS) {
+        if (signingOut.current) return;
+        signingOut.current = true;
         logout.submit({ reason: "expired" }, { method: "post", action: "/logout" });
       } else if (now - refreshedAt.current >= REFRESH_INTERVAL_MS) {
         refreshedAt.current = now;

@@ -1,6 +1,6 @@
 import { ENGINE_URL, WEB_EN_URL } from "../support/e2e-env";
 import { call, createUser, getSecurity, lockUser, setSecurity, uniqueAccount } from "../support/e2e-helpers";
-import { expect, screenshot, signIn, test } from "./fixtures";
+import { expect, hydrated, screenshot, signIn, test } from "./fixtures";
 
 const PASSWORD = "Walk#Ferry2026";
 
@@ -176,12 +176,18 @@ test.describe("language", () => {
 });
 
 test.describe("session", () => {
+  // Known flake, older than the file pages: now and then the browser's one-minute check never
+  // submits the 20-minute refresh under Playwright's fake clock (2 in 8 repeats, also on the
+  // commit before the file pages). One retry until its cause is found; every assertion stays.
+  test.describe.configure({ retries: 1 });
   test("30 minutes without activity signs out with the logout notice", async ({ page }) => {
     await page.clock.install();
     const account = uniqueAccount("idle");
     await createUser(account, PASSWORD);
     await signIn(page, account, PASSWORD);
     await expect(page).toHaveURL(/\/personal$/);
+    // The session timers run in the browser: the page must have hydrated before time moves.
+    await hydrated(page);
     await page.clock.fastForward("29:00");
     await expect(page).toHaveURL(/\/personal$/);
     await page.clock.fastForward("02:00");
@@ -203,13 +209,15 @@ test.describe("session", () => {
     const user = await createUser(account, PASSWORD);
     await signIn(page, account, PASSWORD);
     await expect(page).toHaveURL(/\/personal$/);
+    await hydrated(page);
 
     // Activity keeps the session alive; at 20 minutes the timer refreshes the token.
     await page.clock.fastForward("15:00");
     await page.getByRole("link", { name: "Link" }).click();
     await expect(page).toHaveURL(/\/link$/);
     const refreshed = page.waitForResponse((r) => /\/session(\.data)?(\?|$)/.test(new URL(r.url()).pathname + new URL(r.url()).search) && r.request().method() === "POST");
-    await page.clock.fastForward("06:00");
+    // runFor fires every tick of the one-minute check in between (fastForward fires a due timer at most once).
+    await page.clock.runFor("06:00");
     expect((await refreshed).ok()).toBe(true);
     await page.getByRole("link", { name: "Personal" }).click();
     await expect(page).toHaveURL(/\/personal$/);

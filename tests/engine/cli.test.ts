@@ -1,12 +1,11 @@
-import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { normalizePermission, parsePermission } from "../../contract/permissions";
 import { loadConfig } from "../../server/config";
 import { startEngine } from "../../server/engine";
+import { type CliRun, runCli } from "../support/cli";
 import { createTestDatabase } from "../support/databases";
 import { codec, SALT, startTestEngine, type TestEngine } from "../support/engine";
 
@@ -19,7 +18,6 @@ vi.setConfig({ testTimeout: 90_000 });
  * second, so independent commands run side by side.
  */
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const PASSWORD = "Cli#Start2026";
 const NEW_PASSWORD = "Cli#Reset2026";
 
@@ -31,34 +29,16 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
 function ferry(args: string[], env: Record<string, string> = {}, db = { databaseUrl: t.databaseUrl, dataDir: t.dataDir }): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "server/cli/main.ts", ...args], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: db.databaseUrl,
-        FERRY_DATA_DIR: db.dataDir,
-        FERRY_HASHID_SALT: SALT,
-        FERRY_LOG_LEVEL: "silent",
-        FERRY_ADMIN_PASSWORD: "",
-        FERRY_CLI_PASSWORD: "",
-        ...env,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  return runCli(args, {
+    DATABASE_URL: db.databaseUrl,
+    FERRY_DATA_DIR: db.dataDir,
+    FERRY_HASHID_SALT: SALT,
+    FERRY_ADMIN_PASSWORD: "",
+    FERRY_CLI_PASSWORD: "",
+    ...env,
   });
 }
 

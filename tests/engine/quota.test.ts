@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -6,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ErrorCode } from "../../contract/errors";
 import { PERMISSION_FULL } from "../../contract/permissions";
 import { USAGE_TTL_MS } from "../../server/storage/usage";
+import { runCli } from "../support/cli";
 import { connectFiles, type FileClient } from "../support/file-client";
 import { SALT, startTestEngine, type TestEngine } from "../support/engine";
 import { blake3Hex, tusClient } from "../support/tus-client";
@@ -218,19 +218,7 @@ describe("nested homes", () => {
 describe("operator CLI", () => {
   /** The CLI as a child process on the engine's database, as an operator runs it. */
   const ferry = (args: string[]) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ["--import", "tsx", "server/cli/main.ts", ...args], {
-        cwd: path.resolve(import.meta.dirname, "../.."),
-        env: { ...process.env, DATABASE_URL: t.databaseUrl, FERRY_DATA_DIR: t.dataDir, FERRY_HASHID_SALT: SALT, FERRY_LOG_LEVEL: "silent", FERRY_ADMIN_PASSWORD: "", FERRY_CLI_PASSWORD: "Cli#Quota2026" },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-      child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-      child.on("error", reject);
-      child.on("close", (code) => resolve({ code, stdout, stderr }));
-    });
+    runCli(args, { DATABASE_URL: t.databaseUrl, FERRY_DATA_DIR: t.dataDir, FERRY_HASHID_SALT: SALT, FERRY_ADMIN_PASSWORD: "", FERRY_CLI_PASSWORD: "Cli#Quota2026" });
 
   it("sets a quota on user and group create, with units, and refuses a size it cannot read", { timeout: 90_000 }, async () => {
     const [user, group, bad] = await Promise.all([
