@@ -3,9 +3,10 @@ import type { FastifyBaseLogger as Logger } from "fastify";
 import type { WebSocket } from "ws";
 import type * as z from "zod";
 import { langFromHeader, type Lang } from "../../contract/envelope";
-import { ErrorCode, errorByCode, formatErrorMessage } from "../../contract/errors";
+import { ErrorCode } from "../../contract/errors";
 import { type SocketCommand, type SocketReply, type SocketResults, socketCommands, socketRequest } from "../../contract/files";
 import type { AuthUser, Tokens } from "../auth/tokens";
+import { envelope } from "../envelope";
 import { FerryError } from "../errors";
 import type { ClientRegistry } from "./clients";
 
@@ -34,8 +35,7 @@ export interface SocketDeps {
 }
 
 function reply<T>(id: number, code: number, lang: Lang, data: T | null = null, vars?: Record<string, string | number>): SocketReply<T | null> {
-  const def = errorByCode(code) ?? errorByCode(ErrorCode.UnknownException)!;
-  return { id, code: def.code, value: def.value, result: def.code === 200, message: formatErrorMessage(def, lang, vars), data };
+  return { id, ...(envelope(code, lang, data, vars) as Omit<SocketReply<T | null>, "id">) };
 }
 
 function validationError(error: z.ZodError, input: unknown): FerryError {

@@ -1,9 +1,10 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import proxyAddr from "proxy-addr";
 import type * as z from "zod";
-import { langFromHeader, type Envelope, type Lang } from "../../contract/envelope";
-import { type ErrorName, ErrorCode, errorByCode, formatErrorMessage } from "../../contract/errors";
+import { langFromHeader, type Envelope } from "../../contract/envelope";
+import { type ErrorName, ErrorCode, errorByCode } from "../../contract/errors";
 import type { AuthContext, Tokens } from "../auth/tokens";
+import { envelope } from "../envelope";
 import { FerryError } from "../errors";
 import type { RouteDef } from "./route";
 
@@ -13,11 +14,6 @@ export interface ApiOptions {
   logLevel: string;
   tokens: Tokens;
   routes: RouteDef[];
-}
-
-export function envelope(code: number, lang: Lang, data: unknown = null, vars?: Record<string, string | number>): Envelope {
-  const def = errorByCode(code) ?? errorByCode(ErrorCode.UnknownException)!;
-  return { code: def.code, value: def.value, result: def.code === 200, message: formatErrorMessage(def, lang, vars), data };
 }
 
 /** Maps zod issues to the catalogue's 400 family: 401 a required field is missing, 402 a wrong type, 400 anything else. */

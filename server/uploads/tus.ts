@@ -2,9 +2,10 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import { EXPOSED_HEADERS, MemoryLocker, Metadata, Server, TUS_RESUMABLE, type Upload } from "@tus/server";
 import { langFromHeader, type Lang } from "../../contract/envelope";
-import { ErrorCode, errorByCode, formatErrorMessage } from "../../contract/errors";
+import { ErrorCode, errorByCode } from "../../contract/errors";
 import { FILE_SERVER_PATHS } from "../../contract/files";
 import type { AuthUser } from "../auth/tokens";
+import { envelope } from "../envelope";
 import { FerryError } from "../errors";
 import { originAllowed } from "../fileserver/origin";
 import type { FileServerPart } from "../fileserver/parts";
@@ -39,10 +40,7 @@ const STATUS: Partial<Record<number, number>> = {
   [ErrorCode.FileTooLarge]: 413,
 };
 
-function envelope(error: FerryError, lang: Lang): string {
-  const def = errorByCode(error.code) ?? errorByCode(ErrorCode.UnknownException)!;
-  return JSON.stringify({ code: def.code, value: def.value, result: false, message: formatErrorMessage(def, lang, error.vars), data: error.data });
-}
+const errorBody = (error: FerryError, lang: Lang) => JSON.stringify(envelope(error.code, lang, error.data, error.vars));
 
 /** A refusal in the shape tus turns into an error response (status_code, body). */
 class Refusal {
@@ -50,7 +48,7 @@ class Refusal {
   readonly body: string;
   constructor(error: FerryError, lang: Lang) {
     this.status_code = STATUS[error.code] ?? errorByCode(error.code)?.status ?? 500;
-    this.body = envelope(error, lang);
+    this.body = errorBody(error, lang);
   }
 }
 const refusal = (error: FerryError, lang: Lang) => new Refusal(error, lang);
@@ -118,7 +116,7 @@ export const uploadParts: FileServerPart = async (services, log) => {
       }
       const caller = callers.get(nodeRequest(req)!);
       // Keep tus's status (409, 410, 413…): tus clients act on it.
-      return { status_code: status, body: envelope(mapped, caller?.lang ?? "en") };
+      return { status_code: status, body: errorBody(mapped, caller?.lang ?? "en") };
     },
   });
 
