@@ -298,6 +298,34 @@ const catalogue = {
     en: "Too many items for one download; select their folder instead, or fewer items",
     zh: "一次下载的项目过多，请改为选择其所在文件夹，或减少所选项目",
   },
+
+  // Share links and invitations (docs/shares.md); 4230 up, so parallel work on other ranges cannot collide
+  SharePasswordFormat: { code: 4230, status: 400, value: "Share password format", en: "The share password must be 1 to 6 characters (spaces are removed)", zh: "分享密码须为 1~6 个字符（空格会被去除）" },
+  ShareAttemptsLocked: {
+    code: 4231,
+    status: 400,
+    value: "Too many share password attempts",
+    en: "Too many wrong passwords for this link; try again in {{minutes}} minutes",
+    zh: "该链接的密码错误次数过多，请 {{minutes}} 分钟后再试",
+  },
+  ShareExpiryPast: { code: 4232, status: 400, value: "Share expiry in the past", en: "The expiry time must be in the future", zh: "过期时间必须晚于当前时间" },
+  ShareNothingSelected: { code: 4233, status: 400, value: "Nothing to share", en: "Select at least one file or folder to share", zh: "请至少选择一个要分享的文件或文件夹" },
+  ShareInviteFolder: { code: 4234, status: 400, value: "Invitation needs a folder", en: "An upload invitation needs exactly one folder", zh: "上传邀请须指定一个文件夹" },
+  ShareBaseUrlInvalid: { code: 4235, status: 400, value: "Share base URL invalid", en: "The share base URL must be an http or https address", zh: "分享链接的基础地址须为 http 或 https 地址" },
+  ShareBaseUrlNotAllowed: {
+    code: 4236,
+    status: 400,
+    value: "Share base URL not allowed",
+    en: "The share base URL must be one of this server's web addresses",
+    zh: "分享链接的基础地址须为本服务器的网页地址",
+  },
+  ShareNameDuplicate: {
+    code: 4237,
+    status: 400,
+    value: "Shared names alike",
+    en: "Two shared items have the same name; give one of them an alias",
+    zh: "有两个分享项目同名，请为其中一个设置别名",
+  },
 } as const satisfies Record<string, Omit<ErrorDef, "name">>;
 
 export type ErrorName = keyof typeof catalogue;

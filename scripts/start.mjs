@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { buildEngine, ENGINE_ENTRY, engineBuildStale } from "./build-engine.mjs";
+import { buildEngine, ENGINE_ENTRY, ENGINE_NODE_OPTIONS, engineBuildStale } from "./build-engine.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -157,7 +157,7 @@ async function main() {
   // The web signs users in from this machine: the engine trusts it as a proxy, so web sign-ins are
   // not all counted as one client address (see docs/api.md, "Sign-in and lockout").
   const engineEnv = { ...process.env, FERRY_TRUSTED_PROXIES: setting("FERRY_TRUSTED_PROXIES", "127.0.0.1,::1") };
-  const engine = run("engine", [path.relative(root, ENGINE_ENTRY)], engineEnv, (line) => {
+  const engine = run("engine", [...ENGINE_NODE_OPTIONS, path.relative(root, ENGINE_ENTRY)], engineEnv, (line) => {
     // The engine announces the administrator it created; the banner then speaks of this start.
     if (line.startsWith("First start:")) firstStart = true;
     if (line.includes("FERRY_ADMIN_PASSWORD")) fromEnvPassword = true;

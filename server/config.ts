@@ -42,7 +42,7 @@ export const configSchema = z.object({
   FERRY_WEB_ORIGINS: z
     .string()
     .default("")
-    .describe("Comma-separated browser origins (scheme://host:port) allowed on the file server besides pages on its own host name."),
+    .describe("Comma-separated browser origins (scheme://host:port) of the web client: allowed on the file server besides pages on its own host name, and the only bases share links may be built on (the first is the default)."),
   FERRY_PREVIEW: z
     .enum(["edition", "on", "off"])
     .default("edition")
@@ -53,6 +53,16 @@ export const configSchema = z.object({
     .default("")
     .describe("Behind nginx: hand download bytes to nginx with X-Accel-Redirect to this internal location mapped to <data dir>/storage."),
   FERRY_DOWNLOAD_TICKET_TTL: seconds.default(300).describe("Lifetime of a signed download or preview URL, seconds."),
+  FERRY_SECRET: z
+    .string()
+    .min(32, "must be at least 32 characters")
+    .optional()
+    .describe("Key material for secrets the engine stores encrypted (SMTP passwords). Unset: generated once into <data dir>/engine-secret."),
+  FERRY_SMTP_ALLOW_PRIVATE: z
+    .enum(["0", "1"])
+    .default("0")
+    .describe("1: SMTP hosts on loopback, private, link-local or metadata addresses are allowed (a mail relay on the LAN)."),
+  FERRY_SMTP_CA: z.string().min(1).optional().describe("PEM file of extra certificate authorities trusted for SMTP TLS (e.g. an internal relay's CA)."),
   FERRY_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info").describe("Log level."),
   FERRY_CONFIG: z.string().optional().describe("Optional JSON file with any of these keys; the environment wins."),
 });
@@ -83,6 +93,11 @@ export interface Config {
   preview: RawConfig["FERRY_PREVIEW"];
   accelRedirect: string;
   downloadTicketTtl: number;
+  /** FERRY_SECRET, or null: the key file in the data directory (server/mail/secret.ts). */
+  secret: string | null;
+  smtpAllowPrivate: boolean;
+  /** Extra CA file for SMTP TLS; null: the system's roots only. */
+  smtpCa: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -133,5 +148,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     preview: c.FERRY_PREVIEW,
     accelRedirect: c.FERRY_ACCEL_REDIRECT.replace(/\/$/, ""),
     downloadTicketTtl: c.FERRY_DOWNLOAD_TICKET_TTL,
+    secret: c.FERRY_SECRET ?? null,
+    smtpAllowPrivate: c.FERRY_SMTP_ALLOW_PRIVATE === "1",
+    smtpCa: c.FERRY_SMTP_CA ? path.resolve(c.FERRY_SMTP_CA) : null,
   };
 }

@@ -8,8 +8,11 @@ import { type Config, ConfigError } from "./config";
 import { type Db, openDatabase } from "./db/connect";
 import { createHashes, type Hashes } from "./files/hashes";
 import { createQuota, type Quota } from "./files/quota";
+import { createMail, type Mail } from "./mail/service";
+import { createShareMailer, type ShareMailer } from "./mail/share-mail";
 import { createSpaces, type Spaces } from "./files/spaces";
 import { createNotices, type Notices } from "./notices/service";
+import { createShares, type Shares } from "./shares/service";
 import { createSettings, type Settings } from "./settings/service";
 import { createHomes } from "./storage/homes";
 import { countHome, createUsageCache } from "./storage/usage";
@@ -33,6 +36,12 @@ export interface Services {
   spaces: Spaces;
   hashes: Hashes;
   quota: Quota;
+  /** SMTP sender accounts and sending (docs/mail.md). */
+  mail: Mail;
+  /** Share mails and owner notices, for the share service. */
+  shareMailer: ShareMailer;
+  /** Share links and invitations; `shares.access.resolveShareToken` serves the file server. */
+  shares: Shares;
 }
 
 /** Opens the database and wires the services; shared by the engine and the operator CLI. */
@@ -48,7 +57,10 @@ export async function openServices(config: Config, clock: Clock = systemClock): 
   const notices = createNotices(db, clock);
   const hashes = createHashes(db);
   const quota = createQuota(db, usage);
-  return { config, clock, db, settings, tokens, accounts, notices, spaces, hashes, quota };
+  const mail = createMail({ db, config, clock, settings });
+  const shareMailer = createShareMailer(mail, db, clock);
+  const shares = createShares({ db, clock, spaces, mailer: shareMailer, webOrigins: config.webOrigins });
+  return { config, clock, db, settings, tokens, accounts, notices, spaces, hashes, quota, mail, shareMailer, shares };
 }
 
 /** A password that passes every rule: 16 characters from all four classes. */

@@ -21,6 +21,9 @@ export function fileServerUrls(info: Omit<FileServerInfo, "token">, location: Pi
   return { httpUrl, wsUrl: `${httpUrl.replace(/^http/, "ws")}${FILE_SERVER_PATHS.socket}` };
 }
 
+/** A share visitor's link is no longer usable (expired, cancelled, gone, disabled, bound elsewhere): like an invalid token. */
+const SHARE_GONE_CODES: readonly number[] = [ErrorCode.LinkExpired, ErrorCode.LinkBroken, ErrorCode.ShareUrlNotExist, ErrorCode.LinkDisabled, ErrorCode.LinkBound];
+
 /** A command the engine refused; `message` is the engine's translated text. */
 export class FileCommandError extends Error {
   constructor(
@@ -59,6 +62,8 @@ export interface FileConnectionOptions {
 export class FileConnection {
   readonly httpUrl: string;
   readonly token: string;
+  /** A share visitor's token: logs in with `{ shareToken }` (docs/file-server.md, "Share visitors"). */
+  readonly share: boolean;
   state: ConnectionState = "connecting";
   private readonly wsUrl: string;
   private readonly options: FileConnectionOptions;
@@ -76,6 +81,7 @@ export class FileConnection {
     this.httpUrl = urls.httpUrl;
     this.wsUrl = urls.wsUrl;
     this.token = info.token;
+    this.share = info.share ?? false;
     this.options = options;
     this.connect();
   }
@@ -141,7 +147,7 @@ export class FileConnection {
     const socket = new Socket(this.wsUrl);
     this.socket = socket;
     const loginId = this.nextId++;
-    socket.onopen = () => socket.send(JSON.stringify({ id: loginId, cmd: "login", args: { token: this.token } }));
+    socket.onopen = () => socket.send(JSON.stringify({ id: loginId, cmd: "login", args: this.share ? { shareToken: this.token } : { token: this.token } }));
     socket.onmessage = (event) => {
       let reply: SocketReply;
       try {
@@ -164,7 +170,7 @@ export class FileConnection {
       if (reply.code === 200) pending.resolve(reply.data);
       else {
         pending.reject(new FileCommandError(reply.message, reply.code, reply.data));
-        if (reply.code === ErrorCode.InvalidToken) this.invalidToken();
+        if (reply.code === ErrorCode.InvalidToken || (this.share && SHARE_GONE_CODES.includes(reply.code))) this.invalidToken();
       }
     };
     socket.onclose = () => {

@@ -14,9 +14,10 @@ import type { UploadItem } from "../transfers/types";
 import { useTransfers } from "../transfers/use-transfers";
 import { formatSize, formatUnixTime } from "../utils/format";
 import { ErrorCode } from "../../contract/errors";
-import type { FileEntry } from "../../contract/files";
+import { type FileEntry, listingEntries } from "../../contract/files";
 import { hasPermission, Permission } from "../../contract/permissions";
 import { AttributesDialog, NameDialog, PreviewDialog, SearchDialog, TargetDialog, type PreviewState } from "./dialogs";
+import { ShareDialog, type ShareRequest } from "../shares/share-dialog";
 import { errorCode, fileErrorText } from "./errors";
 import { useConnectionState, useFileConnection, useFileServer } from "./file-server-context";
 import { FolderTree } from "./folder-tree";
@@ -56,6 +57,8 @@ export interface FileBrowserProps {
   userSyncSwitch: boolean;
   /** Starts the breadcrumb (the group page's link back to the group list). */
   breadcrumbLead?: ReactNode;
+  /** Told of every download the browser starts (the share page records the download count). */
+  onDownload?: (paths: string[]) => void;
 }
 
 const menuItemClass = "block w-full px-3 py-1.5 text-left text-sm text-gray-800 data-[focus]:bg-gray-100";
@@ -67,12 +70,14 @@ const ACTION_LABELS: Record<RowAction | ToolbarAction, string> = {
   copy: "files.copy",
   move: "files.move",
   remove: "files.remove",
+  share: "files.share",
+  invite: "files.invite",
   rename: "files.rename",
   attributes: "files.attributes",
 };
 
 /** The file browser of spec section 2: toolbar, breadcrumb, table (or folder tree and table), dialogs. */
-export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadcrumbLead }: FileBrowserProps) {
+export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadcrumbLead, onDownload }: FileBrowserProps) {
   const { t, i18n } = useTranslation();
   const toast = useToast();
   const showError = useFileErrors();
@@ -101,6 +106,7 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
   );
   const reload = useCallback(() => setReloads((n) => n + 1), []);
   const closeDialog = useCallback(() => setDialog(null), []);
+  const [shareRequest, setShareRequest] = useState<ShareRequest | null>(null);
   const closeAttributes = useCallback(() => setAttributesOf(null), []);
 
   // The listing depends on the folder only: callbacks are read through a ref, so a change of their
@@ -114,9 +120,9 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
     connection.cmd("list", { groupId, path }).then(
       (result) => {
         if (!live) return;
-        setEntries(result.entries);
+        setEntries(listingEntries(result));
         // A selection only survives a refresh of the same folder, for the items still there.
-        const names = new Set(result.entries.map((entry) => entry.name));
+        const names = new Set(result.names);
         setSelectedKeys((keys) => keys.filter((key) => names.has(String(key))));
       },
       (error: unknown) => {
@@ -191,10 +197,13 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
     if (paths.length === 0) return;
     const name = paths.length === 1 ? paths[0]!.split("/").pop()! : `${path === "/" ? t("files.root") : path.split("/").pop()}.zip`;
     download({ groupId, paths, name });
+    onDownload?.(paths);
   };
 
   const openEntry = (entry: FileEntry) => {
     if (isFolder(entry)) return openFolder(joinPath(path, entry.name));
+    // Share pages have no preview (spec section 6: the toolbar is all a visitor gets).
+    if (space === "share") return;
     const notice = previewNotice(entry.name, { canDownload: can(Permission.Download) });
     if (notice) return void toast.warning(t(notice));
     if (!connection) return;
@@ -227,6 +236,13 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
         return setDialog({ kind: "rename", entry: targets[0]! });
       case "attributes":
         return setAttributesOf(paths[0]!);
+      case "share":
+        return setShareRequest({ kind: "download", serverPath: path, items: targets.map((entry, i) => ({ path: paths[i]!, name: entry.name, isFolder: isFolder(entry) })) });
+      case "invite": {
+        // Into the one selected folder (or the row's), else into the folder shown.
+        const folder = targets.length === 1 && targets[0]!.file_type === "Folder" ? paths[0]! : path;
+        return setShareRequest({ kind: "upload", serverPath: folder, items: [{ path: folder, name: folder === "/" ? t("files.root") : folder.split("/").pop()!, isFolder: true }] });
+      }
       case "sync":
         return undefined;
     }
@@ -315,6 +331,8 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
       type: "custom",
       key: "more",
       width: 64,
+      // Spec section 6: no row menu on share pages.
+      hidden: space === "share",
       render: (entry) => <RowMenu entry={entry} actions={rowActions(space, permission, entry)} onAction={(action) => act(action, [entry])} />,
     },
   ];
@@ -355,14 +373,17 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
           ),
         )}
         <span className="ml-auto flex items-center gap-2">
-          <Button variant="outlined" onClick={() => setDialog({ kind: "search" })}>
-            <SearchIcon />
-            {t("files.search")}
-          </Button>
+          {space !== "share" && (
+            <Button variant="outlined" onClick={() => setDialog({ kind: "search" })}>
+              <SearchIcon />
+              {t("files.search")}
+            </Button>
+          )}
           <Button variant="text" onClick={reload}>
             {t("files.refresh")}
           </Button>
-          <span role="group" aria-label={t("files.view")} className="inline-flex overflow-hidden rounded border border-gray-300">
+          {/* Share pages list only: the tree is not part of a visitor's toolbar (spec section 6). */}
+          <span role="group" aria-label={t("files.view")} className={`${space === "share" ? "hidden" : "inline-flex"} overflow-hidden rounded border border-gray-300`}>
             {(["list", "tree"] as const).map((mode) => (
               <button
                 key={mode}
@@ -519,6 +540,7 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
       <SearchDialog open={dialog?.kind === "search"} connection={connection} groupId={groupId} path={path} onClose={closeDialog} onOpen={(folder) => openFolder(folder)} />
       <AttributesDialog target={attributesOf} connection={connection} groupId={groupId} onClose={closeAttributes} />
       <PreviewDialog preview={preview} onClose={() => setPreview(null)} />
+      <ShareDialog request={shareRequest} onClose={() => setShareRequest(null)} />
     </section>
   );
 }

@@ -12,6 +12,8 @@ export interface FileServerInfo {
   sslPort: number;
   /** Empty: the page's own host (spec section 3, server info). */
   host: string;
+  /** A share visitor's token (the share page): the socket logs in as a share session. */
+  share?: boolean;
 }
 
 export interface FileServerValue {
@@ -32,20 +34,23 @@ const FileServerContext = createContext<ContextValue | null>(null);
  * One connection per page load, opened after hydration: the connection module is client-only, so it
  * is loaded with a dynamic import and the server render (and the first client render) see null.
  */
-export function FileServerProvider({ value, children }: { value: FileServerValue; children: ReactNode }) {
+export function FileServerProvider({ value, children, onInvalidToken }: { value: FileServerValue; children: ReactNode; onInvalidToken?: () => void }) {
   const [connection, setConnection] = useState<FileConnection | null>(null);
-  const { token, httpUrl, port, sslPort, host } = value.info;
+  const { token, httpUrl, port, sslPort, host, share } = value.info;
   const logout = useFetcher();
   // The fetcher's submit is stable, but read it through a ref so the effect does not depend on it.
+  // The share page passes its own handler: a refused share token never means signing out.
   const signOut = useRef(() => logout.submit({ reason: "expired" }, { method: "post", action: "/logout" }));
+  const invalidToken = useRef(onInvalidToken);
+  invalidToken.current = onInvalidToken;
   useEffect(() => {
     let live = true;
     let opened: FileConnection | null = null;
     void import("./connection.client").then(({ FileConnection: Connection }) => {
       if (!live) return;
-      opened = new Connection({ token, httpUrl, port, sslPort, host }, window.location, {
+      opened = new Connection({ token, httpUrl, port, sslPort, host, share }, window.location, {
         // Only a page still showing the shell signs out; one being left already ended the sign-in itself.
-        onInvalidToken: () => live && signOut.current(),
+        onInvalidToken: () => live && (invalidToken.current ?? signOut.current)(),
       });
       setConnection(opened);
     });
@@ -53,7 +58,7 @@ export function FileServerProvider({ value, children }: { value: FileServerValue
       live = false;
       opened?.close();
     };
-  }, [token, httpUrl, port, sslPort, host]);
+  }, [token, httpUrl, port, sslPort, host, share]);
   return <FileServerContext.Provider value={{ ...value, connection }}>{children}</FileServerContext.Provider>;
 }
 

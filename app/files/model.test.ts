@@ -62,8 +62,8 @@ describe("toolbar (spec section 6)", () => {
     toolbarButtons({ space, permission, selection, sync: noSync }).map((b) => `${b.action}${b.disabled ? "(disabled)" : ""}`);
 
   it("shows the personal buttons, those acting on a selection disabled while nothing is selected", () => {
-    expect(actions("personal", PERMISSION_FULL)).toEqual(["upload", "mkdir", "download(disabled)", "copy(disabled)", "move(disabled)", "remove(disabled)"]);
-    expect(actions("personal", PERMISSION_FULL, [file("a")])).toEqual(["upload", "mkdir", "download", "copy", "move", "remove"]);
+    expect(actions("personal", PERMISSION_FULL)).toEqual(["upload", "mkdir", "invite", "download(disabled)", "share(disabled)", "copy(disabled)", "move(disabled)", "remove(disabled)"]);
+    expect(actions("personal", PERMISSION_FULL, [file("a")])).toEqual(["upload", "mkdir", "invite", "download", "share", "copy", "move", "remove"]);
   });
 
   it("has no copy or move on a group page", () => {
@@ -72,12 +72,12 @@ describe("toolbar (spec section 6)", () => {
 
   it("leaves out each button whose permission bit is missing", () => {
     expect(actions("personal", Permission.List | Permission.Download)).toEqual(["download(disabled)"]);
-    expect(actions("personal", PERMISSION_FULL & ~Permission.Upload & ~Permission.Delete)).toEqual(["mkdir", "download(disabled)", "copy(disabled)", "move(disabled)"]);
+    expect(actions("personal", PERMISSION_FULL & ~Permission.Upload & ~Permission.Delete)).toEqual(["mkdir", "invite", "download(disabled)", "share(disabled)", "copy(disabled)", "move(disabled)"]);
     expect(actions("personal", 0)).toEqual([]);
   });
 
   it("hides copy and move while a virtual folder is selected", () => {
-    expect(actions("personal", PERMISSION_FULL, [file("a"), virtual("v")])).toEqual(["upload", "mkdir", "download", "remove"]);
+    expect(actions("personal", PERMISSION_FULL, [file("a"), virtual("v")])).toEqual(["upload", "mkdir", "invite", "download", "share", "remove"]);
   });
 
   it("offers sync only with HotFolder, both switches and the desktop client", () => {
@@ -92,9 +92,9 @@ describe("toolbar (spec section 6)", () => {
 
 describe("row menu (spec section 6)", () => {
   it("follows the per-row rules", () => {
-    expect(rowActions("personal", PERMISSION_FULL, file("a"))).toEqual(["move", "copy", "download", "rename", "remove"]);
-    expect(rowActions("personal", PERMISSION_FULL, folder("f"))).toEqual(["move", "copy", "download", "rename", "attributes", "remove"]);
-    expect(rowActions("personal", PERMISSION_FULL, virtual("v"))).toEqual(["download", "attributes"]);
+    expect(rowActions("personal", PERMISSION_FULL, file("a"))).toEqual(["share", "move", "copy", "download", "rename", "remove"]);
+    expect(rowActions("personal", PERMISSION_FULL, folder("f"))).toEqual(["share", "invite", "move", "copy", "download", "rename", "attributes", "remove"]);
+    expect(rowActions("personal", PERMISSION_FULL, virtual("v"))).toEqual(["share", "download", "attributes"]);
     expect(rowActions("group", PERMISSION_FULL, folder("f"))).toEqual(["download", "rename", "attributes", "remove"]);
     expect(rowActions("personal", Permission.List, file("a"))).toEqual([]);
   });

@@ -4,8 +4,8 @@ import { hasPermission, Permission } from "../../contract/permissions";
 import { previewKind, type FileEntry } from "../../contract/files";
 import { errorCode } from "./errors";
 
-/** Which file browser: the personal space (the user's permission) or a group space (the membership's). */
-export type SpaceKind = "personal" | "group";
+/** Which file browser: the personal space (the user's permission), a group space (the membership's) or a share page (the link's rules). */
+export type SpaceKind = "personal" | "group" | "share";
 
 /** "/docs//a/" and "docs" → "/docs/a"; anything empty → "/". */
 export function normalizePath(path: string | null | undefined): string {
@@ -55,7 +55,7 @@ export function sortEntries<T extends FileEntry>(entries: readonly T[], sort: En
   return [...entries].sort((a, b) => Number(isFolder(b)) - Number(isFolder(a)) || sign * byColumn(a, b));
 }
 
-export type ToolbarAction = "upload" | "mkdir" | "sync" | "download" | "copy" | "move" | "remove";
+export type ToolbarAction = "upload" | "mkdir" | "invite" | "sync" | "download" | "share" | "copy" | "move" | "remove";
 
 export interface ToolbarButton {
   action: ToolbarAction;
@@ -64,7 +64,8 @@ export interface ToolbarButton {
 
 /**
  * The toolbar of spec section 6. Personal: upload, mkdir, invite, sync, download, share, copy, move,
- * remove; group: upload, mkdir, sync, download, remove. Share and invite arrive with the link issue.
+ * remove; group: upload, mkdir, sync, download, remove. Invite (into the selected folder, else the
+ * folder shown) needs no selection; share does.
  * A button without its permission bit is left out; the ones acting on a selection are disabled
  * while nothing is selected; copy and move are left out while a virtual folder is selected. Sync
  * needs HotFolder, both sync switches and the desktop client (never the file-server path).
@@ -82,8 +83,10 @@ export function toolbarButtons(options: {
   const buttons: ToolbarButton[] = [];
   if (can(Permission.Upload)) buttons.push({ action: "upload", disabled: false });
   if (can(Permission.Mkdir)) buttons.push({ action: "mkdir", disabled: false });
+  if (space === "personal" && can(Permission.Invite)) buttons.push({ action: "invite", disabled: false });
   if (can(Permission.HotFolder) && sync.serverSwitch && sync.userSwitch && sync.clientConnected) buttons.push({ action: "sync", disabled: false });
   if (can(Permission.Download)) buttons.push({ action: "download", disabled: none });
+  if (space === "personal" && can(Permission.Share)) buttons.push({ action: "share", disabled: none });
   if (space === "personal" && !virtualSelected) {
     if (can(Permission.Copy)) buttons.push({ action: "copy", disabled: none });
     if (can(Permission.Move)) buttons.push({ action: "move", disabled: none });
@@ -92,13 +95,17 @@ export function toolbarButtons(options: {
   return buttons;
 }
 
-export type RowAction = "move" | "copy" | "download" | "rename" | "attributes" | "remove";
+export type RowAction = "share" | "invite" | "move" | "copy" | "download" | "rename" | "attributes" | "remove";
 
-/** The per-row menu of spec section 6 (share and invite arrive with the link issue). */
+/** The per-row menu of spec section 6 (invite only on a folder: visitors upload into it). */
 export function rowActions(space: SpaceKind, permission: number, entry: Pick<FileEntry, "file_type">): RowAction[] {
   const can = (bit: number) => hasPermission(permission, bit);
   const virtual = isVirtual(entry);
   const actions: RowAction[] = [];
+  if (space === "personal") {
+    if (can(Permission.Share)) actions.push("share");
+    if (entry.file_type === "Folder" && can(Permission.Invite)) actions.push("invite");
+  }
   if (space === "personal" && !virtual) {
     if (can(Permission.Move)) actions.push("move");
     if (can(Permission.Copy)) actions.push("copy");

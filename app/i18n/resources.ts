@@ -2,8 +2,11 @@ import { errors } from "../../contract/errors";
 import { authEn, authZh } from "./messages/auth";
 import { clientEn, clientZh } from "./messages/client";
 import { filesEn, filesZh } from "./messages/files";
+import { mailEn, mailZh } from "./messages/mail";
 import { notificationsEn, notificationsZh } from "./messages/notifications";
+import { sharePageEn, sharePageZh } from "./messages/share-page";
 import { shellEn, shellZh } from "./messages/shell";
+import { sharesEn, sharesZh } from "./messages/shares";
 import { transfersEn, transfersZh } from "./messages/transfers";
 
 /**
@@ -123,6 +126,6 @@ export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 export const NAMESPACE = "common";
 
 export const resources = {
-  en: { [NAMESPACE]: { ...en, ...authEn, ...clientEn, ...filesEn, ...notificationsEn, ...shellEn, ...transfersEn, ...errorMessages("en") } },
-  zh: { [NAMESPACE]: { ...zh, ...authZh, ...clientZh, ...filesZh, ...notificationsZh, ...shellZh, ...transfersZh, ...errorMessages("zh") } },
+  en: { [NAMESPACE]: { ...en, ...authEn, ...clientEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
+  zh: { [NAMESPACE]: { ...zh, ...authZh, ...clientZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
 };

@@ -1,5 +1,394 @@
-import { PendingPage } from "~/components/shell/pending-page";
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
+import { Form, Link, useLoaderData, useLocation, useNavigate, useNavigation, useSubmit } from "@remix-run/react";
+import { useEffect, useState, type FormEvent, type ReactNode } from "react";
+import { useTranslation } from "react-i18next";
+import * as z from "zod";
+import { Button } from "~/components/ui/button";
+import { FormBuilder, type FormField } from "~/components/ui/form";
+import { FileIcon, FilesIcon, FolderIcon } from "~/components/ui/icons";
+import { Modal } from "~/components/ui/modal";
+import { Pagination } from "~/components/ui/pagination";
+import { Table, type Column, type RowKey, type SortState } from "~/components/ui/table";
+import { useToast } from "~/components/ui/toast";
+import { copyToClipboard } from "~/shares/clipboard";
+import { engineListQuery, linkSearch, readLinkQuery, SORT_KEYS, type LinkQuery, type SortKey } from "~/shares/link-query";
+import { copyText } from "~/shares/rules";
+import { assertSameSite } from "~/utils/csrf.server";
+import { formatUnixTime } from "~/utils/format";
+import { requireUser } from "~/utils/session.server";
+import { redirectWithToast } from "~/utils/toast.server";
+import type { ShareListItem, shareListData, shareUrlListData } from "../../contract/share";
 
-export default function Page() {
-  return <PendingPage title="shell.page.link" />;
+type Intent = "cancel" | "delete";
+
+/** Link management (spec section 2): the caller's share links or upload invitations, one page, as the URL says. */
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const url = new URL(request.url);
+  const query = readLinkQuery(url.searchParams);
+  const reply = await user.call<z.infer<typeof shareListData>>(`/api/share/link/list?${engineListQuery(query)}`);
+  if (!reply.result || !reply.data) throw new Response(reply.message, { status: 502 });
+  const headers = { "Set-Cookie": await user.commit() };
+  // Past the last page (links were deleted meanwhile, or a hand-made address): show the last one.
+  const last = Math.max(1, reply.data.pages);
+  if (query.page > last) throw redirect(`/link${linkSearch(query, { page: last })}`, { headers });
+  // Without JavaScript a cancel or delete comes back here first, to be confirmed.
+  const confirmIntent = url.searchParams.get("confirm");
+  const confirmIds = url.searchParams.getAll("id").slice(0, 1000);
+  const confirm = (confirmIntent === "cancel" || confirmIntent === "delete") && confirmIds.length > 0 ? { intent: confirmIntent as Intent, ids: confirmIds } : null;
+  return data({ query, links: reply.data.sharelinkinfo, total: reply.data.total, confirm }, { headers });
+}
+
+const actionSchema = z.object({
+  intent: z.enum(["cancel", "delete", "unbind"]),
+  id: z.array(z.string().min(1).max(2048)).min(1).max(1000),
+  confirmed: z.literal("1").optional(),
+  /** The page's query to come back to (read again, so only known parameters survive). */
+  back: z.string().max(4096).optional(),
+});
+
+const SUCCESS: Record<z.infer<typeof actionSchema>["intent"], string> = { cancel: "link.done.cancel", delete: "link.done.delete", unbind: "link.done.unbind" };
+
+/** Cancel, delete (both confirmed first) and unbind: POST forms, answered with a redirect back and a toast. */
+export async function action({ request }: ActionFunctionArgs) {
+  assertSameSite(request);
+  const user = await requireUser(request);
+  const form = await request.formData();
+  const parsed = actionSchema.safeParse({ intent: form.get("intent"), id: form.getAll("id"), confirmed: form.get("confirmed") ?? undefined, back: form.get("back") ?? undefined });
+  const back = readLinkQuery(new URLSearchParams(parsed.success ? (parsed.data.back ?? "") : ""));
+  const to = `/link${linkSearch(back)}`;
+  const headers = { "Set-Cookie": await user.commit() };
+  if (!parsed.success) return redirectWithToast(to, { type: "error", message: "error.400" }, { headers });
+  const { intent, id, confirmed } = parsed.data;
+  if (intent !== "unbind" && confirmed !== "1") {
+    const ask = new URLSearchParams(linkSearch(back).slice(1));
+    ask.set("confirm", intent);
+    for (const one of id) ask.append("id", one);
+    return redirect(`/link?${ask.toString()}`, { headers });
+  }
+  const reply =
+    intent === "cancel"
+      ? await user.call<z.infer<typeof shareUrlListData>>("/api/share/link/cancel", { method: "PATCH", body: JSON.stringify({ shareUrlList: id }) })
+      : intent === "delete"
+        ? await user.call<z.infer<typeof shareUrlListData>>("/api/share/link/delete", { method: "POST", body: JSON.stringify({ shareUrlList: id }) })
+        : await user.call<z.infer<typeof shareUrlListData>>("/api/share/link/unbind", { method: "POST", body: JSON.stringify({ urls: id.slice(0, 1) }) });
+  if (!reply.result) return redirectWithToast(to, { type: "error", message: `error.${reply.code}` }, { headers });
+  return redirectWithToast(to, { type: "success", message: SUCCESS[intent] }, { headers });
+}
+
+const searchSchema = z.object({
+  name: z.string().max(255).optional(),
+  status: z.enum(["1", "2", "3"]).optional(),
+  created: z.object({ start: z.string().max(10).optional(), end: z.string().max(10).optional() }).optional(),
+});
+
+const namesOf = (link: ShareListItem) => link.filename.join(", ");
+
+function TypeIcon({ type }: { type: 0 | 1 | 2 }) {
+  const { t } = useTranslation();
+  const Icon = type === 0 ? FileIcon : type === 1 ? FolderIcon : FilesIcon;
+  return <Icon title={t(`link.type.${type}`)} className={type === 0 ? "shrink-0 text-gray-500" : "shrink-0 text-amber-500"} />;
+}
+
+const statusClass = { 1: "text-green-700", 2: "text-gray-500", 3: "text-red-600" } as const;
+
+/** One POST form per action: hidden fields carry the links and the page to come back to. */
+function ActionForm({
+  intent,
+  ids,
+  back,
+  onConfirm,
+  children,
+}: {
+  intent: Intent | "unbind";
+  ids: readonly string[];
+  back: string;
+  onConfirm?: (intent: Intent, ids: readonly string[]) => void;
+  children: ReactNode;
+}) {
+  const confirmFirst = (event: FormEvent<HTMLFormElement>) => {
+    // With JavaScript the confirmation is a dialog; without it the action asks on the page.
+    if (intent === "unbind" || !onConfirm) return;
+    event.preventDefault();
+    onConfirm(intent, ids);
+  };
+  return (
+    <Form method="post" action="/link" onSubmit={confirmFirst} className="inline-flex" preventScrollReset>
+      <input type="hidden" name="intent" value={intent} />
+      <input type="hidden" name="back" value={back} />
+      {ids.map((id) => (
+        <input key={id} type="hidden" name="id" value={id} />
+      ))}
+      {children}
+    </Form>
+  );
+}
+
+function Detail({ link }: { link: ShareListItem }) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const copy = async () => {
+    const ok = await copyToClipboard(copyText(link.shareLink, link.sharePassword, { link: t("share.link"), password: t("share.password") }));
+    if (ok) toast.success(t("share.copy.done"));
+    else toast.error(t("share.copy.failed"));
+  };
+  const row = "grid grid-cols-[120px_1fr] items-center gap-2";
+  return (
+    <dl className="flex flex-col gap-1.5 py-1">
+      <div className={row}>
+        <dt className="text-gray-500">{t("link.detail.link")}</dt>
+        <dd className="flex items-center gap-2">
+          <span className="break-all font-mono text-xs">{link.shareLink}</span>
+          <Button size="small" variant="outlined" onClick={() => void copy()} aria-label={`${t("share.copy")} ${namesOf(link)}`}>
+            {t("share.copy")}
+          </Button>
+        </dd>
+      </div>
+      <div className={row}>
+        <dt className="text-gray-500">{t("link.detail.password")}</dt>
+        <dd className="font-mono text-xs">{link.sharePassword || t("link.detail.none")}</dd>
+      </div>
+      <div className={row}>
+        <dt className="text-gray-500">{t("link.detail.path")}</dt>
+        <dd className="break-all">{link.shareFiles.join(", ") || link.shareServerPath}</dd>
+      </div>
+      {link.bindSwitch === 1 && (
+        <div className={row}>
+          <dt className="text-gray-500">{t("link.detail.device")}</dt>
+          <dd className="break-all font-mono text-xs">{link.bindDevice || t("link.detail.none")}</dd>
+        </div>
+      )}
+    </dl>
+  );
+}
+
+export default function LinkPage() {
+  const { query, links, total, confirm } = useLoaderData<typeof loader>();
+  const { t } = useTranslation();
+  const location = useLocation();
+  const navigate = useNavigate();
+  const navigation = useNavigation();
+  const submit = useSubmit();
+  const [selected, setSelected] = useState<RowKey[]>([]);
+  const [asking, setAsking] = useState<{ intent: Intent; ids: readonly string[] } | null>(null);
+  const back = linkSearch(query);
+  const request = query.tab === "request";
+
+  // Another page, tab or search: nothing selected there yet.
+  useEffect(() => setSelected([]), [location.search]);
+
+  const go = (change: Partial<LinkQuery>) => navigate(`/link${linkSearch(query, change)}`, { preventScrollReset: true });
+  const ask = (intent: Intent, ids: readonly string[]) => setAsking({ intent, ids });
+  const confirmed = () => {
+    if (!asking) return;
+    const form = new FormData();
+    form.set("intent", asking.intent);
+    form.set("confirmed", "1");
+    form.set("back", back);
+    for (const id of asking.ids) form.append("id", id);
+    submit(form, { method: "post", action: "/link", preventScrollReset: true });
+  };
+
+  const columns: Column<ShareListItem>[] = [
+    { type: "checkbox", width: 44 },
+    { type: "expand", width: 44 },
+    {
+      type: "custom",
+      key: "name",
+      title: t("link.column.name"),
+      sort: true,
+      render: (link) => (
+        <span className="flex min-w-0 items-center gap-2">
+          <TypeIcon type={link.type} />
+          <span className="truncate" title={namesOf(link)}>
+            {namesOf(link)}
+          </span>
+        </span>
+      ),
+    },
+    { type: "custom", key: "createTime", title: t("link.column.create-time"), width: 190, sort: true, render: (link) => formatUnixTime(link.shareCreateTime) },
+    {
+      type: "custom",
+      key: "expireTime",
+      title: t("link.column.expire-time"),
+      width: 190,
+      sort: true,
+      render: (link) => (link.shareExpireTime === 0 ? t("link.never") : formatUnixTime(link.shareExpireTime)),
+    },
+    {
+      type: "custom",
+      key: "email",
+      title: t("link.column.email"),
+      width: 170,
+      render: (link) => (
+        <span className="block truncate" title={link.shareEmail}>
+          {link.shareEmail ? link.shareEmail.split(";").join(", ") : "-"}
+        </span>
+      ),
+    },
+    { type: "custom", key: "notify", title: t(request ? "link.column.notify.upload" : "link.column.notify.download"), width: 110, render: (link) => t(link.notifyEmail ? "link.on" : "link.off") },
+    {
+      type: "custom",
+      key: "status",
+      title: t("link.column.status"),
+      width: 90,
+      sort: true,
+      render: (link) => <span className={statusClass[link.shareStatus]}>{t(`link.status.${link.shareStatus}`)}</span>,
+    },
+    {
+      type: "custom",
+      key: "actions",
+      title: t("link.column.actions"),
+      width: 200,
+      render: (link) => (
+        <span className="flex items-center gap-1">
+          {link.shareStatus !== 3 && (
+            <ActionForm intent="cancel" ids={[link.shareId]} back={back} onConfirm={ask}>
+              <Button type="submit" size="small" variant="text" aria-label={t("link.cancel.row", { name: namesOf(link) })}>
+                {t(request ? "link.cancel.invite" : "link.cancel")}
+              </Button>
+            </ActionForm>
+          )}
+          <ActionForm intent="delete" ids={[link.shareId]} back={back} onConfirm={ask}>
+            <Button type="submit" size="small" variant="text" danger aria-label={t("link.delete.row", { name: namesOf(link) })}>
+              {t("link.delete")}
+            </Button>
+          </ActionForm>
+          {link.bindSwitch === 1 && link.bindDevice !== "" && (
+            <ActionForm intent="unbind" ids={[link.shareId]} back={back}>
+              <Button type="submit" size="small" variant="text" aria-label={t("link.unbind.row", { name: namesOf(link) })}>
+                {t("link.unbind")}
+              </Button>
+            </ActionForm>
+          )}
+        </span>
+      ),
+    },
+  ];
+
+  const searchFields: FormField[] = [
+    { name: "name", label: t("link.search.name"), type: "input" },
+    {
+      name: "status",
+      label: t("link.search.status"),
+      type: "select",
+      placeholder: t("global.all"),
+      options: ([1, 2, 3] as const).map((s) => ({ value: String(s), label: t(`link.status.${s}`) })),
+    },
+    { name: "created", label: t("link.search.created"), type: "rangePicker" },
+  ];
+
+  const busy = navigation.state !== "idle";
+  const selectedIds = selected.map(String);
+  const tabs = [
+    { tab: "share" as const, label: t("link.tab.share") },
+    { tab: "request" as const, label: t("link.tab.request") },
+  ];
+
+  return (
+    <section aria-labelledby="link-title" className="flex flex-col gap-4">
+      <h1 id="link-title" className="text-lg font-semibold">
+        {t("link.title")}
+      </h1>
+      <nav role="tablist" aria-label={t("link.tabs")} className="flex gap-6 border-b border-gray-200">
+        {tabs.map(({ tab, label }) => (
+          <Link
+            key={tab}
+            role="tab"
+            aria-selected={query.tab === tab}
+            to={`/link${linkSearch({ ...query, tab, page: 1, name: "", status: "", createdStart: "", createdEnd: "" }, {})}`}
+            className={`-mb-px border-b-2 px-1 pb-2 text-sm ${query.tab === tab ? "border-primary font-medium text-primary" : "border-transparent text-gray-600 hover:text-gray-900"}`}
+          >
+            {label}
+          </Link>
+        ))}
+      </nav>
+
+      <div role="search" aria-label={t("link.search")}>
+        <FormBuilder
+          key={location.search}
+          schema={searchSchema}
+          fields={searchFields}
+          layout="search"
+          method="get"
+          as={Form}
+          action="/link"
+          defaultValue={{ name: query.name, status: query.status, created: { start: query.createdStart, end: query.createdEnd } }}
+          onReset={() => go({ name: "", status: "", createdStart: "", createdEnd: "", page: 1 })}
+        >
+          {query.tab !== "share" && <input type="hidden" name="tab" value={query.tab} />}
+          {query.sort && (
+            <>
+              <input type="hidden" name="orderBy" value={SORT_KEYS[query.sort.key]} />
+              <input type="hidden" name="order" value={query.sort.order === "ascending" ? "asc" : "desc"} />
+            </>
+          )}
+        </FormBuilder>
+      </div>
+
+      {confirm && (
+        <div role="alertdialog" aria-labelledby="link-confirm-title" className="flex flex-wrap items-center gap-3 rounded border border-amber-300 bg-amber-50 px-4 py-3 text-sm">
+          <h2 id="link-confirm-title" className="font-medium">
+            {t(`link.confirm.${confirm.intent}.title`)}
+          </h2>
+          <p className="flex-1">{t(`link.confirm.${confirm.intent}`, { count: confirm.ids.length })}</p>
+          <Form method="post" action="/link" className="flex gap-2">
+            <input type="hidden" name="intent" value={confirm.intent} />
+            <input type="hidden" name="confirmed" value="1" />
+            <input type="hidden" name="back" value={back} />
+            {confirm.ids.map((id) => (
+              <input key={id} type="hidden" name="id" value={id} />
+            ))}
+            <Link to={`/link${back}`} className="inline-flex h-8 items-center rounded border border-primary bg-white px-4 text-sm text-primary">
+              {t("link.confirm.back")}
+            </Link>
+            <Button type="submit" danger={confirm.intent === "delete"}>
+              {t("global.confirm")}
+            </Button>
+          </Form>
+        </div>
+      )}
+
+      <div role="group" aria-label={t("link.bulk")} className="flex items-center gap-2">
+        <ActionForm intent="cancel" ids={selectedIds} back={back} onConfirm={ask}>
+          <Button type="submit" variant="outlined" disabled={selectedIds.length === 0 || busy}>
+            {t(request ? "link.cancel.invite" : "link.cancel")}
+          </Button>
+        </ActionForm>
+        <ActionForm intent="delete" ids={selectedIds} back={back} onConfirm={ask}>
+          <Button type="submit" variant="outlined" danger disabled={selectedIds.length === 0 || busy}>
+            {t("link.delete")}
+          </Button>
+        </ActionForm>
+      </div>
+
+      <Table
+        key={`${query.tab}-${location.search}`}
+        columns={columns}
+        data={links}
+        rowKey="shareId"
+        rowLabel={namesOf}
+        label={t(request ? "link.table.request" : "link.table.share")}
+        selectedKeys={selected}
+        onSelectionChange={(keys) => setSelected(keys)}
+        expandedRender={(link) => <Detail link={link} />}
+        sort={query.sort as SortState | null}
+        onSortChange={(next) => go({ sort: next ? { key: next.key as SortKey, order: next.order } : null, page: 1 })}
+      />
+      {total > 0 && (
+        <Pagination total={total} page={query.page} pageSize={query.size} hrefFor={(page, size) => `/link${linkSearch(query, { page, size })}`} className="justify-end" />
+      )}
+
+      <Modal
+        open={asking !== null}
+        onClose={() => setAsking(null)}
+        title={asking ? t(`link.confirm.${asking.intent}.title`) : undefined}
+        danger={asking?.intent === "delete"}
+        confirmLabel={t("global.confirm")}
+        onConfirm={confirmed}
+      >
+        {asking && t(`link.confirm.${asking.intent}`, { count: asking.ids.length })}
+      </Modal>
+    </section>
+  );
 }

@@ -38,13 +38,17 @@ export function hashWorkerMain(scope: HashWorkerScope, createBLAKE3: () => Promi
       const hasher = await createBLAKE3();
       hasher.init();
       const reader = file.stream().getReader();
+      // One read always under way: the browser fetches the next piece of the file (in its own
+      // process) while this thread hashes the current one.
+      let next = reader.read();
       for (;;) {
         if (cancelled.delete(job)) {
           await reader.cancel();
           return scope.postMessage({ job, cancelled: true });
         }
-        const { done, value } = await reader.read();
+        const { done, value } = await next;
         if (done) break;
+        next = reader.read();
         hasher.update(value);
       }
       scope.postMessage({ job, hash: hasher.digest("hex") });

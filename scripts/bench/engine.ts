@@ -4,7 +4,7 @@ import type { CreateUserBody } from "../../contract/admin";
 import { createCredentialCodec } from "../../contract/credentials";
 import type { Envelope } from "../../contract/envelope";
 import { PERMISSION_FULL } from "../../contract/permissions";
-import { buildEngine, ENGINE_ENTRY, engineBuildStale } from "../build-engine.mjs";
+import { buildEngine, ENGINE_ENTRY, ENGINE_NODE_OPTIONS, engineBuildStale } from "../build-engine.mjs";
 import { freePort, log, startChild, stopChild, waitFor } from "./lifecycle";
 
 /**
@@ -73,7 +73,7 @@ export async function startEngineProcess(dataDir: string): Promise<EngineProcess
     log(`${stale}: building the engine…`);
     await buildEngine();
   }
-  const child = startChild(process.execPath, [ENGINE_ENTRY], { cwd: ROOT, env });
+  const child = startChild(process.execPath, [...ENGINE_NODE_OPTIONS, ENGINE_ENTRY], { cwd: ROOT, env });
   let output = "";
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-4000);

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { link, mkdir, readdir, rm } from "node:fs/promises";
+import { link, mkdir, open, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { once } from "node:events";
 import { blake3File } from "../../server/uploads/hash";
@@ -17,7 +17,7 @@ import { cleanup, installSignalHandlers, log, run, tempDir } from "./lifecycle";
 import { measureListing } from "./listing";
 import { METRICS, type MetricKey, type Outcome, rounded, table, verdictOf } from "./report";
 import { measureRss } from "./rss";
-import { type Contender, runSeries } from "./series";
+import { type Contender, median, runSeries } from "./series";
 import { measureUiUpload } from "./ui";
 
 const MIB = 1024 * 1024;
@@ -85,10 +85,25 @@ async function writeTestFile(file: string, size: number): Promise<void> {
   await once(out, "finish");
 }
 
+/** Writes every dirty page of the machine to disk (and with it the deletions of earlier rounds). */
+const syncDisk = async () => void (await run("sync", [], 300_000));
+
 /** Empties a folder the uploads wrote into and flushes the disk, so one round's write-back does not slow the next. */
 async function clearAndSync(dir: string, keep: (name: string) => boolean = () => false): Promise<void> {
   for (const name of await readdir(dir)) if (!keep(name)) await rm(path.join(dir, name), { recursive: true, force: true });
-  await run("sync", [], 300_000);
+  await syncDisk();
+}
+
+/** Seconds an fsync of `file` takes: what nginx leaves undone at the end of a PUT and the engine does at commit. */
+async function fsyncSeconds(file: string): Promise<number> {
+  const started = process.hrtime.bigint();
+  const handle = await open(file, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
 const failure = (error: unknown) => (error as Error).message.split("\n")[0]!;
@@ -108,6 +123,8 @@ async function bench(options: Options) {
   log(`writing a ${(options.size / MIB).toFixed(0)} MiB test file in ${work}…`);
   await writeTestFile(file, options.size);
   const hash = await blake3File(file);
+  // The test file's own write-back must not run under the first timed rounds.
+  await syncDisk();
 
   const started = async <T>(what: string, start: () => Promise<T>): Promise<T | string> => {
     try {
@@ -159,10 +176,24 @@ async function bench(options: Options) {
   if (options.only.has("upload") || options.only.has("ui")) {
     log("uploads (curl -T, whole file in one request)…");
     const contenders: Contender[] = [];
+    // Every round of every contender starts on a clean disk: `sync` before it (untimed) writes back
+    // whatever an earlier round, the test file or a neighbour left dirty, and the deletions.
+    const putFsync: number[] = [];
+    const putSeconds: number[] = [];
     if (typeof nginx !== "string") {
       contenders.push({
         name: "nginx_put",
-        once: (round) => curl.upload("PUT", `${nginx.putUrl}/bench-${round + 1}.bin`, file, {}, transferTimeout),
+        before: syncDisk,
+        once: async (round) => {
+          const t = await curl.upload("PUT", `${nginx.putUrl}/bench-${round + 1}.bin`, file, {}, transferTimeout);
+          // Untimed for the ratio: nginx answers with the bytes in the page cache. Kept apart to
+          // show what the engine's durability costs (docs/bench.md).
+          if (round >= 0) {
+            putSeconds.push(t.seconds);
+            putFsync.push(await fsyncSeconds(path.join(nginx.putDir, `bench-${round + 1}.bin`)));
+          }
+          return t;
+        },
         after: () => clearAndSync(nginx.putDir),
       });
     }
@@ -170,6 +201,7 @@ async function bench(options: Options) {
       const home = user.homeDir;
       contenders.push({
         name: "engine_upload",
+        before: syncDisk,
         once: (round) => ferry.upload(file, options.size, hash, `/upload-${round + 1}.bin`, transferTimeout),
         after: () => clearAndSync(home, (name) => !name.startsWith("upload-")),
       });
@@ -179,9 +211,19 @@ async function bench(options: Options) {
     details.uploads = r;
     nginxPut = raw.nginx_put_mib_s = r.nginx_put?.best ?? null;
     nginxPutReason = reasonOf(nginx) ?? r.nginx_put?.error;
+    if (putSeconds.length) {
+      // nginx's PUT followed by an fsync of what it wrote: the same durability as the engine's commit.
+      const durable = putSeconds.map((s, i) => options.size / MIB / (s + putFsync[i]!));
+      details.nginx_put_durable = { samples: durable, fsyncSeconds: putFsync, best: Math.max(...durable), median: median(durable) };
+    }
     if (options.only.has("upload")) {
       raw.engine_upload_mib_s = r.engine_upload?.best ?? null;
       set("upload_vs_nginx_put", ratio(raw.engine_upload_mib_s, nginxPut), reasonOf(ferry) ?? r.engine_upload?.error ?? nginxPutReason);
+      // Each engine round against the nginx round just before it (same minute, same neighbours).
+      const e = r.engine_upload?.samples ?? [];
+      const n = r.nginx_put?.samples ?? [];
+      const paired = e.slice(0, n.length).map((v, i) => v / n[i]!);
+      if (paired.length) details.upload_paired_ratios = { samples: paired, median: median(paired) };
     }
   }
 

@@ -8,6 +8,8 @@ import { type Transfer, mibPerSecond } from "./curl";
 
 export interface Contender {
   name: string;
+  /** Untimed work before each transfer (flush the disk, so no contender pays for another's write-back). */
+  before?(): Promise<void>;
   /** One timed transfer. */
   once(round: number): Promise<Transfer>;
   /** Untimed work after each transfer (delete what an upload stored, flush the disk). */
@@ -39,6 +41,7 @@ export async function runSeries(contenders: Contender[], rounds: number, warmup:
       const result = results[c.name]!;
       if (result.error) continue;
       try {
+        await c.before?.();
         const t = await c.once(round);
         await c.after?.();
         if (round < 0) continue;

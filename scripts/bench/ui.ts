@@ -104,6 +104,8 @@ export async function measureUiUpload(opts: { engine: EngineProcess; user: Bench
       const name = `ui-${round}.bin`;
       const file = path.join(dir, name);
       await link(opts.file, file);
+      // A clean disk at the start of every round, as for the curl uploads (main.ts).
+      await run("sync", [], 300_000);
       const started = process.hrtime.bigint();
       await input.setInputFiles(file);
       const sent = await uploaded(page, name, opts.timeoutMs);

@@ -45,6 +45,10 @@ export async function openDatabase(url: string): Promise<Db> {
       },
     };
     const pool = new pg.Pool({ connectionString: url, max: 10, types });
+    // An idle connection the server closes (a restart, a failover, an administrator's terminate) is
+    // reported here; without a listener Node ends the process. The pool drops that connection and
+    // opens a new one for the next query, so there is nothing else to do.
+    pool.on("error", (error) => process.emitWarning(`PostgreSQL closed an idle connection: ${error.message}`));
     kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   } else {
     const { createPool: createMysqlPool } = await import("mysql2");

@@ -161,6 +161,87 @@ const migrations = (dialect: Dialect): Record<string, Migration> => ({
       await db.schema.alterTable("user_groups").addColumn("quota", "bigint", (c) => c.notNull().defaultTo(0)).execute();
     },
   },
+  "0005_shares": {
+    async up(db: Kysely<any>) {
+      // Share links and upload invitations (server/shares/, docs/shares.md). Ids are uuid v4 in
+      // lowercase hex, so they compare exactly under any collation. Password-attempt counters use
+      // login_counters with "share:" / "share-ip:" keys.
+      const idType = dialect === "postgres" ? "serial" : "integer";
+      const idColumn = (c: any) => (dialect === "postgres" ? c.primaryKey() : c.primaryKey().autoIncrement());
+      await db.schema
+        .createTable("share_links")
+        .addColumn("id", "varchar(36)", (c) => c.primaryKey())
+        .addColumn("owner_id", "integer", (c) => c.notNull().references("users.id").onDelete("cascade"))
+        .addColumn("kind", "integer", (c) => c.notNull())
+        .addColumn("src_type", "integer", (c) => c.notNull())
+        .addColumn("server_path", "varchar(4096)", (c) => c.notNull())
+        .addColumn("base_url", "varchar(1024)", (c) => c.notNull())
+        .addColumn("name_key", "varchar(255)", (c) => c.notNull())
+        .addColumn("need_password", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("password", "varchar(32)", (c) => c.notNull().defaultTo(""))
+        .addColumn("allow_download", "integer", (c) => c.notNull().defaultTo(1))
+        .addColumn("expire_at", "bigint", (c) => c.notNull().defaultTo(0))
+        .addColumn("status", "integer", (c) => c.notNull().defaultTo(1))
+        .addColumn("bind_switch", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("bound_device", "varchar(128)", (c) => c.notNull().defaultTo(""))
+        .addColumn("notify_email", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("share_email", "text", (c) => c.notNull())
+        .addColumn("email_content", "text")
+        .addColumn("email_language", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("cancelled_at", "bigint")
+        .execute();
+      await db.schema.createIndex("share_links_owner").on("share_links").columns(["owner_id", "kind", "created_at"]).execute();
+      await db.schema
+        .createTable("share_items")
+        .addColumn("link_id", "varchar(36)", (c) => c.notNull().references("share_links.id").onDelete("cascade"))
+        .addColumn("position", "integer", (c) => c.notNull())
+        .addColumn("path", "varchar(4096)", (c) => c.notNull())
+        .addColumn("name", "varchar(255)", (c) => c.notNull())
+        .addColumn("alias", "varchar(255)", (c) => c.notNull().defaultTo(""))
+        .addColumn("is_folder", "integer", (c) => c.notNull().defaultTo(0))
+        .addPrimaryKeyConstraint("share_items_pk", ["link_id", "position"])
+        .execute();
+      await db.schema
+        .createTable("share_tokens")
+        .addColumn("token_hash", "varchar(64)", (c) => c.primaryKey())
+        .addColumn("link_id", "varchar(36)", (c) => c.notNull().references("share_links.id").onDelete("cascade"))
+        .addColumn("fingerprint", "varchar(128)", (c) => c.notNull().defaultTo(""))
+        .addColumn("client_ip", "varchar(64)", (c) => c.notNull().defaultTo(""))
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("expires_at", "bigint", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("share_tokens_link").on("share_tokens").column("link_id").execute();
+      await db.schema
+        .createTable("share_downloads")
+        .addColumn("id", idType, idColumn)
+        .addColumn("link_id", "varchar(36)", (c) => c.notNull().references("share_links.id").onDelete("cascade"))
+        .addColumn("client_ip", "varchar(64)", (c) => c.notNull().defaultTo(""))
+        .addColumn("files", "text", (c) => c.notNull())
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("share_downloads_link").on("share_downloads").columns(["link_id", "created_at"]).execute();
+    },
+  },
+  "0006_smtp_accounts": {
+    async up(db: Kysely<any>) {
+      // SMTP sender accounts (server/mail/store.ts): owner "server" (user_id null) or "user:<id>".
+      // The password is AES-256-GCM ciphertext under a key that is not in the database.
+      await db.schema
+        .createTable("smtp_accounts")
+        .addColumn("owner", "varchar(32)", (c) => c.primaryKey())
+        .addColumn("user_id", "integer", (c) => c.references("users.id").onDelete("cascade"))
+        .addColumn("from_name", "varchar(255)", (c) => c.notNull())
+        .addColumn("provider", "integer", (c) => c.notNull())
+        .addColumn("account", "varchar(255)", (c) => c.notNull())
+        .addColumn("password_enc", "varchar(1024)", (c) => c.notNull())
+        .addColumn("host", "varchar(255)", (c) => c.notNull())
+        .addColumn("port", "integer", (c) => c.notNull())
+        .addColumn("encryption", "integer", (c) => c.notNull())
+        .addColumn("updated_at", "bigint", (c) => c.notNull())
+        .execute();
+    },
+  },
 });
 
 /** Runs every pending migration; throws if one fails, so the engine never starts on a half schema. */

@@ -125,6 +125,73 @@ export interface FileHashesTable {
   hash: string;
 }
 
+/** A share link (kind 1) or upload invitation (kind 0); see server/shares/. Times are unix ms; expire_at 0 = never. */
+export interface ShareLinksTable {
+  id: string;
+  owner_id: number;
+  kind: number;
+  src_type: number;
+  server_path: string;
+  base_url: string;
+  name_key: string;
+  need_password: D<number>;
+  password: D<string>;
+  allow_download: D<number>;
+  expire_at: D<number>;
+  /** 1 normal, 3 cancelled; "expired" is computed from expire_at. */
+  status: D<number>;
+  bind_switch: D<number>;
+  bound_device: D<string>;
+  notify_email: D<number>;
+  share_email: string;
+  email_content: D<string | null>;
+  email_language: D<number>;
+  created_at: number;
+  cancelled_at: D<number | null>;
+}
+
+export interface ShareItemsTable {
+  link_id: string;
+  position: number;
+  path: string;
+  name: string;
+  alias: D<string>;
+  is_folder: D<number>;
+}
+
+/** Visitors' share tokens; only their SHA-256 is stored. */
+export interface ShareTokensTable {
+  token_hash: string;
+  link_id: string;
+  fingerprint: D<string>;
+  client_ip: D<string>;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface ShareDownloadsTable {
+  id: Generated<number>;
+  link_id: string;
+  client_ip: D<string>;
+  /** JSON array of the paths the visitor downloaded. */
+  files: string;
+  created_at: number;
+}
+
+/** An SMTP sender account (server/mail/store.ts); `password_enc` is AES-256-GCM ciphertext. */
+export interface SmtpAccountsTable {
+  owner: string;
+  user_id: number | null;
+  from_name: string;
+  provider: number;
+  account: string;
+  password_enc: string;
+  host: string;
+  port: number;
+  encryption: number;
+  updated_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   user_groups: GroupsTable;
@@ -136,4 +203,9 @@ export interface Database {
   settings: SettingsTable;
   file_hashes: FileHashesTable;
   client_sockets: ClientSocketsTable;
+  share_links: ShareLinksTable;
+  share_items: ShareItemsTable;
+  share_tokens: ShareTokensTable;
+  share_downloads: ShareDownloadsTable;
+  smtp_accounts: SmtpAccountsTable;
 }

@@ -1,7 +1,7 @@
-import type { FileAttributes, FileEntry, SocketResults } from "../../contract/files";
+import { type FileAttributes, type FileEntry, fileTypeCode, type Listing, type SocketResults } from "../../contract/files";
 import { hasPermission, Permission } from "../../contract/permissions";
 import { FerryError } from "../errors";
-import { baseName, isUnder, joinName, normaliseUserPath, parentOf } from "../storage/paths";
+import { baseName, commonParent, isUnder, joinName, normaliseUserPath, parentOf } from "../storage/paths";
 import { type Entry, storageError, type Usage } from "../storage/storage";
 import type { Hashes } from "./hashes";
 import type { Quota } from "./quota";
@@ -29,13 +29,30 @@ function byTypeThenName(a: Entry, b: Entry): number {
 
 const toFileEntry = (e: Entry): FileEntry => ({ name: e.name, file_type: e.type === "folder" ? "Folder" : "File", size: e.size, time: e.mtime });
 
-/** The deepest folder holding every one of `paths`. */
-function commonParent(paths: readonly string[]): string {
-  const split = paths.map((p) => parentOf(p).split("/").filter(Boolean));
-  const first = split[0] ?? [];
-  let n = 0;
-  while (n < first.length && split.every((s) => s[n] === first[n])) n++;
-  return "/" + first.slice(0, n).join("/");
+const FOLDER = fileTypeCode("Folder");
+const FILE = fileTypeCode("File");
+
+/**
+ * The `list` reply of `entries` (sorted by name, as Storage.list gives them): folders first, then
+ * files, in columns. Each entry goes straight to its place, so the name order within each group
+ * holds without a second sort (byTypeThenName gives the same order).
+ */
+function listingOf(path: string, entries: readonly Entry[]): Listing {
+  const n = entries.length;
+  const listing: Listing = { path, names: new Array<string>(n), types: new Array<number>(n), sizes: new Array<number>(n), times: new Array<number>(n) };
+  let folder = 0;
+  for (const e of entries) if (e.type === "folder") folder++;
+  let file = folder;
+  folder = 0;
+  for (const e of entries) {
+    const isFolder = e.type === "folder";
+    const i = isFolder ? folder++ : file++;
+    listing.names[i] = e.name;
+    listing.types[i] = isFolder ? FOLDER : FILE;
+    listing.sizes[i] = e.size;
+    listing.times[i] = e.mtime;
+  }
+  return listing;
 }
 
 const isError = (err: unknown, name: FerryError["errorName"]) => err instanceof FerryError && err.errorName === name;
@@ -200,12 +217,7 @@ export function createFileService({ spaces, hashes, quota }: FileServiceDeps) {
       const ctx = await open(userId, groupId, Permission.List);
       const dir = normaliseUserPath(path);
       guard(ctx, dir);
-      // Storage.list is sorted by name already: splitting off the folders keeps that order within
-      // each group, in one pass instead of a second sort (byTypeThenName gives the same order).
-      const folders: FileEntry[] = [];
-      const files: FileEntry[] = [];
-      for (const entry of visible(ctx, dir, await ctx.space.storage.list(dir))) (entry.type === "folder" ? folders : files).push(toFileEntry(entry));
-      return { path: dir, entries: folders.concat(files) };
+      return listingOf(dir, visible(ctx, dir, await ctx.space.storage.list(dir)));
     },
 
     async mkdir(userId: number, groupId: number, parent: string, name: string): Promise<SocketResults["mkdir"]> {

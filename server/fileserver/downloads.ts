@@ -13,7 +13,8 @@ import type { StatResult } from "../storage/storage";
 import type { FileServerPart } from "./parts";
 import { clientGone, COMMON_HEADERS, contentDisposition, sendFile } from "./send";
 import { createTickets, type Ticket, type TicketKind } from "./tickets";
-import { collectEntries, zipStream } from "./zip";
+import { collectEntries, type ZipEntry, zipStream } from "./zip";
+import { admitShareTicket, isShareTicket } from "./share-tickets";
 
 /**
  * Signed downloads and previews (docs/file-server.md, "Downloads and previews"). The socket
@@ -84,10 +85,12 @@ export const downloadParts: FileServerPart = (services, log) => {
   };
 
   /** Every check of a ticket at use: what it names, who holds it, and whether they still may. */
-  async function admit(kind: TicketKind, text: string): Promise<{ ticket: Ticket; space: Space; infos: StatResult[] }> {
+  async function admit(kind: TicketKind, text: string): Promise<{ ticket: Ticket; space: Space; infos: StatResult[]; zipNames?: (entries: ZipEntry[]) => ZipEntry[] }> {
     const verified = await tickets.verify(text, kind);
     if (!verified.ok) throw new FerryError(verified.reason === "expired" ? "LinkExpired" : "PermissionDenied");
     const { ticket } = verified;
+    // A share-link visitor's URL: the share token and the link are checked instead of a sign-in.
+    if (isShareTicket(ticket)) return admitShareTicket(services, ticket, kind);
     if (!(await tickets.sessionActive(ticket))) throw new FerryError("InvalidToken");
     const space = await openForDownload(services, ticket.userId, ticket.groupId, ticket.paths);
     if (kind === "preview" && !previewAllowed(config)) throw new FerryError("FeatureNotSupported");
@@ -141,7 +144,8 @@ export const downloadParts: FileServerPart = (services, log) => {
         });
         return;
       }
-      const entries = await collectEntries(space.storage, ticket.paths, space.forbidden);
+      const collected = await collectEntries(space.storage, ticket.paths, space.forbidden);
+      const entries = admitted.zipNames ? admitted.zipNames(collected) : collected;
       res.writeHead(200, {
         ...COMMON_HEADERS,
         "content-type": "application/zip",

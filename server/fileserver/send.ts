@@ -1,8 +1,5 @@
-import type { ReadStream } from "node:fs";
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
-import type { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import { type StatResult, type Storage, STREAM_BUFFER } from "../storage/storage";
+import { type FileReader, type StatResult, type Storage, STREAM_BUFFER } from "../storage/storage";
 import { ifRangeAllows, parseRange } from "./range";
 
 /**
@@ -32,23 +29,44 @@ export function clientGone(res: ServerResponse, error: unknown): boolean {
 }
 
 /**
- * Read size of one download while `active` downloads run in this process. Alone or with a few
- * others a download reads 1 MiB at a time: smaller reads cost single-stream speed (bare Node on
- * loopback: 256 KiB reads reach ~45 % of 1 MiB reads). Each stream holds about two reads (one
- * queued in the socket, one read ahead) plus the garbage of earlier ones, so 50 downloads at 1 MiB
- * held ~190 MB of buffers. Past READ_BUDGET (8 downloads at 1 MiB) the size halves, down to 64 KiB:
- * with that many streams the cores, not one stream's chunk size, bound the total rate.
+ * Read buffers of running downloads. Alone or with a few others a download reads 1 MiB at a time:
+ * smaller reads cost single-stream speed (bare Node on loopback: 256 KiB reads reach ~45 % of
+ * 1 MiB reads). The two buffers of every running download share BUFFER_BUDGET (eight downloads at
+ * 1 MiB); a download that starts when less is left takes the largest size that still fits, never
+ * under 64 KiB — with that many streams the cores, not one stream's chunk size, bound the total
+ * rate — so 50 downloads hold ~22 MiB of buffers whatever order they start in.
  */
-const READ_BUDGET = 8 * STREAM_BUFFER;
+const BUFFER_BUDGET = 16 * STREAM_BUFFER;
 const MIN_READ = 64 * 1024;
-export function downloadBufferSize(active: number): number {
+export function downloadBufferSize(inUse: number): number {
   let size = STREAM_BUFFER;
-  while (size > MIN_READ && size * active > READ_BUDGET) size /= 2;
+  while (size > MIN_READ && inUse + 2 * size > BUFFER_BUDGET) size /= 2;
   return size;
 }
 
-/** Downloads sending bytes now (not HEAD, not behind nginx). */
-let sending = 0;
+/** Bytes of buffers held by running downloads (two each). */
+let buffersInUse = 0;
+
+/**
+ * Buffers of finished downloads, by size, for the next ones: reused memory is already faulted in,
+ * and the process does not wait on the garbage collector to give back external memory (idle RSS).
+ * At most one budget is kept.
+ */
+const spareBuffers = new Map<number, Buffer[]>();
+let spareBytes = 0;
+const takeBuffer = (size: number) => {
+  const buffer = spareBuffers.get(size)?.pop();
+  if (!buffer) return Buffer.allocUnsafeSlow(size);
+  spareBytes -= size;
+  return buffer;
+};
+const giveBuffer = (buffer: Buffer) => {
+  if (spareBytes + buffer.length > BUFFER_BUDGET) return;
+  spareBytes += buffer.length;
+  const list = spareBuffers.get(buffer.length);
+  if (list) list.push(buffer);
+  else spareBuffers.set(buffer.length, [buffer]);
+};
 
 export interface SendFile {
   storage: Storage;
@@ -108,21 +126,81 @@ export async function sendFile(req: IncomingMessage, res: ServerResponse, file: 
     res.end();
     return;
   }
-  sending++;
+  // Opened before the status is sent, so a file removed since the check is still a clean error.
+  const reader = await file.storage.openReader(info.path);
+  const size = Math.min(downloadBufferSize(buffersInUse), length);
+  buffersInUse += 2 * size;
   try {
-    // Opened before the status is sent, so a file removed since the check is still a clean error.
-    const stream: Readable = await file.storage.createReadStream(info.path, { start, end, bufferSize: downloadBufferSize(sending) });
     res.writeHead(range.kind === "range" ? 206 : 200, headers);
-    try {
-      await pipeline(stream, res);
-    } catch (error) {
-      if (clientGone(res, error)) return;
-      throw error;
-    }
     // A file that shrank since stat() gives fewer bytes than promised: close the connection so the client sees the break instead of waiting.
-    const read = (stream as Partial<ReadStream>).bytesRead;
-    if (read !== undefined && read < length) res.socket?.destroy();
+    if (await sendBytes(res, reader, start, length, size)) res.end();
+    else res.socket?.destroy();
   } finally {
-    sending--;
+    buffersInUse -= 2 * size;
+    await reader.close();
   }
+}
+
+/**
+ * Copies `length` bytes from `start` to the response through two buffers of `size`, used in turn:
+ * one is read into while the other is being written, and a buffer is read into again only after
+ * the socket has taken all of its bytes (the write callback, which is also the back-pressure). No
+ * buffer is allocated per read, so no fresh pages are faulted in and zeroed for every MiB — with
+ * fs streams' new buffer per chunk that cost ~30 % of single-stream speed (docs/file-server.md) —
+ * and a download holds exactly 2 × size, taken from and given back to the spare buffers. False
+ * when the file ended early or the client went away.
+ */
+async function sendBytes(res: ServerResponse, reader: FileReader, start: number, length: number, size: number): Promise<boolean> {
+  // A client that goes away settles the writes in flight, so a callback that never comes cannot
+  // hang the loop. (Not Promise.race with one "closed" promise: every race would leave a reaction
+  // on it until the download ends — one per chunk.)
+  const inFlight = new Set<(ok: boolean) => void>();
+  let gone = false;
+  const onClose = () => {
+    gone = true;
+    for (const settle of inFlight) settle(false);
+    inFlight.clear();
+  };
+  res.once("close", onClose);
+  const write = (chunk: Buffer) =>
+    new Promise<boolean>((resolve) => {
+      if (gone) return resolve(false);
+      inFlight.add(resolve);
+      res.write(chunk, (error) => {
+        inFlight.delete(resolve);
+        resolve(!error);
+      });
+    });
+  try {
+    return await copy(reader, start, length, size, write);
+  } finally {
+    res.off("close", onClose);
+  }
+}
+
+/** sendBytes' loop: reads into one buffer while the other one's bytes are being written. */
+async function copy(reader: FileReader, start: number, length: number, size: number, write: (chunk: Buffer) => Promise<boolean>): Promise<boolean> {
+  // `next` is read into while `spare`'s bytes are still being written.
+  let next = { buffer: takeBuffer(size), written: Promise.resolve(true) };
+  let spare = { buffer: takeBuffer(size), written: Promise.resolve(true) };
+  let sent = 0;
+  let reading = reader.read(next.buffer, Math.min(size, length), start);
+  while (sent < length) {
+    const got = await reading;
+    if (got === 0) break;
+    next.written = write(got === size ? next.buffer : next.buffer.subarray(0, got));
+    sent += got;
+    [next, spare] = [spare, next];
+    if (sent < length) {
+      // The client went away: a write may still hold `spare`, so neither buffer goes back.
+      if (!(await next.written)) return false;
+      reading = reader.read(next.buffer, Math.min(size, length - sent), start + sent);
+    }
+  }
+  const complete = (await next.written) && (await spare.written);
+  if (complete) {
+    giveBuffer(next.buffer);
+    giveBuffer(spare.buffer);
+  }
+  return complete && sent === length;
 }

@@ -9,6 +9,7 @@ import type { AuthUser, Tokens } from "../auth/tokens";
 import { envelope } from "../envelope";
 import { FerryError } from "../errors";
 import type { ClientRegistry } from "./clients";
+import type { ShareSockets } from "./share-socket";
 
 /**
  * One WebSocket connection of the file server (docs/file-server.md, "Commands"). The first command
@@ -30,6 +31,8 @@ export type CommandHandlers = { [C in Exclude<SocketCommand, "login">]?: Command
 export interface SocketDeps {
   tokens: Tokens;
   handlers: CommandHandlers;
+  /** Share-link visitors (`login { shareToken }`, share-socket.ts). */
+  shares: ShareSockets;
   clients: ClientRegistry;
   log: Logger;
 }
@@ -47,6 +50,8 @@ function validationError(error: z.ZodError, input: unknown): FerryError {
 export function handleSocket(socket: WebSocket, req: IncomingMessage, deps: SocketDeps): void {
   const lang = langFromHeader(req.headers["accept-language"]);
   let token: string | null = null;
+  /** Set instead of `token` while a share-link visitor is logged in. */
+  let shareToken: string | null = null;
   /** Set while this socket is a desktop client counted as online. */
   let clientId: string | null = null;
   let closed = false;
@@ -74,7 +79,20 @@ export function handleSocket(socket: WebSocket, req: IncomingMessage, deps: Sock
       if (!args.success) throw validationError(args.error, request.data.args);
 
       if (cmd === "login") {
-        const auth = await deps.tokens.authenticateSocket((args.data as Args<"login">).token);
+        const login = args.data as Args<"login">;
+        if (login.shareToken !== undefined) {
+          // The visitor's form is `{ shareToken }` alone; the share is then the socket's only space.
+          if (login.token !== undefined || login.client) throw new FerryError("ParameterError", { reason: "shareToken comes alone" });
+          const data = await deps.shares.login(login.shareToken);
+          if (clientId) await deps.clients.release(clientId);
+          clientId = null;
+          token = null;
+          shareToken = login.shareToken;
+          send(reply(id, 200, lang, data));
+          return;
+        }
+        if (login.token === undefined) throw new FerryError("BadRequired", { issues: [{ path: "token", message: "token or shareToken is required" }] });
+        const auth = await deps.tokens.authenticateSocket(login.token);
         if (!auth) throw new FerryError("InvalidToken");
         const client = (args.data as Args<"login">).client;
         // Over the edition's limit this throws 4110 and the socket stays logged out.
@@ -82,8 +100,20 @@ export function handleSocket(socket: WebSocket, req: IncomingMessage, deps: Sock
           clientId = await deps.clients.admit(auth.user.id, client.version);
           if (closed) await deps.clients.release(clientId);
         }
-        token = (args.data as Args<"login">).token;
+        token = login.token;
+        shareToken = null;
         send(reply(id, 200, lang, { account: auth.user.account, userId: auth.user.id }));
+        return;
+      }
+      if (shareToken) {
+        const outcome = await deps.shares.command(shareToken, cmd, args.data, { lang, ip: req.socket.remoteAddress ?? null });
+        if ("gone" in outcome) {
+          // The link was cancelled, deleted or expired, or its owner lost the right to share: the visitor is out.
+          send(reply(id, outcome.gone, lang));
+          socket.close(4001, "share link no longer usable");
+          return;
+        }
+        send(reply(id, 200, lang, outcome.data));
         return;
       }
       if (!token) throw new FerryError("NotLoggedIn");

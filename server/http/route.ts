@@ -14,6 +14,11 @@ export interface RequestContext<B, Q, P> {
   /** The client's address; null when a trusted proxy forwarded none (see app.ts). */
   ip: string | null;
   lang: Lang;
+  /** The raw bearer token, for routes that accept a token of their own kind (share tokens, auth "public"). */
+  bearer: string | null;
+  /** The request's Origin header and host (Host, or X-Forwarded-Host from a trusted proxy); null when absent. */
+  origin: string | null;
+  host: string | null;
 }
 
 /**

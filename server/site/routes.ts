@@ -5,10 +5,17 @@ import type { Config } from "../config";
 import type { Db } from "../db/connect";
 import { route } from "../http/route";
 import { countOnlineClients } from "../fileserver/clients";
+import { FerryError } from "../errors";
 import type { Settings } from "../settings/service";
 import { VERSION } from "../version";
 
-export function siteRoutes(config: Config, settings: Settings, db: Db, clock: Clock) {
+/** Who holds a bearer token: a signed-in user, a share-link visitor, or nobody. */
+export interface TokenHolders {
+  user(token: string): Promise<unknown>;
+  share(token: string): Promise<unknown>;
+}
+
+export function siteRoutes(config: Config, settings: Settings, db: Db, clock: Clock, holders: TokenHolders) {
   return [
     route({
       method: "GET",
@@ -45,10 +52,13 @@ export function siteRoutes(config: Config, settings: Settings, db: Db, clock: Cl
       method: "GET",
       url: "/api/service/info",
       tag: "site",
-      summary: "File-server ports, switches and limits for the clients.",
-      auth: "user",
+      summary: "File-server ports, switches and limits for the clients: a user's access token or a share-link visitor's token (then without the server's mail account).",
+      auth: "public",
       response: z.object({ server: serverInfo }),
-      handler: async () => {
+      handler: async ({ bearer }) => {
+        const user = bearer ? Boolean(await holders.user(bearer)) : false;
+        const visitor = !user && bearer ? Boolean(await holders.share(bearer)) : false;
+        if (!user && !visitor) throw new FerryError("InvalidToken");
         const [t, clientOnline] = await Promise.all([settings.get("transfer"), countOnlineClients(db, clock.now())]);
         return {
           server: {
@@ -65,7 +75,7 @@ export function siteRoutes(config: Config, settings: Settings, db: Db, clock: Cl
             cHashVerifySwitch: t.cHashVerifySwitch,
             autoUpdateSwitch: t.autoUpdateSwitch,
             syncSwitch: t.syncSwitch,
-            emailAccount: t.emailAccount,
+            emailAccount: visitor ? "" : t.emailAccount,
             certSelect: t.certSelect,
             version: VERSION,
             TCPFileSizeLimit: t.tcpFileSizeLimitKB,

@@ -9,6 +9,7 @@ import { lstatNames, STAT_FIELDS } from "./lstat-pool";
 import { assertNoSymlinkEscape, baseName, isErrno, isInside, isReservedName, joinName, parentOf, resolveUserPath, STAGING_NAME, type ResolvedPath } from "./paths";
 import {
   type Entry,
+  type FileReader,
   type OverwriteOption,
   type ReadRange,
   type StagedData,
@@ -110,6 +111,20 @@ async function placeNew(from: string, to: string, isFile: boolean): Promise<void
 function checkTypes(source: Stats, target: Stats): void {
   if (source.isDirectory() && !target.isDirectory()) throw new FerryError("PathIsFile");
   if (!source.isDirectory() && target.isDirectory()) throw new FerryError("PathIsNotFile");
+}
+
+/** Opens a file for reading; the type is checked on the opened handle, not the path, so a swap in between cannot change what is read. */
+async function openFile(target: { absolute: string }): Promise<{ handle: FileHandle; size: number }> {
+  const handle = await open(target.absolute, constants.O_RDONLY);
+  try {
+    const info = await handle.stat();
+    if (info.isDirectory()) throw new FerryError("PathIsNotFile");
+    if (!info.isFile()) throw new FerryError("PathNotFound");
+    return { handle, size: info.size };
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
 }
 
 function checkRange(range: ReadRange): void {
@@ -500,18 +515,17 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
 
     createReadStream: guard(async (rel: string, range: ReadRange = {}): Promise<Readable> => {
       checkRange(range);
-      const target = await locate(rel);
-      // Check the type on the opened handle, not the path, so a swap in between cannot change what we read.
-      const handle = await open(target.absolute, constants.O_RDONLY);
-      try {
-        const info = await handle.stat();
-        if (info.isDirectory()) throw new FerryError("PathIsNotFile");
-        if (!info.isFile()) throw new FerryError("PathNotFound");
-      } catch (err) {
-        await handle.close();
-        throw err;
-      }
+      const { handle } = await openFile(await locate(rel));
       return handle.createReadStream({ start: range.start, end: range.end, highWaterMark: range.bufferSize ?? STREAM_BUFFER, autoClose: true });
+    }),
+
+    openReader: guard(async (rel: string): Promise<FileReader> => {
+      const { handle, size } = await openFile(await locate(rel));
+      return {
+        size,
+        read: async (buffer, length, position) => (await handle.read(buffer, 0, length, position)).bytesRead,
+        close: () => handle.close(),
+      };
     }),
 
     usage: guard(async (dirRel: string) => {

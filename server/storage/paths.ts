@@ -142,6 +142,15 @@ export function parentOf(relative: string): string {
   return i <= 0 ? "/" : relative.slice(0, i);
 }
 
+/** The deepest folder holding the parents of every one of `paths` ("/" when they share none). */
+export function commonParent(paths: readonly string[]): string {
+  const split = paths.map((p) => parentOf(p).split("/").filter(Boolean));
+  const first = split[0] ?? [];
+  let n = 0;
+  while (n < first.length && split.every((s) => s[n] === first[n])) n++;
+  return "/" + first.slice(0, n).join("/");
+}
+
 /**
  * Walks the existing part of `absolute` (below `root`) and refuses with FerryError("InvalidPath")
  * when a component is a symbolic link that resolves outside the root, or that dangles (writing

@@ -48,6 +48,15 @@ export interface ReadRange {
   bufferSize?: number;
 }
 
+/** Reads of one opened file into buffers the caller owns, so a sender can reuse them. */
+export interface FileReader {
+  /** Bytes in the file when it was opened. */
+  readonly size: number;
+  /** Reads up to `length` bytes at `position` into `buffer` (from its start); 0 at the end of the file. */
+  read(buffer: Uint8Array, length: number, position: number): Promise<number>;
+  close(): Promise<void>;
+}
+
 export interface WriteOptions extends OverwriteOption {
   /** Refuse with QuotaExceeded (and drop the temporary data) once more bytes than this arrive. */
   maxBytes?: number;
@@ -101,6 +110,8 @@ export interface Storage {
   remove(rel: string): Promise<void>;
   /** The bytes of a file, or of an inclusive range of it, as a stream with 1 MiB chunks. */
   createReadStream(rel: string, range?: ReadRange): Promise<Readable>;
+  /** A file opened for positional reads into the caller's buffers (downloads recycle theirs). */
+  openReader(rel: string): Promise<FileReader>;
   usage(dirRel: string): Promise<Usage>;
   beginWrite(rel: string, options?: WriteOptions): Promise<Writer>;
   /**

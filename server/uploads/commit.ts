@@ -14,11 +14,17 @@ const UPLOAD_ID = /^[0-9a-f]{32}$/;
 /**
  * Hashes of finished uploads. Hashing starts when the last byte arrives (so it overlaps the
  * client's own hashing and the commit round trip) and is only kept in memory: after a restart the
- * commit hashes the stored bytes again, which gives the same answer.
+ * commit hashes the stored bytes again, which gives the same answer. The hash is of the bytes as
+ * stored, read back from the file, never of what went by in the request.
+ *
+ * At the same moment the file's pages start going to disk (`UploadStore.flush`), so the disk
+ * writes while the CPU hashes; the commit's own fsync (storage `adopt`) then finds little or
+ * nothing left to write. It still runs: only that fsync makes the commit durable.
  */
 export function createHashCache(store: UploadStore) {
   const running = new Map<string, Promise<string | null>>();
   const compute = (id: string) => {
+    void store.flush(id);
     const job = blake3File(store.dataPath(id)).catch(() => null);
     running.set(id, job);
     return job;

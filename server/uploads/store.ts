@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -117,6 +117,23 @@ export class UploadStore extends FileStore {
       throw ERRORS.FILE_WRITE_ERROR;
     }
     return offset + out.bytesWritten;
+  }
+
+  /**
+   * Starts writing an upload's bytes to disk (fdatasync) and waits for it; never fails (the data
+   * file may be gone already). Only an early start: durability comes from the fsync at commit.
+   */
+  async flush(id: string): Promise<void> {
+    try {
+      const handle = await open(this.dataPath(id), "r");
+      try {
+        await handle.datasync();
+      } finally {
+        await handle.close();
+      }
+    } catch {
+      // Removed meanwhile, or a file system that refuses: the commit's fsync decides.
+    }
   }
 
   /** Removes an upload's bytes and record; missing parts are fine. */

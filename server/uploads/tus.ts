@@ -10,9 +10,11 @@ import { FerryError } from "../errors";
 import { originAllowed } from "../fileserver/origin";
 import type { FileServerPart } from "../fileserver/parts";
 import { STAGING_NAME } from "../storage/paths";
+import { createVisitorUploads } from "../fileserver/share-uploads";
 import { checkQuota, checkTargetFree, isOwner, parseTarget, sizeLimit, storedMetadata, targetOf, uploadSpace } from "./checks";
 import { commitCommand, createHashCache } from "./commit";
 import { concatenate, partIds } from "./concat";
+import { feedPatchBodiesDirectly } from "./patch-body";
 import { PARTIAL_KEY, UploadStore } from "./store";
 
 /**
@@ -69,6 +71,7 @@ export const uploadParts: FileServerPart = async (services, log) => {
   const store = await UploadStore.open(path.join(services.spaces.root, STAGING_NAME, "tus"), UPLOAD_EXPIRY_MS);
   const locker = new MemoryLocker();
   const hashes = createHashCache(store);
+  const visitorUploads = createVisitorUploads(services, store);
   const callers = new WeakMap<object, Caller>();
   const callerOf = (req: Parameters<typeof nodeRequest>[0]): Caller => {
     const caller = callers.get(nodeRequest(req)!);
@@ -85,6 +88,15 @@ export const uploadParts: FileServerPart = async (services, log) => {
     allowedOrigins: () => true,
     allowedHeaders: ["Authorization", "Accept-Language"],
     async onUploadCreate(req, upload: Upload) {
+      const visitor = visitorUploads.callerOf(nodeRequest(req)!);
+      if (visitor) {
+        try {
+          return { metadata: await visitorUploads.metadata(visitor.access, upload) };
+        } catch (error) {
+          if (error instanceof FerryError) throw refusal(error, visitor.lang);
+          throw error;
+        }
+      }
       const { user, lang } = callerOf(req);
       try {
         const target = parseTarget(upload.metadata);
@@ -116,9 +128,11 @@ export const uploadParts: FileServerPart = async (services, log) => {
       }
       const caller = callers.get(nodeRequest(req)!);
       // Keep tus's status (409, 410, 413…): tus clients act on it.
-      return { status_code: status, body: errorBody(mapped, caller?.lang ?? "en") };
+      return { status_code: status, body: errorBody(mapped, caller?.lang ?? visitorUploads.callerOf(nodeRequest(req)!)?.lang ?? "en") };
     },
   });
+
+  feedPatchBodiesDirectly(tus);
 
   /** A refusal before tus sees the request, with the CORS headers a browser needs to read it. */
   function refuse(req: IncomingMessage, res: ServerResponse, error: FerryError, lang: Lang) {
@@ -178,6 +192,14 @@ export const uploadParts: FileServerPart = async (services, log) => {
     const header = req.headers.authorization ?? "";
     const token = header.startsWith("Bearer ") ? header.slice(7).trim() : "";
     const auth = token ? await services.tokens.authenticateSocket(token) : null;
+    if (!auth && token) {
+      // A share link's visitor (fileserver/share-uploads.ts): its invitation folder only, the link checked at every request.
+      const uploadId = url.pathname.slice(FILE_SERVER_PATHS.uploads.length);
+      const refused = await visitorUploads.admit(req, uploadId, token, lang);
+      if (refused) return refuse(req, res, refused, lang);
+      if (req.method === "DELETE") hashes.forget(uploadId);
+      return tus.handle(req, res);
+    }
     if (!auth) return refuse(req, res, new FerryError("InvalidToken"), lang);
     callers.set(req, { user: auth.user, lang });
 

@@ -88,7 +88,7 @@ test.describe("file browser", () => {
     await confirm.getByRole("button", { name: "Delete" }).click();
     await expect(toast(page, "Deleted")).toBeVisible();
     await expect(row(page, "archive")).toHaveCount(0);
-    expect((await files.ok("list", { groupId: 0, path: "/" })).entries.map((e) => e.name)).toEqual(["taken"]);
+    expect((await files.ok("list", { groupId: 0, path: "/" })).names).toEqual(["taken"]);
     await files.close();
   });
 
@@ -126,7 +126,7 @@ test.describe("file browser", () => {
     await move.getByRole("button", { name: "Confirm" }).click();
     await expect(toast(page, "Move succeeded")).toBeVisible();
     await expect(row(page, "solo")).toHaveCount(0);
-    expect((await files.ok("list", { groupId: 0, path: "/dest" })).entries.map((e) => e.name).sort()).toEqual(["clash", "solo"]);
+    expect((await files.ok("list", { groupId: 0, path: "/dest" })).names.sort()).toEqual(["clash", "solo"]);
     await files.close();
   });
 

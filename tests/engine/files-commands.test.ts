@@ -1,7 +1,7 @@
 import { mkdir, readFile, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SocketArgs, SocketCommand } from "../../contract/files";
+import { listingEntries, type SocketArgs, type SocketCommand } from "../../contract/files";
 import { Permission, PERMISSION_FULL } from "../../contract/permissions";
 import { snapshot } from "../support/disk";
 import { startTestEngine, type TestEngine } from "../support/engine";
@@ -59,7 +59,7 @@ interface Case<C extends SocketCommand = SocketCommand> {
   after(root: string, data: unknown): Promise<void>;
 }
 const matrix: Case[] = [
-  { cmd: "list", bit: Permission.List, files: { "a.txt": "a" }, args: (groupId, dir) => ({ groupId, path: dir }), after: async (_r, d) => expect(d).toMatchObject({ entries: [{ name: "a.txt" }] }) },
+  { cmd: "list", bit: Permission.List, files: { "a.txt": "a" }, args: (groupId, dir) => ({ groupId, path: dir }), after: async (_r, d) => expect(d).toMatchObject({ names: ["a.txt"], types: [0], sizes: [1] }) },
   { cmd: "tree", bit: Permission.List, files: { sub: null }, args: (groupId, dir) => ({ groupId, path: dir }), after: async (_r, d) => expect(d).toMatchObject({ folders: [{ name: "sub" }] }) },
   { cmd: "search", bit: Permission.List, files: { "Apple.txt": "a" }, args: (groupId, dir) => ({ groupId, path: dir, keyword: "apple" }), after: async (_r, d) => expect(d).toMatchObject({ entries: [{ name: "Apple.txt" }] }) },
   { cmd: "attributes", bit: Permission.List, files: { "a.txt": "abc" }, args: (groupId, dir) => ({ groupId, paths: [`${dir}/a.txt`] }), after: async (_r, d) => expect(d).toMatchObject({ file_size: 3, file_count: 1 }) },
@@ -190,8 +190,13 @@ describe("file commands", () => {
     await layout(home, { "l/b.txt": "bb", "l/A.txt": "a", "l/zeta": null, "l/alpha": null, "l/Beta": null, "l/é.txt": "e" });
     const listed = await files.ok("list", { groupId: 0, path: "/l/" });
     expect(listed.path).toBe("/l");
-    expect(listed.entries.map((e) => `${e.file_type}:${e.name}`)).toEqual(["Folder:Beta", "Folder:alpha", "Folder:zeta", "File:A.txt", "File:b.txt", "File:é.txt"]);
-    expect(listed.entries.find((e) => e.name === "b.txt")).toMatchObject({ size: 2, time: expect.any(Number) });
+    const entries = listingEntries(listed);
+    expect(entries.map((e) => `${e.file_type}:${e.name}`)).toEqual(["Folder:Beta", "Folder:alpha", "Folder:zeta", "File:A.txt", "File:b.txt", "File:é.txt"]);
+    const b = await stat(path.join(home, "l/b.txt"));
+    expect(entries.find((e) => e.name === "b.txt")).toEqual({ name: "b.txt", file_type: "File", size: 2, time: Math.floor(b.mtimeMs / 1000) });
+    expect(entries.find((e) => e.name === "zeta")).toMatchObject({ size: 0 });
+    // One value per entry in every column.
+    expect([listed.types.length, listed.sizes.length, listed.times.length]).toEqual([6, 6, 6]);
     expect((await files.cmd("list", { groupId: 0, path: "/l/b.txt" })).code).toBe(4159);
     expect((await files.cmd("list", { groupId: 0, path: "/l/none" })).code).toBe(1043);
   });
@@ -305,12 +310,12 @@ describe("file commands", () => {
     await layout(home, { "fb/a/in.txt": "secret", "fb/ab/ok.txt": "fine", "fb/secret/s.txt": "12345678", "fb/open.txt": "o", "dest": null });
     await patchUser(user.id, { forbiddenPaths: ["/fb/a", "/fb/secret"] });
     const before = await snapshot(home);
-    expect((await files.ok("list", { groupId: 0, path: "/fb" })).entries.map((e) => e.name)).toEqual(["ab", "open.txt"]);
+    expect((await files.ok("list", { groupId: 0, path: "/fb" })).names).toEqual(["ab", "open.txt"]);
     expect((await files.ok("tree", { groupId: 0, path: "/fb" })).folders.map((f) => f.name)).toEqual(["ab"]);
     expect((await files.ok("search", { groupId: 0, path: "/", keyword: "s" })).entries.map((e) => e.path)).not.toContain("/fb/secret/s.txt");
     expect((await files.ok("exists", { groupId: 0, target: "/fb", names: ["a", "ab"] })).existing).toEqual(["ab"]);
     expect(await files.ok("attributes", { groupId: 0, paths: ["/fb"] })).toMatchObject({ file_size: 5, file_count: 2, folder_count: 1 });
-    expect((await files.ok("list", { groupId: 0, path: "/fb/ab/" })).entries.map((e) => e.name)).toEqual(["ok.txt"]);
+    expect((await files.ok("list", { groupId: 0, path: "/fb/ab/" })).names).toEqual(["ok.txt"]);
     const refused: [SocketCommand, unknown][] = [
       ["list", { groupId: 0, path: "/fb/a" }],
       ["list", { groupId: 0, path: "/fb/a/" }],
@@ -333,7 +338,7 @@ describe("file commands", () => {
     for (const [cmd, args] of refused) expect((await files.cmd(cmd, args as never)).code, `${cmd} ${JSON.stringify(args)}`).toBe(1008);
     expect(await snapshot(home)).toEqual(before);
     await patchUser(user.id, { forbiddenPaths: [] });
-    expect((await files.ok("list", { groupId: 0, path: "/fb" })).entries.map((e) => e.name)).toEqual(["a", "ab", "secret", "open.txt"]);
+    expect((await files.ok("list", { groupId: 0, path: "/fb" })).names).toEqual(["a", "ab", "secret", "open.txt"]);
   });
 });
 

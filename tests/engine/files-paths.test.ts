@@ -74,7 +74,7 @@ describe("path attacks over the socket", () => {
     await symlink(outside, path.join(home, "escape"));
     await symlink(path.join(outside, "loot.txt"), path.join(home, "loot-link"));
     const before = await outsideHome();
-    const names = (await files.ok("list", { groupId: 0, path: "/" })).entries.map((e) => e.name);
+    const names = (await files.ok("list", { groupId: 0, path: "/" })).names;
     expect(names).not.toContain("escape");
     expect(names).not.toContain("loot-link");
     expect(await listCode("/escape")).toBe(1066);
@@ -94,11 +94,11 @@ describe("path attacks over the socket", () => {
     await mkdir(path.join(home, "html"));
     // Created on the server by other means: listed exactly as it is.
     await writeFile(path.join(home, "html", markup), "x");
-    expect((await files.ok("list", { groupId: 0, path: "/html" })).entries.map((e) => e.name)).toEqual([markup]);
+    expect((await files.ok("list", { groupId: 0, path: "/html" })).names).toEqual([markup]);
     expect((await files.cmd("mkdir", { groupId: 0, path: "/html", name: markup })).code).toBe(4161);
     const legal = "&lt;b&gt; ' onload=alert(1) ${x} `id`";
     expect(await files.ok("mkdir", { groupId: 0, path: "/html", name: legal })).toEqual({ path: `/html/${legal}` });
-    expect((await files.ok("list", { groupId: 0, path: "/html" })).entries.map((e) => e.name)).toEqual([legal, markup]);
+    expect((await files.ok("list", { groupId: 0, path: "/html" })).names).toEqual([legal, markup]);
   });
 
   it("names at the length limits: 255 characters and 255 UTF-8 bytes", async () => {

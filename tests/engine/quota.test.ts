@@ -167,7 +167,7 @@ describe("copies past the quota", () => {
     // 1500 held, 1500 more would reach 3000 exactly; a second copy of the folder would not fit.
     const refused = await user.files.cmd("copy", { groupId: 0, paths: ["/src", "/src/a.bin"], target: "/dest", overwrite: false });
     expect(refused).toMatchObject({ code: ErrorCode.QuotaExceeded, data: { used: 1500, quota: 3000, needed: 2300 } });
-    expect((await user.files.ok("list", { groupId: 0, path: "/dest" })).entries).toEqual([]);
+    expect((await user.files.ok("list", { groupId: 0, path: "/dest" })).names).toEqual([]);
 
     expect(await user.files.ok("copy", { groupId: 0, paths: ["/src"], target: "/dest", overwrite: false })).toEqual({ done: ["/src"], failed: [] });
     expect((await adminView(user.id)).space).toMatchObject({ used: 3000, files: 4 });

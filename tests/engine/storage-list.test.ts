@@ -3,6 +3,7 @@ import { lstat, mkdir, mkdtemp, rm, stat, symlink, utimes, writeFile } from "nod
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listingEntries } from "../../contract/files";
 import { PERMISSION_FULL } from "../../contract/permissions";
 import { createLocalStorage } from "../../server/storage/local";
 import { lstatNames, POOL_MIN, STAT_FIELDS } from "../../server/storage/lstat-pool";
@@ -109,8 +110,10 @@ describe("the list command on a large folder", () => {
       expect(patched.body.code).toBe(200);
 
       const files = await connectFiles(t.fileUrl, user.socketToken);
-      const { entries } = await files.ok("list", { groupId: 0, path: "/big" });
+      const listing = await files.ok("list", { groupId: 0, path: "/big" });
+      const entries = listingEntries(listing);
       expect(entries.length).toBe(BIG + 3);
+      expect([listing.types.length, listing.sizes.length, listing.times.length]).toEqual([BIG + 3, BIG + 3, BIG + 3]);
       expect(entries.slice(0, 4)).toEqual([
         expect.objectContaining({ name: "Alpha", file_type: "Folder", size: 0 }),
         expect.objectContaining({ name: "f-00010.txt.d", file_type: "Folder" }),
@@ -119,6 +122,7 @@ describe("the list command on a large folder", () => {
       ]);
       const fileNames = entries.slice(3).map((e) => e.name);
       expect(fileNames).toEqual([...fileNames].sort());
+      expect(entries.slice(3).every((e) => e.file_type === "File" && e.size === Number(e.name.slice(2, 7)) % 7)).toBe(true);
       expect(entries.map((e) => e.name)).not.toContain("hidden.txt");
       expect(entries.map((e) => e.name)).not.toContain("hidden-folder");
       await files.close();

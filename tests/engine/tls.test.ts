@@ -57,7 +57,7 @@ describe("file server with TLS", () => {
     socket.send(JSON.stringify({ id: 3, cmd: "list", args: { groupId: 0, path: "/" } }));
     await expect.poll(() => replies.length).toBe(3);
     expect(replies.map((r) => r.code)).toEqual([200, 200, 200]);
-    expect((replies[2]!.data as { entries: { name: string }[] }).entries.map((e) => e.name)).toEqual(["over tls"]);
+    expect((replies[2]!.data as { names: string[] }).names).toEqual(["over tls"]);
     socket.close();
   });
 

@@ -13,10 +13,10 @@ export interface TestDatabase {
 }
 
 /** A fresh, empty database of its own for one engine, so runs and files never see each other's rows. */
-export async function createTestDatabase(dataDir: string): Promise<TestDatabase> {
+export async function createTestDatabase(dataDir: string, kind: typeof TEST_DB = TEST_DB): Promise<TestDatabase> {
   const name = `ferry_t_${randomBytes(6).toString("hex")}`;
-  if (TEST_DB === "sqlite") return { url: `sqlite:${dataDir}/ferry.db`, drop: async () => {} };
-  if (TEST_DB === "postgres") {
+  if (kind === "sqlite") return { url: `sqlite:${dataDir}/ferry.db`, drop: async () => {} };
+  if (kind === "postgres") {
     const admin = new pg.Client({ connectionString: POSTGRES_URL });
     await admin.connect();
     await admin.query(`CREATE DATABASE ${name}`);

@@ -9,6 +9,7 @@ import { BellIcon, ChevronDownIcon, DownloadIcon, TransferIcon, UserIcon } from 
 import { openTransferPanel } from "../../transfers/transfer-panel";
 import { useFileConnection } from "../../files/file-server-context";
 import { ChangePasswordDialog } from "./change-password-dialog";
+import { SmtpDialog } from "./smtp-dialog";
 
 const PLATFORMS = ["exe", "deb", "rpm", "dmg"] as const;
 const menuItem = "block w-full px-4 py-2 text-left text-sm text-gray-700 data-[focus]:bg-gray-100 data-[focus]:text-primary";
@@ -25,6 +26,7 @@ export function accountLabel(user: Pick<UserInfo, "account" | "accountType">, t:
 export function TopBar({ site, user, unreadCount, product }: { site: SiteInfo; user: UserInfo; unreadCount: number; product: string }) {
   const { t } = useTranslation();
   const [changingPassword, setChangingPassword] = useState(false);
+  const [editingSmtp, setEditingSmtp] = useState(false);
   const submit = useSubmit();
   const connection = useFileConnection();
   return (
@@ -73,6 +75,14 @@ export function TopBar({ site, user, unreadCount, product }: { site: SiteInfo; u
                 </button>
               </MenuItem>
             )}
+            {/* Spec: e-mail settings only for a user with an e-mail sender type (docs/mail.md). */}
+            {user.emailSenderType !== 0 && (
+              <MenuItem>
+                <button type="button" className={menuItem} onClick={() => setEditingSmtp(true)}>
+                  {t("mail.smtp.menu")}
+                </button>
+              </MenuItem>
+            )}
             <MenuItem>
               {/* The menu unmounts as it closes, so the post is made here rather than by a form inside it. */}
               <button
@@ -97,6 +107,7 @@ export function TopBar({ site, user, unreadCount, product }: { site: SiteInfo; u
         <LanguageSwitch />
       </div>
       <ChangePasswordDialog open={changingPassword} onClose={() => setChangingPassword(false)} />
+      <SmtpDialog open={editingSmtp} onClose={() => setEditingSmtp(false)} />
     </header>
   );
 }

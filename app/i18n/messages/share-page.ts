@@ -1,0 +1,68 @@
+/** The public share page /share/{shareId} (spec sections 2, 4, 6, 8). */
+export const sharePageEn = {
+  // the spec's keys
+  "app.share.login-failed": "This link is already in use on another device. Ask the owner to unbind it, then try again.",
+  "app.share.invalid-password": "Wrong password. Please try again.",
+  "app.share.link-expired": "This link has expired or is no longer available.",
+  // top bar
+  "share.top.download-link": "{{account}} shared files with you",
+  "share.top.invitation": "{{account}} invites you to upload files",
+  "share.top.about": "About us",
+  // login view
+  "share.login.title": "Enter the link's password",
+  "share.login.intro": "This link is protected by a password. Enter it to see the shared files.",
+  "share.login.password": "Password",
+  "share.login.submit": "Open",
+  "share.login.opening": "Opening…",
+  "share.login.remaining": "{{count}} attempts left.",
+  "share.login.retry": "Try again",
+  // expired view
+  "share.expired.title": "Link unavailable",
+  "share.expired.hint": "Ask whoever sent you the link for a new one.",
+  // loading view
+  "share.loading": "Opening the link…",
+  // disk view
+  "share.disk.heading.download": "Shared files",
+  "share.disk.heading.invitation": "Upload files",
+  "share.disk.table": "Shared files in {{path}}",
+  "share.disk.root": "All files",
+  "share.disk.breadcrumb": "Folder path",
+  "share.disk.download": "Download",
+  "share.disk.download-name": "Download {{name}}",
+  "share.disk.open-folder": "Open folder {{name}}",
+  "share.disk.no-download": "The owner has not allowed downloads from this link.",
+  "share.disk.upload-needs-js": "Uploading needs JavaScript: turn it on in your browser to upload files into this folder.",
+  "share.disk.invitation-intro": "Files you upload go to the owner's folder. You can upload single files or whole folders.",
+  "share.disk.unavailable": "The shared files cannot be listed right now. Please try again later.",
+} as const;
+
+export const sharePageZh: Record<keyof typeof sharePageEn, string> = {
+  "app.share.login-failed": "该链接已在其他设备上使用，请联系分享者解除绑定后重试。",
+  "app.share.invalid-password": "密码错误，请重新输入。",
+  "app.share.link-expired": "链接已过期或已失效。",
+  "share.top.download-link": "{{account}} 给您分享了文件",
+  "share.top.invitation": "{{account}} 邀请您上传文件",
+  "share.top.about": "关于我们",
+  "share.login.title": "请输入访问密码",
+  "share.login.intro": "该链接已设置密码，输入密码后即可查看分享的文件。",
+  "share.login.password": "访问密码",
+  "share.login.submit": "打开",
+  "share.login.opening": "正在打开…",
+  "share.login.remaining": "还可尝试 {{count}} 次。",
+  "share.login.retry": "重试",
+  "share.expired.title": "链接不可用",
+  "share.expired.hint": "请联系分享者重新发送链接。",
+  "share.loading": "正在打开链接…",
+  "share.disk.heading.download": "分享的文件",
+  "share.disk.heading.invitation": "上传文件",
+  "share.disk.table": "{{path}} 中的分享文件",
+  "share.disk.root": "全部文件",
+  "share.disk.breadcrumb": "文件夹路径",
+  "share.disk.download": "下载",
+  "share.disk.download-name": "下载 {{name}}",
+  "share.disk.open-folder": "打开文件夹 {{name}}",
+  "share.disk.no-download": "分享者未允许通过此链接下载。",
+  "share.disk.upload-needs-js": "上传需要 JavaScript：请在浏览器中开启后再上传文件到此文件夹。",
+  "share.disk.invitation-intro": "您上传的文件会保存到分享者的文件夹中，可以上传单个文件或整个文件夹。",
+  "share.disk.unavailable": "暂时无法列出分享的文件，请稍后重试。",
+};

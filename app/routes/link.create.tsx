@@ -1,0 +1,63 @@
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from "@remix-run/node";
+import { parseFormData } from "~/components/ui/form";
+import { getLanguage, getT } from "~/i18n/i18next.server";
+import { createPayload, shareFormSchema } from "~/shares/rules";
+import { assertSameSite } from "~/utils/csrf.server";
+import { pageOrigin } from "~/utils/origin.server";
+import { requireUser } from "~/utils/session.server";
+import type { shareCreateData } from "../../contract/share";
+import type { ServerInfo } from "../../contract/site";
+import type { UserInfo } from "../../contract/users";
+import type * as z from "zod";
+
+/**
+ * The share and invite dialogs' endpoint (app/shares/share-dialog.tsx), a resource route.
+ * GET: whether a mail sender exists for this user (their own account or the server's), asked of the
+ * engine when an e-mail switch is turned on. POST: creates the link with the engine.
+ */
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  const [info, service] = await Promise.all([user.call<{ user: UserInfo }>("/api/user/info"), user.call<{ server: ServerInfo }>("/api/service/info")]);
+  const mailReady = Boolean(info.data?.user.emailAccount) || Boolean(service.data?.server.emailAccount);
+  return data({ mailReady }, { headers: { "Set-Cookie": await user.commit() } });
+}
+
+/** Which field an engine refusal belongs to; the rest show above the form. */
+const FIELD_OF_CODE: Record<number, string> = {
+  4230: "password",
+  4232: "expireDate",
+  1022: "shareEmail",
+  4197: "aliases",
+  4198: "aliases",
+  4199: "aliases",
+  4200: "aliases",
+};
+
+export async function action({ request }: ActionFunctionArgs) {
+  assertSameSite(request);
+  const user = await requireUser(request);
+  const submission = parseFormData(await request.formData(), shareFormSchema);
+  const headers = { "Set-Cookie": await user.commit() };
+  if (submission.status !== "success") return data({ result: submission.reply(), created: null, mailRefused: false }, { status: 400, headers });
+
+  const [t, language] = await Promise.all([getT(request), getLanguage(request)]);
+  const origin = pageOrigin(request);
+  const body = createPayload(submission.value, { baseUrl: origin, nowMs: Date.now(), language });
+  // The page's origin (already checked against this request by the action's cross-site guard) goes
+  // to the engine as the browser would send it: without FERRY_WEB_ORIGINS the engine accepts a base
+  // URL on the host the request came from (docs/shares.md, "Share base URL").
+  const reply = await user.call<z.infer<typeof shareCreateData>>("/api/share/link/create", { method: "POST", body: JSON.stringify(body), headers: { Origin: origin } });
+  if (!reply.result || !reply.data) {
+    // No mail sender (4135): the dialog turns its e-mail switches off again.
+    if (reply.code === 4135) return data({ result: submission.reply({ formErrors: [t("app.transfer.share.email.error")] }), created: null, mailRefused: true }, { status: 400, headers });
+    const message = t(`error.${reply.code}`, { defaultValue: reply.message, ...((reply.data as Record<string, unknown> | null) ?? {}) });
+    const field = FIELD_OF_CODE[reply.code];
+    const result = field ? submission.reply({ fieldErrors: { [field]: [message] } }) : submission.reply({ formErrors: [message] });
+    return data({ result, created: null, mailRefused: false }, { status: 400, headers });
+  }
+  const mailError = reply.data.mailError ? t(`error.${reply.data.mailError}`, { defaultValue: String(reply.data.mailError) }) : null;
+  return data(
+    { result: submission.reply({ resetForm: true }), created: { url: reply.data.shareUrl, password: reply.data.sharePassword, mailError }, mailRefused: false },
+    { headers },
+  );
+}

@@ -1,0 +1,65 @@
+import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { Form, useNavigation } from "@remix-run/react";
+import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { Button } from "../../components/ui/button";
+import { FormError } from "../../components/ui/form-error";
+import { TextInput } from "../../components/ui/text-input";
+import { shareLoginSchema } from "./login-schema";
+
+/**
+ * The login view (spec section 4): the link's password, a plain form posted to the route's action,
+ * so it works without JavaScript. `refusal` is a message the loader met before any password could
+ * help (the link is bound to another device): then there is no form, only a way to try again.
+ */
+export function LoginView({ lastResult, refusal, retryHref }: { lastResult?: SubmissionResult<string[]> | null; refusal: string | null; retryHref: string }) {
+  const { t } = useTranslation();
+  const navigation = useNavigation();
+  // Each answer gives the password field a fresh key: a refused password does not stay typed in.
+  const [attempt, setAttempt] = useState(0);
+  useEffect(() => {
+    if (lastResult) setAttempt((n) => n + 1);
+  }, [lastResult]);
+  const [form, fields] = useForm({
+    lastResult,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: shareLoginSchema }),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+  });
+  const busy = navigation.state !== "idle" && navigation.formMethod?.toLowerCase() === "post";
+  return (
+    <section aria-labelledby="share-login-title" className="mx-auto mt-16 w-[420px] rounded-lg bg-white p-8 shadow">
+      <h1 id="share-login-title" className="mb-2 text-lg font-semibold text-gray-900">
+        {t("share.login.title")}
+      </h1>
+      {refusal ? (
+        <div className="flex flex-col gap-4">
+          <FormError errors={[refusal]} />
+          <a href={retryHref} className="self-start text-sm text-primary hover:underline">
+            {t("share.login.retry")}
+          </a>
+        </div>
+      ) : (
+        <>
+          <p className="mb-6 text-sm text-gray-600">{t("share.login.intro")}</p>
+          <Form method="post" {...getFormProps(form)} className="flex flex-col gap-4">
+            <input type="hidden" name="intent" value="login" />
+            <TextInput
+              key={`password-${attempt}`}
+              label={t("share.login.password")}
+              name={fields.password.name}
+              type="password"
+              autoComplete="off"
+              error={fields.password.errors?.[0]}
+            />
+            <FormError id={form.errorId} errors={form.errors} />
+            <Button type="submit" size="large" loading={busy}>
+              {busy ? t("share.login.opening") : t("share.login.submit")}
+            </Button>
+          </Form>
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,178 @@
+import { type FileAttributes, FILE_SERVER_PATHS, fileTypeCode, type Listing, type SocketResults } from "../../contract/files";
+import { hasPermission, Permission } from "../../contract/permissions";
+import { FerryError } from "../errors";
+import { createFileService } from "../files/service";
+import type { Space } from "../files/spaces";
+import type { Services } from "../services";
+import { checkItemKind, type ShareAccess, visitorToOwnerPath } from "../shares/access";
+import { baseName, isUnder, normaliseUserPath } from "../storage/paths";
+import type { StatResult, Storage } from "../storage/storage";
+import { shareTicketSession } from "./share-tickets";
+import { commonFolder, createTickets } from "./tickets";
+
+/**
+ * What a share link's visitor can do with files (docs/file-server.md, "Share visitors"), for the
+ * socket (share-socket.ts) and the REST calls (share-routes.ts). The caller has just checked the
+ * share token (the link is usable now); every path is then mapped through the one confining
+ * resolver, `visitorToOwnerPath` (server/shares/access.ts), and the work is done by the same file
+ * service as for signed-in users, on the owner's personal space, so the owner's permission bits,
+ * forbidden paths and quota apply as they do to the owner.
+ */
+
+/** A path the visitor sent, normalised (1066 when malformed), with its path in the owner's space (null: the download link's virtual root). */
+export interface VisitorPath {
+  visitor: string;
+  owner: string | null;
+}
+
+/**
+ * Maps a visitor's path into the owner's space. Anything outside the share (an unknown name in the
+ * virtual root, a sibling of a shared folder, a forbidden path, a shared item whose path now holds
+ * the other kind) is 1043, exactly like a missing path: a visitor learns nothing about what lies
+ * outside the share.
+ */
+export async function resolveVisitorPath(storage: Pick<Storage, "stat">, access: ShareAccess, path: string): Promise<VisitorPath> {
+  const visitor = normaliseUserPath(path);
+  const mapped = visitorToOwnerPath(access, visitor);
+  if (!mapped) throw new FerryError("PathNotFound");
+  if (mapped.root) return { visitor, owner: null };
+  if (mapped.item) await checkItemKind(storage, mapped.item);
+  return { visitor, owner: mapped.path };
+}
+
+/** An owner path inside the share as the visitor sees it (the inverse of resolveVisitorPath). */
+export function visitorPathOf(access: ShareAccess, owner: string): string {
+  if (access.kind === "upload") {
+    const dir = access.directory ?? "/";
+    if (!isUnder(owner, dir)) throw new Error(`${owner} is outside the invitation folder`);
+    return dir === "/" ? owner : owner === dir ? "/" : owner.slice(dir.length);
+  }
+  const item = access.items.find((i) => isUnder(owner, i.path));
+  if (!item) throw new Error(`${owner} is outside the shared items`);
+  return `/${item.name}${owner.slice(item.path.length)}`;
+}
+
+/** Drops paths inside another selected path, so each item is counted and zipped once. */
+function topLevel(paths: readonly string[]): string[] {
+  const sorted = [...new Set(paths)].sort();
+  return sorted.filter((p, i) => !sorted.slice(0, i).some((q) => isUnder(p, q)));
+}
+
+const FOLDER = fileTypeCode("Folder");
+const FILE = fileTypeCode("File");
+
+export function createShareFiles(services: Services) {
+  const files = createFileService(services);
+  const tickets = createTickets(services.db, services.clock);
+
+  const need = (access: ShareAccess, kind: ShareAccess["kind"]) => {
+    if (access.kind !== kind) throw new FerryError("PermissionDenied");
+  };
+
+  /** The owner's personal space, if the owner holds `bit` there now. */
+  async function ownerSpace(access: ShareAccess, bit: number): Promise<Space> {
+    const space = await services.spaces.open(access.ownerId, 0);
+    if (!hasPermission(space.permission, bit)) throw new FerryError("PermissionDenied");
+    return space;
+  }
+
+  /** The shared items that still exist as what was shared, with their visible names. */
+  async function rootEntries(access: ShareAccess): Promise<(StatResult & { visible: string })[]> {
+    const space = await ownerSpace(access, Permission.List);
+    const found: (StatResult & { visible: string })[] = [];
+    for (const item of access.items) {
+      try {
+        found.push({ ...(await checkItemKind(space.storage, item)), visible: item.name });
+      } catch (error) {
+        // An item removed since the link was made is simply not there any more.
+        if (!(error instanceof FerryError && (error.errorName === "PathNotFound" || error.errorName === "InvalidPath"))) throw error;
+      }
+    }
+    return found;
+  }
+
+  const resolvePath = async (access: ShareAccess, path: string) => resolveVisitorPath((await services.spaces.open(access.ownerId, 0)).storage, access, path);
+
+  /** Every item of a selection in the owner's space; "/" of a download link stands for every shared item. */
+  async function selection(access: ShareAccess, paths: readonly string[]): Promise<{ visitor: string; owner: string }[]> {
+    const resolve = (path: string) => resolvePath(access, path);
+    const resolved = await Promise.all(paths.map(resolve));
+    const visitorPaths = resolved.some((r) => r.owner === null) ? access.items.map((i) => `/${i.name}`) : resolved.map((r) => r.visitor);
+    return Promise.all(topLevel(visitorPaths).map(async (visitor) => ({ visitor, owner: (await resolve(visitor)).owner! })));
+  }
+
+
+  return {
+    /** A folder inside the share, in the socket's `list` columns. Download link "/": the shared items. */
+    async list(access: ShareAccess, path: string): Promise<Listing> {
+      const { visitor, owner } = await resolvePath(access, path);
+      if (owner !== null) return { ...(await files.list(access.ownerId, 0, owner)), path: visitor };
+      const entries = (await rootEntries(access)).sort((a, b) =>
+        a.type !== b.type ? (a.type === "folder" ? -1 : 1) : a.visible < b.visible ? -1 : a.visible > b.visible ? 1 : 0,
+      );
+      return {
+        path: "/",
+        names: entries.map((e) => e.visible),
+        types: entries.map((e) => (e.type === "folder" ? FOLDER : FILE)),
+        sizes: entries.map((e) => (e.type === "folder" ? 0 : e.size)),
+        times: entries.map((e) => e.mtime),
+      };
+    },
+
+    /** Sub-folders of a folder inside a download link's share. */
+    async tree(access: ShareAccess, path: string): Promise<SocketResults["tree"]> {
+      need(access, "download");
+      const { visitor, owner } = await resolvePath(access, path);
+      if (owner === null) {
+        const folders = (await rootEntries(access)).filter((e) => e.type === "folder").map((e) => ({ name: e.visible, path: `/${e.visible}` }));
+        return { path: "/", folders: folders.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) };
+      }
+      const tree = await files.tree(access.ownerId, 0, owner);
+      return { path: visitor, folders: tree.folders.map((f) => ({ name: f.name, path: visitorPathOf(access, f.path) })) };
+    },
+
+    /** Sizes and counts of items inside a download link's share ("/" = every item). */
+    async attributes(access: ShareAccess, paths: string[]): Promise<FileAttributes> {
+      need(access, "download");
+      const items = await selection(access, paths);
+      const attributes = await files.attributes(
+        access.ownerId,
+        0,
+        items.map((i) => i.owner),
+      );
+      const visitorPaths = items.map((i) => i.visitor);
+      return { ...attributes, path: visitorPaths.length === 1 ? visitorPaths[0]! : commonFolder(visitorPaths) };
+    },
+
+    /** A folder inside an invitation's folder (the owner's Mkdir bit applies). */
+    async mkdir(access: ShareAccess, parent: string, name: string): Promise<SocketResults["mkdir"]> {
+      need(access, "upload");
+      const { owner } = await resolvePath(access, parent);
+      const made = await files.mkdir(access.ownerId, 0, owner!, name);
+      return { path: visitorPathOf(access, made.path) };
+    },
+
+    /**
+     * A signed download URL for items of a download link that allows downloads (the owner's
+     * Download bit applies). The ticket names the visitor's paths and the share token's digest,
+     * so its use checks the token, the link and the paths again (share-tickets.ts).
+     */
+    async download(access: ShareAccess, token: string, paths: string[]): Promise<SocketResults["download"]> {
+      need(access, "download");
+      if (!access.allowDownload) throw new FerryError("DownloadRestricted");
+      const items = await selection(access, paths);
+      const space = await ownerSpace(access, Permission.Download);
+      let info: StatResult | undefined;
+      for (const item of items) info = await space.storage.stat(item.owner);
+      const name = items.length === 1 ? (info!.type === "file" ? baseName(items[0]!.visitor) : `${baseName(items[0]!.visitor)}.zip`) : "download.zip";
+      const text = await tickets.issue(
+        { kind: "download", sessionId: shareTicketSession(token), userId: access.ownerId, groupId: 0, paths: items.map((i) => i.visitor) },
+        services.config.downloadTicketTtl,
+      );
+      if (text === null) throw new FerryError("DownloadSelectionTooLarge");
+      return { url: `${FILE_SERVER_PATHS.downloads}${text}/${encodeURIComponent(name)}`, name };
+    },
+  };
+}
+
+export type ShareFiles = ReturnType<typeof createShareFiles>;

@@ -1,0 +1,49 @@
+import { smtpSettingsBody, smtpSettingsInfo, smtpSettingsPatch } from "../../contract/mail";
+import { route } from "../http/route";
+import type { Mail } from "./service";
+
+/** The caller's own SMTP account (spec section 7) and the server's (admin "Email settings"); docs/mail.md. */
+export function mailRoutes(mail: Mail) {
+  return [
+    route({
+      method: "GET",
+      url: "/api/user/smtp/info",
+      tag: "mail",
+      summary: "The caller's SMTP sender settings (the spec's defaults when none are saved). The password is never returned: emailPassword is empty, hasPassword tells whether one is stored.",
+      auth: "user",
+      response: smtpSettingsInfo,
+      handler: ({ auth }) => mail.info({ kind: "user", userId: auth!.user.id }),
+    }),
+    route({
+      method: "POST",
+      url: "/api/user/smtp/update",
+      tag: "mail",
+      summary:
+        "Save the caller's SMTP sender settings. emailPassword is credential-encoded; empty keeps the stored one. 4131 account, 4132 password, 4133 host (also a private/loopback address), 4134 port, 400 from-name, provider or an encryption the provider does not allow.",
+      auth: "user",
+      body: smtpSettingsBody,
+      response: smtpSettingsInfo,
+      handler: ({ auth, body }) => mail.update({ kind: "user", userId: auth!.user.id }, body),
+    }),
+    route({
+      method: "GET",
+      url: "/api/admin/settings/mail",
+      tag: "admin",
+      summary: "The server's mail account (admin Email settings), used when a user has none of their own. The password is never returned.",
+      auth: "admin",
+      response: smtpSettingsInfo,
+      handler: () => mail.info({ kind: "server" }),
+    }),
+    route({
+      method: "PATCH",
+      url: "/api/admin/settings/mail",
+      tag: "admin",
+      summary:
+        "Change the server's mail account: the given fields over the stored ones, then the rules of /api/user/smtp/update (emailPassword credential-encoded; empty or absent keeps it).",
+      auth: "admin",
+      body: smtpSettingsPatch,
+      response: smtpSettingsInfo,
+      handler: ({ body }) => mail.patchServer(body),
+    }),
+  ];
+}

@@ -1,0 +1,180 @@
+import { readFileSync } from "node:fs";
+import { rootCertificates } from "node:tls";
+import { createCredentialCodec } from "../../contract/credentials";
+import type { ErrorName } from "../../contract/errors";
+import {
+  SMTP_DEFAULTS,
+  type SmtpSettings,
+  type SmtpSettingsBody,
+  type SmtpSettingsInfo,
+  smtpSettingsSchema,
+} from "../../contract/mail";
+import type { Clock } from "../clock";
+import type { Config } from "../config";
+import { type Db, isUniqueViolation } from "../db/connect";
+import { FerryError, fail } from "../errors";
+import type { Settings } from "../settings/service";
+import { checkSmtpHostOnSave } from "./address";
+import { createSecretBox, loadEngineSecret, type SecretBox } from "./secret";
+import { deliver, type OutgoingMail } from "./transport";
+
+/** Whose SMTP account: the server's (admin "Email settings") or one user's own. */
+export type MailOwner = { kind: "server" } | { kind: "user"; userId: number };
+
+/** A stored account with its password decrypted, ready to send with. Never leaves the engine. */
+export interface MailAccount {
+  owner: MailOwner;
+  fromName: string;
+  provider: number;
+  account: string;
+  password: string;
+  host: string;
+  port: number;
+  encryption: number;
+}
+
+const ownerKey = (owner: MailOwner) => (owner.kind === "server" ? "server" : `user:${owner.userId}`);
+
+/** The field a rule belongs to decides the code: 4131 account, 4132 password, 4133 host, 4134 port, 400 the rest. */
+const FIELD_ERRORS: Partial<Record<keyof SmtpSettings, ErrorName>> = {
+  emailAccount: "InvalidEmailAccount",
+  emailPassword: "InvalidEmailPassword",
+  emailSmtpHost: "InvalidSmtpHost",
+  emailSmtpPort: "InvalidSmtpPort",
+};
+
+function validate(values: SmtpSettings): SmtpSettings {
+  const result = smtpSettingsSchema.safeParse(values);
+  if (result.success) return result.data;
+  const first = result.error.issues[0]!;
+  const field = String(first.path[0]) as keyof SmtpSettings;
+  const issues = result.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+  throw new FerryError(FIELD_ERRORS[field] ?? "ParameterError", { field, issues });
+}
+
+export interface MailDeps {
+  db: Db;
+  config: Config;
+  clock: Clock;
+  settings: Settings;
+}
+
+/**
+ * SMTP sender accounts (docs/mail.md): the server's and each user's, stored with the password
+ * encrypted (AES-256-GCM, key outside the database), and sending through them.
+ */
+export function createMail({ db, config, clock, settings }: MailDeps) {
+  const k = db.kysely;
+  // The key is read (or created) on first use, not when the services open.
+  let lazyBox: SecretBox | null = null;
+  const box = () => (lazyBox ??= createSecretBox(loadEngineSecret(config.dataDir, config.secret), "smtp-password"));
+  const codec = createCredentialCodec(config.hashidSalt);
+  const ca = config.smtpCa ? [...rootCertificates, readFileSync(config.smtpCa, "utf8")] : undefined;
+
+  const rowOf = (owner: MailOwner) => k.selectFrom("smtp_accounts").selectAll().where("owner", "=", ownerKey(owner)).executeTakeFirst();
+
+  async function info(owner: MailOwner): Promise<SmtpSettingsInfo> {
+    const row = await rowOf(owner);
+    if (!row) return { ...SMTP_DEFAULTS, emailPassword: "", hasPassword: false, configured: false };
+    return {
+      emailFromName: row.from_name,
+      emailType: row.provider,
+      emailAccount: row.account,
+      emailPassword: "",
+      emailSmtpHost: row.host,
+      emailSmtpPort: row.port,
+      emailEncryptType: row.encryption,
+      hasPassword: row.password_enc !== "",
+      configured: true,
+    };
+  }
+
+  async function store(owner: MailOwner, v: SmtpSettings, passwordEnc: string) {
+    const key = ownerKey(owner);
+    const values = {
+      from_name: v.emailFromName,
+      provider: v.emailType,
+      account: v.emailAccount,
+      password_enc: passwordEnc,
+      host: v.emailSmtpHost,
+      port: v.emailSmtpPort,
+      encryption: v.emailEncryptType,
+      updated_at: clock.now(),
+    };
+    const updated = await k.updateTable("smtp_accounts").set(values).where("owner", "=", key).executeTakeFirst();
+    if (Number(updated.numUpdatedRows) > 0) return;
+    try {
+      await k
+        .insertInto("smtp_accounts")
+        .values({ owner: key, user_id: owner.kind === "user" ? owner.userId : null, ...values })
+        .execute();
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      await k.updateTable("smtp_accounts").set(values).where("owner", "=", key).execute();
+    }
+  }
+
+  /**
+   * Validates and stores settings whose password is credential-encoded (the wire form). An empty
+   * password keeps the stored one; with none stored it is refused with 4132.
+   */
+  async function update(owner: MailOwner, body: SmtpSettingsBody): Promise<SmtpSettingsInfo> {
+    let password = "";
+    if (body.emailPassword !== "") {
+      const decoded = codec.decode(body.emailPassword);
+      if (decoded === null) fail("InvalidEmailPassword", { field: "emailPassword", reason: "encoding" });
+      password = decoded!;
+    }
+    const values = validate({ ...body, emailPassword: password });
+    const existing = await rowOf(owner);
+    let passwordEnc: string;
+    if (values.emailPassword !== "") passwordEnc = box().seal(values.emailPassword, ownerKey(owner));
+    else if (existing?.password_enc) passwordEnc = existing.password_enc;
+    else return fail("InvalidEmailPassword", { field: "emailPassword", reason: "required" });
+    await checkSmtpHostOnSave(values.emailSmtpHost, config.smtpAllowPrivate);
+    await store(owner, values, passwordEnc);
+    // /api/user/info and /api/service/info carry emailAccount, which the web reads to know a sender exists.
+    if (owner.kind === "user") await k.updateTable("users").set({ email_account: values.emailAccount }).where("id", "=", owner.userId).execute();
+    else await settings.update("transfer", { emailAccount: values.emailAccount });
+    return info(owner);
+  }
+
+  /** The stored account with its password, or null when none is stored (or it cannot be decrypted under this key). */
+  async function account(owner: MailOwner): Promise<MailAccount | null> {
+    const row = await rowOf(owner);
+    if (!row) return null;
+    const password = box().open(row.password_enc, ownerKey(owner));
+    if (password === null) return null;
+    return {
+      owner,
+      fromName: row.from_name,
+      provider: row.provider,
+      account: row.account,
+      password,
+      host: row.host,
+      port: row.port,
+      encryption: row.encryption,
+    };
+  }
+
+  return {
+    info,
+    update,
+    /** PATCH of the server account: the given fields over the stored ones (or the defaults), then the same rules. */
+    async patchServer(patch: Partial<SmtpSettingsBody>): Promise<SmtpSettingsInfo> {
+      const { hasPassword: _h, configured: _c, ...current } = await info({ kind: "server" });
+      return update({ kind: "server" }, { ...current, ...patch, emailPassword: patch.emailPassword ?? "" });
+    },
+    account,
+    /** The account a user's mails go out through: their own when set, else the server's; null when neither is. */
+    async senderFor(userId: number): Promise<MailAccount | null> {
+      return (await account({ kind: "user", userId })) ?? (await account({ kind: "server" }));
+    },
+    /** Sends one message through `from` (checks the target address and the headers first). */
+    send(from: MailAccount, mail: OutgoingMail): Promise<void> {
+      return deliver(from, mail, { allowPrivate: config.smtpAllowPrivate, ca });
+    },
+  };
+}
+
+export type Mail = ReturnType<typeof createMail>;

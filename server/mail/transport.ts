@@ -1,0 +1,93 @@
+import { ENCRYPTIONS } from "../../contract/mail";
+import { EMAIL_PATTERN } from "../../contract/validation";
+import { FerryError, fail } from "../errors";
+import { resolveSmtpTarget } from "./address";
+import type { MailAccount } from "./service";
+
+export interface OutgoingMail {
+  to: string[];
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** Time-outs and caps of one SMTP conversation (docs/mail.md). */
+export const SMTP_LIMITS = {
+  connectionTimeoutMs: 10_000,
+  greetingTimeoutMs: 10_000,
+  socketTimeoutMs: 30_000,
+  dnsTimeoutMs: 10_000,
+  /** Largest single server response accepted. */
+  maxResponseBytes: 64 * 1024,
+  maxRecipients: 100,
+} as const;
+
+// eslint-disable-next-line no-control-regex -- CR, LF and other controls would let a value add headers
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** Refuses header values that could start a new header line, and recipients that are not plain addresses. */
+export function checkHeaders(mail: Pick<OutgoingMail, "to" | "subject">, fromName: string) {
+  if (mail.to.length === 0 || mail.to.length > SMTP_LIMITS.maxRecipients) fail("ParameterError", { field: "to" });
+  for (const address of mail.to) {
+    if (CONTROL.test(address) || !EMAIL_PATTERN.test(address)) fail("EmailFormat", { field: "to" });
+  }
+  if (CONTROL.test(mail.subject)) fail("ParameterError", { field: "subject", reason: "control-characters" });
+  if (CONTROL.test(fromName)) fail("ParameterError", { field: "emailFromName", reason: "control-characters" });
+}
+
+/** nodemailer's error codes mapped to the catalogue: wrong credentials 1068, anything on the way 4139. */
+function sendFailure(error: unknown): FerryError {
+  if (error instanceof FerryError) return error;
+  const code = (error as { code?: string }).code ?? "";
+  if (code === "EAUTH" || code === "ENOAUTH") return new FerryError("EmailAuthError", { reason: code });
+  if (code === "EENVELOPE") return new FerryError("EmailFormat", { reason: code });
+  return new FerryError("ConnectServerFailed", { reason: code || "send" });
+}
+
+/**
+ * One message over a fresh SMTP connection: SSL is TLS from the first byte (465 style), STARTTLS is
+ * required (never a silent plain fallback), none is plain. Certificates are always verified
+ * (rejectUnauthorized stays true); FERRY_SMTP_CA adds trusted authorities for internal relays.
+ */
+export async function deliver(from: MailAccount, mail: OutgoingMail, options: { allowPrivate: boolean; ca?: string[] }): Promise<void> {
+  checkHeaders(mail, from.fromName);
+  const target = await resolveSmtpTarget(from.host, options.allowPrivate);
+  // Loaded on first use, so the operator CLI (which opens the same services) does not load it.
+  const { createTransport } = await import("nodemailer");
+  const transport = createTransport({
+    host: target.address,
+    port: from.port,
+    secure: from.encryption === ENCRYPTIONS.SSL,
+    requireTLS: from.encryption === ENCRYPTIONS.STARTTLS,
+    ignoreTLS: from.encryption === ENCRYPTIONS.None,
+    auth: { user: from.account, pass: from.password },
+    connectionTimeout: SMTP_LIMITS.connectionTimeoutMs,
+    greetingTimeout: SMTP_LIMITS.greetingTimeoutMs,
+    socketTimeout: SMTP_LIMITS.socketTimeoutMs,
+    dnsTimeout: SMTP_LIMITS.dnsTimeoutMs,
+    maxResponseSize: SMTP_LIMITS.maxResponseBytes,
+    ...(target.servername ? { servername: target.servername } : {}),
+    tls: {
+      rejectUnauthorized: true,
+      minVersion: "TLSv1.2",
+      ...(target.servername ? { servername: target.servername } : {}),
+      ...(options.ca ? { ca: options.ca } : {}),
+    },
+  });
+  try {
+    await transport.sendMail({
+      from: { name: from.fromName, address: from.account },
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      html: mail.html,
+      // No remote content is fetched for a message: text and HTML are given in full.
+      disableFileAccess: true,
+      disableUrlAccess: true,
+    });
+  } catch (error) {
+    throw sendFailure(error);
+  } finally {
+    transport.close();
+  }
+}
