@@ -194,7 +194,12 @@ export const shareDownloadRecordBody = z.object({ accessDest: z.array(z.string()
 
 const fingerprint = z.string().min(1).max(SHARE_FINGERPRINT_MAX);
 export const shareVerifyBody = z.object({ url: shareRef, fingerprint, passwd: z.string().max(64).optional() }).strict();
-export const shareVerifyData = z.object({ account: z.string(), needPassword: z.boolean() });
+/**
+ * `bindSwitch` (Ferry's addition) tells a page that the link binds the first device that gets in:
+ * verify/url binds only on a password login; a link without password binds at `info`, which a page
+ * should call on the visitor's explicit action (a POST), never on a GET.
+ */
+export const shareVerifyData = z.object({ account: z.string(), needPassword: z.boolean(), bindSwitch: z.union([z.literal(0), z.literal(1)]) });
 
 /**
  * GET /api/share/link/info: issues the share token. Either the link's password (`passwd`) or a

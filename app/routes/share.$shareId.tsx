@@ -65,6 +65,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   if (isLinkGone(verified.code)) return reply({ view: "expired" });
   if (verified.code !== 200 || !verified.data) return reply({ view: "login", refusal: refusalText(t, verified.code, verified.data) });
   if (verified.data.needPassword) return reply({ view: "login", refusal: null });
+  // No password, but the first device to get in binds the link: that takes the visitor's click.
+  if (verified.data.bindSwitch === 1) return reply({ view: "login", refusal: null, confirm: true });
 
   const issued = await issueToken(request, shareId, device.fingerprint);
   if (isLinkGone(issued.code)) return reply({ view: "expired" });
@@ -90,6 +92,17 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const intent = form.get("intent");
   const device = await deviceFingerprint(request);
   const t = await getT(request);
+
+  if (intent === "open") {
+    try {
+      const issued = await issueToken(request, shareId, device.fingerprint);
+      if (issued.code !== 200 || !issued.data) return redirect(back);
+      return redirect(back, { headers: [["Set-Cookie", device.setCookie], ["Set-Cookie", await setShareToken(request, shareId, issued.data.token)]] });
+    } catch (error) {
+      if (error instanceof EngineError) return data({ result: null, downloadError: t("global.server.error") }, { status: 502 });
+      throw error;
+    }
+  }
 
   if (intent === "login") {
     const submission = parseWithZod(form, { schema: shareLoginSchema });
@@ -161,7 +174,12 @@ export default function SharePage() {
       <main className="min-w-0 flex-1 p-6">
         {state.view === "expired" && <ExpiredView />}
         {state.view === "login" && (
-          <LoginView lastResult={actionData && "result" in actionData ? actionData.result : null} refusal={state.refusal} retryHref={location.pathname} />
+          <LoginView
+            lastResult={actionData && "result" in actionData ? actionData.result : null}
+            refusal={state.refusal}
+            confirm={state.confirm}
+            retryHref={location.pathname}
+          />
         )}
         {disk && <DiskView state={disk} hydrated={hydrated} downloadError={actionData && "downloadError" in actionData && typeof actionData.downloadError === "string" ? actionData.downloadError : null} />}
       </main>

@@ -193,6 +193,7 @@ export function createShares(deps: ShareDeps) {
     await k.updateTable("share_links").set({ bound_device: fingerprint }).where("id", "=", link.id).where("bound_device", "=", "").execute();
     const now = await k.selectFrom("share_links").select("bound_device").where("id", "=", link.id).executeTakeFirst();
     if (now?.bound_device !== fingerprint) fail("LinkBound");
+    link.bound_device = fingerprint;
   }
 
   async function mailFailure(err: unknown, what: string, linkId: string): Promise<number> {
@@ -527,12 +528,12 @@ export function createShares(deps: ShareDeps) {
     async verify(body: z.infer<typeof shareVerifyBody>, ip: string | null) {
       const { link, owner } = await usableLink(body.url);
       if (link.bind_switch && link.bound_device && link.bound_device !== body.fingerprint) fail("LinkBound");
-      if (link.need_password) {
-        if (body.passwd === undefined) return { account: owner.account, needPassword: true };
-        await checkPassword(link, body.passwd, ip);
-      }
+      const bindSwitch = link.bind_switch ? (1 as const) : (0 as const);
+      if (!link.need_password || body.passwd === undefined) return { account: owner.account, needPassword: link.need_password === 1, bindSwitch };
+      // A password login binds the first device; without a password the binding waits for `info`.
+      await checkPassword(link, body.passwd, ip);
       await bindDevice(link, body.fingerprint);
-      return { account: owner.account, needPassword: link.need_password === 1 };
+      return { account: owner.account, needPassword: true, bindSwitch };
     },
 
     /** GET /api/share/link/info: a share token, for the link's password or a still-valid token of the same link. */

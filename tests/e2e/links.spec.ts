@@ -1,4 +1,5 @@
 import type { BrowserContext, Page } from "@playwright/test";
+import { readFileSync } from "node:fs";
 import { PERMISSION_FULL } from "../../contract/permissions";
 import type { ShareListItem } from "../../contract/share";
 import { E2E_FILE_PORT, WEB_URL } from "../support/e2e-env";
@@ -48,7 +49,7 @@ async function allowClipboard(context: BrowserContext) {
 }
 
 test.describe("share and invite dialogs", () => {
-  test("a password download link from the toolbar: alias rules, link + password, copy", async ({ page, context }) => {
+  test("a password download link from the toolbar: alias rules, link + password, copy; a visitor without JavaScript gets the file", async ({ page, context, browser }) => {
     await allowClipboard(context);
     const { token, files, socketToken } = await newUser(page);
     await seedFile(files, socketToken, "/report.txt", "quarterly numbers");
@@ -104,6 +105,26 @@ test.describe("share and invite dialogs", () => {
     await dialog.getByRole("button", { name: "Close" }).first().click();
     await expect(dialog).toBeHidden();
     await files.close();
+
+    // The link as the recipient gets it: a fresh browser without JavaScript, a wrong then the right
+    // password, then the aliased file, byte for byte.
+    const visitor = await browser.newContext({ javaScriptEnabled: false, acceptDownloads: true });
+    try {
+      const v = await visitor.newPage();
+      await v.goto(link);
+      await v.getByLabel("Password", { exact: true }).fill("zzzz");
+      await v.getByRole("button", { name: "Open" }).click();
+      await expect(v.getByRole("alert").filter({ hasText: "Wrong password" })).toBeVisible();
+      await v.getByLabel("Password", { exact: true }).fill("abc");
+      await v.getByRole("button", { name: "Open" }).click();
+      const shared = v.getByRole("region", { name: "Shared files in /" });
+      await expect(shared.getByText("notes.txt", { exact: true })).toBeVisible();
+      const [download] = await Promise.all([v.waitForEvent("download"), shared.getByRole("button", { name: "Download Q4 report.txt" }).click()]);
+      expect(download.suggestedFilename()).toBe("Q4 report.txt");
+      expect(readFileSync(await download.path(), "utf8")).toBe("quarterly numbers");
+    } finally {
+      await visitor.close();
+    }
   });
 
   test("row menu share without password copies only the link; e-mail switches need a mail sender; invitation", async ({ page, context }) => {

@@ -327,4 +327,30 @@ test.describe("share page", () => {
       await o.files.close();
     }
   });
+
+  test("bind-first-device without a password: opening the page binds nothing until the visitor clicks Open (no state change on GET)", async ({ browser, request }) => {
+    const { o, shareUrl, shareId } = await downloadLink("", { needPassword: false, shareUrlPasswd: "", bindSwitch: 1 });
+    const bound = async () => (await ok<{ sharelinkinfo: { shareId: string; bindDevice: string }[] }>("GET", "/api/share/link/list?shareUrlType=1&pageSize=100", { token: o.token })).sharelinkinfo.find((l) => l.shareId === shareId)!.bindDevice;
+    // What a mail scanner does: fetch the link. Nothing is bound.
+    expect((await request.get(shareUrl)).status()).toBe(200);
+    const a = await browser.newContext({ javaScriptEnabled: false });
+    const b = await browser.newContext({ javaScriptEnabled: false });
+    try {
+      const pageA = await a.newPage();
+      await pageA.goto(shareUrl);
+      await expect(pageA.getByRole("heading", { name: "Open the shared files" })).toBeVisible();
+      expect(await bound()).toBe("");
+      await pageA.getByRole("button", { name: "Open" }).click();
+      await expect(pageA.getByRole("heading", { name: "Shared files" })).toBeVisible();
+      expect(await bound()).not.toBe("");
+
+      const pageB = await b.newPage();
+      await pageB.goto(shareUrl);
+      await expect(pageB.getByRole("alert").filter({ hasText: "This link is already in use on another device." })).toBeVisible();
+    } finally {
+      await a.close();
+      await b.close();
+      await o.files.close();
+    }
+  });
 });

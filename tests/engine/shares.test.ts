@@ -368,7 +368,7 @@ describe("visitors", () => {
 
   it("issues upload access for an invitation; it cannot record downloads", async () => {
     const made = await link({ shareUrlType: 0, shareServerPath: "/inbox", needPassword: true, shareUrlPasswd: "up12" });
-    expect((await verify(made.shareUrl)).body.data).toEqual({ account: "share_owner", needPassword: true });
+    expect((await verify(made.shareUrl)).body.data).toEqual({ account: "share_owner", needPassword: true, bindSwitch: 0 });
     const signedIn = (await info(made.shareUrl, { passwd: "up12" })).body.data;
     expect(signedIn).toMatchObject({ shareUrlType: 0 });
     const access = await t.engine.services.shares.access.resolveShareToken(signedIn.token);
@@ -423,7 +423,9 @@ describe("share-password attempts", () => {
 describe("bind-first-device", () => {
   it("binds the first device, refuses a second one, and lets the owner unbind", async () => {
     const made = await link({ shareFiles: ["/docs/a.txt"], bindSwitch: 1 });
-    expect((await verify(made.shareUrl, { fingerprint: "device-A" })).body.code).toBe(200);
+    // Without a password, verify/url only tells that the link binds; getting in (info) binds.
+    expect((await verify(made.shareUrl, { fingerprint: "device-A" })).body.data).toMatchObject({ needPassword: false, bindSwitch: 1 });
+    expect((await verify(made.shareUrl, { fingerprint: "device-B" })).body.code).toBe(200);
     const a = (await info(made.shareUrl, { fingerprint: "device-A" })).body.data;
     expect(a).toMatchObject({ bindSwitch: 1, bindDevice: "device-A" });
     expect((await verify(made.shareUrl, { fingerprint: "device-B" })).body.code).toBe(1096);

@@ -16,6 +16,8 @@ export const sharePageEn = {
   "share.login.opening": "Opening…",
   "share.login.remaining": "{{count}} attempts left.",
   "share.login.retry": "Try again",
+  "share.confirm.title": "Open the shared files",
+  "share.confirm.intro": "This link opens on one device only: the first one that opens it. Open it on this device?",
   // expired view
   "share.expired.title": "Link unavailable",
   "share.expired.hint": "Ask whoever sent you the link for a new one.",
@@ -50,6 +52,8 @@ export const sharePageZh: Record<keyof typeof sharePageEn, string> = {
   "share.login.opening": "正在打开…",
   "share.login.remaining": "还可尝试 {{count}} 次。",
   "share.login.retry": "重试",
+  "share.confirm.title": "打开分享的文件",
+  "share.confirm.intro": "该链接只能在一台设备上打开，即第一台打开它的设备。要在这台设备上打开吗？",
   "share.expired.title": "链接不可用",
   "share.expired.hint": "请联系分享者重新发送链接。",
   "share.loading": "正在打开链接…",

@@ -12,8 +12,20 @@ import { shareLoginSchema } from "./login-schema";
  * The login view (spec section 4): the link's password, a plain form posted to the route's action,
  * so it works without JavaScript. `refusal` is a message the loader met before any password could
  * help (the link is bound to another device): then there is no form, only a way to try again.
+ * `confirm`: a link without password that binds the first device — one button, so the binding
+ * happens on the visitor's POST, never on a GET (a mail scanner fetching the link binds nothing).
  */
-export function LoginView({ lastResult, refusal, retryHref }: { lastResult?: SubmissionResult<string[]> | null; refusal: string | null; retryHref: string }) {
+export function LoginView({
+  lastResult,
+  refusal,
+  retryHref,
+  confirm = false,
+}: {
+  lastResult?: SubmissionResult<string[]> | null;
+  refusal: string | null;
+  retryHref: string;
+  confirm?: boolean;
+}) {
   const { t } = useTranslation();
   const navigation = useNavigation();
   // Each answer gives the password field a fresh key: a refused password does not stay typed in.
@@ -31,7 +43,7 @@ export function LoginView({ lastResult, refusal, retryHref }: { lastResult?: Sub
   return (
     <section aria-labelledby="share-login-title" className="mx-auto mt-16 w-[420px] rounded-lg bg-white p-8 shadow">
       <h1 id="share-login-title" className="mb-2 text-lg font-semibold text-gray-900">
-        {t("share.login.title")}
+        {t(confirm ? "share.confirm.title" : "share.login.title")}
       </h1>
       {refusal ? (
         <div className="flex flex-col gap-4">
@@ -40,6 +52,16 @@ export function LoginView({ lastResult, refusal, retryHref }: { lastResult?: Sub
             {t("share.login.retry")}
           </a>
         </div>
+      ) : confirm ? (
+        <>
+          <p className="mb-6 text-sm text-gray-600">{t("share.confirm.intro")}</p>
+          <Form method="post" className="flex flex-col gap-4">
+            <input type="hidden" name="intent" value="open" />
+            <Button type="submit" size="large" loading={busy}>
+              {busy ? t("share.login.opening") : t("share.login.submit")}
+            </Button>
+          </Form>
+        </>
       ) : (
         <>
           <p className="mb-6 text-sm text-gray-600">{t("share.login.intro")}</p>

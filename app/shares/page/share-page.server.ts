@@ -73,7 +73,8 @@ export function fileServerBase(request: Request, server: Pick<ServerInfo, "host"
 /** Page sizes of the plain listing: the kit's table renders about 20 rows without JavaScript. */
 const LISTING_SIZES = [10, 20] as const;
 
-export type LoginState = { view: "login"; refusal: string | null };
+/** `confirm`: a link without password that binds the first device asks before it binds this one (a POST, never the GET). */
+export type LoginState = { view: "login"; refusal: string | null; confirm?: boolean };
 export type DiskState = {
   view: "disk";
   shareId: string;
