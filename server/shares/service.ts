@@ -187,7 +187,7 @@ export function createShares(deps: ShareDeps) {
   /** Binds a link with bindSwitch to `fingerprint` when it is free; LinkBound when another device holds it. */
   async function bindDevice(link: LinkRow, fingerprint: string | undefined) {
     if (!link.bind_switch) return;
-    if (!fingerprint) fail("LinkBound");
+    if (!fingerprint) return fail("LinkBound");
     if (link.bound_device === fingerprint) return;
     if (link.bound_device) fail("LinkBound");
     await k.updateTable("share_links").set({ bound_device: fingerprint }).where("id", "=", link.id).where("bound_device", "=", "").execute();
