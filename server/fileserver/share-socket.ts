@@ -9,7 +9,6 @@ import { FerryError } from "../errors";
 import type { Services } from "../services";
 import type { ShareAccess } from "../shares/access";
 import { STAGING_NAME } from "../storage/paths";
-import { asShareVisitor } from "../uploads/checks";
 import { AtomicFileKvStore } from "../uploads/store";
 import { createShareFiles, visitorPathOf } from "./share-files";
 import type { CommandHandlers } from "./socket";
@@ -61,7 +60,7 @@ export function createShareSockets(services: Services, commands: CommandHandlers
     const owner: AuthUser = { id: a.ownerId, account: row.account, role: row.role as AuthUser["role"], accountType: row.account_type, permission: row.permission };
     // A repeated commit (a client that lost the reply) answers the first result; the owner hears of the file once.
     const repeated = UPLOAD_ID.test(args.uploadId) && !!(await records.get(args.uploadId))?.committed;
-    const placed = await asShareVisitor(a.linkId, () => userCommit({ user: owner, sessionId: "", lang: session.lang }, args));
+    const placed = await userCommit({ user: owner, sessionId: "", lang: session.lang, shareLinkId: a.linkId }, args);
     const visible = visitorPathOf(a, placed.path);
     if (!repeated) await services.shares.recordShareUpload({ access: a, files: [visible], visitorAddress: session.ip });
     return { ...placed, path: visible };

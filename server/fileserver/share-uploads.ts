@@ -4,7 +4,7 @@ import type { Lang } from "../../contract/envelope";
 import { FerryError } from "../errors";
 import type { Services } from "../services";
 import { type ShareAccess, visitorToOwnerPath } from "../shares/access";
-import { asShareVisitor, checkQuota, checkTargetFree, isOwner, parseTarget, SHARE_LINK_KEY, sizeLimit, storedMetadata, uploadSpace } from "../uploads/checks";
+import { checkQuota, checkTargetFree, isOwner, parseTarget, SHARE_LINK_KEY, sizeLimit, storedMetadata, uploadSpace } from "../uploads/checks";
 import type { UploadStore } from "../uploads/store";
 
 /**
@@ -44,7 +44,7 @@ export function createVisitorUploads(services: Services, store: UploadStore) {
         if (!UPLOAD_ID.test(id)) return new FerryError("UploadNotFound");
         const record = await store.records.get(id);
         if (!record) return new FerryError("UploadNotFound");
-        if (!asShareVisitor(access.linkId, () => isOwner(record, access.ownerId))) return new FerryError("PermissionDenied");
+        if (!isOwner(record, access.ownerId, access.linkId)) return new FerryError("PermissionDenied");
         if (req.method === "PATCH") {
           try {
             await uploadSpace(services, access.ownerId, 0);

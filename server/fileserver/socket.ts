@@ -22,6 +22,8 @@ export interface SocketSession {
   user: AuthUser;
   sessionId: string;
   lang: Lang;
+  /** Set when a share-link visitor's command runs on the owner's behalf (share-socket.ts): only that link's uploads are reachable. */
+  shareLinkId?: string;
 }
 
 type Args<C extends SocketCommand> = z.output<(typeof socketCommands)[C]>;

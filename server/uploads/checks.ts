@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import { uploadMetadata } from "../../contract/files";
 import { hasPermission, Permission } from "../../contract/permissions";
 import type { Services } from "../services";
@@ -41,16 +40,14 @@ export function targetOf(record: UploadRecord): UploadTarget {
 /**
  * Share-link visitors (docs/file-server.md, "Share visitors"): an upload a visitor creates carries
  * its link's id under SHARE_LINK_KEY (and the link owner's id as owner, whose space and quota it
- * uses), and is reachable only by requests run for that link (`asShareVisitor`). The owner's own
- * sign-in cannot touch it, and a visitor cannot touch the owner's uploads.
+ * uses), and is reachable only by requests made for that link. The owner's own sign-in cannot
+ * touch it, and a visitor cannot touch the owner's uploads.
  */
 export const SHARE_LINK_KEY = "ferryShare";
-const visitorOf = new AsyncLocalStorage<string>();
-/** Runs `fn` on behalf of a visitor of share link `linkId`: isOwner then matches that link's uploads only. */
-export const asShareVisitor = <T>(linkId: string, fn: () => T): T => visitorOf.run(linkId, fn);
 
-export const isOwner = (record: UploadRecord, userId: number) =>
-  record.metadata?.[OWNER_KEY] === String(userId) && (record.metadata?.[SHARE_LINK_KEY] ?? undefined) === visitorOf.getStore();
+/** Whether `userId` — acting for share link `shareLinkId` when given, else as themselves — owns the upload. */
+export const isOwner = (record: UploadRecord, userId: number, shareLinkId?: string) =>
+  record.metadata?.[OWNER_KEY] === String(userId) && (record.metadata?.[SHARE_LINK_KEY] ?? undefined) === shareLinkId;
 
 /** The space, if the user may upload there now (permissions are re-read at every call). */
 export async function uploadSpace(services: Services, userId: number, groupId: number): Promise<Space> {

@@ -60,7 +60,7 @@ export function commitCommand(services: Services, store: UploadStore, locker: Lo
     if (!UPLOAD_ID.test(uploadId)) throw new FerryError("UploadNotFound");
     const first = await store.records.get(uploadId);
     if (!first) throw new FerryError("UploadNotFound");
-    if (!isOwner(first, session.user.id)) throw new FerryError("PermissionDenied");
+    if (!isOwner(first, session.user.id, session.shareLinkId)) throw new FerryError("PermissionDenied");
 
     // The tus lock keeps a PATCH, a DELETE or a second commit of this upload out meanwhile.
     const lock = locker.newLock(uploadId);
