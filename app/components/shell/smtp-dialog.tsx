@@ -119,7 +119,7 @@ function SmtpForm({ settings, onSaved }: { settings: SmtpSettingsInfo; onSaved: 
       layout="vertical"
     >
       <ProviderPresets shown={provider} onProvider={onProvider} />
-      <Button type="submit" loading={save.state !== "idle"}>
+      <Button type="submit" className="self-end" loading={save.state !== "idle"}>
         {t("mail.smtp.save")}
       </Button>
     </FormBuilder>
