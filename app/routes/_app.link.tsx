@@ -374,6 +374,7 @@ export default function LinkPage() {
         expandedRender={(link) => <Detail link={link} />}
         sort={query.sort as SortState | null}
         onSortChange={(next) => go({ sort: next ? { key: next.key as SortKey, order: next.order } : null, page: 1 })}
+        sortHref={(next) => `/link${linkSearch(query, { sort: next ? { key: next.key as SortKey, order: next.order } : null, page: 1 })}`}
       />
       {total > 0 && (
         <Pagination total={total} page={query.page} pageSize={query.size} hrefFor={(page, size) => `/link${linkSearch(query, { page, size })}`} className="justify-end" />

@@ -47,6 +47,14 @@ export interface TransferItem {
 export interface UploadItem {
   file: File;
   relativePath: string;
+  /** Replace a file of the same name at the target (the user chose Overwrite); the engine still checks the permission. */
+  overwrite?: boolean;
+}
+
+/** What one pick or drop gives: the files, and the empty folders of a dropped tree (relative paths, "photos/empty"). */
+export interface UploadBatch {
+  items: UploadItem[];
+  folders: string[];
 }
 
 /** Where uploads go: a folder of a space (groupId 0: personal). */

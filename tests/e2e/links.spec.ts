@@ -238,10 +238,10 @@ test.describe("/link", () => {
     await hydrated(page);
 
     // Sort by name, ascending then descending.
-    await table.getByRole("button", { name: "Sort by Name" }).click();
+    await table.getByRole("link", { name: "Sort by Name" }).click();
     await expect(page).toHaveURL(/orderBy=1&order=asc/);
     await expect(rows.first()).toContainText("bound");
-    await table.getByRole("button", { name: "Sort by Name" }).click();
+    await table.getByRole("link", { name: "Sort by Name" }).click();
     await expect(page).toHaveURL(/orderBy=1&order=desc/);
     await expect(rows.first()).toContainText("f12");
 
@@ -284,7 +284,7 @@ test.describe("/link", () => {
     await search.getByRole("button", { name: "Reset" }).click();
     await expect(page).not.toHaveURL(/name=/);
     // The third click on a header returns to the engine's order: newest first.
-    await table.getByRole("button", { name: "Sort by Name" }).click();
+    await table.getByRole("link", { name: "Sort by Name" }).click();
     await expect(page).not.toHaveURL(/orderBy=/);
     await expect(rows.first()).toContainText("bound");
     await table.getByRole("button", { name: "Expand row bound" }).click();
@@ -323,6 +323,16 @@ test.describe("/link", () => {
     await expect(page.getByRole("columnheader", { name: "下载通知" })).toBeVisible();
     await expect(page.getByRole("region", { name: "分享链接" }).getByText("正常").first()).toBeVisible();
     await screenshot(page, "links-page-zh");
+
+    // Sorting by a column header is a plain link: name ascending, then descending.
+    const table = page.getByRole("region", { name: "分享链接" });
+    const names = async () => (await table.getByRole("row").allInnerTexts()).slice(1).map((row) => (row.includes("gone") ? "gone" : "kept"));
+    await table.getByRole("link", { name: "按名称排序" }).click();
+    await expect(page).toHaveURL(/orderBy=1&order=asc/);
+    expect(await names()).toEqual(["gone", "kept"]);
+    await table.getByRole("link", { name: "按名称排序" }).click();
+    await expect(page).toHaveURL(/orderBy=1&order=desc/);
+    expect(await names()).toEqual(["kept", "gone"]);
 
     await page.getByRole("button", { name: "删除链接 gone" }).click();
     const ask = page.getByRole("alertdialog", { name: "删除链接" });

@@ -2,7 +2,7 @@ import { fireEvent, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import { renderWithI18n } from "../../test-utils";
-import { Table, type Column } from "./table";
+import { Table, type Column, type SortState } from "./table";
 
 interface User {
   id: string;
@@ -144,6 +144,19 @@ describe("Table sorting", () => {
     expect(header.getAttribute("aria-sort")).toBe("none");
     expect(onSortChange).toHaveBeenLastCalledWith(null);
     expect(bodyRowNames()).toEqual(["carol", "alice", "bob"]);
+  });
+
+  it("in link mode, a header links to the next order (plain HTML) and a click still reports it", async () => {
+    const user = userEvent.setup();
+    const onSortChange = vi.fn();
+    const sortHref = (next: SortState | null) => (next ? `/list?sort=${next.key}&order=${next.order}` : "/list");
+    renderWithI18n(<Table label="Users" rowKey="id" data={users} columns={columns} sort={{ key: "name", order: "ascending" }} sortHref={sortHref} onSortChange={onSortChange} />);
+    const name = screen.getByRole("link", { name: "Sort by Name" });
+    expect(name.getAttribute("href")).toBe("/list?sort=name&order=descending");
+    expect(screen.getByRole("link", { name: "Sort by Size" }).getAttribute("href")).toBe("/list?sort=size&order=ascending");
+    expect(name.closest("th")?.getAttribute("aria-sort")).toBe("ascending");
+    await user.click(name);
+    expect(onSortChange).toHaveBeenLastCalledWith({ key: "name", order: "descending" });
   });
 
   it("starts another column at ascending", async () => {

@@ -70,6 +70,11 @@ export interface TableProps<Row> {
   defaultSort?: SortState | null;
   /** Called on every header click; the page usually reloads data in the new order. */
   onSortChange?: (sort: SortState | null) => void;
+  /**
+   * Link mode: sortable headers are links to the URL of the next order, so sorting works as plain
+   * HTML before (or without) JavaScript; with JavaScript a click still goes to onSortChange.
+   */
+  sortHref?: (sort: SortState | null) => string;
   /** Sort `data` in the table instead (small, fully loaded lists). */
   sortLocally?: boolean;
   className?: string;
@@ -90,6 +95,15 @@ const isHidden = <Row,>(column: Column<Row>) => (typeof column.hidden === "funct
 const text = (value: unknown) => (value === null || value === undefined ? "" : String(value));
 
 const checkboxClass = "h-4 w-4 cursor-pointer rounded border-gray-300 accent-primary";
+const sortControlClass = "inline-flex items-center gap-1 hover:text-primary focus-visible:outline focus-visible:outline-2 focus-visible:outline-primary";
+
+function SortMark({ order }: { order: SortState["order"] | undefined }) {
+  return (
+    <span aria-hidden="true" className={order ? "text-primary" : "text-gray-400"}>
+      {order === "ascending" ? "▲" : order === "descending" ? "▼" : "↕"}
+    </span>
+  );
+}
 const smallButtonClass =
   "inline-flex h-6 items-center rounded px-2 text-sm text-primary hover:bg-primary/10 focus-visible:outline focus-visible:outline-2 focus-visible:outline-primary";
 
@@ -113,6 +127,7 @@ export function Table<Row>({
   sort: sortProp,
   defaultSort = null,
   onSortChange,
+  sortHref,
   sortLocally = false,
   className,
 }: TableProps<Row>) {
@@ -306,17 +321,24 @@ export function Table<Row>({
     const order = sort?.key === key ? sort.order : undefined;
     return (
       <th key={key} scope="col" style={style} className={headerClass} aria-sort={sortable ? (order ?? "none") : undefined}>
-        {sortable ? (
-          <button
-            type="button"
-            className="inline-flex items-center gap-1 hover:text-primary focus-visible:outline focus-visible:outline-2 focus-visible:outline-primary"
+        {sortable && sortHref ? (
+          <a
+            href={sortHref(nextSort(sort, key))}
+            className={sortControlClass}
             aria-label={t("global.table.sort", { column: column.title ?? key })}
-            onClick={() => changeSort(key)}
+            onClick={(event) => {
+              if (!onSortChange || event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
+              event.preventDefault();
+              changeSort(key);
+            }}
           >
             {column.title}
-            <span aria-hidden="true" className={order ? "text-primary" : "text-gray-400"}>
-              {order === "ascending" ? "▲" : order === "descending" ? "▼" : "↕"}
-            </span>
+            <SortMark order={order} />
+          </a>
+        ) : sortable ? (
+          <button type="button" className={sortControlClass} aria-label={t("global.table.sort", { column: column.title ?? key })} onClick={() => changeSort(key)}>
+            {column.title}
+            <SortMark order={order} />
           </button>
         ) : column.type === "expand" && !column.title ? (
           <span className="sr-only">{t("global.table.expand-row")}</span>
