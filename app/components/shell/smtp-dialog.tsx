@@ -119,9 +119,11 @@ function SmtpForm({ settings, onSaved }: { settings: SmtpSettingsInfo; onSaved: 
       layout="vertical"
     >
       <ProviderPresets shown={provider} onProvider={onProvider} />
-      <Button type="submit" className="self-end" loading={save.state !== "idle"}>
-        {t("mail.smtp.save")}
-      </Button>
+      <div className="flex justify-end">
+        <Button type="submit" loading={save.state !== "idle"}>
+          {t("mail.smtp.save")}
+        </Button>
+      </div>
     </FormBuilder>
   );
 }

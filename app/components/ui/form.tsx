@@ -120,7 +120,12 @@ export function FormBuilder<Schema extends z.ZodType>({
         )}
         {children && (
           <div style={layout === "horizontal" ? gridStyle : undefined} className="flex items-center gap-2">
-            <div style={layout === "horizontal" ? { gridColumn: `${HORIZONTAL_LABEL_SPAN + 1} / span ${HORIZONTAL_FIELD_SPAN}` } : undefined}>{children}</div>
+            <div
+              style={layout === "horizontal" ? { gridColumn: `${HORIZONTAL_LABEL_SPAN + 1} / span ${HORIZONTAL_FIELD_SPAN}` } : undefined}
+              className={layout === "vertical" ? "w-full" : undefined}
+            >
+              {children}
+            </div>
           </div>
         )}
       </Component>
