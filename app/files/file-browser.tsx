@@ -10,7 +10,8 @@ import { Table, type Column, type RowKey, type SortState } from "../components/u
 import { useToast } from "../components/ui/toast";
 import { itemsFromDataTransfer, itemsFromFileList } from "../transfers/drop";
 import { onTransferEvent } from "../transfers/events";
-import type { UploadItem } from "../transfers/types";
+import type { UploadBatch } from "../transfers/types";
+import { useUploadBatch } from "../transfers/upload-batch";
 import { useTransfers } from "../transfers/use-transfers";
 import { formatSize, formatUnixTime } from "../utils/format";
 import { ErrorCode } from "../../contract/errors";
@@ -84,7 +85,9 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
   const server = useFileServer();
   const connection = useFileConnection();
   const connectionState = useConnectionState(connection);
-  const { upload, download } = useTransfers();
+  const { download } = useTransfers();
+  // Share visitors never replace a file (the engine refuses overwrite for them).
+  const uploads = useUploadBatch({ connection, groupId, canOverwrite: space !== "share" });
   const [searchParams, setSearchParams] = useSearchParams();
   const path = normalizePath(searchParams.get("path"));
 
@@ -149,7 +152,7 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const off = onTransferEvent((event) => {
-      if (event.type !== "upload-committed" || event.groupId !== groupId) return;
+      if ((event.type !== "upload-committed" && event.type !== "folders-created") || event.groupId !== groupId) return;
       if (!(path === "/" || event.path.startsWith(`${path}/`))) return;
       // A folder upload commits many files in a row: one listing for the burst.
       clearTimeout(timer);
@@ -293,9 +296,7 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
     return true;
   };
 
-  const receive = (items: UploadItem[]) => {
-    if (items.length > 0) upload(items, { groupId, path });
-  };
+  const receive = (batch: UploadBatch) => uploads.start(batch, path);
 
   const columns: Column<FileEntry>[] = [
     { type: "checkbox", width: 48 },
@@ -541,6 +542,7 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
       <AttributesDialog target={attributesOf} connection={connection} groupId={groupId} onClose={closeAttributes} />
       <PreviewDialog preview={preview} onClose={() => setPreview(null)} />
       <ShareDialog request={shareRequest} onClose={() => setShareRequest(null)} />
+      {uploads.dialog}
     </section>
   );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { itemsFromDataTransfer, itemsFromFileList, uploadPath } from "./drop";
+import { folderSteps, itemsFromDataTransfer, itemsFromFileList, uploadPath } from "./drop";
 
 /** Just enough of the File and Directory Entries API; directories answer in batches, as browsers do. */
 function fileEntry(fullPath: string): FileSystemFileEntry {
@@ -35,8 +35,9 @@ describe("dropped files and folders", () => {
       fileEntry("/photos/c.jpg"),
       dirEntry("/photos/2024", [fileEntry("/photos/2024/d.jpg")]),
       dirEntry("/photos/empty", []),
+      dirEntry("/photos/only-folders", [dirEntry("/photos/only-folders/inner", [])]),
     ]);
-    const items = await itemsFromDataTransfer(transfer([fileEntry("/notes.txt"), tree]));
+    const { items, folders } = await itemsFromDataTransfer(transfer([fileEntry("/notes.txt"), tree, dirEntry("/blank", [])]));
     expect(items.map((i) => [i.file.name, i.relativePath])).toEqual([
       ["notes.txt", ""],
       ["a.jpg", "photos/a.jpg"],
@@ -45,19 +46,39 @@ describe("dropped files and folders", () => {
       ["d.jpg", "photos/2024/d.jpg"],
     ]);
     expect(items.map((i) => uploadPath("/docs/", i))).toEqual(["/docs/notes.txt", "/docs/photos/a.jpg", "/docs/photos/b.jpg", "/docs/photos/c.jpg", "/docs/photos/2024/d.jpg"]);
+    // Only the folders without any entry: the others come with their files or their sub-folders.
+    expect(folders).toEqual(["photos/empty", "photos/only-folders/inner", "blank"]);
+  });
+
+  it("creates empty folders parents first, each folder once", () => {
+    expect(folderSteps("/docs/", ["photos/empty", "photos/only-folders/inner", "blank"])).toEqual([
+      { path: "/docs", name: "photos" },
+      { path: "/docs/photos", name: "empty" },
+      { path: "/docs/photos", name: "only-folders" },
+      { path: "/docs/photos/only-folders", name: "inner" },
+      { path: "/docs", name: "blank" },
+    ]);
+    expect(folderSteps("/", ["a/b"])).toEqual([
+      { path: "/", name: "a" },
+      { path: "/a", name: "b" },
+    ]);
+    expect(folderSteps("/", [])).toEqual([]);
   });
 
   it("takes the files of a DataTransfer without entries", async () => {
     const file = new File(["x"], "x.txt");
-    const items = await itemsFromDataTransfer({ items: [], files: [file] } as unknown as DataTransfer);
-    expect(items).toEqual([{ file, relativePath: "" }]);
+    const batch = await itemsFromDataTransfer({ items: [], files: [file] } as unknown as DataTransfer);
+    expect(batch).toEqual({ items: [{ file, relativePath: "" }], folders: [] });
   });
 
   it("uses each file's path under the chosen folder from a folder input", () => {
     const inFolder = new File(["a"], "a.txt");
     Object.defineProperty(inFolder, "webkitRelativePath", { value: "project/src/a.txt" });
     const plain = new File(["b"], "b.txt");
-    expect(itemsFromFileList([inFolder, plain]).map((i) => i.relativePath)).toEqual(["project/src/a.txt", ""]);
-    expect(uploadPath("/", itemsFromFileList([inFolder])[0]!)).toBe("/project/src/a.txt");
+    const batch = itemsFromFileList([inFolder, plain]);
+    expect(batch.items.map((i) => i.relativePath)).toEqual(["project/src/a.txt", ""]);
+    // A folder input lists files only: its empty folders cannot be known.
+    expect(batch.folders).toEqual([]);
+    expect(uploadPath("/", batch.items[0]!)).toBe("/project/src/a.txt");
   });
 });

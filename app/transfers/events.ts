@@ -1,6 +1,8 @@
-/** Events other parts of the page react to: a listing refresh after an upload, the size-overflow dialog. */
+/** Events other parts of the page react to: a listing refresh after an upload or new folders, the size-overflow dialog. */
 export type TransferEvent =
   | { type: "upload-committed"; groupId: number; path: string }
+  /** The empty folders of a dropped tree were created under `path`. */
+  | { type: "folders-created"; groupId: number; path: string }
   | { type: "size-overflow"; limit: number };
 
 const listeners = new Set<(event: TransferEvent) => void>();

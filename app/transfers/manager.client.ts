@@ -8,6 +8,7 @@ import { wholeFileReader } from "./file-source";
 import { HashCancelled, Hasher } from "./hasher.client";
 import { loadUploads, sameFile, updateUploads, type SavedUpload } from "./persist";
 import type { TransferStore } from "./store";
+import { UploadLocks } from "./upload-locks.client";
 import { TransferStatus, type DownloadTarget, type TransferItem, type UploadItem, type UploadTarget } from "./types";
 
 /** Uploads running at once; more wait in the queue. */
@@ -109,6 +110,7 @@ export class TransferManager {
   private readonly jobs = new Map<string, UploadJob>();
   private readonly hasher = new Hasher();
   private context: ManagerContext | null = null;
+  private locks: UploadLocks | null = null;
   private readonly ready: Promise<ManagerContext>;
   private setReady!: (context: ManagerContext) => void;
 
@@ -123,6 +125,7 @@ export class TransferManager {
   attach(context: ManagerContext) {
     const first = this.context === null;
     this.context = context;
+    if (first) this.locks = new UploadLocks(context.account);
     this.setReady(context);
     if (first) void this.restore(context);
   }
@@ -149,6 +152,7 @@ export class TransferManager {
         uploadUrl: null,
         offset: 0,
         createTime: nowSeconds(),
+        ...(item.overwrite ? { overwrite: true } : {}),
       };
       this.store.add(this.itemOf(saved, { queued: true }));
       if (context.sizeLimit > 0 && item.file.size > context.sizeLimit) {
@@ -157,6 +161,8 @@ export class TransferManager {
         continue;
       }
       this.jobs.set(id, { id, file: item.file, saved, tus: null, hashAbort: null, hash: null, commitOnly: false });
+      // Asked before the upload is saved, so another tab reading the list finds it taken.
+      void this.locks?.claim(id);
       updateUploads(this.storage, context.account, (list) => [...list, saved]);
       void keepFile(id, context.account, item.file);
     }
@@ -240,15 +246,40 @@ export class TransferManager {
     this.cancel(id);
   }
 
+  /**
+   * Shows the account's saved uploads again and resumes those whose file the browser kept. An upload
+   * another tab is working on (upload-locks.client.ts) is left to it; this page takes it over if
+   * that tab goes first.
+   */
   private async restore(context: ManagerContext) {
     const saved = loadUploads(this.storage, context.account);
-    for (const entry of saved) {
+    const claims = await Promise.all(saved.map((entry) => this.locks?.claim(entry.id) ?? Promise.resolve(true)));
+    const mine = saved.filter((_entry, i) => claims[i]);
+    for (const entry of saved) if (!mine.includes(entry)) this.locks?.await(entry.id, () => void this.takeOver(context, entry.id));
+    await this.adopt(context, mine);
+  }
+
+  /** The tab that held upload `id` let it go: continue it here if it is still unfinished. */
+  private async takeOver(context: ManagerContext, id: string) {
+    const entry = loadUploads(this.storage, context.account).find((saved) => saved.id === id);
+    if (!entry || this.jobs.has(id)) {
+      if (!this.jobs.has(id)) this.locks?.release(id);
+      return;
+    }
+    await this.adopt(context, [entry]);
+  }
+
+  private async adopt(context: ManagerContext, entries: SavedUpload[]) {
+    for (const entry of entries) {
       this.jobs.set(entry.id, { id: entry.id, file: null, saved: entry, tus: null, hashAbort: null, hash: null, commitOnly: false });
       this.store.add(this.itemOf(entry, { paused: true, needsFile: true, currentSize: entry.offset }));
     }
-    const ids = new Set(saved.map((entry) => entry.id));
-    const files = await keptFiles(context.account, (id) => ids.has(id));
-    for (const [id, file] of files) this.provideFile(id, file);
+    const ids = new Set(entries.map((entry) => entry.id));
+    // Kept files of uploads still saved stay (other tabs' uploads among them); the list is read at
+    // each check, because another tab saves a new upload before it keeps its file.
+    const stillSaved = (id: string) => loadUploads(this.storage, context.account).some((saved) => saved.id === id);
+    const files = await keptFiles(context.account, (id) => ids.has(id) || stillSaved(id));
+    for (const [id, file] of files) if (ids.has(id)) this.provideFile(id, file);
   }
 
   private pump() {
@@ -279,7 +310,7 @@ export class TransferManager {
       endpoint: context.connection.href(FILE_SERVER_PATHS.uploads),
       uploadUrl: job.saved.uploadUrl,
       headers: this.headers(context),
-      metadata: { groupId: String(job.saved.groupId), path: job.saved.path, overwrite: "0", filetype: file.type },
+      metadata: { groupId: String(job.saved.groupId), path: job.saved.path, overwrite: job.saved.overwrite ? "1" : "0", filetype: file.type },
       chunkSize: CHUNK_BYTES,
       fileReader: wholeFileReader,
       retryDelays: RETRY_DELAYS_MS,
@@ -356,6 +387,7 @@ export class TransferManager {
     this.jobs.delete(job.id);
     void forgetFile(job.id);
     if (this.context) updateUploads(this.storage, this.context.account, (list) => list.filter((entry) => entry.id !== job.id));
+    this.locks?.release(job.id);
   }
 
   private save(job: UploadJob, context: ManagerContext) {
@@ -367,7 +399,8 @@ export class TransferManager {
   }
 
   private itemOf(saved: SavedUpload, patch: Partial<TransferItem>): TransferItem {
-    return { ...this.blank(saved.id, "upload", saved.name), totalSize: saved.size, createTime: saved.createTime, ...patch };
+    // The name it gets at the target: the file's own, or the "keep both" name ("a (1).txt").
+    return { ...this.blank(saved.id, "upload", saved.path.split("/").pop() || saved.name), totalSize: saved.size, createTime: saved.createTime, ...patch };
   }
 
   private blank(id: string, kind: TransferItem["kind"], name: string): TransferItem {

@@ -18,6 +18,8 @@ export const savedUpload = z.object({
   /** Bytes the server had confirmed when last saved (shown until the upload runs again). */
   offset: z.number().int().min(0),
   createTime: z.number().int(),
+  /** Created with overwrite (the user chose to replace the file at the target); absent: never replaces. */
+  overwrite: z.boolean().optional(),
 });
 export type SavedUpload = z.infer<typeof savedUpload>;
 

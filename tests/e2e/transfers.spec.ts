@@ -5,7 +5,7 @@ import path from "node:path";
 import type { Page, Request } from "@playwright/test";
 import { blake3 } from "hash-wasm";
 import { Permission, PERMISSION_FULL } from "../../contract/permissions";
-import { createUser, login, uniqueAccount } from "../support/e2e-helpers";
+import { createUser, login, ok, uniqueAccount, WEB_URL } from "../support/e2e-helpers";
 import { E2E_FILE_PORT } from "../support/e2e-env";
 import { connectFiles } from "../support/file-client";
 import { expect, hydrated, screenshot, signIn, test } from "./fixtures";
@@ -39,6 +39,41 @@ async function storedAttributes(socketToken: string, filePath: string) {
   } finally {
     await files.close();
   }
+}
+
+/** The bytes the engine holds at a path of the personal space, fetched through a download URL as any client would. */
+async function storedBytes(socketToken: string, filePath: string): Promise<Buffer> {
+  const files = await connectFiles(FILE_URL, socketToken);
+  try {
+    const ticket = await files.ok("download", { groupId: 0, paths: [filePath] });
+    const response = await fetch(new URL(ticket.url, FILE_URL));
+    expect(response.status).toBe(200);
+    return Buffer.from(await response.arrayBuffer());
+  } finally {
+    await files.close();
+  }
+}
+
+/** A folder's listing in the personal space (names and types: 0 file, 1 folder), null when it does not exist. */
+async function storedListing(socketToken: string, folder: string): Promise<Record<string, number> | null> {
+  const files = await connectFiles(FILE_URL, socketToken);
+  try {
+    const reply = await files.cmd("list", { groupId: 0, path: folder });
+    if (reply.code !== 200) return null;
+    const listing = reply.data!;
+    return Object.fromEntries(listing.names.map((name, i) => [name, listing.types[i]!]));
+  } finally {
+    await files.close();
+  }
+}
+
+/** Drags a folder or files from the desktop onto the file table: Chromium's own drag (CDP), so the drop carries real folder entries. */
+async function dragFromDesktop(page: Page, paths: string[]) {
+  const box = (await page.getByRole("table").boundingBox())!;
+  const at = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+  const data = { items: [], files: paths, dragOperationsMask: 1 };
+  const cdp = await page.context().newCDPSession(page);
+  for (const type of ["dragEnter", "dragOver", "drop"] as const) await cdp.send("Input.dispatchDragEvent", { type, ...at, data });
 }
 
 /** Upload-Offset of the next tus PATCH the page sends. */
@@ -206,6 +241,161 @@ test.describe("transfers", () => {
     expect(await resumedAt).toBeGreaterThan(0);
     await expect(row(page, "archive.bin")).toContainText("Uploaded", { timeout: 60_000 });
     expect((await storedAttributes(socketToken, "/archive.bin")).hash).toBe(await blake3(bytes));
+  });
+
+  test("a dropped folder arrives with its empty sub-folders", async ({ page }) => {
+    const { socketToken } = await signedInUser(page);
+    makeFile("with-empty/keep.txt", Buffer.from("kept"));
+    mkdirSync(path.join(workDir, "with-empty/hollow"), { recursive: true });
+    mkdirSync(path.join(workDir, "with-empty/deeper/empty-too"), { recursive: true });
+    mkdirSync(path.join(workDir, "all-empty"), { recursive: true });
+
+    await dragFromDesktop(page, [path.join(workDir, "with-empty"), path.join(workDir, "all-empty")]);
+    await expect(row(page, "keep.txt")).toContainText("Uploaded");
+    await expect.poll(() => storedListing(socketToken, "/with-empty")).toEqual({ deeper: 1, hollow: 1, "keep.txt": 0 });
+    await expect.poll(() => storedListing(socketToken, "/with-empty/deeper")).toEqual({ "empty-too": 1 });
+    expect(await storedListing(socketToken, "/with-empty/hollow")).toEqual({});
+    // A folder with nothing in it at all is created too, and the listing shows the new folders.
+    expect(await storedListing(socketToken, "/all-empty")).toEqual({});
+    await expect(page.getByRole("table").getByText("all-empty")).toBeVisible();
+    await expect(page.getByRole("table").getByText("with-empty")).toBeVisible();
+  });
+
+  test("uploading a name that exists asks once per batch; overwrite, skip and keep both do what they say", async ({ page }) => {
+    const { socketToken } = await signedInUser(page);
+    const conflict = page.getByRole("dialog", { name: "Files already exist" });
+    await page.getByLabel("Upload files").setInputFiles([makeFile("clash/v1/same.txt", Buffer.from("version one")), makeFile("clash/v1/other.txt", Buffer.from("other one"))]);
+    await expect(row(page, "same.txt")).toContainText("Uploaded");
+    await expect(row(page, "other.txt")).toContainText("Uploaded");
+    await expect(conflict).toHaveCount(0);
+
+    // Overwrite: both names exist, one question for the batch.
+    await page.getByLabel("Upload files").setInputFiles([makeFile("clash/v2/same.txt", Buffer.from("version two")), makeFile("clash/v2/other.txt", Buffer.from("other two"))]);
+    await expect(conflict).toBeVisible();
+    await expect(conflict).toContainText("Some files you are uploading already exist here (2):");
+    await expect(conflict).toContainText("same.txt");
+    await expect(conflict).toContainText("other.txt");
+    await screenshot(page, "transfers-conflict-en");
+    await conflict.getByRole("button", { name: "Overwrite" }).click();
+    await expect(conflict).toHaveCount(0);
+    await expect(row(page, "same.txt").last()).toContainText("Uploaded");
+    await expect.poll(async () => (await storedBytes(socketToken, "/same.txt")).toString()).toBe("version two");
+    await expect.poll(async () => (await storedBytes(socketToken, "/other.txt")).toString()).toBe("other two");
+
+    // Skip: the clashing file stays as it was, the new one goes up.
+    await page.getByLabel("Upload files").setInputFiles([makeFile("clash/v3/same.txt", Buffer.from("version three")), makeFile("clash/v3/fresh.txt", Buffer.from("fresh"))]);
+    await expect(conflict).toContainText("(1):");
+    await conflict.getByRole("button", { name: "Skip" }).click();
+    await expect(row(page, "fresh.txt")).toContainText("Uploaded");
+    expect((await storedBytes(socketToken, "/fresh.txt")).toString()).toBe("fresh");
+    expect((await storedBytes(socketToken, "/same.txt")).toString()).toBe("version two");
+    expect(Object.keys((await storedListing(socketToken, "/"))!).sort()).toEqual(["fresh.txt", "other.txt", "same.txt"]);
+
+    // Keep both: the new file gets the first free "name (n).ext".
+    await page.getByLabel("Upload files").setInputFiles(makeFile("clash/v4/same.txt", Buffer.from("version four")));
+    await conflict.getByRole("button", { name: "Keep both" }).click();
+    await expect(row(page, "same (1).txt")).toContainText("Uploaded");
+    expect((await storedBytes(socketToken, "/same (1).txt")).toString()).toBe("version four");
+    expect((await storedBytes(socketToken, "/same.txt")).toString()).toBe("version two");
+    await page.getByLabel("Upload files").setInputFiles(makeFile("clash/v5/same.txt", Buffer.from("version five")));
+    await conflict.getByRole("button", { name: "Keep both" }).click();
+    await expect(row(page, "same (2).txt")).toContainText("Uploaded");
+    expect((await storedBytes(socketToken, "/same (2).txt")).toString()).toBe("version five");
+
+    // Cancel uploads nothing; the question in Chinese.
+    await page.getByRole("button", { name: "Switch the language to Chinese" }).click();
+    await expect(page.getByRole("button", { name: "上传文件", exact: true })).toBeVisible();
+    await hydrated(page);
+    await page.getByLabel("上传文件", { exact: true }).setInputFiles(makeFile("clash/v6/same.txt", Buffer.from("version six")));
+    const conflictZh = page.getByRole("dialog", { name: "文件已存在" });
+    await expect(conflictZh).toContainText("要上传的部分文件在此处已存在（1 个）：");
+    await expect(conflictZh.getByRole("button", { name: "保留两者" })).toBeVisible();
+    await screenshot(page, "transfers-conflict-zh");
+    await conflictZh.getByRole("button", { name: "取消" }).click();
+    await expect(conflictZh).toHaveCount(0);
+    expect((await storedBytes(socketToken, "/same.txt")).toString()).toBe("version two");
+    expect(Object.keys((await storedListing(socketToken, "/"))!).sort()).toEqual(["fresh.txt", "other.txt", "same (1).txt", "same (2).txt", "same.txt"]);
+  });
+
+  test("a share visitor uploading a name that exists may skip or keep both, never overwrite", async ({ browser }) => {
+    const account = uniqueAccount("inviter");
+    await createUser(account, PASSWORD, { permission: PERMISSION_FULL });
+    const signedIn = await login(account, PASSWORD);
+    const ownerToken = signedIn.data!.websocket_token;
+    const owner = await connectFiles(FILE_URL, ownerToken);
+    try {
+      await owner.ok("mkdir", { groupId: 0, path: "/", name: "inbox" });
+      const { shareUrl } = await ok<{ shareUrl: string }>("POST", "/api/share/link/create", {
+        token: signedIn.data!.token,
+        body: { shareBaseUrl: WEB_URL, shareUrlType: 0, shareServerPath: "/inbox", needPassword: true, shareUrlPasswd: "in42" },
+      });
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      try {
+        await page.goto(shareUrl);
+        await hydrated(page);
+        await page.getByLabel("Password", { exact: true }).fill("in42");
+        await page.getByRole("button", { name: "Open" }).click();
+        // The page's heading is "Upload files" too: the file input is the toolbar's.
+        const pick = page.getByRole("toolbar", { name: "File actions" }).getByLabel("Upload files", { exact: true });
+        await pick.setInputFiles(makeFile("visitor/v1/note.txt", Buffer.from("first visit")));
+        await expect(row(page, "note.txt")).toContainText("Uploaded");
+
+        await pick.setInputFiles(makeFile("visitor/v2/note.txt", Buffer.from("second visit")));
+        const conflict = page.getByRole("dialog", { name: "Files already exist" });
+        await expect(conflict).toContainText("Files here cannot be replaced.");
+        await expect(conflict.getByRole("button", { name: "Skip" })).toBeVisible();
+        await expect(conflict.getByRole("button", { name: "Overwrite" })).toHaveCount(0);
+        await conflict.getByRole("button", { name: "Keep both" }).click();
+        await expect(row(page, "note (1).txt")).toContainText("Uploaded");
+      } finally {
+        await context.close();
+      }
+      expect((await storedBytes(ownerToken, "/inbox/note.txt")).toString()).toBe("first visit");
+      expect((await storedBytes(ownerToken, "/inbox/note (1).txt")).toString()).toBe("second visit");
+    } finally {
+      await owner.close();
+    }
+  });
+
+  test("two pages of one browser: only one resumes a saved upload, the other takes over when it closes", async ({ page }) => {
+    const { socketToken } = await signedInUser(page);
+    const bytes = randomBytes(40 * 1024 * 1024);
+    const file = makeFile("tabs/shared.bin", bytes);
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 4 * 1024 * 1024 });
+    await page.getByLabel("Upload files").setInputFiles(file);
+    const progress = row(page, "shared.bin").getByRole("progressbar");
+    await expect.poll(async () => Number(await progress.getAttribute("aria-valuenow")), { timeout: 30_000 }).toBeGreaterThan(5);
+    expect(await page.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith("ferry.transfers.")).length)).toBe(1);
+
+    // A second tab of the same sign-in reads the same saved list, but the upload is this tab's.
+    const second = await page.context().newPage();
+    const secondUploads: string[] = [];
+    second.on("request", (request) => {
+      if (request.url().includes("/uploads/")) secondUploads.push(`${request.method()} ${request.url()}`);
+    });
+    await second.goto("/personal");
+    await hydrated(second);
+    await expect(second.getByRole("table")).toBeVisible();
+    const atOpen = Number(await progress.getAttribute("aria-valuenow"));
+    // The first tab keeps going meanwhile…
+    await expect.poll(async () => Number(await progress.getAttribute("aria-valuenow")), { timeout: 30_000 }).toBeGreaterThan(atOpen + 5);
+    // …and the second neither shows it nor touches it.
+    await expect(row(second, "shared.bin")).toHaveCount(0);
+    expect(secondUploads).toEqual([]);
+
+    // The first tab goes: the second takes the upload over from what the server holds.
+    const resumedAt = resumeOffset(second);
+    await page.close();
+    await expect(row(second, "shared.bin")).toBeVisible();
+    expect(await resumedAt).toBeGreaterThan(0);
+    await expect(row(second, "shared.bin")).toContainText("Uploaded", { timeout: 60_000 });
+    const attributes = await storedAttributes(socketToken, "/shared.bin");
+    expect(attributes.file_size).toBe(bytes.length);
+    expect(attributes.hash).toBe(await blake3(bytes));
+    expect((await storedBytes(socketToken, "/shared.bin")).equals(bytes)).toBe(true);
   });
 
   test("a download hands the browser the same bytes", async ({ page }) => {

@@ -37,6 +37,14 @@ export const transfersEn = {
   "transfers.error.network": "The connection to the file server was lost",
   "transfers.error.wrong-file": "That is not the same file (its name, size or date differ)",
   "transfers.leave-warning": "Transfers are still running. Leave the page?",
+  "transfers.conflict.title": "Files already exist",
+  "transfers.conflict.text": "Some files you are uploading already exist here ({{count}}):",
+  "transfers.conflict.names-more": "{{names}} and {{count}} more",
+  "transfers.conflict.hint": "Overwrite replaces them, Skip uploads only the others, Keep both uploads them under a new name such as \"name (1).ext\".",
+  "transfers.conflict.hint-share": "Files here cannot be replaced. Skip uploads only the others, Keep both uploads them under a new name such as \"name (1).ext\".",
+  "transfers.conflict.overwrite": "Overwrite",
+  "transfers.conflict.skip": "Skip",
+  "transfers.conflict.keep-both": "Keep both",
 } as const;
 
 export const transfersZh: Record<keyof typeof transfersEn, string> = {
@@ -77,4 +85,12 @@ export const transfersZh: Record<keyof typeof transfersEn, string> = {
   "transfers.error.network": "与文件服务器的连接已断开",
   "transfers.error.wrong-file": "这不是同一个文件（名称、大小或修改时间不同）",
   "transfers.leave-warning": "仍有传输在进行，确定离开页面吗？",
+  "transfers.conflict.title": "文件已存在",
+  "transfers.conflict.text": "要上传的部分文件在此处已存在（{{count}} 个）：",
+  "transfers.conflict.names-more": "{{names}} 等另外 {{count}} 个",
+  "transfers.conflict.hint": "覆盖：替换已有文件；跳过：只上传其他文件；保留两者：以新名称上传，如“名称 (1).扩展名”。",
+  "transfers.conflict.hint-share": "此处的文件不能被替换。跳过：只上传其他文件；保留两者：以新名称上传，如“名称 (1).扩展名”。",
+  "transfers.conflict.overwrite": "覆盖",
+  "transfers.conflict.skip": "跳过",
+  "transfers.conflict.keep-both": "保留两者",
 };

@@ -1,0 +1,215 @@
+import { useCallback, useRef, useState, type ReactNode } from "react";
+import { useTranslation } from "react-i18next";
+import { Button } from "../components/ui/button";
+import { Modal } from "../components/ui/modal";
+import { ErrorCode } from "../../contract/errors";
+import type { SocketArgs, SocketCommand, SocketResults } from "../../contract/files";
+import { errorCode } from "../files/errors";
+import { useFileErrors } from "../files/use-file-errors";
+import { candidateNames, namesByFolder, pickFreeNames, resolveConflicts, splitPath, type ConflictChoice } from "./conflicts";
+import { folderSteps, uploadPath } from "./drop";
+import { emitTransferEvent } from "./events";
+import type { UploadBatch } from "./types";
+import { useTransfers } from "./use-transfers";
+
+/** What the batch needs of the page's file-server connection. */
+interface Commands {
+  cmd<C extends SocketCommand>(cmd: C, args: SocketArgs<C>): Promise<SocketResults[C]>;
+}
+
+export interface UploadBatchOptions {
+  connection: Commands | null;
+  groupId: number;
+  /** Share-link visitors can never replace a file (the engine refuses overwrite) and may not ask `exists`. */
+  canOverwrite: boolean;
+}
+
+interface Question {
+  batch: UploadBatch;
+  folder: string;
+  clashes: Set<string>;
+}
+
+/** Folders asked about at once; a folder upload can name hundreds. */
+const PARALLEL_CHECKS = 4;
+/** "keep both" candidates asked per clashing name and round. */
+const CANDIDATES_PER_ROUND = 20;
+const MAX_ROUNDS = 50;
+/** exists takes at most this many names per call (contract/files.ts). */
+const EXISTS_MAX_NAMES = 10_000;
+/** Names listed in the question; the rest are counted. */
+const NAMES_SHOWN = 5;
+
+async function inParallel<T, R>(inputs: readonly T[], limit: number, work: (input: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(inputs.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < inputs.length) {
+      const at = next++;
+      results[at] = await work(inputs[at]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, inputs.length) }, worker));
+  return results;
+}
+
+/**
+ * Starts the uploads of one pick or drop: asks once per batch what to do with names that already
+ * exist at the target (overwrite, skip, keep both — "name (1).ext"), creates the empty folders of a
+ * dropped tree, then hands the files to the transfer manager. `dialog` is the question, to render.
+ */
+export function useUploadBatch({ connection, groupId, canOverwrite }: UploadBatchOptions): { start: (batch: UploadBatch, folder: string) => void; dialog: ReactNode } {
+  const { t } = useTranslation();
+  const showError = useFileErrors();
+  const { upload } = useTransfers();
+  const [question, setQuestion] = useState<Question | null>(null);
+  const [shown, setShown] = useState<Question | null>(null);
+  const latest = useRef({ connection, groupId, canOverwrite, upload, showError });
+  latest.current = { connection, groupId, canOverwrite, upload, showError };
+
+  /** Which of `names` exist in `folder` on the server; a missing folder holds none. */
+  const takenIn = useCallback(async (folder: string, names: readonly string[], listings: Map<string, Promise<Set<string>>>): Promise<Set<string>> => {
+    const { connection: conn, groupId: group, canOverwrite: user } = latest.current;
+    if (!conn || names.length === 0) return new Set();
+    const none = (error: unknown) => {
+      const code = errorCode(error);
+      // No such folder yet (commit creates it), or a file in the way (the upload reports it).
+      if (code === ErrorCode.PathNotFound || code === ErrorCode.DirectoryNotExist || code === ErrorCode.PathIsFile) return new Set<string>();
+      // Without the List bit nothing can be known; the engine still refuses an existing name (4158).
+      if (code === ErrorCode.PermissionDenied) return new Set<string>();
+      throw error;
+    };
+    if (user) {
+      const found = new Set<string>();
+      for (let at = 0; at < names.length; at += EXISTS_MAX_NAMES) {
+        const existing = await conn.cmd("exists", { groupId: group, target: folder, names: names.slice(at, at + EXISTS_MAX_NAMES) }).then((r) => r.existing, none);
+        for (const name of existing) found.add(name);
+      }
+      return found;
+    }
+    // A share visitor may not ask `exists`, but sees the invitation folder's listing.
+    let listing = listings.get(folder);
+    if (!listing) {
+      listing = conn.cmd("list", { groupId: group, path: folder }).then((r) => new Set(r.names), none);
+      listings.set(folder, listing);
+    }
+    const all = await listing;
+    return new Set(names.filter((name) => all.has(name)));
+  }, []);
+
+  const go = useCallback(async (batch: UploadBatch, folder: string) => {
+    const { connection: conn, groupId: group, upload: send, showError: report } = latest.current;
+    if (batch.items.length > 0) send(batch.items, { groupId: group, path: folder });
+    if (!conn || batch.folders.length === 0) return;
+    // Parents first; an existing folder is fine (a file's commit, or the user, made it).
+    const steps = folderSteps(folder, batch.folders);
+    for (const step of steps) {
+      try {
+        await conn.cmd("mkdir", { groupId: group, ...step });
+      } catch (error) {
+        if (errorCode(error) === ErrorCode.PathExists) continue;
+        report(error);
+        break;
+      }
+    }
+    const top = steps[0]!;
+    emitTransferEvent({ type: "folders-created", groupId: group, path: `${top.path === "/" ? "" : top.path}/${top.name}` });
+  }, []);
+
+  const start = useCallback(
+    (batch: UploadBatch, folder: string) => {
+      if (batch.items.length === 0 && batch.folders.length === 0) return;
+      void (async () => {
+        const paths = batch.items.map((item) => uploadPath(folder, item));
+        const listings = new Map<string, Promise<Set<string>>>();
+        const folders = [...namesByFolder(paths)];
+        let clashes: Set<string>;
+        try {
+          const taken = await inParallel(folders, PARALLEL_CHECKS, ([dir, names]) => takenIn(dir, names, listings));
+          clashes = new Set(folders.flatMap(([dir], i) => [...taken[i]!].map((name) => `${dir === "/" ? "" : dir}/${name}`)));
+        } catch (error) {
+          latest.current.showError(error);
+          return;
+        }
+        if (clashes.size === 0) return go(batch, folder);
+        const next = { batch, folder, clashes };
+        setQuestion(next);
+        setShown(next);
+      })();
+    },
+    [go, takenIn],
+  );
+
+  /** Free "name (n).ext" names for every clashing path, asked from the server round by round. */
+  const keepBothNames = useCallback(
+    async (ask: Question): Promise<Map<string, string>> => {
+      const paths = ask.batch.items.map((item) => uploadPath(ask.folder, item));
+      const renamed = new Map<string, string>();
+      const listings = new Map<string, Promise<Set<string>>>();
+      for (const [dir, names] of namesByFolder([...ask.clashes])) {
+        const used = new Set(paths.map(splitPath).filter(([d]) => d === dir).map(([, name]) => name));
+        let pending = names;
+        for (let round = 0; round < MAX_ROUNDS && pending.length > 0; round += 1) {
+          const first = 1 + round * CANDIDATES_PER_ROUND;
+          const taken = await takenIn(dir, candidateNames(pending, first, CANDIDATES_PER_ROUND), listings);
+          const picked = pickFreeNames(pending, taken, used, first, CANDIDATES_PER_ROUND);
+          for (const [name, free] of picked) renamed.set(`${dir === "/" ? "" : dir}/${name}`, free);
+          pending = pending.filter((name) => !picked.has(name));
+        }
+      }
+      return renamed;
+    },
+    [takenIn],
+  );
+
+  const answer = async (choice: ConflictChoice) => {
+    const ask = question;
+    if (!ask) return;
+    let renamed: Map<string, string> | undefined;
+    if (choice === "keep-both") {
+      try {
+        renamed = await keepBothNames(ask);
+      } catch (error) {
+        showError(error);
+        return;
+      }
+    }
+    setQuestion(null);
+    void go({ items: resolveConflicts(ask.batch.items, ask.folder, ask.clashes, choice, renamed), folders: ask.batch.folders }, ask.folder);
+  };
+
+  const names = shown ? [...shown.clashes].map((path) => path.slice(shown.folder === "/" ? 1 : shown.folder.length + 1)) : [];
+  const listed = names.slice(0, NAMES_SHOWN).join(", ");
+  const more = names.length - NAMES_SHOWN;
+  const dialog = (
+    <Modal
+      open={question !== null}
+      title={t("transfers.conflict.title")}
+      width={480}
+      onClose={() => setQuestion(null)}
+      afterClose={() => setShown(null)}
+      footer={
+        <div className="mt-6 flex flex-wrap justify-end gap-2">
+          <Button variant="text" onClick={() => setQuestion(null)}>
+            {t("global.cancel")}
+          </Button>
+          <Button variant="outlined" onClick={() => void answer("skip")}>
+            {t("transfers.conflict.skip")}
+          </Button>
+          <Button variant={canOverwrite ? "outlined" : "contained"} onClick={() => void answer("keep-both")}>
+            {t("transfers.conflict.keep-both")}
+          </Button>
+          {canOverwrite && <Button onClick={() => void answer("overwrite")}>{t("transfers.conflict.overwrite")}</Button>}
+        </div>
+      }
+    >
+      <p>{t("transfers.conflict.text", { count: names.length })}</p>
+      <p className="mt-2 break-all font-medium text-gray-900">
+        {more > 0 ? t("transfers.conflict.names-more", { names: listed, count: more, interpolation: { escapeValue: false } }) : listed}
+      </p>
+      <p className="mt-2 text-gray-500">{canOverwrite ? t("transfers.conflict.hint") : t("transfers.conflict.hint-share")}</p>
+    </Modal>
+  );
+
+  return { start, dialog };
+}
