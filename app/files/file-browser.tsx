@@ -2,6 +2,7 @@ import { Menu, MenuButton, MenuItem, MenuItems } from "@headlessui/react";
 import { useSearchParams } from "@remix-run/react";
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
+import { Breadcrumb } from "../components/ui/breadcrumb";
 import { Button } from "../components/ui/button";
 import { FileIcon, FolderIcon, MoreIcon, SearchIcon, UploadIcon, VirtualFolderIcon } from "../components/ui/icons";
 import { Modal } from "../components/ui/modal";
@@ -426,40 +427,15 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
         )}
       </div>
 
-      <nav aria-label={t("files.breadcrumb")}>
-        <ol className="flex flex-wrap items-center gap-1 text-sm">
-          {breadcrumbLead && (
-            <li className="flex items-center gap-1">
-              {breadcrumbLead}
-              <span aria-hidden="true" className="text-gray-400">
-                /
-              </span>
-            </li>
-          )}
-          {breadcrumbParts(path).map((part, index, parts) => {
-            const last = index === parts.length - 1;
-            const label = part.path === "/" ? t("files.root") : part.name;
-            return (
-              <li key={part.path} className="flex items-center gap-1">
-                {last ? (
-                  <span aria-current="page" className="font-medium text-gray-900">
-                    {label}
-                  </span>
-                ) : (
-                  <button type="button" className="text-primary hover:underline" onClick={() => openFolder(part.path)}>
-                    {label}
-                  </button>
-                )}
-                {!last && (
-                  <span aria-hidden="true" className="text-gray-400">
-                    /
-                  </span>
-                )}
-              </li>
-            );
-          })}
-        </ol>
-      </nav>
+      <Breadcrumb
+        label={t("files.breadcrumb")}
+        lead={breadcrumbLead}
+        crumbs={breadcrumbParts(path).map((part) => ({
+          key: part.path,
+          label: part.path === "/" ? t("files.root") : part.name,
+          onSelect: () => openFolder(part.path),
+        }))}
+      />
 
       <div
         className="relative"

@@ -1,10 +1,12 @@
 import { Form, Link } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import { Breadcrumb } from "../../components/ui/breadcrumb";
 import { Button } from "../../components/ui/button";
 import { FileIcon, FolderIcon } from "../../components/ui/icons";
 import { Pagination } from "../../components/ui/pagination";
 import { Table, type Column } from "../../components/ui/table";
 import type { FileEntry } from "../../../contract/files";
+import { breadcrumbParts, joinPath } from "../../files/model";
 import { formatSize, formatUnixTime } from "../../utils/format";
 
 export interface ListingPage {
@@ -24,8 +26,6 @@ export function listingHref(path: string, page = 1, size = 10): string {
   return text ? `?${text}` : "?";
 }
 
-const join = (folder: string, name: string) => (folder === "/" ? `/${name}` : `${folder}/${name}`);
-
 /**
  * The disk view as plain HTML (no JavaScript needed): the shared items, folders as `?path=` links,
  * a Download button per file (a POST form: the action records the download and redirects to the
@@ -34,8 +34,6 @@ const join = (folder: string, name: string) => (folder === "/" ? `/${name}` : `$
  */
 export function DiskListing({ path, listing, allowDownload }: { path: string; listing: ListingPage; allowDownload: boolean }) {
   const { t } = useTranslation();
-  const parts = path.split("/").filter(Boolean);
-  const crumbs = [{ name: t("share.disk.root"), path: "/" }, ...parts.map((name, i) => ({ name, path: `/${parts.slice(0, i + 1).join("/")}` }))];
   const columns: Column<FileEntry>[] = [
     {
       type: "custom",
@@ -50,7 +48,7 @@ export function DiskListing({ path, listing, allowDownload }: { path: string; li
             </span>
           </span>
         ) : (
-          <Link to={listingHref(join(path, entry.name))} className="flex min-w-0 items-center gap-2 hover:text-primary" aria-label={t("share.disk.open-folder", { name: entry.name })}>
+          <Link to={listingHref(joinPath(path, entry.name))} className="flex min-w-0 items-center gap-2 hover:text-primary" aria-label={t("share.disk.open-folder", { name: entry.name })}>
             <FolderIcon className="shrink-0 text-amber-500" />
             <span className="truncate" title={entry.name}>
               {entry.name}
@@ -69,7 +67,7 @@ export function DiskListing({ path, listing, allowDownload }: { path: string; li
         entry.file_type === "File" ? (
           <Form method="post" reloadDocument>
             <input type="hidden" name="intent" value="download" />
-            <input type="hidden" name="path" value={join(path, entry.name)} />
+            <input type="hidden" name="path" value={joinPath(path, entry.name)} />
             <Button type="submit" size="small" variant="outlined" aria-label={t("share.disk.download-name", { name: entry.name })}>
               {t("share.disk.download")}
             </Button>
@@ -79,31 +77,10 @@ export function DiskListing({ path, listing, allowDownload }: { path: string; li
   ];
   return (
     <div className="flex flex-col gap-4">
-      <nav aria-label={t("share.disk.breadcrumb")}>
-        <ol className="flex flex-wrap items-center gap-1 text-sm">
-          {crumbs.map((crumb, index) => {
-            const last = index === crumbs.length - 1;
-            return (
-              <li key={crumb.path} className="flex items-center gap-1">
-                {last ? (
-                  <span aria-current="page" className="font-medium text-gray-900">
-                    {crumb.name}
-                  </span>
-                ) : (
-                  <Link to={listingHref(crumb.path)} className="text-primary hover:underline">
-                    {crumb.name}
-                  </Link>
-                )}
-                {!last && (
-                  <span aria-hidden="true" className="text-gray-400">
-                    /
-                  </span>
-                )}
-              </li>
-            );
-          })}
-        </ol>
-      </nav>
+      <Breadcrumb
+        label={t("share.disk.breadcrumb")}
+        crumbs={breadcrumbParts(path).map((part) => ({ key: part.path, label: part.path === "/" ? t("share.disk.root") : part.name, href: listingHref(part.path) }))}
+      />
       <Table columns={columns} data={listing.entries} rowKey="name" label={t("share.disk.table", { path })} />
       {listing.total > listing.size && (
         <Pagination total={listing.total} page={listing.page} pageSize={listing.size} hrefFor={(page, size) => listingHref(path, page, size)} className="self-end" />
