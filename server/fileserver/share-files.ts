@@ -93,14 +93,15 @@ export function createShareFiles(services: Services) {
 
   const resolvePath = async (access: ShareAccess, path: string) => resolveVisitorPath((await services.spaces.open(access.ownerId, 0)).storage, access, path);
 
-  /** Every item of a selection in the owner's space; "/" of a download link stands for every shared item. */
+  /** Every item of a selection in the owner's space, each path resolved once; "/" of a download link stands for every shared item. */
   async function selection(access: ShareAccess, paths: readonly string[]): Promise<{ visitor: string; owner: string }[]> {
-    const resolve = (path: string) => resolvePath(access, path);
+    const { storage } = await services.spaces.open(access.ownerId, 0);
+    const resolve = (path: string) => resolveVisitorPath(storage, access, path);
     const resolved = await Promise.all(paths.map(resolve));
-    const visitorPaths = resolved.some((r) => r.owner === null) ? access.items.map((i) => `/${i.name}`) : resolved.map((r) => r.visitor);
-    return Promise.all(topLevel(visitorPaths).map(async (visitor) => ({ visitor, owner: (await resolve(visitor)).owner! })));
+    const chosen = resolved.some((r) => r.owner === null) ? await Promise.all(access.items.map((i) => resolve(`/${i.name}`))) : resolved;
+    const owners = new Map(chosen.map((r) => [r.visitor, r.owner!]));
+    return topLevel([...owners.keys()]).map((visitor) => ({ visitor, owner: owners.get(visitor)! }));
   }
-
 
   return {
     /** A folder inside the share, in the socket's `list` columns. Download link "/": the shared items. */

@@ -175,8 +175,7 @@ export function createShares(deps: ShareDeps) {
     if (until > 0) throttled(until);
     if (samePassword(normaliseSharePassword(given), link.password)) return;
     const outcome = await attempts.recordFailure(keys);
-    if (outcome.throttled) throttled(outcome.lockedUntil);
-    if (outcome.throttled) return;
+    if (outcome.throttled) return throttled(outcome.lockedUntil);
     fail(
       "WrongPassword",
       { wrongTimes: outcome.failures, maxLockTimes: outcome.max, lockPeriod: SHARE_ATTEMPT_WINDOW_SECONDS, remaining: outcome.max - outcome.failures },
