@@ -85,38 +85,50 @@ export function createShareAccess(db: Db, clock: Clock) {
 
   /** The same check by the token's SHA-256 (hex): signed download URLs carry the digest, never the token. */
   async function checkDigest(digest: string): Promise<TokenCheck> {
-    const row = await k.selectFrom("share_tokens").selectAll().where("token_hash", "=", digest).executeTakeFirst();
+    // The token, its link and the link's owner in one query (links and tokens go with their owner).
+    const found = await k
+      .selectFrom("share_tokens")
+      .innerJoin("share_links", "share_links.id", "share_tokens.link_id")
+      .innerJoin("users", "users.id", "share_links.owner_id")
+      .selectAll("share_links")
+      .select([
+        "share_tokens.expires_at as tokenExpiresAt",
+        "share_tokens.fingerprint as tokenFingerprint",
+        "users.account as ownerAccount",
+        "users.locked as ownerLocked",
+        "users.permission as ownerPermission",
+        "users.forbidden_paths as ownerForbiddenPaths",
+      ])
+      .where("share_tokens.token_hash", "=", digest)
+      .executeTakeFirst();
     const now = clock.now();
-    if (!row || row.expires_at <= now) return { error: "InvalidToken" };
-    const link = await k.selectFrom("share_links").selectAll().where("id", "=", row.link_id).executeTakeFirst();
-    const owner = link
-      ? await k.selectFrom("users").select(["account", "locked", "permission", "forbidden_paths"]).where("id", "=", link.owner_id).executeTakeFirst()
-      : undefined;
-    const problem = linkProblem(link, owner, now);
+    if (!found || found.tokenExpiresAt <= now) return { error: "InvalidToken" };
+    const { tokenExpiresAt: _expires, tokenFingerprint: fingerprint, ownerAccount, ownerLocked, ownerPermission, ownerForbiddenPaths, ...link } = found;
+    const problem = linkProblem(link, { locked: ownerLocked, permission: ownerPermission }, now);
     if (problem) return { error: problem };
     // A bound link answers only the device it is bound to; a token of a device unbound since is void.
-    if (link!.bind_switch && link!.bound_device !== row.fingerprint) return { error: "LinkBound" };
-    const items = await k.selectFrom("share_items").selectAll().where("link_id", "=", link!.id).orderBy("position").execute();
-    const forbidden = parseForbiddenPaths(owner!.forbidden_paths);
-    const kind = link!.kind === ShareUrlType.Download ? "download" : "upload";
+    if (link.bind_switch && link.bound_device !== fingerprint) return { error: "LinkBound" };
+    const items = await k.selectFrom("share_items").selectAll().where("link_id", "=", link.id).orderBy("position").execute();
+    const forbidden = parseForbiddenPaths(ownerForbiddenPaths);
+    const kind = link.kind === ShareUrlType.Download ? "download" : "upload";
     const shared: ShareItem[] = items
       .filter((i) => !isForbidden(forbidden, i.path))
       .map((i) => ({ path: i.path, name: i.alias || i.name, alias: i.alias || null, isFolder: i.is_folder === 1 }));
     return {
-      link: link!,
+      link,
       access: {
-        linkId: link!.id,
-        ownerId: link!.owner_id,
-        ownerAccount: owner!.account,
+        linkId: link.id,
+        ownerId: link.owner_id,
+        ownerAccount,
         kind,
-        allowDownload: kind === "download" && link!.allow_download === 1,
+        allowDownload: kind === "download" && link.allow_download === 1,
         items: kind === "download" ? shared : [],
-        directory: kind === "upload" ? link!.server_path : null,
+        directory: kind === "upload" ? link.server_path : null,
         aliases: Object.fromEntries(shared.filter((i) => i.alias).map((i) => [i.path, i.alias!])),
         forbidden,
-        expiresAt: link!.expire_at > 0 ? Math.floor(link!.expire_at / 1000) : null,
-        shareUrl: shareUrlOf(link!),
-        fingerprint: row.fingerprint,
+        expiresAt: link.expire_at > 0 ? Math.floor(link.expire_at / 1000) : null,
+        shareUrl: shareUrlOf(link),
+        fingerprint,
       },
     };
   }
