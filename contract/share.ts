@@ -71,14 +71,20 @@ export function splitEmails(text: string): string[] {
 
 /** Why an alias set is refused (spec hints error1–error5), or null. `files` are the shared paths (or names). */
 export type AliasProblem = "error1" | "error2" | "error3" | "error4" | "error5";
+/** Whether aliases are possible for this selection at all, or why not (error1 a folder is selected, error2 ten files or more). */
+export function aliasAvailability(items: readonly { isFolder: boolean }[]): "error1" | "error2" | null {
+  if (items.some((i) => i.isFolder)) return "error1";
+  if (items.length >= SHARE_ALIAS_MAX_FILES) return "error2";
+  return null;
+}
+
 export function aliasProblem(
   items: readonly { name: string; isFolder: boolean }[],
   aliases: readonly { file: string; alias: string }[],
 ): AliasProblem | null {
   if (aliases.length === 0) return null;
-  // error1: a folder is selected; error2: ten files or more.
-  if (items.some((i) => i.isFolder)) return "error1";
-  if (items.length >= SHARE_ALIAS_MAX_FILES) return "error2";
+  const unavailable = aliasAvailability(items);
+  if (unavailable) return unavailable;
   const names = items.map((i) => i.name);
   const seen = new Set<string>();
   for (const { file, alias } of aliases) {

@@ -1,9 +1,8 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { describe, expect, it } from "vitest";
-import { randomSharePassword } from "../../contract/share";
+import { aliasAvailability, randomSharePassword } from "../../contract/share";
 import {
   addEmailTag,
-  aliasAvailability,
   copyText,
   createPayload,
   expiryUnixSeconds,

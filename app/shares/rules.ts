@@ -3,7 +3,6 @@ import {
   aliasProblem,
   isEmail,
   normaliseSharePassword,
-  SHARE_ALIAS_MAX_FILES,
   SHARE_EMAIL_CONTENT_MAX,
   SHARE_EMAIL_MAX_RECIPIENTS,
   SHARE_EMAIL_TAG_CUT,
@@ -71,13 +70,6 @@ export const tagLabel = (address: string) => (address.length > SHARE_EMAIL_TAG_C
 
 /** The recipients as sent: `;`-joined, duplicates ignored. */
 export const joinEmails = (tags: readonly string[]) => splitEmails(tags.join(";")).join(";");
-
-/** Whether the alias inputs are offered for this selection, or the hint why not (error1 folders, error2 ten files or more). */
-export function aliasAvailability(items: readonly { isFolder: boolean }[]): "error1" | "error2" | null {
-  if (items.some((i) => i.isFolder)) return "error1";
-  if (items.length >= SHARE_ALIAS_MAX_FILES) return "error2";
-  return null;
-}
 
 export const aliasMessage = (problem: AliasProblem) => `app.share.alias.${problem}`;
 

@@ -8,10 +8,10 @@ import { Modal } from "../components/ui/modal";
 import { TextInput } from "../components/ui/text-input";
 import { useToast } from "../components/ui/toast";
 import type { action, loader } from "../routes/link.create";
-import { randomSharePassword, SHARE_PASSWORD_MAX } from "../../contract/share";
+import { aliasAvailability, randomSharePassword, SHARE_PASSWORD_MAX } from "../../contract/share";
 import { copyToClipboard } from "./clipboard";
 import { EmailTagInput } from "./email-tag-input";
-import { aliasAvailability, copyText, DEFAULT_EXPIRY, EXPIRY_CHOICES, minExpiryDate, shareFormSchema } from "./rules";
+import { copyText, DEFAULT_EXPIRY, EXPIRY_CHOICES, minExpiryDate, shareFormSchema } from "./rules";
 
 /** What the file browser asks for: a download link of `items`, or an upload invitation into one folder. */
 export interface ShareRequest {
