@@ -1,25 +1,11 @@
-import { FILE_SERVER_PATHS, type SocketArgs, type SocketCommand, type SocketReply, type SocketResults } from "../../contract/files";
+import { type SocketArgs, type SocketCommand, type SocketReply, type SocketResults } from "../../contract/files";
 import { ErrorCode } from "../../contract/errors";
 import type { FileServerInfo } from "./file-server-context";
+import { fileServerUrls } from "./file-server-url";
 
 /** Spec section 9: reconnect every 6 s, up to 50000 tries; the counter resets on connect. */
 export const RECONNECT_DELAY_MS = 6000;
 export const RECONNECT_MAX_TRIES = 50_000;
-
-/** Where the file server answers for a page at `location`: a configured URL, or the host (the page's own when none is set) with the plain port on http pages and the TLS port on https pages. */
-export function fileServerUrls(info: Omit<FileServerInfo, "token">, location: Pick<Location, "protocol" | "hostname">): { httpUrl: string; wsUrl: string } {
-  let httpUrl: string;
-  if (info.httpUrl) {
-    httpUrl = info.httpUrl.replace(/\/+$/, "");
-  } else {
-    const secure = location.protocol === "https:";
-    const host = info.host.trim() || location.hostname;
-    // An IPv6 literal needs brackets in a URL.
-    const hostPart = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
-    httpUrl = `${secure ? "https" : "http"}://${hostPart}:${secure ? info.sslPort : info.port}`;
-  }
-  return { httpUrl, wsUrl: `${httpUrl.replace(/^http/, "ws")}${FILE_SERVER_PATHS.socket}` };
-}
 
 /** A share visitor's link is no longer usable (expired, cancelled, gone, disabled, bound elsewhere): like an invalid token. */
 const SHARE_GONE_CODES: readonly number[] = [ErrorCode.LinkExpired, ErrorCode.LinkBroken, ErrorCode.ShareUrlNotExist, ErrorCode.LinkDisabled, ErrorCode.LinkBound];

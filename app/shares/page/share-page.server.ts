@@ -4,6 +4,7 @@ import type { Listing } from "../../../contract/files";
 import type { shareInfoData, shareVerifyData } from "../../../contract/share";
 import type { ServerInfo } from "../../../contract/site";
 import { getT } from "../../i18n/i18next.server";
+import { fileServerUrls } from "../../files/file-server-url";
 import { EngineError, engineFetch } from "../../utils/engine.server";
 import { listingEntries } from "../../../contract/files";
 import type { ListingPage } from "./disk-listing";
@@ -59,15 +60,10 @@ export function fileServerInfo(request: Request, token: string): Promise<Envelop
   return engineFetch<{ server: ServerInfo }>("/api/service/info", { request, headers: bearer(token) });
 }
 
-/**
- * The file server's base URL for a visitor of this page (the same rule as the browser's
- * `fileServerUrls` in app/files/connection.client.ts): the configured host or the page's own, the
- * TLS port on https pages and the plain one otherwise.
- */
+/** The file server's base URL for a visitor of this page: the browser's own rule (`fileServerUrls`). */
 export function fileServerBase(request: Request, server: Pick<ServerInfo, "host" | "no_ssl_port" | "ssl_port">, https: boolean): string {
-  const host = server.host.trim() || new URL(request.url).hostname;
-  const hostPart = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
-  return `${https ? "https" : "http"}://${hostPart}:${https ? server.ssl_port : server.no_ssl_port}`;
+  const location = { protocol: https ? "https:" : "http:", hostname: new URL(request.url).hostname };
+  return fileServerUrls({ host: server.host, port: server.no_ssl_port, sslPort: server.ssl_port }, location).httpUrl;
 }
 
 /** Page sizes of the plain listing: the kit's table renders about 20 rows without JavaScript. */

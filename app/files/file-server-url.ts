@@ -1,0 +1,21 @@
+import { FILE_SERVER_PATHS } from "../../contract/files";
+import type { FileServerInfo } from "./file-server-context";
+
+/**
+ * Where the file server answers for a page at `location`: a configured URL, or the host (the page's
+ * own when none is set) with the plain port on http pages and the TLS port on https pages. Used by
+ * the browser's connection and by the share page's server-side download redirect.
+ */
+export function fileServerUrls(info: Pick<FileServerInfo, "httpUrl" | "host" | "port" | "sslPort">, location: Pick<Location, "protocol" | "hostname">): { httpUrl: string; wsUrl: string } {
+  let httpUrl: string;
+  if (info.httpUrl) {
+    httpUrl = info.httpUrl.replace(/\/+$/, "");
+  } else {
+    const secure = location.protocol === "https:";
+    const host = info.host.trim() || location.hostname;
+    // An IPv6 literal needs brackets in a URL.
+    const hostPart = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+    httpUrl = `${secure ? "https" : "http"}://${hostPart}:${secure ? info.sslPort : info.port}`;
+  }
+  return { httpUrl, wsUrl: `${httpUrl.replace(/^http/, "ws")}${FILE_SERVER_PATHS.socket}` };
+}
