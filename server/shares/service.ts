@@ -216,8 +216,14 @@ export function createShares(deps: ShareDeps) {
     const counts = ids.length
       ? await k.selectFrom("share_downloads").select("link_id").select((eb) => eb.fn.countAll<number>().as("n")).where("link_id", "in", ids).groupBy("link_id").execute()
       : [];
+    const byLink = new Map<string, typeof items>();
+    for (const item of items) {
+      const own = byLink.get(item.link_id);
+      if (own) own.push(item);
+      else byLink.set(item.link_id, [item]);
+    }
     return rows.map((r) => {
-      const own = items.filter((i) => i.link_id === r.id);
+      const own = byLink.get(r.id) ?? [];
       return {
         shareId: r.id,
         shareLink: shareUrlOf(r),
