@@ -18,12 +18,17 @@ export const ENGINE_BUILD_DIR = path.join(root, "build", "engine");
 export const ENGINE_ENTRY = path.join(ENGINE_BUILD_DIR, "main.js");
 export const CLI_ENTRY = path.join(ENGINE_BUILD_DIR, "ferry.js");
 /**
- * Node options the engine runs with in production (`npm start`, and the bench). A young generation
- * of 2 MiB semi-spaces instead of V8's default 16 MiB: the engine's garbage is small and short-lived
- * (promises, headers), so scavenges stay cheap, and RSS stays ~20 MB lower at idle and under 60
- * transfers (docs/bench.md, "Memory").
+ * Node options the engine runs with in production (`npm start`, and the bench):
+ * - A young generation of 2 MiB semi-spaces instead of V8's default 16 MiB: the engine's garbage is
+ *   small and short-lived (promises, headers), so scavenges stay cheap, and RSS stays ~20 MB lower
+ *   at idle and under 60 transfers (docs/bench.md, "Memory").
+ * - An old generation that may reach 48 MB before its first full collection. Without it V8 kept
+ *   the limit barely above the ~22 MB the engine holds, and an upload's few promoted objects set
+ *   off a full collection every ~40 MiB: ~75 per GiB, ~1.5 CPU-s of collector threads and main
+ *   thread per GiB received, more than the receiving itself. 32 MB did not stop it; 64 MB did, but
+ *   raised the peak RSS under load by ~25 MB (docs/bench.md, "Upload path, third pass").
  */
-export const ENGINE_NODE_OPTIONS = (process.env.FERRY_ENGINE_NODE_OPTIONS ?? "--max-semi-space-size=2").split(" ").filter(Boolean);
+export const ENGINE_NODE_OPTIONS = (process.env.FERRY_ENGINE_NODE_OPTIONS ?? "--max-semi-space-size=2 --initial-old-space-size=48").split(" ").filter(Boolean);
 
 /** What goes into the bundle; package.json too, since server/version.ts reads the version from it. */
 const INPUTS = ["server", "contract", "package.json", "scripts/build-engine.mjs"];

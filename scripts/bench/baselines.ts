@@ -6,7 +6,8 @@ import { freePort, log, run, startChild, stopChild, tempDir, waitFor } from "./l
 
 /**
  * The baselines every engine number is divided by, measured in the same run on the same file:
- * nginx (static download and WebDAV PUT) and a bare Node stream server.
+ * nginx (static download and WebDAV PUT) and a bare Node stream server (download, PUT to disk,
+ * PUT discarded).
  */
 
 export interface Baseline {
@@ -18,6 +19,14 @@ export interface Baseline {
 export interface NginxBaseline extends Baseline {
   /** `${putUrl}/<name>` takes a WebDAV PUT; the file lands in `putDir`. */
   putUrl: string;
+  putDir: string;
+}
+
+export interface NodeBaseline extends Baseline {
+  /** `${putUrl}/<name>` writes the body to `putDir` through a 1 MiB write stream. */
+  putUrl: string;
+  /** `${discardUrl}/<name>` reads the body and drops it. */
+  discardUrl: string;
   putDir: string;
 }
 
@@ -95,10 +104,14 @@ http {
   return { url, putUrl: `${url}/put`, putDir, stop: () => stopChild(child) };
 }
 
-/** scripts/bench/node-server.ts as its own process, serving `filesDir` at /files/. */
-export async function startNodeServer(filesDir: string): Promise<Baseline> {
+/**
+ * scripts/bench/node-server.ts as its own process, serving `filesDir` at /files/ and taking PUTs
+ * into a temp dir on the same disk as nginx's `putDir`.
+ */
+export async function startNodeServer(filesDir: string): Promise<NodeBaseline> {
   const port = await freePort();
-  const child = startChild(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts/bench/node-server.ts"), filesDir, String(port)], { cwd: ROOT });
+  const putDir = await tempDir("node-put");
+  const child = startChild(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts/bench/node-server.ts"), filesDir, String(port), putDir], { cwd: ROOT });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
@@ -107,5 +120,5 @@ export async function startNodeServer(filesDir: string): Promise<Baseline> {
     return (await fetch(`${url}/files/none`)).status === 404 ? true : undefined;
   });
   log(`node baseline pid ${child.pid} at ${url}`);
-  return { url, stop: () => stopChild(child) };
+  return { url, putUrl: `${url}/put`, discardUrl: `${url}/discard`, putDir, stop: () => stopChild(child) };
 }

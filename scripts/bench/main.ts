@@ -9,13 +9,14 @@ import { link, mkdir, open, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { once } from "node:events";
 import { blake3File } from "../../server/uploads/hash";
-import { type NginxBaseline, type Baseline, startNginx, startNodeServer } from "./baselines";
+import { type NginxBaseline, type NodeBaseline, startNginx, startNodeServer } from "./baselines";
+import { measureBrowserCeiling } from "./browser-ceiling";
 import * as curl from "./curl";
 import { type BenchUser, type EngineProcess, startEngineProcess } from "./engine";
 import { type Ferry, connectFerry } from "./ferry";
 import { cleanup, installSignalHandlers, log, run, tempDir } from "./lifecycle";
 import { measureListing } from "./listing";
-import { METRICS, type MetricKey, type Outcome, rounded, table, verdictOf } from "./report";
+import { type ExtraKey, METRICS, type MetricKey, type Outcome, rounded, table, verdictOf } from "./report";
 import { measureRss } from "./rss";
 import { type Contender, median, runSeries } from "./series";
 import { measureUiUpload } from "./ui";
@@ -112,8 +113,10 @@ async function bench(options: Options) {
   const outcomes = Object.fromEntries(METRICS.map((m) => [m.key, { value: null, reason: "not measured (--only)" }])) as Record<MetricKey, Outcome>;
   const raw: Record<string, number | null> = {};
   const details: Record<string, unknown> = { size_bytes: options.size, rounds: options.rounds, node: process.version };
+  const extra: Partial<Record<ExtraKey, Outcome>> = {};
   const set = (key: MetricKey, value: number | null, reason?: string) => (outcomes[key] = value === null ? { value, reason: reason ?? "no number" } : { value });
   const ratio = (a: number | null, b: number | null) => (a !== null && b !== null && b > 0 ? a / b : null);
+  const measured = (value: number | null, reason: string | undefined): Outcome => (value === null ? { value, reason: reason ?? "no number" } : { value });
   // Per-transfer bound: even a slow disk moves 10 MiB/s.
   const transferTimeout = 60_000 + (options.size / (10 * MIB)) * 1000;
 
@@ -137,7 +140,7 @@ async function bench(options: Options) {
   const needs = (...parts: Part[]) => parts.some((p) => options.only.has(p));
   const notNeeded = "not needed by the parts asked for";
   const nginx = needs("download", "upload", "ui") ? await started<NginxBaseline>("nginx", () => startNginx(filesDir)) : notNeeded;
-  const node = needs("download") ? await started<Baseline>("the Node baseline", () => startNodeServer(filesDir)) : notNeeded;
+  const node = needs("download", "upload") ? await started<NodeBaseline>("the Node baseline", () => startNodeServer(filesDir)) : notNeeded;
   const engine = await started<EngineProcess>("the engine", async () => startEngineProcess(await tempDir("engine")));
   let user: BenchUser | string = typeof engine === "string" ? engine : "";
   let ferry: Ferry | string = typeof engine === "string" ? engine : "";
@@ -197,6 +200,21 @@ async function bench(options: Options) {
         after: () => clearAndSync(nginx.putDir),
       });
     }
+    if (options.only.has("upload") && typeof node !== "string") {
+      // What Node itself takes in here: the body dropped (the most any Node HTTP server reaches)
+      // and the body written in 1 MiB batches (plain Node's own write path, no fsync).
+      contenders.push({
+        name: "node_put_discard",
+        before: syncDisk,
+        once: (round) => curl.upload("PUT", `${node.discardUrl}/bench-${round + 1}.bin`, file, {}, transferTimeout),
+      });
+      contenders.push({
+        name: "node_put_disk",
+        before: syncDisk,
+        once: (round) => curl.upload("PUT", `${node.putUrl}/bench-${round + 1}.bin`, file, {}, transferTimeout),
+        after: () => clearAndSync(node.putDir),
+      });
+    }
     if (options.only.has("upload") && typeof ferry !== "string" && typeof user !== "string") {
       const home = user.homeDir;
       contenders.push({
@@ -224,6 +242,23 @@ async function bench(options: Options) {
       const n = r.nginx_put?.samples ?? [];
       const paired = e.slice(0, n.length).map((v, i) => v / n[i]!);
       if (paired.length) details.upload_paired_ratios = { samples: paired, median: median(paired) };
+      // The engine against what Node itself reaches in the same run.
+      raw.node_put_discard_mib_s = r.node_put_discard?.best ?? null;
+      raw.node_put_disk_mib_s = r.node_put_disk?.best ?? null;
+      const nodeReason = (name: string) => reasonOf(node) ?? r[name]?.error;
+      const discardVsPut = ratio(raw.node_put_discard_mib_s, nginxPut);
+      const diskVsPut = ratio(raw.node_put_disk_mib_s, nginxPut);
+      const engineVsDisk = ratio(raw.engine_upload_mib_s, raw.node_put_disk_mib_s);
+      details.node_put_discard_vs_nginx_put = discardVsPut;
+      details.node_put_disk_vs_nginx_put = diskVsPut;
+      details.engine_upload_vs_node_put_disk = engineVsDisk;
+      extra.node_put_discard_vs_nginx_put = measured(discardVsPut, nodeReason("node_put_discard") ?? nginxPutReason);
+      extra.node_put_disk_vs_nginx_put = measured(diskVsPut, nodeReason("node_put_disk") ?? nginxPutReason);
+      extra.engine_upload_vs_node_put_disk = measured(engineVsDisk, reasonOf(ferry) ?? r.engine_upload?.error ?? nodeReason("node_put_disk"));
+      // Each engine round against the Node disk round just before it.
+      const d = r.node_put_disk?.samples ?? [];
+      const pairedNode = e.slice(0, d.length).map((v, i) => v / d[i]!);
+      if (pairedNode.length) details.upload_paired_ratios_vs_node_put_disk = { samples: pairedNode, median: median(pairedNode) };
     }
   }
 
@@ -272,6 +307,20 @@ async function bench(options: Options) {
   }
 
   if (options.only.has("ui")) {
+    // First what Chromium reaches at all: the same file in one XHR to a server that drops it.
+    log("Chromium's own send ceiling (one XHR of the file to a server that discards it)…");
+    let ceiling: number | null = null;
+    let ceilingReason: string | undefined;
+    try {
+      const c = await measureBrowserCeiling({ file, size: options.size, rounds: options.rounds, timeoutMs: transferTimeout });
+      details.ui_browser_ceiling = c;
+      ceiling = c.best;
+    } catch (error) {
+      ceilingReason = `no browser ceiling: ${failure(error)}`;
+      log(ceilingReason);
+      details.ui_browser_ceiling = { samples: [], best: null, median: null, cpuSeconds: null, error: failure(error) };
+    }
+    raw.browser_send_ceiling_mib_s = ceiling;
     log("upload through the web UI (Chromium)…");
     if (typeof engine === "string" || typeof user === "string") set("ui_upload_vs_nginx_put", null, reasonOf(engine, user));
     else {
@@ -284,10 +333,17 @@ async function bench(options: Options) {
         set("ui_upload_vs_nginx_put", null, failure(error));
       }
     }
+    const uiReason = outcomes.ui_upload_vs_nginx_put.value === null ? outcomes.ui_upload_vs_nginx_put.reason : undefined;
+    const uiVsCeiling = ratio(raw.ui_upload_mib_s ?? null, ceiling);
+    const ceilingVsPut = ratio(ceiling, nginxPut);
+    details.ui_vs_browser_ceiling = uiVsCeiling;
+    details.ceiling_vs_nginx_put = ceilingVsPut;
+    extra.ui_vs_browser_ceiling = measured(uiVsCeiling, ceilingReason ?? uiReason);
+    extra.ceiling_vs_nginx_put = measured(ceilingVsPut, ceilingReason ?? nginxPutReason ?? "nginx PUT baseline missing");
   }
 
   if (typeof ferry !== "string") await ferry.close();
-  return { outcomes, raw, details };
+  return { outcomes, raw, details, extra };
 }
 
 async function main() {
@@ -301,7 +357,7 @@ async function main() {
   installSignalHandlers();
   let exitCode = 0;
   try {
-    const { outcomes, raw, details } = await bench(options);
+    const { outcomes, raw, details, extra } = await bench(options);
     if (options.json) {
       const headline = Object.fromEntries(METRICS.map((m) => [m.key, rounded(m.key, outcomes[m.key].value)]));
       const reasons = Object.fromEntries(METRICS.filter((m) => outcomes[m.key].value === null).map((m) => [m.key, outcomes[m.key].reason]));
@@ -309,7 +365,7 @@ async function main() {
       process.stdout.write(`${JSON.stringify({ ...headline, ...raw, reasons, verdicts, details, date: new Date().toISOString() })}\n`);
     } else {
       const header = `Ferry bench — ${(options.size / MIB).toFixed(0)} MiB file, best of ${options.rounds} round(s), ${new Date().toISOString()}`;
-      process.stdout.write(table(outcomes, raw, header));
+      process.stdout.write(table(outcomes, raw, header, extra));
     }
   } catch (error) {
     log(`failed: ${(error as Error).stack}`);

@@ -20,6 +20,20 @@ export const METRICS: { key: MetricKey; label: string; unit: string; target: Tar
   { key: "list_100k_ms", label: "list of a 100,000-entry folder (median)", unit: "ms", target: { op: "<=", value: 300 } },
 ];
 
+/**
+ * Ratios shown in the table right under a headline row, without a target (like download_vs_node).
+ * They are no headline keys: the JSON keeps them in `details`.
+ */
+export const EXTRA_RATIOS = [
+  { key: "ui_vs_browser_ceiling", label: "web UI upload ÷ Chromium's own send ceiling", after: "ui_upload_vs_nginx_put" },
+  { key: "ceiling_vs_nginx_put", label: "Chromium's send ceiling ÷ nginx PUT (the most the UI ratio can reach)", after: "ui_upload_vs_nginx_put" },
+  { key: "engine_upload_vs_node_put_disk", label: "engine upload ÷ bare Node PUT to disk (1 MiB write stream)", after: "upload_vs_nginx_put" },
+  { key: "node_put_disk_vs_nginx_put", label: "bare Node PUT to disk ÷ nginx PUT", after: "upload_vs_nginx_put" },
+  { key: "node_put_discard_vs_nginx_put", label: "bare Node PUT, body discarded ÷ nginx PUT (the most any Node server reaches)", after: "upload_vs_nginx_put" },
+] as const satisfies readonly { key: string; label: string; after: MetricKey }[];
+
+export type ExtraKey = (typeof EXTRA_RATIOS)[number]["key"];
+
 export interface Outcome {
   value: number | null;
   /** Why `value` is null. */
@@ -41,14 +55,18 @@ export function rounded(key: MetricKey, value: number | null): number | null {
   return round(value, METRICS.find((m) => m.key === key)!.unit === "×" ? 3 : 1);
 }
 
-export function table(outcomes: Record<MetricKey, Outcome>, raw: Record<string, number | null>, header: string): string {
-  const rows = METRICS.map((m) => {
-    const o = outcomes[m.key];
-    const value = rounded(m.key, o.value);
-    const shown = value === null ? "null" : `${value}${m.unit === "×" ? "×" : ` ${m.unit}`}`;
-    const target = m.target ? `${m.target.op} ${m.target.value}${m.unit === "×" ? "×" : ` ${m.unit}`}` : "(none)";
-    return [m.key, shown, target, verdict(m.target, o.value), o.value === null ? (o.reason ?? "not measured") : m.label];
-  });
+/** `extra`: the EXTRA_RATIOS that were measured (a key left out shows no line). */
+export function table(outcomes: Record<MetricKey, Outcome>, raw: Record<string, number | null>, header: string, extra: Partial<Record<ExtraKey, Outcome>> = {}): string {
+  const row = (key: string, o: Outcome, unit: string, target: Target | null, label: string) => {
+    const value = o.value === null ? null : round(o.value, unit === "×" ? 3 : 1);
+    const shown = value === null ? "null" : `${value}${unit === "×" ? "×" : ` ${unit}`}`;
+    const goal = target ? `${target.op} ${target.value}${unit === "×" ? "×" : ` ${unit}`}` : "(none)";
+    return [key, shown, goal, verdict(target, o.value), o.value === null ? (o.reason ?? "not measured") : label];
+  };
+  const rows = METRICS.flatMap((m) => [
+    row(m.key, outcomes[m.key], m.unit, m.target, m.label),
+    ...EXTRA_RATIOS.filter((e) => e.after === m.key && extra[e.key]).map((e) => row(e.key, extra[e.key]!, "×", null, e.label)),
+  ]);
   const head = ["metric", "value", "target", "result", "what"];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (i === 4 ? 0 : r[i]!.length))));
   const line = (cells: string[]) => cells.map((c, i) => (i === 4 ? c : c.padEnd(widths[i]!))).join("  ");

@@ -1,6 +1,6 @@
 import { link, rm, stat } from "node:fs/promises";
 import path from "node:path";
-import { chromium, type Page } from "@playwright/test";
+import { type Browser, chromium, type Page } from "@playwright/test";
 import { ROOT, type BenchUser, type EngineProcess } from "./engine";
 import { freePort, log, onCleanup, run, startChild, stopChild, tempDir, waitFor } from "./lifecycle";
 import { median } from "./series";
@@ -82,14 +82,23 @@ async function uploaded(page: Page, name: string, timeoutMs: number): Promise<bi
   return sent;
 }
 
-export async function measureUiUpload(opts: { engine: EngineProcess; user: BenchUser; file: string; size: number; rounds: number; timeoutMs: number }): Promise<UiResult> {
-  const web = await startWeb(opts.engine);
+/**
+ * Debian's Chromium, headless, with the launch arguments of playwright.config.ts; also closed at
+ * cleanup (error, Ctrl-C). Every browser the bench starts comes from here, so all measure alike.
+ */
+export async function launchChromium(): Promise<Browser> {
   const browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
     headless: true,
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
   });
   onCleanup(() => browser.close());
+  return browser;
+}
+
+export async function measureUiUpload(opts: { engine: EngineProcess; user: BenchUser; file: string; size: number; rounds: number; timeoutMs: number }): Promise<UiResult> {
+  const web = await startWeb(opts.engine);
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale: "en-US" });
     await signIn(page, web.url, opts.user);
