@@ -40,7 +40,13 @@ export function SessionTimers() {
         refresh.submit({ intent: "refresh" }, { method: "post", action: "/session" });
       }
     }, CHECK_INTERVAL_MS);
-    return () => clearInterval(timer);
+    // Like data-hydrated (root.tsx): from here on the page keeps time for the session, which the
+    // tests that move the browser's clock wait for (the timers mount after the first page's data).
+    document.documentElement.dataset.sessionTimers = "on";
+    return () => {
+      clearInterval(timer);
+      delete document.documentElement.dataset.sessionTimers;
+    };
     // The fetchers' submit functions are stable for the life of the component.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);

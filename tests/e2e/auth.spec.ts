@@ -1,6 +1,6 @@
 import { ENGINE_URL, WEB_EN_URL } from "../support/e2e-env";
 import { call, createUser, getSecurity, lockUser, setSecurity, uniqueAccount } from "../support/e2e-helpers";
-import { expect, hydrated, screenshot, signIn, test } from "./fixtures";
+import { expect, screenshot, sessionTimersRunning, signIn, test } from "./fixtures";
 
 const PASSWORD = "Walk#Ferry2026";
 
@@ -176,18 +176,17 @@ test.describe("language", () => {
 });
 
 test.describe("session", () => {
-  // Known flake, older than the file pages: now and then the browser's one-minute check never
-  // submits the 20-minute refresh under Playwright's fake clock (2 in 8 repeats, also on the
-  // commit before the file pages). One retry until its cause is found; every assertion stays.
-  test.describe.configure({ retries: 1 });
+  // These tests move the browser's clock. The session timers mount with the signed-in page, after
+  // its data has arrived — later than hydration (the sign-in page hydrated already) — and take
+  // the time they mount as the last activity: moved before that, the clock changed nothing (the
+  // old flake, ~1 in 10). So every test waits for them to run first.
   test("30 minutes without activity signs out with the logout notice", async ({ page }) => {
     await page.clock.install();
     const account = uniqueAccount("idle");
     await createUser(account, PASSWORD);
     await signIn(page, account, PASSWORD);
     await expect(page).toHaveURL(/\/personal$/);
-    // The session timers run in the browser: the page must have hydrated before time moves.
-    await hydrated(page);
+    await sessionTimersRunning(page);
     await page.clock.fastForward("29:00");
     await expect(page).toHaveURL(/\/personal$/);
     await page.clock.fastForward("02:00");
@@ -209,7 +208,7 @@ test.describe("session", () => {
     const user = await createUser(account, PASSWORD);
     await signIn(page, account, PASSWORD);
     await expect(page).toHaveURL(/\/personal$/);
-    await hydrated(page);
+    await sessionTimersRunning(page);
 
     // Activity keeps the session alive; at 20 minutes the timer refreshes the token.
     await page.clock.fastForward("15:00");

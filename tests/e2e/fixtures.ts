@@ -33,6 +33,11 @@ export async function signIn(page: Page, account: string, password: string) {
   await page.getByRole("button", { name: /^(Sign in|登录)$/ }).click();
 }
 
+/** Waits until the signed-in page's session timers run (components/session-timers.tsx), before a test moves the clock. */
+export async function sessionTimersRunning(page: Page) {
+  await page.locator("html[data-session-timers]").waitFor({ state: "attached" });
+}
+
 /** Waits until Remix has hydrated the page (before that, forms behave as plain HTML, without scripts). */
 export async function hydrated(page: Page) {
   await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
