@@ -24,6 +24,7 @@ import type { FileServerParts } from "./fileserver/parts";
 import { fileCommandParts } from "./files/commands";
 import { downloadParts } from "./fileserver/downloads";
 import { uploadParts } from "./uploads/tus";
+import { clientAddressReader } from "./http/client-address";
 import { shareFileRoutes } from "./fileserver/share-routes";
 import { createShareSockets } from "./fileserver/share-socket";
 import { ADMIN_ACCOUNT, ensureAdministrator, openServices, type Services } from "./services";
@@ -45,7 +46,7 @@ export function allRoutes(s: Services): RouteDef[] {
   const codec = createCredentialCodec(s.config.hashidSalt);
   const lockout = createLockout(s.db, s.clock);
   const auth = createAuth({ ...s, codec, lockout, edition: s.config.edition });
-  const routes = [...authRoutes(auth, s.tokens, s.accounts), ...siteRoutes(s.config, s.settings, s.db, s.clock, { user: (t) => s.tokens.authenticateAccess(t), share: (t) => s.shares.access.resolveShareToken(t) }), ...noticeRoutes(s.notices), ...adminRoutes(s.accounts, s.notices, s.settings), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s)];
+  const routes = [...authRoutes(auth, s.tokens, s.accounts), ...siteRoutes(s.config, s.settings, s.db, s.clock), ...noticeRoutes(s.notices), ...adminRoutes(s.accounts, s.notices, s.settings), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s)];
   routes.push(
     route({
       method: "GET",
@@ -68,6 +69,7 @@ export async function startEngine(config: Config, clock: Clock = systemClock): P
       trustedProxies: config.trustedProxies,
       logLevel: config.logLevel,
       tokens: services.tokens,
+      shareTokens: (token) => services.shares.access.checkToken(token),
       routes: allRoutes(services),
     });
     installerRoutes(api, { installers: createInstallers(config.installersDir), tokens: services.tokens });
@@ -75,6 +77,7 @@ export async function startEngine(config: Config, clock: Clock = systemClock): P
     const parts: FileServerParts[] = await Promise.all([fileCommandParts, downloadParts, uploadParts].map((part) => part(services, api.log)));
     const commands = Object.assign({}, ...parts.map((p) => p.commands)) as FileServerParts["commands"];
     const shares = createShareSockets(services, commands);
+    const clientAddress = clientAddressReader(config.trustedProxies);
     const clients = createClientRegistry({ db: services.db, clock, edition: config.edition, log: api.log });
     const closeParts = () => Promise.all([...parts.map((p) => p.close?.()), clients.close()]);
     const fileServer = await startFileServer({
@@ -83,7 +86,7 @@ export async function startEngine(config: Config, clock: Clock = systemClock): P
       tls: config.tls && { port: config.fileTlsPort, ...config.tls },
       allowedOrigins: config.webOrigins,
       handlers: parts.flatMap((p) => p.handlers),
-      onSocket: (socket, req) => handleSocket(socket, req, { tokens: services.tokens, handlers: commands, shares, clients, log: api.log }),
+      onSocket: (socket, req) => handleSocket(socket, req, { tokens: services.tokens, handlers: commands, shares, clients, clientAddress, log: api.log }),
       log: api.log,
     }).catch(async (error: unknown) => {
       await closeParts();

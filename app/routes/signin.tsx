@@ -2,14 +2,14 @@ import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
 import { Form, useActionData, useNavigation, useSearchParams, useSubmit } from "@remix-run/react";
-import { useEffect, useRef, useState } from "react";
+import { useRef } from "react";
 import { useTranslation } from "react-i18next";
 import * as z from "zod";
 import { LanguageSwitch } from "~/components/language-switch";
 import { Button } from "~/components/ui/button";
 import { FormError } from "~/components/ui/form-error";
 import { Modal } from "~/components/ui/modal";
-import { TextInput } from "~/components/ui/text-input";
+import { TextInput, useAnswerCount } from "~/components/ui/text-input";
 import { getT } from "~/i18n/i18next.server";
 import { useRootData } from "~/root";
 import { codec } from "~/utils/credentials.server";
@@ -103,11 +103,7 @@ export default function SignIn() {
   const submit = useSubmit();
   const [searchParams, setSearchParams] = useSearchParams();
   const pending = useRef<ReturnType<typeof setTimeout>>();
-  // Each answer gives the password field a fresh key: a refused password does not stay typed in.
-  const [attempt, setAttempt] = useState(0);
-  useEffect(() => {
-    if (lastResult) setAttempt((n) => n + 1);
-  }, [lastResult]);
+  const attempt = useAnswerCount(lastResult);
   const [form, fields] = useForm({
     lastResult,
     onValidate: ({ formData }) => parseWithZod(formData, { schema }),

@@ -1,8 +1,6 @@
 import { shareFilesDownloadBody, shareFilesDownloadData, shareFilesListData, shareFilesListQuery } from "../../contract/share-files";
-import { FerryError } from "../errors";
 import { route } from "../http/route";
 import type { Services } from "../services";
-import type { ShareAccess } from "../shares/access";
 import { createShareFiles } from "./share-files";
 
 /**
@@ -14,13 +12,6 @@ import { createShareFiles } from "./share-files";
 export function shareFileRoutes(services: Services) {
   const files = createShareFiles(services);
 
-  async function visitor(bearer: string | null): Promise<ShareAccess> {
-    if (!bearer) throw new FerryError("InvalidToken");
-    const checked = await services.shares.access.checkToken(bearer);
-    if ("error" in checked) throw new FerryError(checked.error);
-    return checked.access;
-  }
-
   return [
     route({
       method: "GET",
@@ -28,10 +19,10 @@ export function shareFileRoutes(services: Services) {
       tag: "shares",
       summary:
         'A folder inside the share (bearer = share token): the socket `list` columns. Download link: "/" holds the shared items by visible name; invitation: "/" is its folder.',
-      auth: "public",
+      auth: "visitor",
       query: shareFilesListQuery,
       response: shareFilesListData,
-      handler: async ({ query, bearer }) => files.list(await visitor(bearer), query.path),
+      handler: async ({ query, visitor }) => files.list(visitor!, query.path),
     }),
     route({
       method: "POST",
@@ -39,10 +30,10 @@ export function shareFileRoutes(services: Services) {
       tag: "shares",
       summary:
         "A signed download URL (relative to the file server) for one file, or a zip of a folder or a selection, inside a download link that allows downloads (bearer = share token); 4177 when downloads are off.",
-      auth: "public",
+      auth: "visitor",
       body: shareFilesDownloadBody,
       response: shareFilesDownloadData,
-      handler: async ({ body, bearer }) => files.download(await visitor(bearer), bearer!, body.paths),
+      handler: async ({ body, visitor, bearer }) => files.download(visitor!, bearer!, body.paths),
     }),
   ];
 }

@@ -36,6 +36,8 @@ export interface SocketDeps {
   /** Share-link visitors (`login { shareToken }`, share-socket.ts). */
   shares: ShareSockets;
   clients: ClientRegistry;
+  /** The client's address (http/client-address.ts): a share visitor's, for the owner's notices. */
+  clientAddress: (req: IncomingMessage) => string | null;
   log: Logger;
 }
 
@@ -108,7 +110,7 @@ export function handleSocket(socket: WebSocket, req: IncomingMessage, deps: Sock
         return;
       }
       if (shareToken) {
-        const outcome = await deps.shares.command(shareToken, cmd, args.data, { lang, ip: req.socket.remoteAddress ?? null });
+        const outcome = await deps.shares.command(shareToken, cmd, args.data, { lang, ip: deps.clientAddress(req) });
         if ("gone" in outcome) {
           // The link was cancelled, deleted or expired, or its owner lost the right to share: the visitor is out.
           send(reply(id, outcome.gone, lang));

@@ -1,9 +1,10 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import proxyAddr from "proxy-addr";
+import { clientAddressReader } from "./client-address";
 import type * as z from "zod";
 import { langFromHeader, type Envelope } from "../../contract/envelope";
 import { type ErrorName, ErrorCode, errorByCode } from "../../contract/errors";
 import type { AuthContext, Tokens } from "../auth/tokens";
+import type { ShareAccess } from "../shares/access";
 import { envelope } from "../envelope";
 import { FerryError } from "../errors";
 import type { RouteDef } from "./route";
@@ -13,6 +14,8 @@ export interface ApiOptions {
   trustedProxies: string[];
   logLevel: string;
   tokens: Tokens;
+  /** Share tokens (auth "visitor", "userOrVisitor"): the access they give now, or the catalogue error. */
+  shareTokens: (token: string) => Promise<{ access: ShareAccess } | { error: ErrorName }>;
   routes: RouteDef[];
 }
 
@@ -43,12 +46,23 @@ function bearer(request: FastifyRequest): string | null {
   return match ? match[1]! : null;
 }
 
-async function authenticate(def: RouteDef, request: FastifyRequest, tokens: Tokens): Promise<AuthContext | null> {
-  if (def.auth === "public") return null;
+type Caller = { auth: AuthContext | null; visitor: ShareAccess | null };
+const NOBODY: Caller = { auth: null, visitor: null };
+
+async function authenticate(def: RouteDef, request: FastifyRequest, { tokens, shareTokens }: ApiOptions): Promise<Caller> {
+  if (def.auth === "public") return NOBODY;
   const token = bearer(request);
   if (!token) {
-    if (def.auth === "optional") return null;
+    if (def.auth === "optional") return NOBODY;
     throw new FerryError("InvalidToken");
+  }
+  if (def.auth === "visitor" || def.auth === "userOrVisitor") {
+    const user = def.auth === "userOrVisitor" ? await tokens.authenticateAccess(token) : null;
+    if (user) return { auth: user, visitor: null };
+    const checked = await shareTokens(token);
+    // A visitor's route says why the link no longer opens; for "either kind" it is just not a token.
+    if ("error" in checked) throw new FerryError(def.auth === "visitor" ? checked.error : "InvalidToken");
+    return { auth: null, visitor: checked.access };
   }
   const auth =
     def.auth === "refresh"
@@ -58,7 +72,7 @@ async function authenticate(def: RouteDef, request: FastifyRequest, tokens: Toke
         : await tokens.authenticateAccess(token);
   if (!auth) throw new FerryError("InvalidToken");
   if (def.auth === "admin" && auth.user.role !== "admin") throw new FerryError("PermissionDenied");
-  return auth;
+  return { auth, visitor: null };
 }
 
 /** The REST API: a thin shell that parses with the contract's schemas, calls a service, wraps the envelope. */
@@ -79,11 +93,8 @@ export function buildApi(options: ApiOptions): FastifyInstance {
   // The API speaks JSON only; any other body type is refused as bad input.
   app.removeContentTypeParser("text/plain");
 
-  // A trusted proxy that forwards no client address (the web process, when it cannot know the
-  // browser's) leaves the address unknown, so its requests are not counted as one client.
-  const trusted = proxyAddr.compile(options.trustedProxies);
-  const clientIp = (request: FastifyRequest): string | null =>
-    options.trustedProxies.length && !request.headers["x-forwarded-for"] && trusted(request.socket.remoteAddress ?? "", 0) ? null : request.ip;
+  const addressOf = clientAddressReader(options.trustedProxies);
+  const clientIp = (request: FastifyRequest): string | null => addressOf(request.raw);
 
   const langOf = (request: FastifyRequest) => langFromHeader(request.headers["accept-language"]);
   const send = (reply: FastifyReply, status: number, body: Envelope) =>
@@ -94,11 +105,11 @@ export function buildApi(options: ApiOptions): FastifyInstance {
       method: def.method,
       url: def.url,
       handler: async (request, reply) => {
-        const auth = await authenticate(def, request, options.tokens);
+        const { auth, visitor } = await authenticate(def, request, options);
         const params = parse(def.params, request.params);
         const query = parse(def.query, request.query);
         const body = parse(def.body, request.body);
-        const data = await def.handler({ body, query, params, auth, ip: clientIp(request), lang: langOf(request), bearer: bearer(request), origin: request.headers.origin ?? null, host: request.host || null });
+        const data = await def.handler({ body, query, params, auth, visitor, ip: clientIp(request), lang: langOf(request), bearer: bearer(request), origin: request.headers.origin ?? null, host: request.host || null });
         return send(reply, 200, envelope(200, langOf(request), data ?? null));
       },
     });

@@ -1,20 +1,27 @@
 import type * as z from "zod";
 import type { Lang } from "../../contract/envelope";
 import type { AuthContext } from "../auth/tokens";
+import type { ShareAccess } from "../shares/access";
 
-/** public: no token; user/admin: access token (admin role); refresh: refresh token; session: either; optional: access token if sent. */
-export type AuthMode = "public" | "user" | "admin" | "refresh" | "session" | "optional";
+/**
+ * public: no token; user/admin: access token (admin role); refresh: refresh token; session: either;
+ * optional: access token if sent; visitor: a share link's token (docs/shares.md), checked with its
+ * link at every call; userOrVisitor: an access token or else a share token.
+ */
+export type AuthMode = "public" | "user" | "admin" | "refresh" | "session" | "optional" | "visitor" | "userOrVisitor";
 
 export interface RequestContext<B, Q, P> {
   body: B;
   query: Q;
   params: P;
-  /** The caller's session; present for "user", "admin" and "refresh", maybe for "optional". */
+  /** The caller's session; present for "user", "admin" and "refresh", maybe for "optional" and "userOrVisitor". */
   auth: AuthContext | null;
+  /** A share visitor's access; present for "visitor", and for "userOrVisitor" when the token is a share token. */
+  visitor: ShareAccess | null;
   /** The client's address; null when a trusted proxy forwarded none (see app.ts). */
   ip: string | null;
   lang: Lang;
-  /** The raw bearer token, for routes that accept a token of their own kind (share tokens, auth "public"). */
+  /** The raw bearer token, for routes whose services check a token themselves (auth "public"). */
   bearer: string | null;
   /** The request's Origin header and host (Host, or X-Forwarded-Host from a trusted proxy); null when absent. */
   origin: string | null;

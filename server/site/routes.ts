@@ -5,17 +5,10 @@ import type { Config } from "../config";
 import type { Db } from "../db/connect";
 import { route } from "../http/route";
 import { countOnlineClients } from "../fileserver/clients";
-import { FerryError } from "../errors";
 import type { Settings } from "../settings/service";
 import { VERSION } from "../version";
 
-/** Who holds a bearer token: a signed-in user, a share-link visitor, or nobody. */
-export interface TokenHolders {
-  user(token: string): Promise<unknown>;
-  share(token: string): Promise<unknown>;
-}
-
-export function siteRoutes(config: Config, settings: Settings, db: Db, clock: Clock, holders: TokenHolders) {
+export function siteRoutes(config: Config, settings: Settings, db: Db, clock: Clock) {
   return [
     route({
       method: "GET",
@@ -53,12 +46,9 @@ export function siteRoutes(config: Config, settings: Settings, db: Db, clock: Cl
       url: "/api/service/info",
       tag: "site",
       summary: "File-server ports, switches and limits for the clients: a user's access token or a share-link visitor's token (then without the server's mail account).",
-      auth: "public",
+      auth: "userOrVisitor",
       response: z.object({ server: serverInfo }),
-      handler: async ({ bearer }) => {
-        const user = bearer ? Boolean(await holders.user(bearer)) : false;
-        const visitor = !user && bearer ? Boolean(await holders.share(bearer)) : false;
-        if (!user && !visitor) throw new FerryError("InvalidToken");
+      handler: async ({ visitor }) => {
         const [t, clientOnline] = await Promise.all([settings.get("transfer"), countOnlineClients(db, clock.now())]);
         return {
           server: {

@@ -6,7 +6,10 @@ import { connectVisitor, makeLink, SHARE_BASE, SHARE_ENV, shareTokenOf, writeTre
 import { startTestSmtp, type TestSmtp } from "../support/smtp";
 import { blake3Hex, tusClient } from "../support/tus-client";
 
-/** A visitor's committed upload sends the owner's upload notice (real SMTP server), once per file. */
+/**
+ * A visitor's committed upload sends the owner's upload notice (real SMTP server), once per file,
+ * naming the visitor's address: behind a trusted proxy the forwarded one (FERRY_TRUSTED_PROXIES).
+ */
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 120_000 });
 
 const SMTP_USER = "relay@example.com";
@@ -14,7 +17,7 @@ const SMTP_PASS = "Relay#Pass-77";
 let t: TestEngine;
 let smtp: TestSmtp;
 beforeAll(async () => {
-  t = await startTestEngine({ ...SHARE_ENV, FERRY_SMTP_ALLOW_PRIVATE: "1" });
+  t = await startTestEngine({ ...SHARE_ENV, FERRY_SMTP_ALLOW_PRIVATE: "1", FERRY_TRUSTED_PROXIES: "127.0.0.1" });
   smtp = await startTestSmtp({ user: SMTP_USER, password: SMTP_PASS, mode: "none" });
 });
 afterAll(async () => {
@@ -23,7 +26,7 @@ afterAll(async () => {
 });
 
 describe("the owner's upload notice", () => {
-  it("arrives after a visitor's commit, naming the file as the visitor sent it, and not again for a repeated commit", async () => {
+  it("arrives after a visitor's commit, naming the file as the visitor sent it and the visitor's address, and not again for a repeated commit", async () => {
     const owner = await t.createUser("sn_owner", { permission: PERMISSION_FULL, email: "sn_owner@owner.example.org" });
     const saved = await t.call("POST", "/api/user/smtp/update", {
       token: owner.token,
@@ -33,7 +36,8 @@ describe("the owner's upload notice", () => {
     await writeTree(path.join(t.dataDir, "storage", "users", "sn_owner"), { "inbox/.keep": "" });
     const link = await makeLink(t, owner.token, { shareUrlType: 0, shareServerPath: "/inbox", needPassword: true, shareUrlPasswd: "nt", notifyEmail: 1, emailLanguage: 1 });
     const token = await shareTokenOf(t, link);
-    const visitor = await connectVisitor(t.fileUrl, token);
+    // The visitor comes through a reverse proxy on this machine (trusted), which forwards their address.
+    const visitor = await connectVisitor(t.fileUrl, token, { "x-forwarded-for": "203.0.113.9" });
     const data = Buffer.from("a visitor's report");
     const tus = tusClient(t.fileUrl, token);
     const created = await tus.create({ groupId: "0", path: "/reports/q3.txt" }, data.length, data, {});
@@ -45,6 +49,7 @@ describe("the owner's upload notice", () => {
     expect(notice!.envelopeTo).toEqual(["sn_owner@owner.example.org"]);
     expect(notice!.mail.text).toContain(`${SHARE_BASE}/share/${link.shareId}`);
     expect(notice!.mail.text).toContain("/reports/q3.txt");
+    expect(notice!.mail.text).toContain("203.0.113.9");
     // The client lost the reply and asks again: the same answer, no second notice.
     expect((await visitor.cmd("commit", commit)).data).toMatchObject({ path: "/reports/q3.txt" });
     const second = Buffer.from("second");

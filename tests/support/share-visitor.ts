@@ -37,8 +37,8 @@ export async function shareTokenOf(t: TestEngine, link: MadeLink): Promise<strin
 }
 
 /** A socket logged in as a visitor of the share token. */
-export async function connectVisitor(fileUrl: string, shareToken: string): Promise<FileClient> {
-  const client = await connectFiles(fileUrl, null);
+export async function connectVisitor(fileUrl: string, shareToken: string, headers: Record<string, string> = {}): Promise<FileClient> {
+  const client = await connectFiles(fileUrl, null, headers);
   const login = await client.cmd("login", { shareToken });
   if (login.code !== 200) throw new Error(`share login failed: ${login.code} ${login.message}`);
   return client;

@@ -1,4 +1,4 @@
-import { forwardRef, useId, type InputHTMLAttributes, type ReactNode } from "react";
+import { forwardRef, useEffect, useId, useState, type InputHTMLAttributes, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { cn } from "./cn";
 
@@ -62,3 +62,15 @@ export const TextInput = forwardRef<HTMLInputElement, TextInputProps>(function T
     </div>
   );
 });
+
+/**
+ * How many answers a form has had: use it in a password field's key, so each answer gives the field
+ * a fresh, empty input and a refused password does not stay typed in.
+ */
+export function useAnswerCount(lastResult: unknown): number {
+  const [answers, setAnswers] = useState(0);
+  useEffect(() => {
+    if (lastResult) setAnswers((n) => n + 1);
+  }, [lastResult]);
+  return answers;
+}

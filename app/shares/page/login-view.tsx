@@ -1,11 +1,10 @@
 import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, useNavigation } from "@remix-run/react";
-import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Button } from "../../components/ui/button";
 import { FormError } from "../../components/ui/form-error";
-import { TextInput } from "../../components/ui/text-input";
+import { TextInput, useAnswerCount } from "../../components/ui/text-input";
 import { shareLoginSchema } from "./login-schema";
 
 /**
@@ -28,11 +27,7 @@ export function LoginView({
 }) {
   const { t } = useTranslation();
   const navigation = useNavigation();
-  // Each answer gives the password field a fresh key: a refused password does not stay typed in.
-  const [attempt, setAttempt] = useState(0);
-  useEffect(() => {
-    if (lastResult) setAttempt((n) => n + 1);
-  }, [lastResult]);
+  const attempt = useAnswerCount(lastResult);
   const [form, fields] = useForm({
     lastResult,
     onValidate: ({ formData }) => parseWithZod(formData, { schema: shareLoginSchema }),
