@@ -87,8 +87,10 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
   const connection = useFileConnection();
   const connectionState = useConnectionState(connection);
   const { download } = useTransfers();
-  // Share visitors never replace a file (the engine refuses overwrite for them).
-  const uploads = useUploadBatch({ connection, groupId, canOverwrite: space !== "share" });
+  // Replacing a file takes the Delete bit as well; share visitors never replace one (the engine
+  // refuses overwrite for them both).
+  const canReplace = space !== "share" && hasPermission(permission, Permission.Delete);
+  const uploads = useUploadBatch({ connection, groupId, visitor: space === "share", canOverwrite: canReplace });
   const [searchParams, setSearchParams] = useSearchParams();
   const path = normalizePath(searchParams.get("path"));
 
@@ -492,12 +494,14 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
       />
       <Modal
         open={dialog?.kind === "overwrite"}
-        title={t("files.overwrite.title")}
+        title={t(canReplace ? "files.overwrite.title" : "files.overwrite.refused.title")}
         onClose={closeDialog}
-        confirmLabel={t("files.overwrite.confirm")}
-        onConfirm={() => (dialog?.kind === "overwrite" ? transfer(dialog.mode, dialog.paths, dialog.target, true) : undefined)}
+        okOnly={!canReplace}
+        confirmLabel={t(canReplace ? "files.overwrite.confirm" : "global.ok")}
+        onConfirm={canReplace ? () => (dialog?.kind === "overwrite" ? transfer(dialog.mode, dialog.paths, dialog.target, true) : undefined) : undefined}
       >
-        {dialog?.kind === "overwrite" && t("files.overwrite", { names: dialog.existing.join(", "), interpolation: { escapeValue: false } })}
+        {dialog?.kind === "overwrite" &&
+          t(canReplace ? "files.overwrite" : "files.overwrite.refused", { names: dialog.existing.join(", "), interpolation: { escapeValue: false } })}
       </Modal>
       <Modal
         open={dialog?.kind === "remove"}

@@ -20,7 +20,9 @@ interface Commands {
 export interface UploadBatchOptions {
   connection: Commands | null;
   groupId: number;
-  /** Share-link visitors can never replace a file (the engine refuses overwrite) and may not ask `exists`. */
+  /** A share-link visitor, who may not ask `exists` (the folder's listing tells instead). */
+  visitor: boolean;
+  /** Whether "Overwrite" is offered: not to visitors, nor without the Delete bit; the engine refuses overwrite for both. */
   canOverwrite: boolean;
 }
 
@@ -58,18 +60,18 @@ async function inParallel<T, R>(inputs: readonly T[], limit: number, work: (inpu
  * exist at the target (overwrite, skip, keep both — "name (1).ext"), creates the empty folders of a
  * dropped tree, then hands the files to the transfer manager. `dialog` is the question, to render.
  */
-export function useUploadBatch({ connection, groupId, canOverwrite }: UploadBatchOptions): { start: (batch: UploadBatch, folder: string) => void; dialog: ReactNode } {
+export function useUploadBatch({ connection, groupId, visitor, canOverwrite }: UploadBatchOptions): { start: (batch: UploadBatch, folder: string) => void; dialog: ReactNode } {
   const { t } = useTranslation();
   const showError = useFileErrors();
   const { upload } = useTransfers();
   const [question, setQuestion] = useState<Question | null>(null);
   const [shown, setShown] = useState<Question | null>(null);
-  const latest = useRef({ connection, groupId, canOverwrite, upload, showError });
-  latest.current = { connection, groupId, canOverwrite, upload, showError };
+  const latest = useRef({ connection, groupId, visitor, upload, showError });
+  latest.current = { connection, groupId, visitor, upload, showError };
 
   /** Which of `names` exist in `folder` on the server; a missing folder holds none. */
   const takenIn = useCallback(async (folder: string, names: readonly string[], listings: Map<string, Promise<Set<string>>>): Promise<Set<string>> => {
-    const { connection: conn, groupId: group, canOverwrite: user } = latest.current;
+    const { connection: conn, groupId: group, visitor: isVisitor } = latest.current;
     if (!conn || names.length === 0) return new Set();
     const none = (error: unknown) => {
       const code = errorCode(error);
@@ -79,7 +81,7 @@ export function useUploadBatch({ connection, groupId, canOverwrite }: UploadBatc
       if (code === ErrorCode.PermissionDenied) return new Set<string>();
       throw error;
     };
-    if (user) {
+    if (!isVisitor) {
       const found = new Set<string>();
       for (let at = 0; at < names.length; at += EXISTS_MAX_NAMES) {
         const existing = await conn.cmd("exists", { groupId: group, target: folder, names: names.slice(at, at + EXISTS_MAX_NAMES) }).then((r) => r.existing, none);
@@ -207,7 +209,7 @@ export function useUploadBatch({ connection, groupId, canOverwrite }: UploadBatc
       <p className="mt-2 break-all font-medium text-gray-900">
         {more > 0 ? t("transfers.conflict.names-more", { names: listed, count: more, interpolation: { escapeValue: false } }) : listed}
       </p>
-      <p className="mt-2 text-gray-500">{canOverwrite ? t("transfers.conflict.hint") : t("transfers.conflict.hint-share")}</p>
+      <p className="mt-2 text-gray-500">{canOverwrite ? t("transfers.conflict.hint") : t("transfers.conflict.hint-no-replace")}</p>
     </Modal>
   );
 

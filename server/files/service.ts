@@ -188,16 +188,19 @@ export function createFileService({ spaces, hashes, quota }: FileServiceDeps) {
     await folderAt(ctx, dir);
     // Moving an item into the folder it is already in changes nothing.
     const work = items.filter((i) => i.src !== i.dest);
-    if (!overwrite) {
+    // Replacing an item destroys what it held: overwrite takes the Delete bit as well. Without it an
+    // existing name is refused, and nothing that appears meanwhile is replaced either.
+    const replace = overwrite && hasPermission(ctx.space.permission, Permission.Delete);
+    if (!replace) {
       const taken = await Promise.all(work.map((i) => existsAt(ctx, i.dest)));
       const existing = work.filter((_, n) => taken[n]).map((i) => baseName(i.dest));
-      if (existing.length > 0) throw new FerryError("TargetExists", { existing });
+      if (existing.length > 0) throw overwrite ? new FerryError("PermissionDenied") : new FerryError("TargetExists", { existing });
     }
     const outcome: Outcome = { done: items.filter((i) => i.src === i.dest).map((i) => i.src), failed: [] };
     const run = async () => {
       for (const { src, dest } of work) {
         try {
-          await place(kind, ctx, src, dest, overwrite);
+          await place(kind, ctx, src, dest, replace);
           outcome.done.push(src);
         } catch (err) {
           outcome.failed.push({ path: src, code: storageError(err).code });
@@ -205,10 +208,10 @@ export function createFileService({ spaces, hashes, quota }: FileServiceDeps) {
       }
       return outcome;
     };
-    if (kind === "copy") return quota.copy(userId, ctx.space, work, overwrite, run);
+    if (kind === "copy") return quota.copy(userId, ctx.space, work, replace, run);
     await run();
     // A move stays in the space; only what an overwrite replaced leaves the counts.
-    if (overwrite) for (const { dest } of work) quota.changed(ctx.space, dest);
+    if (replace) for (const { dest } of work) quota.changed(ctx.space, dest);
     return outcome;
   }
 

@@ -63,7 +63,8 @@ export async function sizeLimit(services: Services): Promise<number> {
 
 /**
  * Refuses a target that cannot take a new file: an existing folder (always), an existing file
- * without overwrite (PathExists), a file where a parent folder should be (PathIsFile). Missing
+ * without overwrite (PathExists) or, with overwrite, without the Delete bit (PermissionDenied), a
+ * file where a parent folder should be (PathIsFile). Missing
  * parents are fine: commit creates them. Forbidden paths are refused. Checked at creation and again at commit.
  */
 export async function checkTargetFree(space: Space, target: UploadTarget): Promise<void> {
@@ -79,6 +80,8 @@ export async function checkTargetFree(space: Space, target: UploadTarget): Promi
   }
   if (existing.type === "folder") throw new FerryError("PathIsNotFile");
   if (!target.overwrite) throw new FerryError("PathExists");
+  // Replacing a file destroys what it held: that takes the Delete bit as well as Upload.
+  if (!hasPermission(space.permission, Permission.Delete)) throw new FerryError("PermissionDenied");
 }
 
 /** Refuses a new upload whose declared size cannot fit in the space's quota now (QuotaExceeded); checked again at commit. */

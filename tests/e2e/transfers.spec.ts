@@ -343,7 +343,7 @@ test.describe("transfers", () => {
 
         await pick.setInputFiles(makeFile("visitor/v2/note.txt", Buffer.from("second visit")));
         const conflict = page.getByRole("dialog", { name: "Files already exist" });
-        await expect(conflict).toContainText("Files here cannot be replaced.");
+        await expect(conflict).toContainText("You cannot replace files here.");
         await expect(conflict.getByRole("button", { name: "Skip" })).toBeVisible();
         await expect(conflict.getByRole("button", { name: "Overwrite" })).toHaveCount(0);
         await conflict.getByRole("button", { name: "Keep both" }).click();
@@ -411,6 +411,43 @@ test.describe("transfers", () => {
     expect(saved.suggestedFilename()).toBe("data.bin");
     expect(readFileSync((await saved.path())!).equals(bytes)).toBe(true);
     await expect(panel(page).getByRole("listitem", { name: "data.bin" }).last()).toContainText("Saved by your browser");
+  });
+
+  test("without Delete permission nothing is replaced: no Overwrite for an upload, a copy onto a name says so, a forged overwrite is refused", async ({ page }) => {
+    const { socketToken } = await signedInUser(page, PERMISSION_FULL & ~Permission.Delete);
+    const files = await connectFiles(FILE_URL, socketToken);
+    await page.getByLabel("Upload files").setInputFiles(makeFile("nodelete/v1/mine.txt", Buffer.from("first")));
+    await expect(row(page, "mine.txt")).toContainText("Uploaded");
+
+    const conflict = page.getByRole("dialog", { name: "Files already exist" });
+    await page.getByLabel("Upload files").setInputFiles(makeFile("nodelete/v2/mine.txt", Buffer.from("second")));
+    await expect(conflict).toContainText("You cannot replace files here.");
+    await expect(conflict.getByRole("button", { name: "Overwrite" })).toHaveCount(0);
+    await conflict.getByRole("button", { name: "Skip" }).click();
+    await expect(conflict).toHaveCount(0);
+
+    // A copy onto an existing name: the page says why nothing happens instead of asking.
+    await files.ok("mkdir", { groupId: 0, path: "/", name: "dest" });
+    await files.ok("copy", { groupId: 0, paths: ["/mine.txt"], target: "/dest" });
+    await page.reload();
+    await hydrated(page);
+    await page.getByRole("checkbox", { name: "Select row mine.txt" }).check();
+    await page.getByRole("toolbar", { name: "File actions" }).getByRole("button", { name: "Copy" }).click();
+    const target = page.getByRole("dialog", { name: "Copy to" });
+    await target.getByRole("button", { name: "dest", exact: true }).click();
+    await target.getByRole("button", { name: "Confirm" }).click();
+    const refused = page.getByRole("dialog", { name: "Already exists" });
+    await expect(refused).toContainText("mine.txt");
+    await expect(refused).toContainText("Replacing them needs the Delete permission");
+    await screenshot(page, "files-overwrite-refused-en");
+    await expect(refused.getByRole("button", { name: "Overwrite" })).toHaveCount(0);
+    await refused.getByRole("button", { name: "OK" }).click();
+    await expect(refused).toHaveCount(0);
+
+    expect((await files.cmd("copy", { groupId: 0, paths: ["/mine.txt"], target: "/dest", overwrite: true })).code).toBe(1008);
+    expect((await storedBytes(socketToken, "/mine.txt")).toString()).toBe("first");
+    expect((await storedBytes(socketToken, "/dest/mine.txt")).toString()).toBe("first");
+    await files.close();
   });
 
   test("without Upload permission there is no upload control, and a forged tus creation is refused", async ({ page }) => {

@@ -235,6 +235,25 @@ describe("file commands", () => {
     expect([await exists(path.join(home, "mv/b.txt")), await exists(path.join(home, "mv/c.txt"))]).toEqual([false, false]);
   });
 
+  it("overwrite takes the Delete bit as well: without it an existing name answers 1008 and nothing changes", async () => {
+    const user = await t.createUser("no_delete");
+    await patchUser(user.id, { permission: PERMISSION_FULL & ~Permission.Delete });
+    const own = homeOf(user.account);
+    await layout(own, { "a.txt": "new a", "b.txt": "b", "dest/a.txt": "old a" });
+    const files = await connectFiles(t.fileUrl, user.socketToken);
+    const before = await snapshot(own);
+    for (const cmd of ["move", "copy"] as const) {
+      expect((await files.cmd(cmd, { groupId: 0, paths: ["/a.txt"], target: "/dest", overwrite: true })).code, cmd).toBe(1008);
+      // Without overwrite the answer is still the list of existing names, so the page can ask.
+      expect((await files.cmd(cmd, { groupId: 0, paths: ["/a.txt"], target: "/dest" })).data).toEqual({ existing: ["a.txt"] });
+    }
+    expect(await snapshot(own)).toEqual(before);
+    // Where nothing would be replaced, overwrite asks for nothing more.
+    expect(await files.ok("copy", { groupId: 0, paths: ["/b.txt"], target: "/dest", overwrite: true })).toEqual({ done: ["/b.txt"], failed: [] });
+    expect(await readFile(path.join(own, "dest/a.txt"), "utf8")).toBe("old a");
+    await files.close();
+  });
+
   it("overwriting a folder merges it: what only the target held stays", async () => {
     await layout(home, { "mg/src/f/same.txt": "src", "mg/src/f/only-src.txt": "s", "mg/dst/f/same.txt": "dst", "mg/dst/f/only-dst.txt": "d" });
     expect(await files.ok("copy", { groupId: 0, paths: ["/mg/src/f"], target: "/mg/dst", overwrite: true })).toEqual({ done: ["/mg/src/f"], failed: [] });

@@ -247,6 +247,31 @@ describe("tus uploads", () => {
     expect((await tus.create(meta("/a-folder", { overwrite: "1" }), 10)).body?.code).toBe(ErrorCode.PathIsNotFile);
   });
 
+  it("replacing a file takes the Delete bit as well: without it overwrite is refused at creation and at commit", async () => {
+    const carol = await t.createUser("nodelete", { permission: PERMISSION_FULL & ~Permission.Delete });
+    const carolFiles = await connectFiles(t.fileUrl, carol.socketToken);
+    const tus = tusClient(t.fileUrl, carol.socketToken);
+    const kept = randomBytes(1000);
+    const first = await tus.create(meta("/kept.bin"), kept.length, kept);
+    await carolFiles.ok("commit", { uploadId: first.id!, hash: await blake3Hex(kept) });
+    const { abs } = await homeOf(carol.id);
+
+    const refused = await tus.create(meta("/kept.bin", { overwrite: "1" }), 10);
+    expect(refused.status).toBe(403);
+    expect(refused.body?.code).toBe(ErrorCode.PermissionDenied);
+    // Overwrite asked while nothing is there yet, then the name appears before the commit.
+    const late = randomBytes(500);
+    const pending = await tus.create(meta("/late.bin", { overwrite: "1" }), late.length, late);
+    expect(pending.status).toBe(201);
+    const other = randomBytes(700);
+    const meanwhile = await tus.create(meta("/late.bin"), other.length, other);
+    await carolFiles.ok("commit", { uploadId: meanwhile.id!, hash: await blake3Hex(other) });
+    expect((await carolFiles.cmd("commit", { uploadId: pending.id!, hash: await blake3Hex(late) })).code).toBe(ErrorCode.PermissionDenied);
+    expect(Buffer.compare(await readFile(path.join(abs, "kept.bin")), kept)).toBe(0);
+    expect(Buffer.compare(await readFile(path.join(abs, "late.bin")), other)).toBe(0);
+    await carolFiles.close();
+  });
+
   it("recreates the target folder when it was removed during the upload", async () => {
     const { space, abs } = await homeOf(alice.id);
     await space.storage.mkdir("/album", { recursive: true });
