@@ -1,13 +1,15 @@
 import { data, type LinksFunction, type LoaderFunctionArgs } from "@remix-run/node";
-import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData, useRouteError, useRouteLoaderData } from "@remix-run/react";
+import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData, useRevalidator, useRouteError, useRouteLoaderData } from "@remix-run/react";
 import { type ReactNode, useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { ErrorFallback } from "~/components/ui/error-fallback";
-import { ToastProvider, useToast } from "~/components/ui/toast";
+import { StaticToast, ToastProvider, useToast } from "~/components/ui/toast";
 import stylesheet from "~/tailwind.css";
 import { getLanguage } from "./i18n/i18next.server";
 import { env } from "./utils/env.server";
 import { loadSite } from "./utils/site.server";
+import { useHydrated } from "./utils/use-hydrated";
+import { runtimeTimeZone, timeZoneCookie, timeZoneOfCookieHeader } from "./utils/time-zone";
 import { takeToast } from "./utils/toast.server";
 
 export const links: LinksFunction = () => [
@@ -18,7 +20,7 @@ export const links: LinksFunction = () => [
 export async function loader({ request }: LoaderFunctionArgs) {
   const [lang, { site, online }, { toast, setCookie }] = await Promise.all([getLanguage(request), loadSite(request), takeToast(request)]);
   return data(
-    { lang, englishOnly: env.englishOnly, site, engineOnline: online, toast },
+    { lang, englishOnly: env.englishOnly, site, engineOnline: online, toast, timeZone: timeZoneOfCookieHeader(request.headers.get("Cookie")) },
     { headers: setCookie ? { "Set-Cookie": setCookie } : undefined },
   );
 }
@@ -47,13 +49,30 @@ export function Layout({ children }: { children: ReactNode }) {
   );
 }
 
-/** Shows the toast a redirect left in the flash cookie. */
+/** Shows the toast a redirect left in the flash cookie: in the HTML until JavaScript runs, then as a timed toast. */
 function FlashToast() {
   const { toast } = useLoaderData<typeof loader>();
   const show = useToast();
+  const hydrated = useHydrated();
   useEffect(() => {
-    if (toast) show[toast.type](toast.message);
-  }, [toast, show]);
+    if (toast && hydrated) show[toast.type](toast.message);
+  }, [toast, show, hydrated]);
+  return toast && !hydrated ? <StaticToast type={toast.type} message={toast.message} /> : null;
+}
+
+/**
+ * Tells the server the reader's time zone (utils/time-zone.ts) when it rendered in another one, and
+ * loads the page's data again, so times and date filters follow the reader from then on.
+ */
+function TimeZoneSync() {
+  const { timeZone } = useLoaderData<typeof loader>();
+  const { revalidate } = useRevalidator();
+  useEffect(() => {
+    const own = runtimeTimeZone();
+    if (own === timeZone) return;
+    document.cookie = timeZoneCookie(own);
+    revalidate();
+  }, [timeZone, revalidate]);
   return null;
 }
 
@@ -75,6 +94,7 @@ export default function App() {
   return (
     <ToastProvider>
       <FlashToast />
+      <TimeZoneSync />
       <Outlet />
     </ToastProvider>
   );

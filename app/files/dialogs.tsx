@@ -5,7 +5,8 @@ import { FileIcon, FolderIcon } from "../components/ui/icons";
 import { Modal } from "../components/ui/modal";
 import { Spinner } from "../components/ui/spinner";
 import { TextInput } from "../components/ui/text-input";
-import { formatSize, formatUnixTime } from "../utils/format";
+import { formatSize } from "../utils/format";
+import { useFormatTime } from "../utils/use-time-zone";
 import type { FileAttributes, FileEntry } from "../../contract/files";
 import type { FileConnection } from "./connection.client";
 import { FolderTree } from "./folder-tree";
@@ -119,6 +120,7 @@ export function AttributesDialog({
   onClose: () => void;
 }) {
   const { t } = useTranslation();
+  const formatTime = useFormatTime();
   const showError = useFileErrors();
   const [attributes, setAttributes] = useState<FileAttributes | null>(null);
   useEffect(() => {
@@ -144,7 +146,7 @@ export function AttributesDialog({
         ["files.attributes.size", formatSize(attributes.file_size)],
         ["files.attributes.files", String(attributes.file_count)],
         ["files.attributes.folders", String(attributes.folder_count)],
-        ["files.attributes.time", formatUnixTime(attributes.write_time)],
+        ["files.attributes.time", formatTime(attributes.write_time)],
         ...(attributes.hash ? [["files.attributes.hash", attributes.hash] as [string, string]] : []),
       ]
     : [];

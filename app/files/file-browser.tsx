@@ -14,7 +14,8 @@ import { onTransferEvent } from "../transfers/events";
 import type { UploadBatch } from "../transfers/types";
 import { useUploadBatch } from "../transfers/upload-batch";
 import { useTransfers } from "../transfers/use-transfers";
-import { formatSize, formatUnixTime } from "../utils/format";
+import { formatSize } from "../utils/format";
+import { useFormatTime } from "../utils/use-time-zone";
 import { ErrorCode } from "../../contract/errors";
 import { type FileEntry, listingEntries } from "../../contract/files";
 import { hasPermission, Permission } from "../../contract/permissions";
@@ -81,6 +82,7 @@ const ACTION_LABELS: Record<RowAction | ToolbarAction, string> = {
 /** The file browser of spec section 2: toolbar, breadcrumb, table (or folder tree and table), dialogs. */
 export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadcrumbLead, onDownload }: FileBrowserProps) {
   const { t, i18n } = useTranslation();
+  const formatTime = useFormatTime();
   const toast = useToast();
   const showError = useFileErrors();
   const server = useFileServer();
@@ -330,7 +332,7 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
       ),
     },
     { type: "custom", key: "size", title: t("files.column.size"), width: 140, sort: true, render: (entry) => (isFolder(entry) ? "-" : formatSize(entry.size)) },
-    { type: "custom", key: "time", title: t("files.column.time"), width: 200, sort: true, render: (entry) => formatUnixTime(entry.time) },
+    { type: "custom", key: "time", title: t("files.column.time"), width: 200, sort: true, render: (entry) => formatTime(entry.time) },
     {
       type: "custom",
       key: "more",

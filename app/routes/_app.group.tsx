@@ -2,7 +2,8 @@ import { data, type LoaderFunctionArgs } from "@remix-run/node";
 import { useLoaderData, useNavigate } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { Table, type Column } from "~/components/ui/table";
-import { formatSize, formatUnixTime } from "~/utils/format";
+import { formatSize } from "~/utils/format";
+import { useFormatTime } from "~/utils/use-time-zone";
 import { requireUser } from "~/utils/session.server";
 import type { groupListData } from "../../contract/users";
 import type * as z from "zod";
@@ -19,6 +20,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export default function GroupListPage() {
   const { t } = useTranslation();
+  const formatTime = useFormatTime();
   const { groups } = useLoaderData<typeof loader>();
   const navigate = useNavigate();
   const columns: Column<Group>[] = [
@@ -39,7 +41,7 @@ export default function GroupListPage() {
       ),
     },
     { type: "custom", key: "userHomeSize", title: t("files.group.size"), width: 180, sort: (a, b) => a.userHomeSize - b.userHomeSize, render: (group) => formatSize(group.userHomeSize) },
-    { type: "custom", key: "create_time", title: t("files.group.time"), width: 220, sort: (a, b) => a.create_time - b.create_time, render: (group) => formatUnixTime(group.create_time) },
+    { type: "custom", key: "create_time", title: t("files.group.time"), width: 220, sort: (a, b) => a.create_time - b.create_time, render: (group) => formatTime(group.create_time) },
   ];
   return (
     <section>

@@ -14,7 +14,9 @@ import { copyToClipboard } from "~/shares/clipboard";
 import { engineListQuery, linkSearch, readLinkQuery, SORT_KEYS, type LinkQuery, type SortKey } from "~/shares/link-query";
 import { copyText } from "~/shares/rules";
 import { assertSameSite } from "~/utils/csrf.server";
-import { formatUnixTime } from "~/utils/format";
+import { timeZoneOfCookieHeader } from "~/utils/time-zone";
+import { useHydrated } from "~/utils/use-hydrated";
+import { useFormatTime } from "~/utils/use-time-zone";
 import { requireUser } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
 import type { ShareListItem, shareListData, shareUrlListData } from "../../contract/share";
@@ -26,7 +28,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const url = new URL(request.url);
   const query = readLinkQuery(url.searchParams);
-  const reply = await user.call<z.infer<typeof shareListData>>(`/api/share/link/list?${engineListQuery(query)}`);
+  const timeZone = timeZoneOfCookieHeader(request.headers.get("Cookie"));
+  const reply = await user.call<z.infer<typeof shareListData>>(`/api/share/link/list?${engineListQuery(query, timeZone)}`);
   if (!reply.result || !reply.data) throw new Response(reply.message, { status: 502 });
   const headers = { "Set-Cookie": await user.commit() };
   // Past the last page (links were deleted meanwhile, or a hand-made address): show the last one.
@@ -58,6 +61,8 @@ export async function action({ request }: ActionFunctionArgs) {
   const back = readLinkQuery(new URLSearchParams(parsed.success ? (parsed.data.back ?? "") : ""));
   const to = `/link${linkSearch(back)}`;
   const headers = { "Set-Cookie": await user.commit() };
+  // Without JavaScript the bulk buttons can be pressed with no row ticked.
+  if (!parsed.success && form.getAll("id").length === 0) return redirectWithToast(to, { type: "error", message: "link.select-first" }, { headers });
   if (!parsed.success) return redirectWithToast(to, { type: "error", message: "error.400" }, { headers });
   const { intent, id, confirmed } = parsed.data;
   if (intent !== "unbind" && confirmed !== "1") {
@@ -83,6 +88,8 @@ const searchSchema = z.object({
 });
 
 const namesOf = (link: ShareListItem) => link.filename.join(", ");
+/** The id of the bulk cancel / delete form, which the table's row boxes belong to. */
+const BULK_FORM = "link-bulk";
 
 function TypeIcon({ type }: { type: 0 | 1 | 2 }) {
   const { t } = useTranslation();
@@ -165,10 +172,12 @@ function Detail({ link }: { link: ShareListItem }) {
 export default function LinkPage() {
   const { query, links, total, confirm } = useLoaderData<typeof loader>();
   const { t } = useTranslation();
+  const formatTime = useFormatTime();
   const location = useLocation();
   const navigate = useNavigate();
   const navigation = useNavigation();
   const submit = useSubmit();
+  const hydrated = useHydrated();
   const [selected, setSelected] = useState<RowKey[]>([]);
   const [asking, setAsking] = useState<{ intent: Intent; ids: readonly string[] } | null>(null);
   const back = linkSearch(query);
@@ -179,6 +188,11 @@ export default function LinkPage() {
 
   const go = (change: Partial<LinkQuery>) => navigate(`/link${linkSearch(query, change)}`, { preventScrollReset: true });
   const ask = (intent: Intent, ids: readonly string[]) => setAsking({ intent, ids });
+  const askBulk = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const intent = ((event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null)?.value;
+    if ((intent === "cancel" || intent === "delete") && selected.length > 0) ask(intent, selected.map(String));
+  };
   const confirmed = () => {
     if (!asking) return;
     const form = new FormData();
@@ -206,14 +220,14 @@ export default function LinkPage() {
         </span>
       ),
     },
-    { type: "custom", key: "createTime", title: t("link.column.create-time"), width: 190, sort: true, render: (link) => formatUnixTime(link.shareCreateTime) },
+    { type: "custom", key: "createTime", title: t("link.column.create-time"), width: 190, sort: true, render: (link) => formatTime(link.shareCreateTime) },
     {
       type: "custom",
       key: "expireTime",
       title: t("link.column.expire-time"),
       width: 190,
       sort: true,
-      render: (link) => (link.shareExpireTime === 0 ? t("link.never") : formatUnixTime(link.shareExpireTime)),
+      render: (link) => (link.shareExpireTime === 0 ? t("link.never") : formatTime(link.shareExpireTime)),
     },
     {
       type: "custom",
@@ -279,7 +293,7 @@ export default function LinkPage() {
   ];
 
   const busy = navigation.state !== "idle";
-  const selectedIds = selected.map(String);
+  const bulkDisabled = hydrated && (selected.length === 0 || busy);
   const tabs = [
     { tab: "share" as const, label: t("link.tab.share") },
     { tab: "request" as const, label: t("link.tab.request") },
@@ -349,18 +363,26 @@ export default function LinkPage() {
         </div>
       )}
 
-      <div role="group" aria-label={t("link.bulk")} className="flex items-center gap-2">
-        <ActionForm intent="cancel" ids={selectedIds} back={back} onConfirm={ask}>
-          <Button type="submit" variant="outlined" disabled={selectedIds.length === 0 || busy}>
-            {t(request ? "link.cancel.invite" : "link.cancel")}
-          </Button>
-        </ActionForm>
-        <ActionForm intent="delete" ids={selectedIds} back={back} onConfirm={ask}>
-          <Button type="submit" variant="outlined" danger disabled={selectedIds.length === 0 || busy}>
-            {t("link.delete")}
-          </Button>
-        </ActionForm>
-      </div>
+      {/* The rows' boxes belong to this form (Table selectionField), so it works as plain HTML too;
+          with JavaScript the buttons wait for a selection and the question is a dialog. */}
+      <Form
+        id={BULK_FORM}
+        method="post"
+        action="/link"
+        onSubmit={askBulk}
+        preventScrollReset
+        role="group"
+        aria-label={t("link.bulk")}
+        className="flex items-center gap-2"
+      >
+        <input type="hidden" name="back" value={back} />
+        <Button type="submit" name="intent" value="cancel" variant="outlined" disabled={bulkDisabled}>
+          {t(request ? "link.cancel.invite" : "link.cancel")}
+        </Button>
+        <Button type="submit" name="intent" value="delete" variant="outlined" danger disabled={bulkDisabled}>
+          {t("link.delete")}
+        </Button>
+      </Form>
 
       <Table
         key={`${query.tab}-${location.search}`}
@@ -371,6 +393,7 @@ export default function LinkPage() {
         label={t(request ? "link.table.request" : "link.table.share")}
         selectedKeys={selected}
         onSelectionChange={(keys) => setSelected(keys)}
+        selectionField={{ name: "id", form: BULK_FORM }}
         expandedRender={(link) => <Detail link={link} />}
         sort={query.sort as SortState | null}
         onSortChange={(next) => go({ sort: next ? { key: next.key as SortKey, order: next.order } : null, page: 1 })}

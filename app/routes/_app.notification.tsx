@@ -1,6 +1,6 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
 import { Form, useFetcher, useLoaderData, useLocation } from "@remix-run/react";
-import { Fragment, useEffect, useState, useSyncExternalStore } from "react";
+import { Fragment, useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import * as z from "zod";
 import { Button } from "~/components/ui/button";
@@ -10,7 +10,8 @@ import { Pagination } from "~/components/ui/pagination";
 import { DEFAULT_PAGE_SIZE, readPaginationParams, totalPagesFor } from "~/components/ui/pagination-model";
 import { useToast } from "~/components/ui/toast";
 import { assertSameSite } from "~/utils/csrf.server";
-import { formatUnixTime } from "~/utils/format";
+import { useHydrated } from "~/utils/use-hydrated";
+import { useFormatTime } from "~/utils/use-time-zone";
 import { safeRedirect } from "~/utils/redirect";
 import { requireUser } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
@@ -57,16 +58,6 @@ export async function action({ request }: ActionFunctionArgs) {
   return data(reply.result ? { ok: true as const } : { ok: false as const, code: reply.code }, { headers });
 }
 
-const subscribeNothing = () => () => {};
-
-/** False while the server renders and the browser hydrates; true once JavaScript runs the page. */
-function useHydrated() {
-  return useSyncExternalStore(
-    subscribeNothing,
-    () => true,
-    () => false,
-  );
-}
 
 /** The text with its newlines as line breaks; always text, so markup in it shows as written. */
 function Lines({ text }: { text: string }) {
@@ -91,13 +82,13 @@ function isoTime(seconds: number): string | undefined {
 /** Title, time and unread dot: the visible header of one item, in both forms of the accordion. */
 function ItemHeader({ notice, unread, open }: { notice: Notice; unread: boolean; open?: boolean }) {
   const { t } = useTranslation();
+  const formatTime = useFormatTime();
   return (
     <>
       {/* The spaces between the parts do not show in the flex row; they keep words apart in the accessible name. */}
       <span className="min-w-0 flex-1 truncate font-medium text-gray-900">{notice.title}</span>{" "}
-      {/* Local time: the server renders its own zone, the browser corrects it to the reader's. */}
-      <time dateTime={isoTime(notice.create_time)} className="shrink-0 text-sm text-gray-500" suppressHydrationWarning>
-        {formatUnixTime(notice.create_time)}
+      <time dateTime={isoTime(notice.create_time)} className="shrink-0 text-sm text-gray-500">
+        {formatTime(notice.create_time)}
       </time>{" "}
       <span className="flex w-12 shrink-0 items-center justify-center">
         {unread && (

@@ -10,7 +10,8 @@ import { ExpiredView } from "~/shares/page/expired-view";
 import { DiskListing } from "~/shares/page/disk-listing";
 import { LoginView } from "~/shares/page/login-view";
 import { shareLoginSchema } from "~/shares/page/login-schema";
-import { ShareBrowser, useHydrated } from "~/shares/page/share-browser";
+import { ShareBrowser } from "~/shares/page/share-browser";
+import { useHydrated } from "~/utils/use-hydrated";
 import { ShareTopBar } from "~/shares/page/share-top-bar";
 import {
   diskState,

@@ -1,3 +1,4 @@
+import { zonedInstant } from "../utils/time-zone";
 import { ShareOrderBy } from "../../contract/share";
 
 /**
@@ -65,8 +66,8 @@ export function linkSearch(query: LinkQuery, change: Partial<LinkQuery> = {}): s
   return text ? `?${text}` : "?";
 }
 
-/** The engine's list query (dates are whole days in the server's zone: from the start of the first to the end of the last). */
-export function engineListQuery(q: LinkQuery): string {
+/** The engine's list query. Dates are whole days in the reader's `timeZone`: from the start of the first to the end of the last. */
+export function engineListQuery(q: LinkQuery, timeZone: string): string {
   const params = new URLSearchParams({ shareUrlType: q.tab === "share" ? "1" : "0", pageNum: String(q.page), pageSize: String(q.size) });
   if (q.sort) {
     params.set("orderBy", String(SORT_KEYS[q.sort.key]));
@@ -75,8 +76,10 @@ export function engineListQuery(q: LinkQuery): string {
   if (q.name) params.set("name", q.name);
   if (q.status) params.set("shareStatus", q.status);
   const day = (text: string, end: boolean) => {
-    const [y, m, d] = text.split("-").map(Number) as [number, number, number];
-    return Math.floor(new Date(y, m - 1, d, end ? 23 : 0, end ? 59 : 0, end ? 59 : 0).getTime() / 1000);
+    const [year, month, date] = text.split("-").map(Number) as [number, number, number];
+    // The end is the last second before the next day starts (a day may be 23 or 25 hours long).
+    const start = (d: number) => zonedInstant({ year, month, day: d, hour: 0, minute: 0, second: 0 }, timeZone) / 1000;
+    return end ? start(date + 1) - 1 : start(date);
   };
   if (q.createdStart) params.set("StartTime", String(day(q.createdStart, false)));
   if (q.createdEnd) params.set("EndTime", String(day(q.createdEnd, true)));

@@ -1,5 +1,7 @@
 /** Display helpers for file sizes, dotted versions and unix times (spec section 9). */
 
+import { runtimeTimeZone, wallClock } from "./time-zone";
+
 export const SIZE_UNITS = ["B", "KB", "MB", "GB", "TB", "PB"] as const;
 
 /**
@@ -35,15 +37,14 @@ export function compareVersion(a: string, b: string): -1 | 0 | 1 {
 const pad = (n: number) => String(n).padStart(2, "0");
 
 /**
- * Unix seconds as "YYYY-MM-DD HH:mm:ss" in local time. The spec shows "-" for a value that is not
- * positive or has more than 14 digits; a value the calendar cannot hold shows "-" too.
+ * Unix seconds as "YYYY-MM-DD HH:mm:ss" on a clock in `timeZone` (the reader's: `useFormatTime`;
+ * this runtime's when not given). The spec shows "-" for a value that is not positive or has more
+ * than 14 digits; a value the calendar cannot hold shows "-" too.
  */
-export function formatUnixTime(seconds: number): string {
+export function formatUnixTime(seconds: number, timeZone: string = runtimeTimeZone()): string {
   if (!Number.isFinite(seconds) || seconds <= 0 || String(Math.trunc(seconds)).length > 14) return "-";
-  const date = new Date(seconds * 1000);
-  if (Number.isNaN(date.getTime())) return "-";
-  return (
-    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ` +
-    `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`
-  );
+  const ms = seconds * 1000;
+  if (Number.isNaN(new Date(ms).getTime())) return "-";
+  const c = wallClock(ms, timeZone);
+  return `${c.year}-${pad(c.month)}-${pad(c.day)} ${pad(c.hour)}:${pad(c.minute)}:${pad(c.second)}`;
 }

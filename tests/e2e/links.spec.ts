@@ -2,6 +2,7 @@ import type { BrowserContext, Page } from "@playwright/test";
 import { readFileSync } from "node:fs";
 import { PERMISSION_FULL } from "../../contract/permissions";
 import type { ShareListItem } from "../../contract/share";
+import { formatUnixTime } from "../../app/utils/format";
 import { E2E_FILE_PORT, WEB_URL } from "../support/e2e-env";
 import { createUser, login, ok, uniqueAccount } from "../support/e2e-helpers";
 import { connectFiles, type FileClient } from "../support/file-client";
@@ -343,6 +344,90 @@ test.describe("/link", () => {
     await expect(page.getByRole("button", { name: "删除链接 gone" })).toHaveCount(0);
     await expect(page.getByRole("button", { name: "删除链接 kept" })).toBeVisible();
     expect((await listLinks(signedIn.token)).sharelinkinfo.map((l) => l.filename[0])).toEqual(["kept"]);
+    await files.close();
+    await context.close();
+  });
+  test("without JavaScript, rows ticked in the table are cancelled and deleted in bulk, with the answer shown", async ({ browser }) => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    const account = uniqueAccount("linkbulk");
+    await createUser(account, PASSWORD, { permission: PERMISSION_FULL });
+    const signedIn = (await login(account, PASSWORD)).data!;
+    const files = await connectFiles(FILE_URL, signedIn.websocket_token);
+    for (const name of ["one", "two", "three"]) {
+      await files.ok("mkdir", { groupId: 0, path: "/", name });
+      await createLink(signedIn.token, { shareFiles: [`/${name}`] });
+    }
+    await signIn(page, account, PASSWORD);
+    await page.waitForURL(/\/personal/);
+    await page.goto("/link");
+    const bulk = page.getByRole("group", { name: "Selected links" });
+    const table = page.getByRole("region", { name: "Share links" });
+
+    // Nothing ticked: the buttons still answer, with what to do.
+    await bulk.getByRole("button", { name: "Delete" }).click();
+    await expect(page.getByRole("alert").filter({ hasText: "Select the links first." })).toBeVisible();
+
+    await table.getByRole("checkbox", { name: "Select row one" }).check();
+    await table.getByRole("checkbox", { name: "Select row two" }).check();
+    await bulk.getByRole("button", { name: "Cancel" }).click();
+    const ask = page.getByRole("alertdialog", { name: "Cancel links" });
+    await expect(ask).toContainText("Cancel 2 link(s)?");
+    await ask.getByRole("button", { name: "Confirm" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Canceled" })).toBeVisible();
+    const statusOf = async () => Object.fromEntries((await listLinks(signedIn.token)).sharelinkinfo.map((l) => [l.filename[0], l.shareStatus]));
+    expect(await statusOf()).toEqual({ one: 3, two: 3, three: 1 });
+
+    await table.getByRole("checkbox", { name: "Select row one" }).check();
+    await table.getByRole("checkbox", { name: "Select row three" }).check();
+    await bulk.getByRole("button", { name: "Delete" }).click();
+    await expect(page.getByRole("alertdialog", { name: "Delete links" })).toContainText("Delete 2 link(s)?");
+    await page.getByRole("alertdialog", { name: "Delete links" }).getByRole("button", { name: "Confirm" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Deleted" })).toBeVisible();
+    await screenshot(page, "links-bulk-nojs-en");
+    expect(await statusOf()).toEqual({ two: 3 });
+    await expect(table.getByRole("row").filter({ hasText: /one|two|three/ })).toHaveText([/two/]);
+    await files.close();
+    await context.close();
+  });
+
+  test("times and the date search follow the reader's time zone, and the server renders them so", async ({ browser }) => {
+    const account = uniqueAccount("linktz");
+    await createUser(account, PASSWORD, { permission: PERMISSION_FULL });
+    const signedIn = (await login(account, PASSWORD)).data!;
+    const files = await connectFiles(FILE_URL, signedIn.websocket_token);
+    await files.ok("mkdir", { groupId: 0, path: "/", name: "zoned" });
+    await createLink(signedIn.token, { shareFiles: ["/zoned"] });
+    const created = (await listLinks(signedIn.token)).sharelinkinfo[0]!.shareCreateTime;
+    // A reader whose calendar day at that moment is not the web server's (the test runs beside it).
+    const serverDay = formatUnixTime(created).slice(0, 10);
+    const zone = ["Pacific/Kiritimati", "Pacific/Pago_Pago"].find((z) => formatUnixTime(created, z).slice(0, 10) !== serverDay)!;
+    const readerTime = formatUnixTime(created, zone);
+    const readerDay = readerTime.slice(0, 10);
+
+    const context = await browser.newContext({ timezoneId: zone });
+    const page = await context.newPage();
+    const hydrationErrors: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error" && /hydrat|did not match|#418|#423|#425/i.test(message.text())) hydrationErrors.push(message.text());
+    });
+    await signIn(page, account, PASSWORD);
+    await page.waitForURL(/\/personal/);
+    await hydrated(page);
+    // From the second page on the server knows the zone: its own HTML shows the reader's time.
+    const response = await page.goto("/link");
+    expect(await response!.text()).toContain(readerTime);
+    await hydrated(page);
+    const links = page.getByRole("region", { name: "Share links" });
+    await expect(links.getByRole("row").filter({ hasText: "zoned" })).toContainText(readerTime);
+
+    // A day typed into the search is the reader's day.
+    await page.goto(`/link?created.start=${readerDay}&created.end=${readerDay}`);
+    await expect(links.getByRole("row").filter({ hasText: "zoned" })).toBeVisible();
+    await page.goto(`/link?created.start=${serverDay}&created.end=${serverDay}`);
+    await expect(links.getByText("No data")).toBeVisible();
+    await expect(links.getByRole("row").filter({ hasText: "zoned" })).toHaveCount(0);
+    expect(hydrationErrors).toEqual([]);
     await files.close();
     await context.close();
   });

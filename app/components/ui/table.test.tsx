@@ -226,6 +226,23 @@ describe("Table selection", () => {
     expect(screen.getByRole<HTMLInputElement>("checkbox", { name: "Select row alice" }).checked).toBe(true);
     expect(screen.getByRole<HTMLInputElement>("checkbox", { name: "Select all rows" }).checked).toBe(true);
   });
+
+  it("with selectionField, a ticked row is sent with that form as name=row key", async () => {
+    const user = userEvent.setup();
+    renderWithI18n(
+      <>
+        <form id="bulk" aria-label="Bulk" />
+        <Table label="Users" rowKey="id" data={users} columns={columns} selectionField={{ name: "id", form: "bulk" }} />
+      </>,
+    );
+    await user.click(screen.getByRole("checkbox", { name: "Select row u1" }));
+    await user.click(screen.getByRole("checkbox", { name: "Select row u3" }));
+    const form = screen.getByRole<HTMLFormElement>("form", { name: "Bulk" });
+    expect(new FormData(form).getAll("id")).toEqual(["u1", "u3"]);
+    // The select-all box is not a value of its own.
+    await user.click(screen.getByRole("checkbox", { name: "Select all rows" }));
+    expect(new FormData(form).getAll("id")).toEqual(["u1", "u2", "u3"]);
+  });
 });
 
 describe("Table expansion", () => {

@@ -62,6 +62,11 @@ export interface TableProps<Row> {
   selectedKeys?: readonly RowKey[];
   defaultSelectedKeys?: readonly RowKey[];
   onSelectionChange?: (keys: RowKey[], rows: Row[]) => void;
+  /**
+   * Plain-HTML selection: each row's box is sent as `name=<row key>` with the form whose id is
+   * `form` while it is ticked, so a bulk action works before (or without) JavaScript too.
+   */
+  selectionField?: { name: string; form: string };
   expandedKeys?: readonly RowKey[];
   defaultExpandedKeys?: readonly RowKey[];
   onExpandedChange?: (keys: RowKey[]) => void;
@@ -120,6 +125,7 @@ export function Table<Row>({
   selectedKeys,
   defaultSelectedKeys = [],
   onSelectionChange,
+  selectionField,
   expandedKeys,
   defaultExpandedKeys = [],
   onExpandedChange,
@@ -217,6 +223,9 @@ export function Table<Row>({
             type="checkbox"
             className={checkboxClass}
             aria-label={`${t("global.table.select-row")} ${name}`}
+            name={selectionField?.name}
+            value={selectionField ? String(key) : undefined}
+            form={selectionField?.form}
             checked={selectedSet.has(key)}
             onChange={() => toggleRow(key)}
           />

@@ -1,7 +1,7 @@
 import { act, fireEvent, screen } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
 import { advance, renderWithI18n, fakeTimersPerTest } from "../../test-utils";
-import { ToastProvider, useToast, type ToastApi } from "./toast";
+import { StaticToast, ToastProvider, useToast, type ToastApi } from "./toast";
 
 fakeTimersPerTest();
 
@@ -113,6 +113,12 @@ describe("toasts", () => {
     });
     expect(screen.getByRole("alert").textContent).toBe("Service unavailable: the server is overloaded or down. Please try again later.");
     expect(screen.getByRole("status").textContent).toBe("Copy succeeded");
+  });
+
+  it("a static toast (a page's answer before JavaScript) looks the same: translated, in the named region", () => {
+    renderWithI18n(<StaticToast type="error" message="global.no-data" />, { lang: "zh" });
+    expect(screen.getByRole("region", { name: "通知" }).style.top).toBe("20px");
+    expect(screen.getByRole("alert").textContent).toBe("暂无数据");
   });
 
   it("render in Chinese", () => {

@@ -44,7 +44,6 @@ function ToastItem({ type, message }: Item) {
 }
 
 export function ToastProvider({ children }: { children: ReactNode }) {
-  const { t } = useTranslation();
   const [items, setItems] = useState<Item[]>([]);
   // Synchronous mirrors, so the same message shown twice in one tick still appears once.
   const visible = useRef(new Map<string, Item>());
@@ -83,19 +82,35 @@ export function ToastProvider({ children }: { children: ReactNode }) {
   return (
     <ToastContext.Provider value={api}>
       {children}
-      {items.length > 0 && (
-        <section
-          aria-label={t("global.toast.region")}
-          style={{ top: TOAST_TOP_PX, left: "50%", transform: "translateX(-50%)" }}
-          className="pointer-events-none fixed z-[1000] flex flex-col items-center gap-2"
-        >
-          {items.map((item) => (
-            <ToastItem key={item.id} {...item} />
-          ))}
-        </section>
-      )}
+      <ToastRegion items={items} />
     </ToastContext.Provider>
   );
+}
+
+/** Where toasts show: centred, 20 px from the top. */
+function ToastRegion({ items }: { items: readonly Item[] }) {
+  const { t } = useTranslation();
+  if (items.length === 0) return null;
+  return (
+    <section
+      aria-label={t("global.toast.region")}
+      style={{ top: TOAST_TOP_PX, left: "50%", transform: "translateX(-50%)" }}
+      className="pointer-events-none fixed z-[1000] flex flex-col items-center gap-2"
+    >
+      {items.map((item) => (
+        <ToastItem key={item.id} {...item} />
+      ))}
+    </section>
+  );
+}
+
+/**
+ * A toast written into the page's HTML, for a page that shows one before (or without) JavaScript:
+ * the answer to a plain form post. Once JavaScript runs, render nothing here and show it with
+ * `useToast` instead, which times it out.
+ */
+export function StaticToast({ type, message }: { type: ToastType; message: string }) {
+  return <ToastRegion items={[{ id: "toast-static", type, message }]} />;
 }
 
 export function useToast(): ToastApi {

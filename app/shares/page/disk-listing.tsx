@@ -7,7 +7,8 @@ import { Pagination } from "../../components/ui/pagination";
 import { Table, type Column } from "../../components/ui/table";
 import type { FileEntry } from "../../../contract/files";
 import { breadcrumbParts, joinPath } from "../../files/model";
-import { formatSize, formatUnixTime } from "../../utils/format";
+import { formatSize } from "../../utils/format";
+import { useFormatTime } from "../../utils/use-time-zone";
 
 export interface ListingPage {
   entries: FileEntry[];
@@ -34,6 +35,7 @@ export function listingHref(path: string, page = 1, size = 10): string {
  */
 export function DiskListing({ path, listing, allowDownload }: { path: string; listing: ListingPage; allowDownload: boolean }) {
   const { t } = useTranslation();
+  const formatTime = useFormatTime();
   const columns: Column<FileEntry>[] = [
     {
       type: "custom",
@@ -57,7 +59,7 @@ export function DiskListing({ path, listing, allowDownload }: { path: string; li
         ),
     },
     { type: "custom", key: "size", title: t("files.column.size"), width: 140, render: (entry) => (entry.file_type === "File" ? formatSize(entry.size) : "-") },
-    { type: "custom", key: "time", title: t("files.column.time"), width: 200, render: (entry) => formatUnixTime(entry.time) },
+    { type: "custom", key: "time", title: t("files.column.time"), width: 200, render: (entry) => formatTime(entry.time) },
     {
       type: "custom",
       key: "download",

@@ -7,13 +7,6 @@ import { FileServerProvider, type FileServerValue } from "../../files/file-serve
 import { TransferPanel } from "../../transfers/transfer-panel";
 import { sharePermission } from "./permission";
 
-/** False on the server and in the first browser render, true once React has hydrated. */
-export function useHydrated(): boolean {
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
-  return hydrated;
-}
-
 /** What `/share/<id>/socket` answers: how to reach the file server, with the visitor's share token. */
 export interface ShareSocket {
   fileServer: FileServerValue;
