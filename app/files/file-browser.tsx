@@ -9,6 +9,7 @@ import { Modal } from "../components/ui/modal";
 import { Spinner } from "../components/ui/spinner";
 import { Table, type Column, type RowKey, type SortState } from "../components/ui/table";
 import { useToast } from "../components/ui/toast";
+import { ToggleGroup } from "../components/ui/toggle-group";
 import { itemsFromDataTransfer, itemsFromFileList } from "../transfers/drop";
 import { onTransferEvent } from "../transfers/events";
 import type { UploadBatch } from "../transfers/types";
@@ -33,6 +34,7 @@ import {
   previewNotice,
   previewRefusalNotice,
   rowActions,
+  selectionUseful,
   sortEntries,
   toolbarButtons,
   type EntrySort,
@@ -304,7 +306,7 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
   const receive = (batch: UploadBatch) => uploads.start(batch, path);
 
   const columns: Column<FileEntry>[] = [
-    { type: "checkbox", width: 48 },
+    { type: "checkbox", width: 48, hidden: !selectionUseful(space, permission) },
     {
       type: "custom",
       key: "name",
@@ -378,31 +380,6 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
             </Button>
           ),
         )}
-        <span className="ml-auto flex items-center gap-2">
-          {space !== "share" && (
-            <Button variant="outlined" onClick={() => setDialog({ kind: "search" })}>
-              <SearchIcon />
-              {t("files.search")}
-            </Button>
-          )}
-          <Button variant="text" onClick={reload}>
-            {t("files.refresh")}
-          </Button>
-          {/* Share pages list only: the tree is not part of a visitor's toolbar (spec section 6). */}
-          <span role="group" aria-label={t("files.view")} className={`${space === "share" ? "hidden" : "inline-flex"} overflow-hidden rounded border border-gray-300`}>
-            {(["list", "tree"] as const).map((mode) => (
-              <button
-                key={mode}
-                type="button"
-                aria-pressed={view === mode}
-                onClick={() => setView(mode)}
-                className={`h-8 px-3 text-sm ${view === mode ? "bg-primary text-white" : "bg-white text-gray-700 hover:bg-gray-50"}`}
-              >
-                {t(`files.view.${mode}`)}
-              </button>
-            ))}
-          </span>
-        </span>
         {canUpload && (
           <>
             <input
@@ -431,15 +408,38 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
         )}
       </div>
 
-      <Breadcrumb
-        label={t("files.breadcrumb")}
-        lead={breadcrumbLead}
-        crumbs={breadcrumbParts(path).map((part) => ({
-          key: part.path,
-          label: part.path === "/" ? t("files.root") : part.name,
-          onSelect: () => openFolder(part.path),
-        }))}
-      />
+      {/* Where you are, and how you look at it: search, refresh, list or tree (not actions on files). */}
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <Breadcrumb
+          label={t("files.breadcrumb")}
+          lead={breadcrumbLead}
+          crumbs={breadcrumbParts(path).map((part) => ({
+            key: part.path,
+            label: part.path === "/" ? t("files.root") : part.name,
+            onSelect: () => openFolder(part.path),
+          }))}
+        />
+        <span className="flex items-center gap-2">
+          {space !== "share" && (
+            <Button variant="outlined" onClick={() => setDialog({ kind: "search" })}>
+              <SearchIcon />
+              {t("files.search")}
+            </Button>
+          )}
+          <Button variant="text" onClick={reload}>
+            {t("files.refresh")}
+          </Button>
+          {/* Share pages list only: the tree is not part of a visitor's toolbar (spec section 6). */}
+          {space !== "share" && (
+            <ToggleGroup
+              label={t("files.view")}
+              value={view}
+              onChange={setView}
+              options={(["list", "tree"] as const).map((mode) => ({ value: mode, label: t(`files.view.${mode}`) }))}
+            />
+          )}
+        </span>
+      </div>
 
       <div
         className="relative"

@@ -3,7 +3,7 @@ import { ErrorCode } from "../../contract/errors";
 import { Permission, PERMISSION_FULL } from "../../contract/permissions";
 import type { FileEntry } from "../../contract/files";
 import { FileCommandError } from "./connection.client";
-import { breadcrumbParts, nameProblem, normalizePath, parentPath, previewNotice, previewRefusalNotice, rowActions, sortEntries, toolbarButtons } from "./model";
+import { breadcrumbParts, nameProblem, normalizePath, parentPath, previewNotice, previewRefusalNotice, rowActions, selectionUseful, sortEntries, toolbarButtons } from "./model";
 
 const file = (name: string, size = 0, time = 0): FileEntry => ({ name, file_type: "File", size, time });
 const folder = (name: string, time = 0): FileEntry => ({ name, file_type: "Folder", size: 0, time });
@@ -87,6 +87,23 @@ describe("toolbar (spec section 6)", () => {
     expect(sync(PERMISSION_FULL & ~Permission.HotFolder, { ...noSync, clientConnected: true })).toBe(false);
     expect(sync(PERMISSION_FULL, { serverSwitch: false, userSwitch: true, clientConnected: true })).toBe(false);
     expect(sync(PERMISSION_FULL, { serverSwitch: true, userSwitch: false, clientConnected: true })).toBe(false);
+  });
+});
+
+describe("selection boxes", () => {
+  it("show exactly where a toolbar button acts on the selection", () => {
+    const selectionActions = new Set(["download", "share", "copy", "move", "remove"]);
+    const bits = [0, Permission.List, Permission.Upload, Permission.Download, Permission.Share, Permission.Copy, Permission.Move, Permission.Delete, Permission.Mkdir, Permission.Invite];
+    for (const space of ["personal", "group", "share"] as const) {
+      for (const bit of bits) {
+        const permission = Permission.List | bit;
+        const acts = toolbarButtons({ space, permission, selection: [file("a")], sync: noSync }).some((b) => selectionActions.has(b.action));
+        expect(selectionUseful(space, permission), `${space} ${permission}`).toBe(acts);
+      }
+    }
+    // An invitation's visitor (List + Upload) gets none; a download link's visitor does.
+    expect(selectionUseful("share", Permission.List | Permission.Upload)).toBe(false);
+    expect(selectionUseful("share", Permission.List | Permission.Download)).toBe(true);
   });
 });
 

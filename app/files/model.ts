@@ -95,6 +95,15 @@ export function toolbarButtons(options: {
   return buttons;
 }
 
+/**
+ * Whether any toolbar button acts on selected rows here (download, share, copy, move, remove); the
+ * table shows its selection boxes only then (an invitation's visitor may upload, nothing more).
+ */
+export function selectionUseful(space: SpaceKind, permission: number): boolean {
+  const can = (bit: number) => hasPermission(permission, bit);
+  return can(Permission.Download) || can(Permission.Delete) || (space === "personal" && (can(Permission.Share) || can(Permission.Copy) || can(Permission.Move)));
+}
+
 export type RowAction = "share" | "invite" | "move" | "copy" | "download" | "rename" | "attributes" | "remove";
 
 /** The per-row menu of spec section 6 (invite only on a folder: visitors upload into it). */

@@ -38,33 +38,55 @@ export function createClientRegistry(deps: { db: Db; clock: Clock; edition: Edit
   const instance = randomBytes(12).toString("hex");
   const limit = edition === "free" ? FREE_CLIENT_LIMIT : Number.POSITIVE_INFINITY;
 
+  // This instance's writes in flight. close() waits for them before it deletes the instance's rows:
+  // a delete by instance beside a delete by id of the same row can deadlock on MySQL/MariaDB (the two
+  // take the row's index locks in opposite orders).
+  const pending = new Set<Promise<unknown>>();
+  let closing = false;
+  const track = <T>(work: Promise<T>): Promise<T> => {
+    pending.add(work);
+    const done = () => pending.delete(work);
+    work.then(done, done);
+    return work;
+  };
+
   const heartbeat = setInterval(() => {
     const now = clock.now();
-    Promise.all([
-      k.updateTable("client_sockets").set({ expires_at: now + CLIENT_EXPIRY_MS }).where("instance", "=", instance).execute(),
-      k.deleteFrom("client_sockets").where("expires_at", "<=", now).execute(),
-    ]).catch((error: unknown) => log.warn({ err: error }, "client heartbeat failed"));
+    track(
+      Promise.all([
+        k.updateTable("client_sockets").set({ expires_at: now + CLIENT_EXPIRY_MS }).where("instance", "=", instance).execute(),
+        k.deleteFrom("client_sockets").where("expires_at", "<=", now).execute(),
+      ]),
+    ).catch((error: unknown) => log.warn({ err: error }, "client heartbeat failed"));
   }, CLIENT_HEARTBEAT_MS);
   heartbeat.unref();
 
   return {
-    async admit(userId, version) {
-      const id = randomBytes(12).toString("hex");
-      const now = clock.now();
-      await k.insertInto("client_sockets").values({ id, instance, user_id: userId, version, created_at: now, expires_at: now + CLIENT_EXPIRY_MS }).execute();
-      // Counting after our own row is committed means of two racing logins the later one always sees
-      // the earlier: the limit is never exceeded, at worst both refuse (no lock needed on any dialect).
-      if ((await countOnlineClients(db, now)) > limit) {
-        await k.deleteFrom("client_sockets").where("id", "=", id).execute();
-        throw new FerryError("FreeVersionClientLimit");
-      }
-      return id;
+    admit(userId, version) {
+      return track(
+        (async () => {
+          const id = randomBytes(12).toString("hex");
+          const now = clock.now();
+          await k.insertInto("client_sockets").values({ id, instance, user_id: userId, version, created_at: now, expires_at: now + CLIENT_EXPIRY_MS }).execute();
+          // Counting after our own row is committed means of two racing logins the later one always sees
+          // the earlier: the limit is never exceeded, at worst both refuse (no lock needed on any dialect).
+          if ((await countOnlineClients(db, now)) > limit) {
+            await k.deleteFrom("client_sockets").where("id", "=", id).execute();
+            throw new FerryError("FreeVersionClientLimit");
+          }
+          return id;
+        })(),
+      );
     },
     async release(id) {
-      await k.deleteFrom("client_sockets").where("id", "=", id).execute();
+      // Once closing, the instance's rows go all at once.
+      if (closing) return;
+      await track(k.deleteFrom("client_sockets").where("id", "=", id).execute());
     },
     async close() {
+      closing = true;
       clearInterval(heartbeat);
+      await Promise.allSettled([...pending]);
       await k.deleteFrom("client_sockets").where("instance", "=", instance).execute();
     },
   };
