@@ -5,7 +5,8 @@
  * zone as the browser and hydration finds the same text. Until the browser has said (the first
  * page, or no JavaScript) the web server's own zone is used.
  */
-export const TIME_ZONE_COOKIE = "ferry_tz";
+const TIME_ZONE_COOKIE = "ferry_tz";
+const COOKIE_VALUE = new RegExp(`(?:^|;\\s*)${TIME_ZONE_COOKIE}=([^;]*)`);
 
 /** The zone this runtime is in (the web server's on the server, the reader's in the browser). */
 export const runtimeTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -22,7 +23,7 @@ export function knownTimeZone(name: string | null | undefined): string | null {
 
 /** The zone a request's cookie names, or the web server's own. */
 export function timeZoneOfCookieHeader(header: string | null): string {
-  const match = /(?:^|;\s*)ferry_tz=([^;]*)/.exec(header ?? "");
+  const match = COOKIE_VALUE.exec(header ?? "");
   let named: string | null = null;
   try {
     named = match ? decodeURIComponent(match[1]!) : null;
