@@ -8,6 +8,8 @@ export default defineConfig({
       { test: { name: "web", include: ["app/**/*.test.{ts,tsx}"], environment: "happy-dom", setupFiles: ["app/test-setup.ts"] } },
       // The engine suite starts real engines; on 2 cores two files at a time keep scrypt and I/O honest.
       { test: { name: "engine", include: ["tests/engine/**/*.test.ts"], environment: "node", testTimeout: 30_000, hookTimeout: 60_000, maxWorkers: 2 } },
+      // The whole product as `npm start` runs it (built engine + remix-serve): restarts, floods. One file at a time.
+      { test: { name: "system", include: ["tests/system/**/*.test.ts"], environment: "node", testTimeout: 600_000, hookTimeout: 200_000, maxWorkers: 1, fileParallelism: false } },
     ],
   },
 });

@@ -12,6 +12,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 const READY_TIMEOUT_MS = 120_000;
 const STOP_GRACE_MS = 10_000;
+/** A crashed child is started again after 1 s, doubling up to this. */
+const RESTART_MAX_DELAY_MS = 30_000;
+/** Restarts are counted over this window; more than FERRY_RESTART_LIMIT in it and Ferry exits. */
+const RESTART_WINDOW_MS = 60_000;
 
 /** The same precedence as the engine (server/config.ts): environment, then the FERRY_CONFIG file, then defaults. */
 function setting(name, fallback) {
@@ -31,6 +35,11 @@ if (process.env.FERRY_CONFIG) {
 }
 
 const apiPort = setting("FERRY_API_PORT", "8090");
+const restartLimit = Number.parseInt(setting("FERRY_RESTART_LIMIT", "5"), 10);
+if (!Number.isInteger(restartLimit) || restartLimit < 0) {
+  process.stderr.write(`[ferry] FERRY_RESTART_LIMIT must be a whole number (0 = never restart), not "${setting("FERRY_RESTART_LIMIT", "")}"\n`);
+  process.exit(1);
+}
 const webPort = setting("FERRY_WEB_PORT", "3000");
 const engineUrl = setting("FERRY_ENGINE_URL", `http://127.0.0.1:${apiPort}`).replace(/\/+$/, "");
 
@@ -81,6 +90,39 @@ function run(label, args, env, onLine) {
     });
   });
   return child;
+}
+
+/**
+ * Keeps one child running: one that dies (a crash, an out-of-memory kill) is started again after a
+ * back-off, so the web dying never takes the engine down or the reverse. More than
+ * FERRY_RESTART_LIMIT restarts within RESTART_WINDOW_MS means something is wrong that restarting
+ * will not fix: Ferry then stops with exit code 1, for a supervisor (systemd) to act on.
+ */
+function supervise(label, start) {
+  const restarts = [];
+  const watch = (child) => {
+    say(`${label} started (pid ${child.pid})`);
+    void child.exited.then(({ code, signal }) => {
+      if (stopping) return;
+      const how = signal ?? `exit code ${code}`;
+      const now = Date.now();
+      while (restarts.length && restarts[0] <= now - RESTART_WINDOW_MS) restarts.shift();
+      if (restarts.length >= restartLimit) {
+        process.stderr.write(
+          `[ferry] ${label} exited (${how}) after ${restarts.length} restart(s) within ${RESTART_WINDOW_MS / 1000} s (FERRY_RESTART_LIMIT=${restartLimit}); stopping Ferry with exit code 1\n`,
+        );
+        void stopAll(1);
+        return;
+      }
+      const delay = Math.min(RESTART_MAX_DELAY_MS, 1000 * 2 ** restarts.length);
+      restarts.push(now);
+      process.stderr.write(`[ferry] ${label} exited (${how}); restarting it in ${delay / 1000} s (restart ${restarts.length} of ${restartLimit} allowed within ${RESTART_WINDOW_MS / 1000} s)\n`);
+      setTimeout(() => {
+        if (!stopping) watch(start());
+      }, delay);
+    });
+  };
+  watch(start());
 }
 
 async function stopAll(exitCode) {
@@ -157,28 +199,21 @@ async function main() {
   // The web signs users in from this machine: the engine trusts it as a proxy, so web sign-ins are
   // not all counted as one client address (see docs/api.md, "Sign-in and lockout").
   const engineEnv = { ...process.env, FERRY_TRUSTED_PROXIES: setting("FERRY_TRUSTED_PROXIES", "127.0.0.1,::1") };
-  const engine = run("engine", [...ENGINE_NODE_OPTIONS, path.relative(root, ENGINE_ENTRY)], engineEnv, (line) => {
-    // The engine announces the administrator it created; the banner then speaks of this start.
-    if (line.startsWith("First start:")) firstStart = true;
-    if (line.includes("FERRY_ADMIN_PASSWORD")) fromEnvPassword = true;
-  });
-  const web = run("web", [binOf("@remix-run/serve", "remix-serve"), "build/index.js"], {
-    ...process.env,
-    NODE_ENV: process.env.NODE_ENV || "production",
-    PORT: webPort,
-    FERRY_ENGINE_URL: engineUrl,
-  });
-
-  for (const [label, child] of [
-    ["engine", engine],
-    ["web", web],
-  ]) {
-    void child.exited.then(({ code, signal }) => {
-      if (stopping) return;
-      process.stderr.write(`[ferry] ${label} exited (${signal ?? `exit code ${code}`}); stopping the rest\n`);
-      void stopAll(1);
-    });
-  }
+  supervise("engine", () =>
+    run("engine", [...ENGINE_NODE_OPTIONS, path.relative(root, ENGINE_ENTRY)], engineEnv, (line) => {
+      // The engine announces the administrator it created; the banner then speaks of this start.
+      if (line.startsWith("First start:")) firstStart = true;
+      if (line.includes("FERRY_ADMIN_PASSWORD")) fromEnvPassword = true;
+    }),
+  );
+  supervise("web", () =>
+    run("web", [binOf("@remix-run/serve", "remix-serve"), "build/index.js"], {
+      ...process.env,
+      NODE_ENV: process.env.NODE_ENV || "production",
+      PORT: webPort,
+      FERRY_ENGINE_URL: engineUrl,
+    }),
+  );
 
   const engineReady = await waitFor(`the engine (${engineUrl}/api/health)`, async () => {
     const response = await answers(`${engineUrl}/api/health`);
