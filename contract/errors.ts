@@ -326,6 +326,15 @@ const catalogue = {
     en: "Two shared items have the same name; give one of them an alias",
     zh: "有两个分享项目同名，请为其中一个设置别名",
   },
+
+  // Folder walks (docs/security.md, "Folder walks"); 4260 up
+  WalkLimit: {
+    code: 4260,
+    status: 400,
+    value: "Folder too large",
+    en: "The folder holds too many items or is nested too deeply for this operation (at most {{entries}} items, {{depth}} levels)",
+    zh: "该文件夹包含的项目过多或层级过深，无法执行此操作（最多 {{entries}} 项、{{depth}} 层）",
+  },
 } as const satisfies Record<string, Omit<ErrorDef, "name">>;
 
 export type ErrorName = keyof typeof catalogue;

@@ -63,6 +63,9 @@ export const configSchema = z.object({
     .default("0")
     .describe("1: SMTP hosts on loopback, private, link-local or metadata addresses are allowed (a mail relay on the LAN)."),
   FERRY_SMTP_CA: z.string().min(1).optional().describe("PEM file of extra certificate authorities trusted for SMTP TLS (e.g. an internal relay's CA)."),
+  FERRY_WALK_MAX_DEPTH: z.coerce.number().int().min(1).default(64).describe("Deepest folder level below its start that a folder walk (zip, search, size sums, copy) enters; deeper trees are refused (code 4260)."),
+  FERRY_WALK_MAX_ENTRIES: z.coerce.number().int().min(1).default(1_000_000).describe("Entries one folder walk (size sums, copy) looks at before it gives up (code 4260); a search stops there too, answering truncated."),
+  FERRY_ZIP_MAX_ENTRIES: z.coerce.number().int().min(1).default(100_000).describe("Entries one zip download may hold (each is kept in memory while the zip streams); more are refused (code 4260)."),
   FERRY_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info").describe("Log level."),
   FERRY_CONFIG: z.string().optional().describe("Optional JSON file with any of these keys; the environment wins."),
 });
@@ -98,6 +101,10 @@ export interface Config {
   smtpAllowPrivate: boolean;
   /** Extra CA file for SMTP TLS; null: the system's roots only. */
   smtpCa: string | null;
+  /** Folder walks: deepest level entered, entries looked at (FERRY_WALK_MAX_*), entries of one zip (FERRY_ZIP_MAX_ENTRIES). */
+  walkMaxDepth: number;
+  walkMaxEntries: number;
+  zipMaxEntries: number;
 }
 
 export class ConfigError extends Error {}
@@ -151,5 +158,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secret: c.FERRY_SECRET ?? null,
     smtpAllowPrivate: c.FERRY_SMTP_ALLOW_PRIVATE === "1",
     smtpCa: c.FERRY_SMTP_CA ? path.resolve(c.FERRY_SMTP_CA) : null,
+    walkMaxDepth: c.FERRY_WALK_MAX_DEPTH,
+    walkMaxEntries: c.FERRY_WALK_MAX_ENTRIES,
+    zipMaxEntries: c.FERRY_ZIP_MAX_ENTRIES,
   };
 }
