@@ -72,6 +72,7 @@ export async function startProduct(env: Record<string, string> = {}): Promise<Pr
       FERRY_HASHID_SALT: PRODUCT_SALT,
       FERRY_LOG_LEVEL: "warn",
       FERRY_TRUSTED_PROXIES: "",
+      FERRY_WEB_ORIGINS: `http://127.0.0.1:${web}`,
       ...env,
     },
   });
