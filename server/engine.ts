@@ -6,6 +6,7 @@ import { createAuth } from "./auth/service";
 import { createLockout } from "./auth/lockout";
 import { type Clock, systemClock } from "./clock";
 import type { Config } from "./config";
+import { securePrivateFiles } from "./data-dir";
 import { buildApi } from "./http/app";
 import { openApiDocument } from "./http/openapi";
 import { route, type RouteDef } from "./http/route";
@@ -61,6 +62,7 @@ export function allRoutes(s: Services): RouteDef[] {
 }
 
 export async function startEngine(config: Config, clock: Clock = systemClock): Promise<Engine> {
+  const tightened = securePrivateFiles(config);
   const services = await openServices(config, clock);
   try {
     const initialAdminPassword = await ensureAdministrator(services);
@@ -72,6 +74,7 @@ export async function startEngine(config: Config, clock: Clock = systemClock): P
       shareTokens: (token) => services.shares.access.checkToken(token),
       routes: allRoutes(services),
     });
+    for (const { path, from, to } of tightened) api.log.warn({ path, from: from.toString(8), to: to.toString(8) }, "file mode tightened: it was readable by other users");
     installerRoutes(api, { installers: createInstallers(config.installersDir), tokens: services.tokens });
     const address = await api.listen({ host: config.host, port: config.apiPort });
     const parts: FileServerParts[] = await Promise.all([fileCommandParts, downloadParts, uploadParts].map((part) => part(services, api.log)));

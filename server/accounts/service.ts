@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { type Selectable, sql } from "kysely";
 import type { AdminGroup, AdminUser, CreateGroupBody, CreateUserBody, SpaceUsage, UpdateGroupBody, UpdateUserBody } from "../../contract/admin";
 import { normalizePermission, PERMISSION_DEFAULT } from "../../contract/permissions";
@@ -142,6 +143,29 @@ export function createAccounts({ db, clock, tokens, settings, homes, usage }: Ac
     usage.changed(home);
   }
 
+  /**
+   * The default home of a new user or group: `<base>/<name>` when nothing is there, else
+   * `<base>/<name>.<random>`. Never a folder that exists already, so an account re-created under a
+   * deleted one's name starts empty and never sees the files left behind (docs/security.md 4).
+   */
+  async function freshHome(base: string, name: string): Promise<string> {
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const home = attempt === 0 ? `${base}/${name}` : `${base}/${name}.${randomBytes(4).toString("hex")}`;
+      if (await homes.claim(home)) return home;
+    }
+    throw new Error(`no free home folder for ${base}/${name}`);
+  }
+
+  /** Runs the row's insert; when it is refused, the home folder claimed for it goes again. */
+  async function unclaimOnFailure<T>(claimed: string | null, insert: () => Promise<T>): Promise<T> {
+    try {
+      return await insert();
+    } catch (error) {
+      if (claimed) await homes.unclaim(claimed);
+      throw error;
+    }
+  }
+
   async function checkNewPassword(password: string, account: string) {
     const { weakPasswords } = await settings.get("security");
     const problem = passwordProblem(password, account, weakPasswords);
@@ -235,22 +259,24 @@ export function createAccounts({ db, clock, tokens, settings, homes, usage }: Ac
     async createUser(input: CreateUserBody, role: "user" | "admin" = "user"): Promise<AdminUser> {
       await checkNewPassword(input.password, input.account);
       const now = clock.now();
-      const home = input.home ?? `/users/${input.account}`;
-      const id = await unique(
-        async () =>
-          insertReturningId(db, "users", {
-            account: input.account,
-            account_key: input.account.toLowerCase(),
-            password_hash: await hashPassword(input.password),
-            role,
-            home,
-            permission: normalizePermission(input.permission ?? PERMISSION_DEFAULT),
-            need_update_pwd: input.needUpdatePwd === false ? 0 : 1,
-            created_at: now,
-            updated_at: now,
-            ...defined(userColumns({ ...input, home, permission: undefined, needUpdatePwd: undefined })),
-          }),
-        () => duplicateUser(input.account, input.email),
+      const home = input.home ?? (await freshHome("/users", input.account));
+      const id = await unclaimOnFailure(input.home ? null : home, () =>
+        unique(
+          async () =>
+            insertReturningId(db, "users", {
+              account: input.account,
+              account_key: input.account.toLowerCase(),
+              password_hash: await hashPassword(input.password),
+              role,
+              home,
+              permission: normalizePermission(input.permission ?? PERMISSION_DEFAULT),
+              need_update_pwd: input.needUpdatePwd === false ? 0 : 1,
+              created_at: now,
+              updated_at: now,
+              ...defined(userColumns({ ...input, home, permission: undefined, needUpdatePwd: undefined })),
+            }),
+          () => duplicateUser(input.account, input.email),
+        ),
       );
       await ensureHome(home);
       return toAdminUser(await userRow(id));
@@ -286,8 +312,9 @@ export function createAccounts({ db, clock, tokens, settings, homes, usage }: Ac
     async deleteUser(id: number): Promise<void> {
       const row = await userRow(id);
       if (row.role === "admin") fail("OnlyOneAdministrator");
-      // Sessions, memberships and receipts go with the row (ON DELETE CASCADE); the home folder stays,
-      // so deleting an account never deletes files by surprise.
+      // Sessions, memberships, receipts, share links and their tokens go with the row (ON DELETE
+      // CASCADE); the home folder stays, so deleting an account never deletes files by surprise, but
+      // no account created later gets it by default (freshHome).
       await k.deleteFrom("users").where("id", "=", id).execute();
     },
 
@@ -342,10 +369,12 @@ export function createAccounts({ db, clock, tokens, settings, homes, usage }: Ac
 
     async createGroup(input: CreateGroupBody): Promise<AdminGroup> {
       if (!isValidFileName(input.name)) fail("NameFormat");
-      const home = input.home ?? `/groups/${input.name}`;
-      const id = await unique(
-        () => insertReturningId(db, "user_groups", { created_at: clock.now(), ...defined(groupColumns({ ...input, home })) } as never),
-        () => fail("GroupNameDuplicate"),
+      const home = input.home ?? (await freshHome("/groups", input.name));
+      const id = await unclaimOnFailure(input.home ? null : home, () =>
+        unique(
+          () => insertReturningId(db, "user_groups", { created_at: clock.now(), ...defined(groupColumns({ ...input, home })) } as never),
+          () => fail("GroupNameDuplicate"),
+        ),
       );
       await ensureHome(home);
       return toAdminGroup(await groupRow(id));

@@ -191,7 +191,7 @@ const commands: Record<string, Command> = {
   "user create": {
     usage: `ferry user create --account A [--password P] [--permission list,download,upload|134] [--type 2|4|5|6]
                   [--home /path] [--email E] [--fullname N] [--quota 10GB] [--no-force-change]
-  Creates a user (default permission List;Download, home /users/<account>, no quota).
+  Creates a user (default permission List;Download, home /users/<account>, or /users/<account>.<hex> when that folder exists, no quota).
   The password may come from ${PASSWORD_ENV} instead of --password; ${FORCE_CHANGE_NOTE}.`,
     options: {
       account: { type: "string" },
@@ -306,7 +306,7 @@ const commands: Record<string, Command> = {
 
   "group create": {
     usage: `ferry group create --name N [--home /path] [--quota 10GB]
-  Creates a group (default home /groups/<name>, no quota).`,
+  Creates a group (default home /groups/<name>, or /groups/<name>.<hex> when that folder exists, no quota).`,
     options: { name: { type: "string" }, home: { type: "string" }, quota: { type: "string" } },
     prepare(v) {
       const quotaBytes = v.quota === undefined ? undefined : quota(String(v.quota), this.usage);

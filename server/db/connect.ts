@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
 import { type Insertable, Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from "kysely";
+import { ensurePrivateFile, PRIVATE_FILE_MODE, SQLITE_SIDE_FILES, tightenMode } from "../data-dir";
 import { migrate } from "./migrations";
 import type { Database } from "./schema";
 
@@ -26,9 +27,15 @@ export async function openDatabase(url: string): Promise<Db> {
   let kysely: Kysely<Database>;
   if (dialect === "sqlite") {
     const file = url.slice("sqlite:".length);
-    if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    // SQLite gives its -wal, -shm and -journal files the database file's mode: made 0600 first, all are.
+    if (file !== ":memory:") {
+      // A folder made here is private; an existing one is the operator's (it may be /var/lib or /tmp).
+      mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
+      ensurePrivateFile(file);
+    }
     const sqlite = new SqliteDatabase(file);
     sqlite.pragma("journal_mode = WAL");
+    if (file !== ":memory:") for (const suffix of SQLITE_SIDE_FILES) tightenMode(`${file}${suffix}`, PRIVATE_FILE_MODE);
     sqlite.pragma("foreign_keys = ON");
     sqlite.pragma("busy_timeout = 5000");
     sqlite.pragma("synchronous = NORMAL");

@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { PRIVATE_FILE_MODE, tightenMode } from "../data-dir";
 
 /**
  * The engine's key material for secrets it must read back (SMTP passwords): FERRY_SECRET, or a random
@@ -12,9 +13,11 @@ export function loadEngineSecret(dataDir: string, configured: string | null): st
   if (configured) return configured;
   const file = path.join(dataDir, "engine-secret");
   try {
-    return readFileSync(file, "utf8").trim();
+    const secret = readFileSync(file, "utf8").trim();
+    tightenMode(file, PRIVATE_FILE_MODE);
+    return secret;
   } catch {
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const secret = randomBytes(48).toString("base64url");
     try {
       writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: "wx" });
