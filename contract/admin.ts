@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { PERMISSION_MAX } from "./permissions";
-import { ACCOUNT_PATTERN, EMAIL_PATTERN, PERSON_NAME_MAX } from "./validation";
+import { ACCOUNT_PATTERN, EMAIL_PATTERN, NAME_FORMAT_MESSAGE, nameProblem, PERSON_NAME_MAX } from "./validation";
 import { accountType, filterSwitches } from "./users";
 
 /** The administrator API (Ferry's own design; docs/admin-api.md). Passwords here are plain JSON over TLS. */
@@ -26,7 +26,7 @@ export const homePath = z
   .refine((p) => !p.split("/").some((s) => s === "." || s === ".."), "home may not contain . or ..");
 
 const userSettings = {
-  fullname: z.string().max(PERSON_NAME_MAX),
+  fullname: z.string().max(PERSON_NAME_MAX).refine((n) => n === "" || nameProblem(n, PERSON_NAME_MAX) === null, NAME_FORMAT_MESSAGE),
   email: z.union([z.literal(""), z.string().max(255).regex(EMAIL_PATTERN)]),
   accountType,
   permission,
@@ -101,7 +101,7 @@ const groupSettings = {
   quota,
   ...filterSwitches.shape,
 };
-const groupName = z.string().trim().min(1).max(64);
+const groupName = z.string().trim().min(1).max(64).refine((n) => nameProblem(n, 64) === null, NAME_FORMAT_MESSAGE);
 
 export const createGroupBody = z.object({ name: groupName, ...z.object(groupSettings).partial().shape }).strict();
 export type CreateGroupBody = z.infer<typeof createGroupBody>;
@@ -122,7 +122,7 @@ export const memberBody = z.object({ groupPermission: permission }).strict();
 
 export const sendNoticeBody = z
   .object({
-    title: z.string().trim().min(1).max(255),
+    title: z.string().trim().min(1).max(255).refine((n) => nameProblem(n) === null, NAME_FORMAT_MESSAGE),
     content: z.string().min(1).max(20_000),
     receivers: z.union([z.literal("all"), z.array(z.number().int().positive()).min(1).max(100_000)]),
   })

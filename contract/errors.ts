@@ -326,6 +326,13 @@ const catalogue = {
     en: "Two shared items have the same name; give one of them an alias",
     zh: "有两个分享项目同名，请为其中一个设置别名",
   },
+  ShareRequestsThrottled: {
+    code: 4238,
+    status: 429,
+    value: "Too many share requests",
+    en: "Too many requests for share links from this address; try again in {{minutes}} minutes",
+    zh: "该地址的分享链接请求过多，请 {{minutes}} 分钟后再试",
+  },
 
   // Folder walks (docs/security.md, "Folder walks"); 4260 up
   WalkLimit: {

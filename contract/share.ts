@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { EMAIL_PATTERN, FILE_NAME_MAX } from "./validation";
+import { EMAIL_PATTERN, FILE_NAME_MAX, nameProblem } from "./validation";
 
 /**
  * Share links and upload invitations (spec end-user sections 3, 5 and 7; docs/shares.md).
@@ -28,7 +28,7 @@ export const SHARE_PASSWORD_PRESET_LENGTH = 4;
 /** Aliases: only when every shared item is a plain file and there are fewer than this many. */
 export const SHARE_ALIAS_MAX_FILES = 10;
 export const SHARE_ALIAS_MAX = FILE_NAME_MAX;
-/** Characters an alias may not contain (spec: / \ : * < > | " ? or a line break). */
+/** Characters an alias may not contain (spec: / \ : * < > | " ? or a line break); the whole rule is nameProblem's. */
 export const SHARE_ALIAS_FORBIDDEN = /[\\/:*<>|"?\r\n]/;
 /** Expiry presets of the dialogs, in days (1 month = 30 days); the default is the first. */
 export const SHARE_EXPIRY_PRESET_DAYS = [1, 3, 7, 30] as const;
@@ -88,7 +88,7 @@ export function aliasProblem(
   const names = items.map((i) => i.name);
   const seen = new Set<string>();
   for (const { file, alias } of aliases) {
-    if (alias.length === 0 || alias.length > SHARE_ALIAS_MAX || SHARE_ALIAS_FORBIDDEN.test(alias) || alias.trim() === "" || alias === "." || alias === "..") return "error3";
+    if (nameProblem(alias, SHARE_ALIAS_MAX) !== null || alias.trim() === "") return "error3";
     const own = baseOf(file);
     if (names.some((n) => n === alias && n !== own)) return "error4";
     if (seen.has(alias)) return "error5";
@@ -154,7 +154,7 @@ export const shareListQuery = z
 export const shareListItem = z.object({
   shareId: z.string(),
   shareLink: z.string(),
-  sharePassword: z.string().describe("The owner's own link password; empty when none."),
+  sharePassword: z.string().describe("The link password, for its owner only; empty when none and in the administrator's views."),
   needPassword: z.boolean(),
   filename: z.array(z.string()).describe("Names shown for the shared items: the alias when set, else the base name."),
   shareFiles: z.array(z.string()).describe("Full paths of the shared items in the owner's personal space."),
@@ -257,8 +257,8 @@ export const adminShareListQuery = z
   .strict();
 
 /**
- * A link as the administrator sees it: the owner's list item (password included: the admin view
- * shows it) plus its owner. For an invitation, shareServerPath is the directory, shareCreateTime the
+ * A link as the administrator sees it: the owner's list item plus its owner. sharePassword is
+ * always empty here: a link's password is shown to its owner only (needPassword tells that it has one). For an invitation, shareServerPath is the directory, shareCreateTime the
  * invite (start) time and shareExpireTime the end time.
  */
 export const adminShareItem = shareListItem.extend({

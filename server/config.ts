@@ -66,6 +66,11 @@ export const configSchema = z.object({
   FERRY_WALK_MAX_DEPTH: z.coerce.number().int().min(1).default(64).describe("Deepest folder level below its start that a folder walk (zip, search, size sums, copy) enters; deeper trees are refused (code 4260)."),
   FERRY_WALK_MAX_ENTRIES: z.coerce.number().int().min(1).default(1_000_000).describe("Entries one folder walk (size sums, copy) looks at before it gives up (code 4260); a search stops there too, answering truncated."),
   FERRY_ZIP_MAX_ENTRIES: z.coerce.number().int().min(1).default(100_000).describe("Entries one zip download may hold (each is kept in memory while the zip streams); more are refused (code 4260)."),
+  FERRY_SHARE_RATE_WINDOW: seconds.default(900).describe("Window, seconds, of the per-address limits on share tokens and counted downloads."),
+  FERRY_SHARE_TOKENS_PER_ADDRESS: seconds.default(30).describe("Share tokens (GET /api/share/link/info) one client address is issued per window; more are refused with 4238."),
+  FERRY_SHARE_LIVE_TOKENS: seconds.default(10).describe("Unexpired share tokens kept per link and client address; a new one replaces the oldest."),
+  FERRY_SHARE_COUNTS_PER_ADDRESS: seconds.default(60).describe("Share downloads counted per client address per window (a repeat of the same selection of a link counts once)."),
+  FERRY_PURGE_INTERVAL: seconds.default(600).describe("Seconds between purges of expired share tokens, attempt counters and rate counters."),
   FERRY_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info").describe("Log level."),
   FERRY_CONFIG: z.string().optional().describe("Optional JSON file with any of these keys; the environment wins."),
 });
@@ -101,6 +106,10 @@ export interface Config {
   smtpAllowPrivate: boolean;
   /** Extra CA file for SMTP TLS; null: the system's roots only. */
   smtpCa: string | null;
+  /** Per-address limits on anonymous share calls (docs/security.md, section 1). */
+  shareLimits: { windowSeconds: number; tokensPerAddress: number; liveTokens: number; countsPerAddress: number };
+  /** Seconds between purges of expired rows. */
+  purgeInterval: number;
   /** Folder walks: deepest level entered, entries looked at (FERRY_WALK_MAX_*), entries of one zip (FERRY_ZIP_MAX_ENTRIES). */
   walkMaxDepth: number;
   walkMaxEntries: number;
@@ -158,6 +167,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secret: c.FERRY_SECRET ?? null,
     smtpAllowPrivate: c.FERRY_SMTP_ALLOW_PRIVATE === "1",
     smtpCa: c.FERRY_SMTP_CA ? path.resolve(c.FERRY_SMTP_CA) : null,
+    shareLimits: {
+      windowSeconds: c.FERRY_SHARE_RATE_WINDOW,
+      tokensPerAddress: c.FERRY_SHARE_TOKENS_PER_ADDRESS,
+      liveTokens: c.FERRY_SHARE_LIVE_TOKENS,
+      countsPerAddress: c.FERRY_SHARE_COUNTS_PER_ADDRESS,
+    },
+    purgeInterval: c.FERRY_PURGE_INTERVAL,
     walkMaxDepth: c.FERRY_WALK_MAX_DEPTH,
     walkMaxEntries: c.FERRY_WALK_MAX_ENTRIES,
     zipMaxEntries: c.FERRY_ZIP_MAX_ENTRIES,

@@ -10,6 +10,7 @@ import { createHashes, type Hashes } from "./files/hashes";
 import { createQuota, type Quota } from "./files/quota";
 import { createMail, type Mail } from "./mail/service";
 import { createShareMailer, type ShareMailer } from "./mail/share-mail";
+import { createSecretBox, loadEngineSecret, type SecretBox } from "./mail/secret";
 import { createSpaces, type Spaces } from "./files/spaces";
 import { createNotices, type Notices } from "./notices/service";
 import { createShares, type Shares } from "./shares/service";
@@ -59,7 +60,18 @@ export async function openServices(config: Config, clock: Clock = systemClock): 
   const quota = createQuota(db, usage);
   const mail = createMail({ db, config, clock, settings });
   const shareMailer = createShareMailer(mail, db, clock);
-  const shares = createShares({ db, clock, spaces, mailer: shareMailer, webOrigins: config.webOrigins });
+  let passwordBox: SecretBox | null = null;
+  const shares = createShares({
+    db,
+    clock,
+    spaces,
+    mailer: shareMailer,
+    webOrigins: config.webOrigins,
+    webPort: config.webPort,
+    passwordBox: () => (passwordBox ??= createSecretBox(loadEngineSecret(config.dataDir, config.secret), "share-password")),
+    limits: config.shareLimits,
+  });
+  await shares.sealStoredPasswords();
   return { config, clock, db, settings, tokens, accounts, notices, spaces, hashes, quota, mail, shareMailer, shares };
 }
 

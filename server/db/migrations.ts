@@ -242,6 +242,13 @@ const migrations = (dialect: Dialect): Record<string, Migration> => ({
         .execute();
     },
   },
+  "0009_share_password_sealed": {
+    async up(db: Kysely<any>) {
+      // Share passwords sealed with the engine secret (server/shares/service.ts). The key is not in
+      // the database, so existing clear passwords are sealed by the engine at start (sealStoredPasswords).
+      await db.schema.alterTable("share_links").addColumn("password_enc", "varchar(255)", (c) => c.notNull().defaultTo("")).execute();
+    },
+  },
 });
 
 /** Runs every pending migration; throws if one fails, so the engine never starts on a half schema. */

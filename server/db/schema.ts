@@ -135,7 +135,10 @@ export interface ShareLinksTable {
   base_url: string;
   name_key: string;
   need_password: D<number>;
+  /** Empty: share passwords are kept sealed in password_enc (links made before 0009 are sealed at start). */
   password: D<string>;
+  /** AES-256-GCM under a key derived from the engine secret, bound to the link id; "" when the link has no password. */
+  password_enc: D<string>;
   allow_download: D<number>;
   expire_at: D<number>;
   /** 1 normal, 3 cancelled; "expired" is computed from expire_at. */

@@ -15,6 +15,7 @@ import { clientGone, COMMON_HEADERS, contentDisposition, sendFile } from "./send
 import { createTickets, type Ticket, type TicketKind } from "./tickets";
 import { collectEntries, type ZipEntry, zipStream } from "./zip";
 import { admitShareTicket, isShareTicket } from "./share-tickets";
+import type { ShareAccess } from "../shares/access";
 
 /**
  * Signed downloads and previews (docs/file-server.md, "Downloads and previews"). The socket
@@ -73,7 +74,7 @@ function refuse(req: IncomingMessage, res: ServerResponse, name: ErrorName): voi
   res.end(req.method === "HEAD" ? undefined : text);
 }
 
-export const downloadParts: FileServerPart = (services, log) => {
+export const downloadParts: FileServerPart = (services, log, clientAddress) => {
   const { config } = services;
   const tickets = createTickets(services.db, services.clock);
 
@@ -85,7 +86,10 @@ export const downloadParts: FileServerPart = (services, log) => {
   };
 
   /** Every check of a ticket at use: what it names, who holds it, and whether they still may. */
-  async function admit(kind: TicketKind, text: string): Promise<{ ticket: Ticket; space: Space; infos: StatResult[]; zipNames?: (entries: ZipEntry[]) => ZipEntry[] }> {
+  async function admit(
+    kind: TicketKind,
+    text: string,
+  ): Promise<{ ticket: Ticket; space: Space; infos: StatResult[]; zipNames?: (entries: ZipEntry[]) => ZipEntry[]; access?: ShareAccess; visitorPaths?: string[] }> {
     const verified = await tickets.verify(text, kind);
     if (!verified.ok) throw new FerryError(verified.reason === "expired" ? "LinkExpired" : "PermissionDenied");
     const { ticket } = verified;
@@ -118,6 +122,10 @@ export const downloadParts: FileServerPart = (services, log) => {
     }
     const { ticket, space, infos } = admitted;
     const first = infos[0]!;
+    // A share visitor's download is counted here, where it really starts, never on the visitor's word.
+    if (kind === "download" && req.method === "GET" && admitted.access && admitted.visitorPaths) {
+      await services.shares.countDownload({ access: admitted.access, files: admitted.visitorPaths, visitorAddress: clientAddress?.(req) ?? null });
+    }
 
     try {
       if (kind === "preview") {

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import type { FastifyBaseLogger } from "fastify";
 import type { Services } from "../services";
 import type { HttpHandler } from "./server";
@@ -11,4 +12,5 @@ export interface FileServerParts {
   close?(): Promise<void>;
 }
 
-export type FileServerPart = (services: Services, log: FastifyBaseLogger) => FileServerParts | Promise<FileServerParts>;
+/** `clientAddress` reads a request's client address as the REST API does (server/http/client-address.ts). */
+export type FileServerPart = (services: Services, log: FastifyBaseLogger, clientAddress?: (req: IncomingMessage) => string | null) => FileServerParts | Promise<FileServerParts>;

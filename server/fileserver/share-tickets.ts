@@ -2,7 +2,7 @@ import { hasPermission, Permission } from "../../contract/permissions";
 import { FerryError } from "../errors";
 import type { Space } from "../files/spaces";
 import type { Services } from "../services";
-import { checkItemKind, tokenDigest, visitorToOwnerPath } from "../shares/access";
+import { checkItemKind, type ShareAccess, tokenDigest, visitorToOwnerPath } from "../shares/access";
 import { baseName } from "../storage/paths";
 import type { StatResult } from "../storage/storage";
 import { commonFolder, relativeTo, type Ticket, type TicketKind } from "./tickets";
@@ -33,6 +33,9 @@ export interface AdmittedShareTicket {
   infos: StatResult[];
   /** Renames zip entries from the owner's folders to the visitor's view of the share. */
   zipNames(entries: ZipEntry[]): ZipEntry[];
+  /** What the share token gives now, and the paths as the visitor named them (the download count records these). */
+  access: ShareAccess;
+  visitorPaths: string[];
 }
 
 const joinRelative = (folder: string, rel: string) => (rel === "" ? folder : folder === "/" ? `/${rel}` : `${folder}/${rel}`);
@@ -70,5 +73,5 @@ export async function admitShareTicket(services: Services, ticket: Ticket, kind:
       const name = relativeTo(visitorBase, pair.visitor + owner.slice(pair.owner.length));
       return { ...entry, name: folder ? `${name}/` : name };
     });
-  return { ticket: { ...ticket, paths: pairs.map((p) => p.owner) }, space, infos, zipNames };
+  return { ticket: { ...ticket, paths: pairs.map((p) => p.owner) }, space, infos, zipNames, access, visitorPaths: pairs.map((p) => p.visitor) };
 }

@@ -45,8 +45,16 @@ export function createSettings(db: Db) {
       const row = await k.selectFrom("settings").select("value").where("key", "=", group).executeTakeFirst();
       const stored = row ? (JSON.parse(row.value) as object) : {};
       const { schema, defaults } = groups[group];
-      const parsed = schema.safeParse({ ...defaults, ...stored });
-      return (parsed.success ? parsed.data : defaults) as ValueOf<G>;
+      const merged: Record<string, unknown> = { ...defaults, ...stored };
+      const parsed = schema.safeParse(merged);
+      if (parsed.success) return parsed.data as ValueOf<G>;
+      // A value stored before a rule tightened (a javascript: link, say) falls back to its default alone.
+      for (const issue of parsed.error.issues) {
+        const key = issue.path[0];
+        if (typeof key === "string" && key in defaults) merged[key] = defaults[key as keyof typeof defaults];
+      }
+      const again = schema.safeParse(merged);
+      return (again.success ? again.data : defaults) as ValueOf<G>;
     },
     async update<G extends SettingsGroup>(group: G, patch: Partial<ValueOf<G>>): Promise<ValueOf<G>> {
       const next = groups[group].schema.parse({ ...(await this.get(group)), ...patch }) as ValueOf<G>;

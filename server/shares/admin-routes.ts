@@ -9,7 +9,7 @@ export function shareAdminRoutes(shares: Shares) {
       method: "GET",
       url: "/api/admin/shares",
       tag: "admin",
-      summary: "Every user's links and invitations, paged; filters shareUrlType, userId, account, shareStatus (1 normal, 2 expired, 3 disabled), name, create time; orderBy 1–5. Passwords included.",
+      summary: "Every user's links and invitations, paged; filters shareUrlType, userId, account, shareStatus (1 normal, 2 expired, 3 disabled), name, create time; orderBy 1–5. Link passwords are never included (owner only).",
       auth: "admin",
       query: adminShareListQuery,
       response: adminShareList,

@@ -34,12 +34,14 @@ import type { Db } from "../db/connect";
 import type { Database } from "../db/schema";
 import { escapeLike } from "../db/like";
 import { FerryError, fail } from "../errors";
+import type { SecretBox } from "../mail/secret";
 import { isForbidden, type Spaces } from "../files/spaces";
 import type { ShareMailer } from "../mail/share-mail";
 import { baseName, commonParent, isUnder, normaliseUserPath } from "../storage/paths";
 import { storageError } from "../storage/storage";
 import { createShareAccess, type LinkRow, linkProblem, shareUrlOf, type ShareAccess, tokenDigest, visitorToOwnerPath } from "./access";
 import { type AttemptKey, createShareAttempts } from "./attempts";
+import { createRateLimits } from "./limits";
 
 export interface ShareLog {
   warn(obj: object, msg: string): void;
@@ -54,8 +56,17 @@ export interface ShareDeps {
   mailer: ShareMailer | null;
   /** The web's origins (FERRY_WEB_ORIGINS); the first is the share base URL when a request names none. */
   webOrigins: string[];
+  /** The web's port (FERRY_WEB_PORT): without FERRY_WEB_ORIGINS the web is http://localhost:<port>, the origin the engine was started with. */
+  webPort: number;
+  /** Seals share passwords with the engine secret (server/mail/secret.ts); called when first needed. */
+  passwordBox: () => SecretBox;
+  /** Per-address limits on anonymous calls (FERRY_SHARE_*). */
+  limits: { windowSeconds: number; tokensPerAddress: number; liveTokens: number; countsPerAddress: number };
   log?: ShareLog;
 }
+
+/** Who sees a link's password in a list: its owner; nobody else (the administrator included). */
+type PasswordViewer = "owner" | "other";
 
 const WINDOW_MS = SHARE_ATTEMPT_WINDOW_SECONDS * 1000;
 const digest = (text: string) => createHash("sha256").update(text, "utf8").digest();
@@ -80,22 +91,11 @@ function checkedBaseUrl(text: string): string {
   return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 }
 
-/** The host name of an http(s) URL or of a Host header value, lowercased; null when it is neither. */
-function hostNameOf(text: string | null, isHostHeader = false): string | null {
-  if (!text) return null;
-  try {
-    const url = new URL(isHostHeader ? `http://${text}` : text);
-    return url.protocol === "http:" || url.protocol === "https:" ? url.hostname : null;
-  } catch {
-    return null;
-  }
-}
 
-/** Loopback names are one host: a page on localhost:3000 may ask the engine at 127.0.0.1:8090. */
+/** Loopback names are one host: a page on localhost:3000 may be opened as 127.0.0.1:3000 too. */
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
-const sameHost = (a: string | null, b: string | null) => a !== null && b !== null && (a === b || (LOOPBACK.test(a) && LOOPBACK.test(b)));
 
-/** Where a create request came from: its Origin header and the host it was sent to. */
+/** Where a create request came from: its Origin header and the host it was sent to. Neither decides a link's address any more. */
 export interface RequestSite {
   origin: string | null;
   host: string | null;
@@ -120,41 +120,69 @@ export function createShares(deps: ShareDeps) {
   const k = db.kysely;
   const access = createShareAccess(db, clock);
   const attempts = createShareAttempts(db, clock, WINDOW_MS);
+  const rates = createRateLimits(db, clock);
+  const rateWindowMs = deps.limits.windowSeconds * 1000;
+  /** The rate key of a client address; calls whose address is unknown share one. */
+  const addressKey = (ip: string | null) => (ip ?? "unknown").slice(0, 64);
 
   // FERRY_WEB_ORIGINS in the form checkedBaseUrl gives, so that "https://x:443/" equals "https://x".
-  const webOrigins = deps.webOrigins.flatMap((o) => {
+  const configured = deps.webOrigins.flatMap((o) => {
     try {
       return [checkedBaseUrl(o)];
     } catch {
       return [];
     }
   });
+  // Unset: the web the engine was started with, http://localhost:<FERRY_WEB_PORT> (npm start runs both on one machine).
+  const webOrigins = configured.length > 0 ? configured : [`http://localhost:${deps.webPort}`];
+  const isDefaultWeb = (base: string) => {
+    if (configured.length > 0) return false;
+    const url = new URL(base);
+    return url.protocol === "http:" && url.port === String(deps.webPort) && LOOPBACK.test(url.hostname) && url.pathname === "/";
+  };
 
   /**
-   * The base URL a new link is built on (docs/shares.md, "Share base URL"). With FERRY_WEB_ORIGINS
-   * it must be one of them (none given: the first). Without, it must name the host the request names
-   * (in its Origin or its Host) on any port; none given: the request's Origin.
+   * The base URL a new link is built on (docs/shares.md, "Share base URL"): one of FERRY_WEB_ORIGINS
+   * (none given: the first); unset, the engine's own web, http://localhost:<FERRY_WEB_PORT> (or the
+   * same port on another loopback name). Never the request's Host, X-Forwarded-Host or Origin.
    */
-  function shareBaseUrl(text: string, site: RequestSite): string {
-    if (text === "") {
-      if (webOrigins.length > 0) return webOrigins[0]!;
-      if (site.origin && hostNameOf(site.origin)) return checkedBaseUrl(site.origin);
-      return fail("ShareBaseUrlInvalid");
-    }
+  function shareBaseUrl(text: string, _site: RequestSite): string {
+    if (text === "") return webOrigins[0]!;
     const base = checkedBaseUrl(text);
-    if (webOrigins.length > 0) {
-      if (!webOrigins.includes(base)) fail("ShareBaseUrlNotAllowed");
-      return base;
-    }
-    const host = hostNameOf(base);
-    if (!sameHost(host, hostNameOf(site.origin)) && !sameHost(host, hostNameOf(site.host, true))) fail("ShareBaseUrlNotAllowed");
+    if (!webOrigins.includes(base) && !isDefaultWeb(base)) fail("ShareBaseUrlNotAllowed");
     return base;
+  }
+
+  /** The sealed form of a share password, bound to its link. */
+  const sealPassword = (linkId: string, password: string) => (password === "" ? "" : deps.passwordBox().seal(password, `share:${linkId}`));
+  /** The password of a link ("" when none, or when it cannot be opened with this engine's secret). */
+  function passwordOf(link: Pick<LinkRow, "id" | "password" | "password_enc">): string {
+    if (link.password_enc) return deps.passwordBox().open(link.password_enc, `share:${link.id}`) ?? "";
+    return link.password;
   }
 
   const attemptKeys = (linkId: string, ip: string | null): AttemptKey[] => [
     { key: `share:${linkId}`, max: SHARE_ATTEMPTS_PER_LINK },
     ...(ip ? [{ key: `share-ip:${ip}`, max: SHARE_ATTEMPTS_PER_ADDRESS }] : []),
   ];
+  const throttledRequests = (until: number) =>
+    fail("ShareRequestsThrottled", { retryAfter: Math.ceil((until - clock.now()) / 1000) }, { minutes: Math.max(1, Math.ceil((until - clock.now()) / 60_000)) });
+
+  /** Deletes the oldest tokens of one link and address beyond FERRY_SHARE_LIVE_TOKENS; `newest` (just issued) always stays. */
+  async function keepNewestTokens(linkId: string, clientIp: string, newest: string) {
+    const rows = await k
+      .selectFrom("share_tokens")
+      .select("token_hash")
+      .where("link_id", "=", linkId)
+      .where("client_ip", "=", clientIp)
+      .where("token_hash", "!=", newest)
+      .orderBy("created_at", "desc")
+      .orderBy("token_hash", "desc")
+      .execute();
+    const extra = rows.slice(Math.max(0, deps.limits.liveTokens - 1)).map((r) => r.token_hash);
+    if (extra.length > 0) await k.deleteFrom("share_tokens").where("token_hash", "in", extra).execute();
+  }
+
   const throttled = (until: number) => fail("ShareAttemptsLocked", { retryAfter: Math.ceil((until - clock.now()) / 1000) }, { minutes: Math.max(1, Math.ceil((until - clock.now()) / 60_000)) });
 
   /** The link and its owner for a public call, or the link's error. */
@@ -173,7 +201,9 @@ export function createShares(deps: ShareDeps) {
     const keys = attemptKeys(link.id, ip);
     const until = await attempts.lockedUntil(keys);
     if (until > 0) throttled(until);
-    if (samePassword(normaliseSharePassword(given), link.password)) return;
+    const stored = passwordOf(link);
+    const same = samePassword(normaliseSharePassword(given), stored);
+    if (same && stored !== "") return;
     const outcome = await attempts.recordFailure(keys);
     if (outcome.throttled) return throttled(outcome.lockedUntil);
     fail(
@@ -210,7 +240,7 @@ export function createShares(deps: ShareDeps) {
   }
 
   /** List rows of the given links, in the order of `rows`. */
-  async function listItems(rows: LinkRow[], now: number): Promise<ShareListItem[]> {
+  async function listItems(rows: LinkRow[], now: number, viewer: PasswordViewer): Promise<ShareListItem[]> {
     const ids = rows.map((r) => r.id);
     const items = ids.length ? await k.selectFrom("share_items").selectAll().where("link_id", "in", ids).orderBy("link_id").orderBy("position").execute() : [];
     const counts = ids.length
@@ -227,7 +257,7 @@ export function createShares(deps: ShareDeps) {
       return {
         shareId: r.id,
         shareLink: shareUrlOf(r),
-        sharePassword: r.password,
+        sharePassword: viewer === "owner" ? passwordOf(r) : "",
         needPassword: r.need_password === 1,
         filename: own.map((i) => i.alias || i.name),
         shareFiles: own.map((i) => i.path),
@@ -424,7 +454,8 @@ export function createShares(deps: ShareDeps) {
             base_url: baseUrl,
             name_key: (items[0]!.alias || items[0]!.name).toLowerCase().slice(0, 255),
             need_password: body.needPassword ? 1 : 0,
-            password,
+            password: "",
+            password_enc: sealPassword(id, password),
             allow_download: body.shareAllowDownload,
             expire_at: expireAt,
             status: ShareStatus.Normal,
@@ -477,7 +508,7 @@ export function createShares(deps: ShareDeps) {
         .offset((q.pageNum - 1) * q.pageSize)
         .execute();
       const count = Number(total);
-      return { sharelinkinfo: await listItems(rows, now), total: count, size: q.pageSize, current: q.pageNum, pages: Math.ceil(count / q.pageSize) };
+      return { sharelinkinfo: await listItems(rows, now, "owner"), total: count, size: q.pageSize, current: q.pageNum, pages: Math.ceil(count / q.pageSize) };
     },
 
     /** POST /api/share/link/delete: removes the caller's links (and their tokens, items, download log). */
@@ -506,7 +537,7 @@ export function createShares(deps: ShareDeps) {
         .limit(q.pageSize)
         .offset((q.pageNum - 1) * q.pageSize)
         .execute();
-      const items = await listItems(rows, now);
+      const items = await listItems(rows, now, "other");
       const list: AdminShareItem[] = items.map((item, i) => ({ ...item, userId: rows[i]!.owner_id, account: rows[i]!.account, ownerLocked: rows[i]!.locked === 1 }));
       return { list, total: Number(total), size: q.pageSize, current: q.pageNum };
     },
@@ -516,7 +547,7 @@ export function createShares(deps: ShareDeps) {
       const id = shareIdOf(ref);
       const row = id ? await linkQuery().where("share_links.id", "=", id).selectAll("share_links").select(["users.account", "users.locked"]).executeTakeFirst() : undefined;
       if (!row) return fail("ShareUrlNotExist");
-      const [item] = await listItems([row], clock.now());
+      const [item] = await listItems([row], clock.now(), "other");
       return { ...item!, userId: row.owner_id, account: row.account, ownerLocked: row.locked === 1, downloads: await downloadRecords(row.id) };
     },
 
@@ -562,13 +593,18 @@ export function createShares(deps: ShareDeps) {
           await checkPassword(link, q.passwd!, ip);
         }
         await bindDevice(link, fingerprint);
+        // Each new token is a row: an address gets so many per window, and keeps so many live per link.
+        const taken = await rates.take(`rate:share-token:${addressKey(ip)}`, deps.limits.tokensPerAddress, rateWindowMs);
+        if (!taken.allowed) throttledRequests(taken.retryAt);
         token = randomBytes(32).toString("base64url");
         const now = clock.now();
         expiresAt = now + SHARE_TOKEN_TTL_SECONDS * 1000;
+        const clientIp = (ip ?? "").slice(0, 64);
         await k
           .insertInto("share_tokens")
-          .values({ token_hash: tokenDigest(token), link_id: link.id, fingerprint: fingerprint ?? "", client_ip: (ip ?? "").slice(0, 64), created_at: now, expires_at: expiresAt })
+          .values({ token_hash: tokenDigest(token), link_id: link.id, fingerprint: fingerprint ?? "", client_ip: clientIp, created_at: now, expires_at: expiresAt })
           .execute();
+        if (ip) await keepNewestTokens(link.id, clientIp, tokenDigest(token));
       }
       return {
         token,
@@ -603,42 +639,82 @@ export function createShares(deps: ShareDeps) {
       return { count: await count() };
     },
 
-    /** POST /api/share/link/download/count: records a visitor's download and tells the owner when asked. */
-    async recordDownload(bearer: string | null, accessDest: string[], ip: string | null) {
+    /**
+     * POST /api/share/link/download/count: checks the visitor's token and paths and answers the
+     * count. It records nothing: a download is counted by the file server when it starts serving
+     * one (countDownload), so a post cannot forge or inflate the count.
+     */
+    async recordDownload(bearer: string | null, accessDest: string[], _ip: string | null) {
       if (!bearer) return fail("InvalidToken");
       const checked = await access.checkToken(bearer);
       if ("error" in checked) return fail(checked.error);
-      const { access: a, link } = checked;
+      const { access: a } = checked;
       if (a.kind !== "download") fail("UnsupportedOperation");
       if (!a.allowDownload) fail("DownloadRestricted");
-      const owned = accessDest.map((p) => {
+      for (const p of accessDest) {
         const resolved = visitorToOwnerPath(a, p);
-        if (!resolved) fail("InvalidPath");
-        return resolved!;
-      });
-      const files = accessDest.map((p) => normaliseUserPath(p));
-      if (owned.some((o) => o.root)) fail("InvalidPath");
-      const now = clock.now();
-      await k
-        .insertInto("share_downloads")
-        .values({ link_id: a.linkId, client_ip: (ip ?? "").slice(0, 64), files: JSON.stringify(files), created_at: now })
-        .execute();
-      if (link.notify_email && deps.mailer) {
-        try {
+        if (!resolved || resolved.root) fail("InvalidPath");
+      }
+      const { n } = await k.selectFrom("share_downloads").select((eb) => eb.fn.countAll<number>().as("n")).where("link_id", "=", a.linkId).executeTakeFirstOrThrow();
+      return { count: Number(n) };
+    },
+
+    /**
+     * For the file server: a visitor's download of `files` (paths as the visitor sees them) is being
+     * served. Counted once per client address and selection per window, and at most
+     * FERRY_SHARE_COUNTS_PER_ADDRESS per address per window; tells the owner when the link asks.
+     * Returns whether it counted; never throws (the download goes on whatever the count does).
+     */
+    async countDownload(input: { access: ShareAccess; files: string[]; visitorAddress: string | null }): Promise<boolean> {
+      const { access: a } = input;
+      try {
+        const files = JSON.stringify([...input.files].sort());
+        const clientIp = (input.visitorAddress ?? "").slice(0, 64);
+        const now = clock.now();
+        const repeat = await k
+          .selectFrom("share_downloads")
+          .select("id")
+          .where("link_id", "=", a.linkId)
+          .where("client_ip", "=", clientIp)
+          .where("files", "=", files)
+          .where("created_at", ">", now - rateWindowMs)
+          .executeTakeFirst();
+        if (repeat) return false;
+        const taken = await rates.take(`rate:share-count:${addressKey(input.visitorAddress)}`, deps.limits.countsPerAddress, rateWindowMs);
+        if (!taken.allowed) return false;
+        await k.insertInto("share_downloads").values({ link_id: a.linkId, client_ip: clientIp, files, created_at: now }).execute();
+      } catch (err) {
+        deps.log?.error({ err, linkId: a.linkId }, "download count failed");
+        return false;
+      }
+      try {
+        const link = await k.selectFrom("share_links").select(["notify_email", "email_language"]).where("id", "=", a.linkId).executeTakeFirst();
+        if (link?.notify_email && deps.mailer) {
           await deps.mailer.notifyOwner({
             ownerId: a.ownerId,
             language: link.email_language === 1 ? "en" : "zh",
             event: "download",
             url: a.shareUrl,
-            fileNames: files,
-            visitorAddress: ip ?? "",
+            fileNames: input.files,
+            visitorAddress: input.visitorAddress ?? "",
           });
-        } catch (err) {
-          await mailFailure(err, "download notice failed", a.linkId);
         }
+      } catch (err) {
+        await mailFailure(err, "download notice failed", a.linkId);
       }
-      const { n } = await k.selectFrom("share_downloads").select((eb) => eb.fn.countAll<number>().as("n")).where("link_id", "=", a.linkId).executeTakeFirstOrThrow();
-      return { count: Number(n) };
+      return true;
+    },
+
+    /**
+     * Seals the share passwords still stored in clear (links made before they were sealed); run at
+     * start. Returns how many it sealed.
+     */
+    async sealStoredPasswords(): Promise<number> {
+      const rows = await k.selectFrom("share_links").select(["id", "password"]).where("password", "!=", "").execute();
+      for (const row of rows) {
+        await k.updateTable("share_links").set({ password_enc: sealPassword(row.id, row.password), password: "" }).where("id", "=", row.id).where("password", "=", row.password).execute();
+      }
+      return rows.length;
     },
 
     /**

@@ -127,46 +127,49 @@ describe("the share base URL", () => {
     expect(mails[0]!.mail.text).not.toContain("evil.example");
   });
 
-  it("without FERRY_WEB_ORIGINS takes only the host the request names (its Origin, else its Host), on any port", async () => {
-    const u = await startTestEngine();
+  it("without FERRY_WEB_ORIGINS uses the web the engine was started with, never the request's Host, Origin or X-Forwarded-Host", async () => {
+    const u = await startTestEngine({ FERRY_WEB_PORT: "3456" });
     try {
       const user = await u.createUser("base_owner", { permission: PERMISSION_FULL });
       await writeFile(path.join(u.dataDir, "storage", "users", "base_owner", "f.txt"), "f");
       const make = (shareBaseUrl: string, headers: Record<string, string> = {}) => create(u, user.token, { shareBaseUrl, shareFiles: ["/f.txt"] }, headers);
-      // The test client reaches the engine at 127.0.0.1:<port>: that host name is ours on any port.
-      expect((await make("http://127.0.0.1:3000")).body.code).toBe(200);
-      expect((await make("https://127.0.0.1")).body.code).toBe(200);
-      expect((await make("https://evil.example")).body.code).toBe(4236);
-      // Loopback names are one host (a page on localhost, the engine asked at 127.0.0.1); other names are not.
-      expect((await make("http://localhost:3000")).body.code).toBe(200);
-      expect((await make("http://[::1]:3000")).body.code).toBe(200);
-      expect((await make("http://localhost.evil.example:3000")).body.code).toBe(4236);
-      expect((await make("http://10.0.0.1:3000")).body.code).toBe(4236);
-      // X-Forwarded-Host counts only from a trusted proxy (none here).
-      expect((await make("https://evil.example", { "x-forwarded-host": "evil.example" })).body.code).toBe(4236);
-      // A browser page names its site in Origin.
-      const fromPage = await make("https://files.corp.example:8443", { origin: "https://files.corp.example" });
-      expect(fromPage.body.code).toBe(200);
-      expect(fromPage.body.data.shareUrl).toMatch(/^https:\/\/files\.corp\.example:8443\/share\//);
-      expect((await make("https://other.example", { origin: "https://files.corp.example" })).body.code).toBe(4236);
-      // None given: the page's origin, or 4235 when the request names no site.
-      const byOrigin = await make("", { origin: "https://files.corp.example" });
-      expect(byOrigin.body.data.shareUrl).toBe(`https://files.corp.example/share/${byOrigin.body.data.shareId}`);
-      expect((await make("")).body.code).toBe(4235);
-      expect((await make("", { origin: "null" })).body.code).toBe(4235);
+      // None given: http://localhost:<FERRY_WEB_PORT>, whatever the request says about itself.
+      const claims: Record<string, string>[] = [{}, { origin: "https://evil.example" }, { host: "evil.example" }, { "x-forwarded-host": "evil.example" }, { origin: "https://evil.example", host: "evil.example", "x-forwarded-host": "evil.example" }];
+      for (const headers of claims) {
+        const made = await make("", headers);
+        expect(made.body.data.shareUrl, JSON.stringify(headers)).toBe(`http://localhost:3456/share/${made.body.data.shareId}`);
+      }
+      // The engine's own web, under any loopback name; nothing else, whatever the headers claim.
+      for (const given of ["http://localhost:3456", "http://127.0.0.1:3456/", "http://[::1]:3456"]) expect((await make(given)).body.code, given).toBe(200);
+      const forged = [
+        ["https://evil.example", { origin: "https://evil.example" }],
+        ["https://evil.example", { host: "evil.example" }],
+        ["https://evil.example", { "x-forwarded-host": "evil.example" }],
+        ["http://evil.example:3456", { origin: "http://evil.example:3456", host: "evil.example:3456" }],
+        ["http://127.0.0.1:3000", {}],
+        ["https://localhost:3456", {}],
+        ["http://localhost:3456/prefix", {}],
+        ["http://localhost.evil.example:3456", { origin: "http://localhost.evil.example:3456" }],
+        ["http://10.0.0.1:3456", { host: "10.0.0.1:3456" }],
+      ] as const;
+      for (const [given, headers] of forged) expect((await make(given, headers)).body.code, `${given} ${JSON.stringify(headers)}`).toBe(4236);
+      const rows = await u.engine.services.db.kysely.selectFrom("share_links").select("base_url").execute();
+      expect(new Set(rows.map((r) => r.base_url))).toEqual(new Set(["http://localhost:3456", "http://127.0.0.1:3456", "http://[::1]:3456"]));
     } finally {
       await u.stop();
     }
   });
 
-  it("believes X-Forwarded-Host only from a trusted proxy", async () => {
+  it("behind a trusted proxy still ignores X-Forwarded-Host and Origin", async () => {
     const u = await startTestEngine({ FERRY_TRUSTED_PROXIES: "127.0.0.1" });
     try {
       const user = await u.createUser("proxied_owner", { permission: PERMISSION_FULL });
       await writeFile(path.join(u.dataDir, "storage", "users", "proxied_owner", "f.txt"), "f");
       const make = (shareBaseUrl: string, headers: Record<string, string> = {}) => create(u, user.token, { shareBaseUrl, shareFiles: ["/f.txt"] }, headers);
-      expect((await make("https://files.proxied.example", { "x-forwarded-host": "files.proxied.example" })).body.code).toBe(200);
-      expect((await make("https://files.proxied.example")).body.code).toBe(4236);
+      const proxied = { "x-forwarded-host": "files.proxied.example", origin: "https://files.proxied.example" };
+      expect((await make("https://files.proxied.example", proxied)).body.code).toBe(4236);
+      const made = await make("", proxied);
+      expect(made.body.data.shareUrl).toBe(`http://localhost:3000/share/${made.body.data.shareId}`);
     } finally {
       await u.stop();
     }

@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { PERMISSION_FULL } from "../../contract/permissions";
 import { codec, startTestEngine, type TestEngine } from "../support/engine";
+import { downloadShared } from "../support/share-visitor";
 import { startTestSmtp, type TestSmtp } from "../support/smtp";
 
 /** Mail triggered by share links, through a real SMTP server (smtp-server) started here. */
@@ -60,7 +61,7 @@ describe("share mails", () => {
     expect(listed).toMatchObject({ shareEmail: "one@example.net;two@example.net", notifyEmail: 1 });
 
     const token = (await t.call("GET", `/api/share/link/info?url=${encodeURIComponent(made.body.data.shareUrl)}&passwd=Mp4q`)).body.data.token;
-    expect((await t.call("POST", "/api/share/link/download/count", { token, body: { accessDest: ["/report.pdf"] } })).body.code).toBe(200);
+    expect((await downloadShared(t, token, ["/report.pdf"])).code).toBe(200);
     const [notice] = (await smtp.waitFor(before + 2)).slice(before + 1);
     expect(notice!.envelopeTo).toEqual(["mail_share_owner@owner.example.org"]);
     expect(notice!.mail.text).toContain(made.body.data.shareUrl);

@@ -60,3 +60,14 @@ export function closed(client: FileClient): Promise<number> {
     client.socket.once("close", (code) => resolve(code));
   });
 }
+
+/**
+ * Downloads a selection of a share through the file server, as the visitor's page does: a signed
+ * URL from `POST /api/share/files/download`, then the URL itself. The file server counts it.
+ */
+export async function downloadShared(t: TestEngine, shareToken: string, paths: string[], headers: Record<string, string> = {}): Promise<{ code: number; body?: Buffer }> {
+  const ticket = await t.call("POST", "/api/share/files/download", { token: shareToken, body: { paths } });
+  if (ticket.body.code !== 200) return { code: ticket.body.code };
+  const res = await fetch(t.fileUrl + (ticket.body.data as { url: string }).url, { headers });
+  return { code: res.status === 200 ? 200 : res.status, body: Buffer.from(await res.arrayBuffer()) };
+}
