@@ -14,12 +14,12 @@ export const fileCommandParts: FileServerPart = (services) => {
       mkdir: (s, a) => files.mkdir(s.user.id, a.groupId, a.path, a.name),
       rename: (s, a) => files.rename(s.user.id, a.groupId, a.path, a.newName),
       exists: (s, a) => files.exists(s.user.id, a.groupId, a.target, a.names),
-      move: (s, a) => files.move(s.user.id, a.groupId, a.paths, a.target, a.overwrite),
-      copy: (s, a) => files.copy(s.user.id, a.groupId, a.paths, a.target, a.overwrite),
+      move: (s, a) => files.move(s.user.id, a.groupId, a.paths, a.target, a.overwrite, s.signal),
+      copy: (s, a) => files.copy(s.user.id, a.groupId, a.paths, a.target, a.overwrite, s.signal),
       remove: (s, a) => files.remove(s.user.id, a.groupId, a.paths),
-      attributes: (s, a) => files.attributes(s.user.id, a.groupId, a.paths),
+      attributes: (s, a) => files.attributes(s.user.id, a.groupId, a.paths, s.signal),
       tree: (s, a) => files.tree(s.user.id, a.groupId, a.path),
-      search: (s, a) => files.search(s.user.id, a.groupId, a.path, a.keyword, a.limit),
+      search: (s, a) => files.search(s.user.id, a.groupId, a.path, a.keyword, a.limit, s.signal),
     },
   };
 };

@@ -3,9 +3,10 @@ import { hasPermission, Permission } from "../../contract/permissions";
 import { FerryError } from "../errors";
 import { baseName, commonParent, isUnder, joinName, normaliseUserPath, parentOf } from "../storage/paths";
 import { type Entry, storageError, type Usage } from "../storage/storage";
+import { WalkBudget } from "../storage/walk";
 import type { Hashes } from "./hashes";
 import type { Quota } from "./quota";
-import { isForbidden, type Space, type Spaces } from "./spaces";
+import { checkAllowed, isForbidden, type Space, type Spaces } from "./spaces";
 
 /**
  * The file commands on a space (docs/file-server.md, "Commands"): list, mkdir, rename, exists,
@@ -14,7 +15,7 @@ import { isForbidden, type Space, type Spaces } from "./spaces";
  * paths, and then works only through the space's Storage, which confines every path.
  */
 
-/** Entries a search looks at before it gives up and answers `truncated`. */
+/** Entries a search looks at before it gives up and answers `truncated` (FERRY_WALK_MAX_ENTRIES, when lower, wins). */
 export const SEARCH_VISIT_CAP = 200_000;
 
 type Outcome = { done: string[]; failed: { path: string; code: number }[] };
@@ -77,32 +78,45 @@ export function createFileService({ spaces, hashes, quota }: FileServiceDeps) {
   }
 
   /**
-   * Refuses a forbidden path with PermissionDenied, the answer an unknown group gets too. With
+   * Refuses a forbidden path with PermissionDenied, the answer an unknown group gets too, as sent
+   * and with its symbolic links resolved (checkAllowed); answers the canonical path. With
    * `subtree`, also a path holding a forbidden one: moving, copying or removing it would carry the
    * forbidden content along.
    */
-  function guard(ctx: Ctx, path: string, subtree = false): void {
-    if (isForbidden(ctx.forbidden, path) || (subtree && ctx.forbidden.some((f) => isUnder(f, path)))) throw new FerryError("PermissionDenied");
-  }
+  const guard = (ctx: Ctx, path: string, subtree = false): Promise<string> => checkAllowed(ctx.space, path, subtree);
 
   /**
-   * The entries of folder `dir` that are not forbidden. `dir` itself passed guard(), so only a
-   * forbidden path naming one of its children can hide an entry: one set look-up per entry, even
-   * in a folder of 100,000.
+   * guard() for one item of a several-item command: a link leading out of the home is not a
+   * refusal of the whole command but that item's failure (1066), which the storage reports itself.
    */
-  const visible = (ctx: Ctx, dir: string, entries: Entry[]) => {
-    const hidden = new Set(ctx.forbidden.filter((f) => f !== "/" && parentOf(f) === dir).map(baseName));
-    return hidden.size === 0 ? entries : entries.filter((e) => !hidden.has(e.name.normalize("NFC")));
+  const guardItem = (ctx: Ctx, path: string): Promise<unknown> =>
+    guard(ctx, path, true).catch((err: unknown) => {
+      if (!isError(err, "InvalidPath")) throw err;
+    });
+
+  /**
+   * The entries of folder `dir` that are not forbidden; `dirs` are its path as sent and its
+   * canonical path. `dir` itself passed guard(), so only a forbidden path naming one of its
+   * children can hide an entry: one set look-up per entry, even in a folder of 100,000. A link
+   * whose target is forbidden is hidden too.
+   */
+  const visible = (ctx: Ctx, dirs: readonly string[], entries: Entry[]) => {
+    if (ctx.forbidden.length === 0) return entries;
+    const hidden = new Set(ctx.forbidden.filter((f) => f !== "/" && dirs.includes(parentOf(f))).map(baseName));
+    return entries.filter((e) => !hidden.has(e.name.normalize("NFC")) && !(e.link && isForbidden(ctx.forbidden, e.link.target)));
   };
 
-  /** A folder's usage without what lies in forbidden paths below it. */
-  async function visibleUsage(ctx: Ctx, dir: string): Promise<Usage> {
-    const usage = await ctx.space.storage.usage(dir);
-    const inside = ctx.forbidden.filter((f) => f !== dir && isUnder(f, dir));
+  /** A folder's usage without what lies in forbidden paths below it; `real` is its canonical path. */
+  async function visibleUsage(ctx: Ctx, dir: string, real: string, signal?: AbortSignal): Promise<Usage> {
+    const usage = await ctx.space.storage.usage(dir, { signal });
+    // The walk follows no link, so only forbidden paths that are their own canonical form were counted.
+    const below = ctx.forbidden.filter((f) => f !== real && isUnder(f, real));
+    const canonical = await Promise.all(below.map((f) => ctx.space.storage.resolve(f).catch(() => null)));
+    const inside = below.filter((f, i) => canonical[i] === f);
     const outermost = inside.filter((f) => !inside.some((g) => g !== f && isUnder(f, g)));
     for (const f of outermost) {
       try {
-        const [info, hidden] = await Promise.all([ctx.space.storage.stat(f), ctx.space.storage.usage(f)]);
+        const [info, hidden] = await Promise.all([ctx.space.storage.stat(f), ctx.space.storage.usage(f, { signal })]);
         usage.size -= hidden.size;
         usage.files -= hidden.files;
         usage.folders -= hidden.folders + (info.type === "folder" ? 1 : 0);
@@ -129,17 +143,20 @@ export function createFileService({ spaces, hashes, quota }: FileServiceDeps) {
     }
   }
 
-  /** Moves or copies `src` to the new path `dest`; with overwrite a file replaces a file and a folder merges into a folder. */
-  async function place(kind: "move" | "copy", ctx: Ctx, src: string, dest: string, overwrite: boolean): Promise<void> {
+  /**
+   * Moves or copies `src` to the new path `dest`; with overwrite a file replaces a file and a folder
+   * merges into a folder. `depth` counts the merge levels above, within the walk limits.
+   */
+  async function place(kind: "move" | "copy", ctx: Ctx, src: string, dest: string, overwrite: boolean, signal?: AbortSignal, depth = 0): Promise<void> {
     const { storage, key } = ctx.space;
-    const act = (opts: { overwrite?: boolean }) => (kind === "move" ? storage.rename(src, dest, opts) : storage.copy(src, dest, opts));
+    const act = (opts: { overwrite?: boolean }) => (kind === "move" ? storage.rename(src, dest, opts) : storage.copy(src, dest, { ...opts, signal }));
     try {
       await act({});
     } catch (err) {
       if (!overwrite || !isError(err, "PathExists")) throw err;
       const [from, to] = await Promise.all([storage.stat(src), storage.stat(dest)]);
       if (from.type === "folder" && to.type === "folder") {
-        await merge(kind, ctx, src, dest);
+        await merge(kind, ctx, src, dest, signal, depth);
         return;
       }
       if (from.type !== to.type) throw new FerryError(from.type === "folder" ? "PathIsFile" : "PathIsNotFile");
@@ -155,11 +172,20 @@ export function createFileService({ spaces, hashes, quota }: FileServiceDeps) {
    * deletes what only the target held. A moved folder goes once it is empty; on a failure the
    * entries not moved stay where they were.
    */
-  async function merge(kind: "move" | "copy", ctx: Ctx, src: string, dest: string): Promise<void> {
+  async function merge(kind: "move" | "copy", ctx: Ctx, src: string, dest: string, signal: AbortSignal | undefined, depth: number): Promise<void> {
     let first: unknown = null;
-    for (const entry of await ctx.space.storage.list(src)) {
+    const budget = new WalkBudget(spaces.walkLimits, { signal });
+    const entries = await budget.run(async () => {
+      budget.folder(depth);
+      const listed = await ctx.space.storage.list(src);
+      budget.entries(listed.length);
+      return listed;
+    });
+    for (const entry of entries) {
+      // A copy does not follow links (as Storage.copy); a move carries the link itself.
+      if (kind === "copy" && entry.link) continue;
       try {
-        await place(kind, ctx, child(src, entry.name), child(dest, entry.name), true);
+        await place(kind, ctx, child(src, entry.name), child(dest, entry.name), true, signal, depth + 1);
       } catch (err) {
         first ??= err;
       }
@@ -171,10 +197,10 @@ export function createFileService({ spaces, hashes, quota }: FileServiceDeps) {
     }
   }
 
-  async function transfer(kind: "move" | "copy", userId: number, groupId: number, paths: string[], target: string, overwrite: boolean): Promise<Outcome> {
+  async function transfer(kind: "move" | "copy", userId: number, groupId: number, paths: string[], target: string, overwrite: boolean, signal?: AbortSignal): Promise<Outcome> {
     const ctx = await open(userId, groupId, kind === "move" ? Permission.Move : Permission.Copy);
     const dir = normaliseUserPath(target);
-    guard(ctx, dir);
+    await guard(ctx, dir);
     const sources = [...new Set(paths.map(normaliseUserPath))];
     const items = sources.map((src) => ({ src, dest: child(dir, baseName(src)) }));
     const names = new Set<string>();
@@ -182,8 +208,8 @@ export function createFileService({ spaces, hashes, quota }: FileServiceDeps) {
       // The root, a folder into itself or below itself, a copy onto itself, two items of one name.
       if (src === "/" || isUnder(dir, src) || (kind === "copy" && src === dest) || names.has(dest)) throw new FerryError("InvalidOperation");
       names.add(dest);
-      guard(ctx, src, true);
-      guard(ctx, dest, true);
+      await guardItem(ctx, src);
+      await guardItem(ctx, dest);
     }
     await folderAt(ctx, dir);
     // Moving an item into the folder it is already in changes nothing.
@@ -200,7 +226,7 @@ export function createFileService({ spaces, hashes, quota }: FileServiceDeps) {
     const run = async () => {
       for (const { src, dest } of work) {
         try {
-          await place(kind, ctx, src, dest, replace);
+          await place(kind, ctx, src, dest, replace, signal);
           outcome.done.push(src);
         } catch (err) {
           outcome.failed.push({ path: src, code: storageError(err).code });
@@ -219,14 +245,14 @@ export function createFileService({ spaces, hashes, quota }: FileServiceDeps) {
     async list(userId: number, groupId: number, path: string): Promise<SocketResults["list"]> {
       const ctx = await open(userId, groupId, Permission.List);
       const dir = normaliseUserPath(path);
-      guard(ctx, dir);
-      return listingOf(dir, visible(ctx, dir, await ctx.space.storage.list(dir)));
+      const real = await guard(ctx, dir);
+      return listingOf(dir, visible(ctx, [dir, real], await ctx.space.storage.list(dir)));
     },
 
     async mkdir(userId: number, groupId: number, parent: string, name: string): Promise<SocketResults["mkdir"]> {
       const ctx = await open(userId, groupId, Permission.Mkdir);
       const target = joinName(normaliseUserPath(parent), name);
-      guard(ctx, target);
+      await guard(ctx, target);
       await ctx.space.storage.mkdir(target);
       quota.changed(ctx.space, target, { size: 0, files: 0, folders: 1 });
       return { path: target };
@@ -237,8 +263,8 @@ export function createFileService({ spaces, hashes, quota }: FileServiceDeps) {
       const from = normaliseUserPath(path);
       if (from === "/") throw new FerryError("InvalidOperation");
       const to = joinName(parentOf(from), newName);
-      guard(ctx, from, true);
-      guard(ctx, to, true);
+      await guard(ctx, from, true);
+      await guard(ctx, to, true);
       await ctx.space.storage.rename(from, to);
       await hashes.movePrefix(ctx.space.key, from, to);
       return { path: to };
@@ -247,25 +273,27 @@ export function createFileService({ spaces, hashes, quota }: FileServiceDeps) {
     async exists(userId: number, groupId: number, target: string, names: string[]): Promise<SocketResults["exists"]> {
       const ctx = await open(userId, groupId, Permission.List);
       const dir = normaliseUserPath(target);
-      guard(ctx, dir);
+      const real = await guard(ctx, dir);
       // A name is one segment; "a/b" would look deeper than the folder asked about.
       if (names.some((n) => n.includes("/"))) throw new FerryError("InvalidPath");
-      const paths = [...new Set(names)].map((n) => ({ name: n, path: normaliseUserPath(child(dir, n)) }));
+      const paths = [...new Set(names)].map((n) => ({ name: n, path: normaliseUserPath(child(dir, n)), real: normaliseUserPath(child(real, n)) }));
       await folderAt(ctx, dir);
-      const shown = paths.filter((p) => !isForbidden(ctx.forbidden, p.path));
+      const shown = paths.filter((p) => !isForbidden(ctx.forbidden, p.path) && !isForbidden(ctx.forbidden, p.real));
       const found = await Promise.all(shown.map((p) => existsAt(ctx, p.path)));
       return { existing: shown.filter((_, i) => found[i]).map((p) => p.name) };
     },
 
-    move: (userId: number, groupId: number, paths: string[], target: string, overwrite: boolean) => transfer("move", userId, groupId, paths, target, overwrite),
-    copy: (userId: number, groupId: number, paths: string[], target: string, overwrite: boolean) => transfer("copy", userId, groupId, paths, target, overwrite),
+    move: (userId: number, groupId: number, paths: string[], target: string, overwrite: boolean, signal?: AbortSignal) =>
+      transfer("move", userId, groupId, paths, target, overwrite, signal),
+    copy: (userId: number, groupId: number, paths: string[], target: string, overwrite: boolean, signal?: AbortSignal) =>
+      transfer("copy", userId, groupId, paths, target, overwrite, signal),
 
     async remove(userId: number, groupId: number, paths: string[]): Promise<Outcome> {
       const ctx = await open(userId, groupId, Permission.Delete);
       const rels = [...new Set(paths.map(normaliseUserPath))];
       for (const rel of rels) {
         if (rel === "/") throw new FerryError("InvalidOperation");
-        guard(ctx, rel, true);
+        await guardItem(ctx, rel);
       }
       const outcome: Outcome = { done: [], failed: [] };
       for (const rel of rels) {
@@ -283,10 +311,11 @@ export function createFileService({ spaces, hashes, quota }: FileServiceDeps) {
       return outcome;
     },
 
-    async attributes(userId: number, groupId: number, paths: string[]): Promise<FileAttributes> {
+    async attributes(userId: number, groupId: number, paths: string[], signal?: AbortSignal): Promise<FileAttributes> {
       const ctx = await open(userId, groupId, Permission.List);
       const rels = [...new Set(paths.map(normaliseUserPath))];
-      for (const rel of rels) guard(ctx, rel);
+      const reals = new Map<string, string>();
+      for (const rel of rels) reals.set(rel, await guard(ctx, rel));
       const { storage, key } = ctx.space;
       if (rels.length === 1) {
         const rel = rels[0]!;
@@ -294,7 +323,7 @@ export function createFileService({ spaces, hashes, quota }: FileServiceDeps) {
         if (info.type === "file") {
           return { file_size: info.size, file_count: 1, folder_count: 0, write_time: info.mtime, path: rel, hash: await hashes.lookup(key, rel, info.size, info.mtime) };
         }
-        const usage = await visibleUsage(ctx, rel);
+        const usage = await visibleUsage(ctx, rel, reals.get(rel)!, signal);
         return { file_size: usage.size, file_count: usage.files, folder_count: usage.folders, write_time: info.mtime, path: rel, hash: null };
       }
       // Several items: a selected folder counts itself and what it holds, as a file manager shows a selection.
@@ -306,7 +335,7 @@ export function createFileService({ spaces, hashes, quota }: FileServiceDeps) {
           sums.file_size += info.size;
           sums.file_count += 1;
         } else {
-          const usage = await visibleUsage(ctx, rel);
+          const usage = await visibleUsage(ctx, rel, reals.get(rel)!, signal);
           sums.file_size += usage.size;
           sums.file_count += usage.files;
           sums.folder_count += usage.folders + 1;
@@ -318,42 +347,56 @@ export function createFileService({ spaces, hashes, quota }: FileServiceDeps) {
     async tree(userId: number, groupId: number, path: string): Promise<SocketResults["tree"]> {
       const ctx = await open(userId, groupId, Permission.List);
       const dir = normaliseUserPath(path);
-      guard(ctx, dir);
-      const folders = visible(ctx, dir, await ctx.space.storage.list(dir))
+      const real = await guard(ctx, dir);
+      const folders = visible(ctx, [dir, real], await ctx.space.storage.list(dir))
         .filter((e) => e.type === "folder")
         .sort(byTypeThenName)
         .map((e) => ({ name: e.name, path: child(dir, e.name) }));
       return { path: dir, folders };
     },
 
-    /** Breadth-first, so near matches come first; bounded by `limit` results and SEARCH_VISIT_CAP entries looked at. */
-    async search(userId: number, groupId: number, path: string, keyword: string, limit: number): Promise<SocketResults["search"]> {
+    /**
+     * Breadth-first, so near matches come first; bounded by `limit` results, by SEARCH_VISIT_CAP
+     * (or FERRY_WALK_MAX_ENTRIES) entries looked at and by FERRY_WALK_MAX_DEPTH levels, past which
+     * it answers `truncated`. Links are listed (and may match) but never entered, so a link loop
+     * ends; each folder's canonical path is its parent's plus its name.
+     */
+    async search(userId: number, groupId: number, path: string, keyword: string, limit: number, signal?: AbortSignal): Promise<SocketResults["search"]> {
       const ctx = await open(userId, groupId, Permission.List);
       const root = normaliseUserPath(path);
-      guard(ctx, root);
+      const rootReal = await guard(ctx, root);
       const needle = keyword.normalize("NFC").toLowerCase();
-      const queue = [root];
-      const entries: SocketResults["search"]["entries"] = [];
-      let visited = 0;
-      for (let i = 0; i < queue.length; i++) {
-        const dir = queue[i]!;
-        let listed: Entry[];
-        try {
-          listed = await ctx.space.storage.list(dir);
-        } catch (err) {
-          if (dir === root) throw err;
-          continue; // removed or replaced while we searched
+      const budget = new WalkBudget(spaces.walkLimits, { signal });
+      const visitCap = Math.min(SEARCH_VISIT_CAP, budget.limits.maxEntries);
+      return budget.run(async () => {
+        const queue = [{ dir: root, real: rootReal, depth: 0 }];
+        const entries: SocketResults["search"]["entries"] = [];
+        let visited = 0;
+        let truncated = false;
+        for (let i = 0; i < queue.length; i++) {
+          const { dir, real, depth } = queue[i]!;
+          budget.folder(depth);
+          let listed: Entry[];
+          try {
+            listed = await ctx.space.storage.list(dir);
+          } catch (err) {
+            if (dir === root) throw err;
+            continue; // removed or replaced while we searched
+          }
+          for (const entry of visible(ctx, [dir, real], listed).sort(byTypeThenName)) {
+            if (++visited > visitCap) return { entries, truncated: true };
+            const at = child(dir, entry.name);
+            if (entry.type === "folder" && !entry.link) {
+              if (budget.mayDescend(depth)) queue.push({ dir: at, real: child(real, entry.name), depth: depth + 1 });
+              else truncated = true;
+            }
+            if (!entry.name.normalize("NFC").toLowerCase().includes(needle)) continue;
+            if (entries.length === limit) return { entries, truncated: true };
+            entries.push({ ...toFileEntry(entry), path: at });
+          }
         }
-        for (const entry of visible(ctx, dir, listed).sort(byTypeThenName)) {
-          if (++visited > SEARCH_VISIT_CAP) return { entries, truncated: true };
-          const at = child(dir, entry.name);
-          if (entry.type === "folder") queue.push(at);
-          if (!entry.name.normalize("NFC").toLowerCase().includes(needle)) continue;
-          if (entries.length === limit) return { entries, truncated: true };
-          entries.push({ ...toFileEntry(entry), path: at });
-        }
-      }
-      return { entries, truncated: false };
+        return { entries, truncated };
+      });
     },
   };
 }

@@ -7,7 +7,7 @@ import { hasPermission, Permission } from "../../contract/permissions";
 import type { Config } from "../config";
 import type { Services } from "../services";
 import { FerryError } from "../errors";
-import { isForbidden, type Space } from "../files/spaces";
+import { checkAllowed, type Space } from "../files/spaces";
 import { baseName, normaliseUserPath } from "../storage/paths";
 import type { StatResult } from "../storage/storage";
 import type { FileServerPart } from "./parts";
@@ -44,11 +44,14 @@ function downloadName(paths: readonly string[], info: StatResult): string {
   return "download.zip";
 }
 
-/** The space, or PermissionDenied when the Download bit is missing there or a path is forbidden to the user. */
+/**
+ * The space, or PermissionDenied when the Download bit is missing there or a path is forbidden to
+ * the user, as sent or through a symbolic link (checkAllowed).
+ */
 async function openForDownload(services: Services, userId: number, groupId: number, paths: readonly string[]): Promise<Space> {
   const space = await services.spaces.open(userId, groupId);
   if (!hasPermission(space.permission, Permission.Download)) throw new FerryError("PermissionDenied");
-  if (paths.some((p) => isForbidden(space.forbidden, p))) throw new FerryError("PermissionDenied");
+  for (const p of paths) await checkAllowed(space, p);
   return space;
 }
 
@@ -66,10 +69,11 @@ const REFUSALS: Partial<Record<ErrorName, number>> = {
   PathIsNotFile: 404,
   InvalidPath: 404,
   PreviewUnsupported: 404,
+  WalkLimit: 400,
 };
 
-function refuse(req: IncomingMessage, res: ServerResponse, name: ErrorName): void {
-  const text = `${formatErrorMessage(errorByCode(ErrorCode[name])!, langFromHeader(req.headers["accept-language"]))}\n`;
+function refuse(req: IncomingMessage, res: ServerResponse, name: ErrorName, vars?: Record<string, string | number>): void {
+  const text = `${formatErrorMessage(errorByCode(ErrorCode[name])!, langFromHeader(req.headers["accept-language"]), vars)}\n`;
   res.writeHead(REFUSALS[name] ?? 403, { ...COMMON_HEADERS, "content-type": "text/plain; charset=utf-8", "content-length": Buffer.byteLength(text) });
   res.end(req.method === "HEAD" ? undefined : text);
 }
@@ -94,7 +98,12 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
     if (!verified.ok) throw new FerryError(verified.reason === "expired" ? "LinkExpired" : "PermissionDenied");
     const { ticket } = verified;
     // A share-link visitor's URL: the share token and the link are checked instead of a sign-in.
-    if (isShareTicket(ticket)) return admitShareTicket(services, ticket, kind);
+    if (isShareTicket(ticket)) {
+      const admitted = await admitShareTicket(services, ticket, kind);
+      // A shared path that leads through a link into the owner's forbidden paths is refused like a forbidden one.
+      for (const p of admitted.ticket.paths) await checkAllowed(admitted.space, p);
+      return admitted;
+    }
     if (!(await tickets.sessionActive(ticket))) throw new FerryError("InvalidToken");
     const space = await openForDownload(services, ticket.userId, ticket.groupId, ticket.paths);
     if (kind === "preview" && !previewAllowed(config)) throw new FerryError("FeatureNotSupported");
@@ -109,6 +118,9 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
       res.end();
       return;
     }
+    // A client that goes away stops the zip's folder walk and its stream.
+    const gone = new AbortController();
+    res.once("close", () => gone.abort());
     const prefix = kind === "download" ? FILE_SERVER_PATHS.downloads : FILE_SERVER_PATHS.previews;
     // The segment after the ticket is only the name the browser shows; what is served comes from the ticket.
     const text = url.pathname.slice(prefix.length).split("/")[0] ?? "";
@@ -152,7 +164,11 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
         });
         return;
       }
-      const collected = await collectEntries(space.storage, ticket.paths, space.forbidden);
+      const collected = await collectEntries(space.storage, ticket.paths, {
+        forbidden: space.forbidden,
+        limits: { maxDepth: config.walkMaxDepth, maxEntries: config.zipMaxEntries },
+        signal: gone.signal,
+      });
       const entries = admitted.zipNames ? admitted.zipNames(collected) : collected;
       res.writeHead(200, {
         ...COMMON_HEADERS,
@@ -170,8 +186,9 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
         res.destroy();
       });
     } catch (error) {
+      if (gone.signal.aborted && error instanceof FerryError && error.errorName === "StoppedByClient") return;
       if (!(error instanceof FerryError) || res.headersSent) throw error;
-      refuse(req, res, error.errorName);
+      refuse(req, res, error.errorName, error.vars);
     }
   }
 

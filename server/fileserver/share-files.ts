@@ -2,7 +2,7 @@ import { type FileAttributes, FILE_SERVER_PATHS, fileTypeCode, type Listing, typ
 import { hasPermission, Permission } from "../../contract/permissions";
 import { FerryError } from "../errors";
 import { createFileService } from "../files/service";
-import type { Space } from "../files/spaces";
+import { checkAllowed, type Space } from "../files/spaces";
 import type { Services } from "../services";
 import { checkItemKind, type ShareAccess, visitorToOwnerPath } from "../shares/access";
 import { baseName, isUnder, normaliseUserPath } from "../storage/paths";
@@ -82,10 +82,12 @@ export function createShareFiles(services: Services) {
     const found: (StatResult & { visible: string })[] = [];
     for (const item of access.items) {
       try {
+        // An item that is (or now passes through) a link into the owner's forbidden paths is not there either.
+        await checkAllowed(space, item.path);
         found.push({ ...(await checkItemKind(space.storage, item)), visible: item.name });
       } catch (error) {
         // An item removed since the link was made is simply not there any more.
-        if (!(error instanceof FerryError && (error.errorName === "PathNotFound" || error.errorName === "InvalidPath"))) throw error;
+        if (!(error instanceof FerryError && (error.errorName === "PathNotFound" || error.errorName === "InvalidPath" || error.errorName === "PermissionDenied"))) throw error;
       }
     }
     return found;
@@ -133,13 +135,14 @@ export function createShareFiles(services: Services) {
     },
 
     /** Sizes and counts of items inside a download link's share ("/" = every item). */
-    async attributes(access: ShareAccess, paths: string[]): Promise<FileAttributes> {
+    async attributes(access: ShareAccess, paths: string[], signal?: AbortSignal): Promise<FileAttributes> {
       need(access, "download");
       const items = await selection(access, paths);
       const attributes = await files.attributes(
         access.ownerId,
         0,
         items.map((i) => i.owner),
+        signal,
       );
       const visitorPaths = items.map((i) => i.visitor);
       return { ...attributes, path: visitorPaths.length === 1 ? visitorPaths[0]! : commonFolder(visitorPaths) };
@@ -164,7 +167,11 @@ export function createShareFiles(services: Services) {
       const items = await selection(access, paths);
       const space = await ownerSpace(access, Permission.Download);
       let info: StatResult | undefined;
-      for (const item of items) info = await space.storage.stat(item.owner);
+      for (const item of items) {
+        // A link inside the share that leads into the owner's forbidden paths reaches nothing.
+        await checkAllowed(space, item.owner);
+        info = await space.storage.stat(item.owner);
+      }
       const name = items.length === 1 ? (info!.type === "file" ? baseName(items[0]!.visitor) : `${baseName(items[0]!.visitor)}.zip`) : "download.zip";
       const text = await tickets.issue(
         { kind: "download", sessionId: shareTicketSession(token), userId: access.ownerId, groupId: 0, paths: items.map((i) => i.visitor) },

@@ -31,6 +31,8 @@ export interface ShareSession {
   lang: Lang;
   /** The visitor's address as the file server sees it (for the owner's upload notice). */
   ip: string | null;
+  /** Aborted when the visitor's socket closes (folder walks stop). */
+  signal?: AbortSignal;
 }
 
 type Handler = (session: ShareSession, args: never) => Promise<unknown>;
@@ -40,7 +42,7 @@ export type ShareOutcome = { data: unknown } | { gone: number };
 
 export interface ShareSockets {
   login(token: string): Promise<ShareLoginData>;
-  command(token: string, cmd: SocketCommand, args: unknown, context: { lang: Lang; ip: string | null }): Promise<ShareOutcome>;
+  command(token: string, cmd: SocketCommand, args: unknown, context: { lang: Lang; ip: string | null; signal?: AbortSignal }): Promise<ShareOutcome>;
 }
 
 /** `commands` are the signed-in users' handlers: a visitor's commit runs the same one, on the owner's behalf and bound to the link. */
@@ -70,7 +72,7 @@ export function createShareSockets(services: Services, commands: CommandHandlers
     download: {
       list: (s: ShareSession, a: Args<"list">) => files.list(s.access, a.path),
       tree: (s: ShareSession, a: Args<"tree">) => files.tree(s.access, a.path),
-      attributes: (s: ShareSession, a: Args<"attributes">) => files.attributes(s.access, a.paths),
+      attributes: (s: ShareSession, a: Args<"attributes">) => files.attributes(s.access, a.paths, s.signal),
       download: (s: ShareSession, a: Args<"download">) => files.download(s.access, s.token, a.paths),
     },
     upload: {
@@ -88,14 +90,14 @@ export function createShareSockets(services: Services, commands: CommandHandlers
       return { account: a.ownerAccount, shareId: a.linkId, shareUrlType: a.kind === "download" ? 1 : 0, shareAllowDownload: a.allowDownload ? 1 : 0 };
     },
 
-    async command(token, cmd, args, { lang, ip }) {
+    async command(token, cmd, args, { lang, ip, signal }) {
       const checked = await access.checkToken(token);
       if ("error" in checked) return { gone: ErrorCode[checked.error] };
       const handler = handlers[checked.access.kind][cmd];
       // The share is the visitor's only space: group spaces and every other command are refused.
       const groupId = (args as { groupId?: number }).groupId;
       if (!handler || (groupId !== undefined && groupId !== 0)) throw new FerryError("PermissionDenied");
-      return { data: await handler({ access: checked.access, token, lang, ip }, args as never) };
+      return { data: await handler({ access: checked.access, token, lang, ip, signal }, args as never) };
     },
   };
 }

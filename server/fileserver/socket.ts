@@ -24,6 +24,8 @@ export interface SocketSession {
   lang: Lang;
   /** Set when a share-link visitor's command runs on the owner's behalf (share-socket.ts): only that link's uploads are reachable. */
   shareLinkId?: string;
+  /** Aborted when the socket closes: a folder walk the command started stops (docs/security.md, "Folder walks"). */
+  signal?: AbortSignal;
 }
 
 type Args<C extends SocketCommand> = z.output<(typeof socketCommands)[C]>;
@@ -59,6 +61,8 @@ export function handleSocket(socket: WebSocket, req: IncomingMessage, deps: Sock
   /** Set while this socket is a desktop client counted as online. */
   let clientId: string | null = null;
   let closed = false;
+  /** Ends the walks of this socket's commands once the client is gone. */
+  const gone = new AbortController();
   let queue: Promise<void> = Promise.resolve();
 
   const send = (message: SocketReply<unknown>) => {
@@ -110,7 +114,7 @@ export function handleSocket(socket: WebSocket, req: IncomingMessage, deps: Sock
         return;
       }
       if (shareToken) {
-        const outcome = await deps.shares.command(shareToken, cmd, args.data, { lang, ip: deps.clientAddress(req) });
+        const outcome = await deps.shares.command(shareToken, cmd, args.data, { lang, ip: deps.clientAddress(req), signal: gone.signal });
         if ("gone" in outcome) {
           // The link was cancelled, deleted or expired, or its owner lost the right to share: the visitor is out.
           send(reply(id, outcome.gone, lang));
@@ -129,7 +133,7 @@ export function handleSocket(socket: WebSocket, req: IncomingMessage, deps: Sock
       }
       const handler = deps.handlers[cmd] as CommandHandler<typeof cmd> | undefined;
       if (!handler) throw new FerryError("FeatureNotSupported", { cmd });
-      const data = await handler({ user: auth.user, sessionId: auth.sessionId, lang }, args.data as never);
+      const data = await handler({ user: auth.user, sessionId: auth.sessionId, lang, signal: gone.signal }, args.data as never);
       send(reply(id, 200, lang, data));
     } catch (error) {
       if (error instanceof FerryError) {
@@ -152,6 +156,7 @@ export function handleSocket(socket: WebSocket, req: IncomingMessage, deps: Sock
   socket.on("error", (error) => deps.log.debug({ err: error }, "file server socket error"));
   socket.on("close", () => {
     closed = true;
+    gone.abort();
     if (clientId) deps.clients.release(clientId).catch((error: unknown) => deps.log.warn({ err: error }, "releasing a desktop client failed"));
   });
 }

@@ -4,13 +4,14 @@ import { FerryError } from "../errors";
 import { isForbidden } from "../files/spaces";
 import { normaliseUserPath } from "../storage/paths";
 import { type Storage, STREAM_BUFFER } from "../storage/storage";
+import { WALK_DEFAULTS, WalkBudget, type WalkLimits } from "../storage/walk";
 import { commonFolder, relativeTo } from "./tickets";
 
 /**
  * A selection (several items, or a folder) as one zip streamed straight into the response: no
  * temporary file, entries stored without compression (the bottleneck would be deflate, and most
  * large files are compressed already). Only the Storage interface is used, so the paths are
- * confined like every other read and links never lead out of the space.
+ * confined like every other read and links never lead out of the space; the walk follows no link.
  */
 
 export interface ZipEntry {
@@ -41,44 +42,66 @@ function childPath(folder: string, name: string): string | null {
   }
 }
 
+export interface CollectOptions {
+  /** The user's forbidden paths: they stay out of a folder's zip, as they stay out of its listing. */
+  forbidden?: readonly string[];
+  /** Levels below a selected folder and entries in the whole zip (FERRY_WALK_MAX_DEPTH, FERRY_ZIP_MAX_ENTRIES). */
+  limits?: WalkLimits;
+  /** Aborted when the client goes away: the walk stops (StoppedByClient). */
+  signal?: AbortSignal;
+}
+
 /**
  * Every entry of the zip, walked before the first byte is sent so that a missing path is still a
- * clean 404 and the size is known (forbidden paths below the selection are left out) (zip64 is decided up front). Throws the storage's errors.
+ * clean 404 and the size is known (zip64 is decided up front). Forbidden paths below the selection
+ * are left out, checked on each entry's path and on its canonical path (the selected folder's with
+ * the names below it appended: the walk enters no symbolic link, so nothing below changes it).
+ * Links below a selected folder are left out, so a link loop cannot make the walk endless. Throws
+ * the storage's errors, WalkLimit past the limits and StoppedByClient once the client is gone.
  */
-export async function collectEntries(storage: Storage, paths: readonly string[], forbidden: readonly string[] = []): Promise<ZipEntry[]> {
+export async function collectEntries(storage: Storage, paths: readonly string[], options: CollectOptions = {}): Promise<ZipEntry[]> {
+  const forbidden = options.forbidden ?? [];
   const top = topLevel(paths);
   const base = commonFolder(top);
   const entries: ZipEntry[] = [];
+  const budget = new WalkBudget(options.limits ?? { ...WALK_DEFAULTS, maxEntries: 100_000 }, { signal: options.signal });
 
-  const walk = async (folder: string): Promise<void> => {
-    for (const item of await storage.list(folder)) {
+  const walk = async (folder: string, real: string, depth: number): Promise<void> => {
+    budget.folder(depth);
+    const items = await storage.list(folder);
+    budget.entries(items.length);
+    for (const item of items) {
+      if (item.link) continue;
       const child = childPath(folder, item.name);
-      // The user's forbidden paths stay out of a folder's zip, as they stay out of its listing.
-      if (child === null || isForbidden(forbidden, child)) continue;
+      const childReal = childPath(real, item.name);
+      if (child === null || childReal === null || isForbidden(forbidden, child) || isForbidden(forbidden, childReal)) continue;
       if (item.type === "file") {
         entries.push({ name: relativeTo(base, child), path: child, size: item.size, mtime: item.mtime });
         continue;
       }
       entries.push({ name: `${relativeTo(base, child)}/`, path: null, size: 0, mtime: item.mtime });
       try {
-        await walk(child);
+        await walk(child, childReal, depth + 1);
       } catch (error) {
-        // A path grown past the length limit (only a link looping back inside the space does that) ends the walk there.
+        // A path grown past the length limit (put there behind the engine's back) ends the walk there.
         if (!(error instanceof FerryError && error.errorName === "InvalidPath")) throw error;
       }
     }
   };
 
-  for (const p of top) {
-    const info = await storage.stat(p);
-    if (info.type === "file") {
-      entries.push({ name: relativeTo(base, p), path: p, size: info.size, mtime: info.mtime });
-      continue;
+  return budget.run(async () => {
+    for (const p of top) {
+      const info = await storage.stat(p);
+      budget.entries(1);
+      if (info.type === "file") {
+        entries.push({ name: relativeTo(base, p), path: p, size: info.size, mtime: info.mtime });
+        continue;
+      }
+      if (p !== base) entries.push({ name: `${relativeTo(base, p)}/`, path: null, size: 0, mtime: info.mtime });
+      await walk(p, await storage.resolve(p), 0);
     }
-    if (p !== base) entries.push({ name: `${relativeTo(base, p)}/`, path: null, size: 0, mtime: info.mtime });
-    await walk(p);
-  }
-  return entries;
+    return entries;
+  });
 }
 
 const ZIP32_LIMIT = 0xffffffff;

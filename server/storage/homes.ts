@@ -2,6 +2,7 @@ import { rmdir } from "node:fs/promises";
 import path from "node:path";
 import { FerryError } from "../errors";
 import { createLocalStorage } from "./local";
+import { UNBOUNDED } from "./walk";
 import { parentOf, resolveUserPath } from "./paths";
 
 /**
@@ -38,7 +39,7 @@ export function createHomes(storageRoot: string) {
     /** Bytes held under a home; 0 when it does not exist (yet). */
     async sizeOf(home: string): Promise<number> {
       try {
-        return (await storage.usage(home)).size;
+        return (await storage.usage(home, UNBOUNDED)).size;
       } catch (error) {
         if (error instanceof FerryError && error.errorName === "PathNotFound") return 0;
         throw error;

@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { constants, type Stats } from "node:fs";
-import { copyFile, link, lstat, mkdir, open, readdir, rename, rm, stat, unlink, type FileHandle } from "node:fs/promises";
+import { copyFile, link, lstat, mkdir, open, readdir, realpath, rename, rm, stat, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { type Readable, Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { FerryError } from "../errors";
 import { lstatNames, STAT_FIELDS } from "./lstat-pool";
-import { assertNoSymlinkEscape, baseName, isErrno, isInside, isReservedName, joinName, parentOf, resolveUserPath, STAGING_NAME, type ResolvedPath } from "./paths";
+import { assertNoSymlinkEscape, baseName, isErrno, isInside, isReservedName, joinName, normaliseUserPath, parentOf, resolveUserPath, STAGING_NAME, type ResolvedPath } from "./paths";
 import {
   type Entry,
   type FileReader,
@@ -21,6 +21,7 @@ import {
   type WriteOptions,
   type Writer,
 } from "./storage";
+import { WALK_DEFAULTS, WalkBudget, type WalkLimits, type WalkOptions } from "./walk";
 
 export interface LocalStorageOptions {
   /**
@@ -31,21 +32,34 @@ export interface LocalStorageOptions {
   stagingDir?: string;
   /** Milliseconds since the epoch, for cleanupStale. */
   now?: () => number;
+  /** Bounds of usage() and copy() walks when the caller gives none (default WALK_DEFAULTS). */
+  walk?: WalkLimits;
 }
 
 /** Entries examined at once when a folder is walked. */
 const PARALLEL = 64;
 
+/**
+ * Runs `fn` over `items`, `limit` at a time. After the first failure no new item starts, and the
+ * failure is thrown only once every running item has settled: a stopped walk leaves no work behind
+ * (a copy's staged tree is removed after the last write into it).
+ */
 async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array<R>(items.length);
   let next = 0;
+  const state: { failure: { error: unknown } | null } = { failure: null };
   const worker = async () => {
-    while (next < items.length) {
+    while (next < items.length && !state.failure) {
       const i = next++;
-      out[i] = await fn(items[i]!);
+      try {
+        out[i] = await fn(items[i]!);
+      } catch (error) {
+        state.failure ??= { error };
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (state.failure) throw state.failure.error;
   return out;
 }
 
@@ -140,6 +154,7 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
   const base = path.resolve(root);
   const staging = path.resolve(options.stagingDir ?? path.join(base, STAGING_NAME));
   const now = options.now ?? Date.now;
+  const walkLimits = options.walk ?? WALK_DEFAULTS;
   /** Staging entries in use by this process; cleanupStale leaves them alone. */
   const active = new Set<string>();
 
@@ -148,6 +163,38 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
     const resolved = resolveUserPath(base, rel);
     await assertNoSymlinkEscape(base, resolved.absolute);
     return resolved;
+  };
+
+  /**
+   * The canonical relative path of an absolute one below the root: links resolved by realpath on
+   * the longest existing part, the rest appended as given. InvalidPath when it lands outside the
+   * root or in the staging area (normaliseUserPath refuses the reserved name).
+   */
+  const canonical = async (absolute: string): Promise<string> => {
+    let realRoot: string;
+    try {
+      realRoot = await realpath(base);
+    } catch (err) {
+      if (isErrno(err, "ENOENT")) return normaliseUserPath(absolute.slice(base.length)); // nothing exists yet: nothing to resolve
+      throw err;
+    }
+    const rest: string[] = [];
+    let current = absolute;
+    for (;;) {
+      let real: string;
+      try {
+        real = await realpath(current);
+      } catch (err) {
+        if (!isErrno(err, "ENOENT") && !isErrno(err, "ENOTDIR")) throw err;
+        if (current === base) return normaliseUserPath(absolute.slice(base.length));
+        rest.unshift(path.basename(current));
+        current = path.dirname(current);
+        continue;
+      }
+      if (!isInside(realRoot, real)) throw new FerryError("InvalidPath");
+      const inner = real === realRoot ? [] : real.slice(realRoot.length).split(path.sep);
+      return normaliseUserPath([...inner, ...rest].filter(Boolean).join("/"));
+    }
   };
 
   const ensureStaging = () => mkdir(staging, { recursive: true, mode: 0o700 });
@@ -217,23 +264,31 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
     await syncDir(path.dirname(target.absolute));
   };
 
-  /** Copies a tree without following links (a copied relative link could point elsewhere from its new place). */
-  const copyTree = async (from: string, to: string): Promise<void> => {
+  /**
+   * Copies a tree without following links (a copied relative link could point elsewhere from its
+   * new place, and a link back up would never end), within the walk's budget.
+   */
+  const copyTree = async (from: string, to: string, budget: WalkBudget, depth = 0): Promise<void> => {
+    budget.folder(depth);
     await mkdir(to);
     const dirents = await readdir(from, { withFileTypes: true });
+    budget.entries(dirents.length);
     await mapLimit(dirents, PARALLEL, async (d) => {
       if (isReservedName(d.name)) return;
       const src = path.join(from, d.name);
       const dst = path.join(to, d.name);
-      if (d.isDirectory()) await copyTree(src, dst);
+      if (d.isDirectory()) await copyTree(src, dst, budget, depth + 1);
       else if (d.isFile()) {
+        budget.check();
         await copyFile(src, dst, constants.COPYFILE_FICLONE);
         await syncFile(dst);
       }
     });
   };
 
-  const walk = async (dir: string, totals: Usage): Promise<void> => {
+  /** Sums a tree without following links (Dirent types come from lstat), within the walk's budget. */
+  const walk = async (dir: string, totals: Usage, budget: WalkBudget, depth = 0): Promise<void> => {
+    budget.folder(depth);
     let dirents;
     try {
       dirents = await readdir(dir, { withFileTypes: true });
@@ -241,12 +296,13 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
       if (isErrno(err, "ENOENT")) return; // removed while we walked
       throw err;
     }
+    budget.entries(dirents.length);
     await mapLimit(dirents, PARALLEL, async (d) => {
       if (isReservedName(d.name)) return;
       const full = path.join(dir, d.name);
       if (d.isDirectory()) {
         totals.folders++;
-        await walk(full, totals);
+        await walk(full, totals, budget, depth + 1);
       } else if (d.isFile()) {
         const info = await lstatOrNull(full);
         if (info) {
@@ -406,6 +462,8 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
   return {
     stat: guard(async (rel: string) => statOf(await locate(rel))),
 
+    resolve: guard(async (rel: string) => canonical((await locate(rel)).absolute)),
+
     list: guard(async (dirRel: string) => {
       const dir = await locate(dirRel);
       // Names only: lstat tells links apart anyway, and 100,000 Dirent objects are not free.
@@ -426,10 +484,11 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
         const full = path.join(dir.absolute, name);
         try {
           await assertNoSymlinkEscape(base, full);
+          const target = await canonical(full);
           const entry = entryOf(name, await stat(full));
-          if (entry) entries.push(entry);
+          if (entry) entries.push({ ...entry, link: { target } });
         } catch {
-          // dangling, or leading out of the root: not shown
+          // dangling, or leading out of the root or into the staging area: not shown
         }
       });
       // readdir comes sorted by bytes already; this keeps code-unit order whatever the platform gave.
@@ -477,7 +536,7 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
       await place(from.absolute, to, !source.isDirectory(), opts.overwrite === true);
     }),
 
-    copy: guard(async (fromRel: string, toRel: string, opts: OverwriteOption = {}) => {
+    copy: guard(async (fromRel: string, toRel: string, opts: OverwriteOption & WalkOptions = {}) => {
       const from = await locate(fromRel);
       const to = await locate(toRel);
       if (from.relative === "/") throw new FerryError("InvalidOperation");
@@ -494,8 +553,10 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
       const name = stagedName("copy");
       const staged = path.join(staging, name);
       try {
-        if (source.isDirectory()) await copyTree(from.absolute, staged);
-        else {
+        if (source.isDirectory()) {
+          const budget = new WalkBudget(walkLimits, opts);
+          await budget.run(() => copyTree(from.absolute, staged, budget));
+        } else {
           await copyFile(from.absolute, staged, constants.COPYFILE_FICLONE);
           await syncFile(staged);
         }
@@ -528,13 +589,14 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
       };
     }),
 
-    usage: guard(async (dirRel: string) => {
+    usage: guard(async (dirRel: string, opts: WalkOptions = {}) => {
       const target = await locate(dirRel);
       const info = await stat(target.absolute);
       if (info.isFile()) return { size: info.size, files: 1, folders: 0 };
       if (!info.isDirectory()) throw new FerryError("PathNotFound");
       const totals: Usage = { size: 0, files: 0, folders: 0 };
-      await walk(target.absolute, totals);
+      const budget = new WalkBudget(walkLimits, opts);
+      await budget.run(() => walk(target.absolute, totals, budget));
       return totals;
     }),
 

@@ -1,5 +1,6 @@
 import type { Readable, Writable } from "node:stream";
 import { FerryError } from "../errors";
+import type { WalkOptions } from "./walk";
 
 /**
  * Where a space's files live. The local-directory driver (local.ts) is the only one today; object
@@ -17,6 +18,11 @@ export interface Entry {
   size: number;
   /** Last modification, unix seconds. */
   mtime: number;
+  /**
+   * Set on a listed symbolic link (it stays inside the root, and type, size and time are its
+   * target's): folder walks do not follow it, and checks look at `target`, the canonical path.
+   */
+  link?: { target: string };
 }
 
 export interface StatResult extends Entry {
@@ -99,20 +105,32 @@ export interface StagedData {
 
 export interface Storage {
   stat(rel: string): Promise<StatResult>;
+  /**
+   * The canonical form of a path: every symbolic link resolved (realpath), relative to the root;
+   * a part that does not exist yet is kept as given. InvalidPath for a link that leads out of the
+   * root, dangles or lands in the staging area. Every check of a path (forbidden paths, shares)
+   * looks at this form as well as at the path as sent.
+   */
+  resolve(rel: string): Promise<string>;
   /** The entries of a folder, by name; never the staging area, never anything that is not a file or folder. */
   list(dirRel: string): Promise<Entry[]>;
   /** Creates a folder; its parent must exist unless `recursive`. An existing path fails with PathExists (unless `recursive` and it is a folder). */
   mkdir(rel: string, options?: { recursive?: boolean }): Promise<void>;
   rename(fromRel: string, toRel: string, options?: OverwriteOption): Promise<void>;
-  /** Copies a file or a folder tree; the target appears only when the copy is complete. */
-  copy(fromRel: string, toRel: string, options?: OverwriteOption): Promise<void>;
+  /**
+   * Copies a file or a folder tree (links below the source are not copied); the target appears
+   * only when the copy is complete, so a copy stopped at a walk limit (WalkLimit) or by its client
+   * (StoppedByClient) leaves nothing.
+   */
+  copy(fromRel: string, toRel: string, options?: OverwriteOption & WalkOptions): Promise<void>;
   /** Removes a file or a folder tree; the path disappears at once, the bytes follow. */
   remove(rel: string): Promise<void>;
   /** The bytes of a file, or of an inclusive range of it, as a stream with 1 MiB chunks. */
   createReadStream(rel: string, range?: ReadRange): Promise<Readable>;
   /** A file opened for positional reads into the caller's buffers (downloads recycle theirs). */
   openReader(rel: string): Promise<FileReader>;
-  usage(dirRel: string): Promise<Usage>;
+  /** Sizes below a path, without following links; bounded by the walk limits (WalkLimit, StoppedByClient). */
+  usage(dirRel: string, options?: WalkOptions): Promise<Usage>;
   beginWrite(rel: string, options?: WriteOptions): Promise<Writer>;
   /**
    * Places complete staged data at `rel` as a file, atomically, consuming it (same rules as

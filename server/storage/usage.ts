@@ -2,6 +2,7 @@ import type { Clock } from "../clock";
 import { FerryError } from "../errors";
 import { isUnder } from "./paths";
 import type { Storage, Usage } from "./storage";
+import { UNBOUNDED } from "./walk";
 
 /**
  * What each home folder holds (bytes, files, folders), counted once and then kept up to date.
@@ -81,7 +82,8 @@ export function createUsageCache(count: (home: string) => Promise<Usage>, clock:
 /** A full count of the storage of a home; a home not created yet holds nothing. */
 export async function countHome(storage: Storage): Promise<Usage> {
   try {
-    return await storage.usage("/");
+    // The engine's own count: links are not followed, so it ends; no limit may make a quota unreadable.
+    return await storage.usage("/", UNBOUNDED);
   } catch (error) {
     if (error instanceof FerryError && error.errorName === "PathNotFound") return { size: 0, files: 0, folders: 0 };
     throw error;

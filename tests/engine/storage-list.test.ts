@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { lstat, mkdir, mkdtemp, rm, stat, symlink, utimes, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, realpath, rm, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -32,12 +32,14 @@ async function fill(dir: string, count: number, prefix = "f-") {
   await Promise.all(Array.from({ length: 16 }, writer));
 }
 
-/** What a listing must say, from the disk itself (links followed). */
-async function expected(dir: string, names: string[]): Promise<Entry[]> {
+/** What a listing must say, from the disk itself (links followed, and marked with their target's path below `root`). */
+async function expected(dir: string, names: string[], root = dir): Promise<Entry[]> {
   const out: Entry[] = [];
   for (const name of names) {
     const info = await stat(path.join(dir, name));
-    out.push({ name, type: info.isDirectory() ? "folder" : "file", size: info.isDirectory() ? 0 : info.size, mtime: Math.floor(info.mtimeMs / 1000) });
+    const entry: Entry = { name, type: info.isDirectory() ? "folder" : "file", size: info.isDirectory() ? 0 : info.size, mtime: Math.floor(info.mtimeMs / 1000) };
+    if ((await lstat(path.join(dir, name))).isSymbolicLink()) entry.link = { target: `/${path.relative(await realpath(root), await realpath(path.join(dir, name)))}` };
+    out.push(entry);
   }
   return out;
 }
@@ -70,7 +72,8 @@ describe("listing a large folder", () => {
     const storage = createLocalStorage(root);
     const list = await storage.list("/big");
     const shown = [...Array.from({ length: BIG }, (_, i) => `f-${String(i).padStart(5, "0")}.txt`), "Sub-A", "sub-b", "naïve.txt", "link-inside", "link-folder"];
-    expect(list).toEqual(await expected(big, shown.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))));
+    expect(list).toEqual(await expected(big, shown.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), root));
+    expect(list.find((e) => e.name === "link-folder")?.link).toEqual({ target: "/big/sub-b" });
     expect(list.find((e) => e.name === "f-00003.txt")).toEqual({ name: "f-00003.txt", type: "file", size: 3, mtime: 1_700_000_000 });
   });
 
