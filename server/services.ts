@@ -52,7 +52,7 @@ export async function openServices(config: Config, clock: Clock = systemClock): 
   const tokens = createTokens(db, clock, { access: config.accessTokenTtl, refresh: config.refreshTokenTtl });
   const storageRoot = path.join(config.dataDir, "storage");
   const homes = createHomes(storageRoot);
-  const spaces = createSpaces(db, path.resolve(storageRoot));
+  const spaces = createSpaces(db, path.resolve(storageRoot), { maxDepth: config.walkMaxDepth, maxEntries: config.walkMaxEntries });
   const usage = createUsageCache((home) => countHome(spaces.storageOf(home)), clock);
   const accounts = createAccounts({ db, clock, tokens, settings, homes, usage });
   const notices = createNotices(db, clock);
@@ -109,4 +109,3 @@ export async function ensureAdministrator(services: Services): Promise<string | 
   await services.accounts.createUser({ account: ADMIN_ACCOUNT, password, needUpdatePwd: true, fullname: "Administrator" }, "admin");
   return password;
 }
-

@@ -2,8 +2,8 @@ import { uploadMetadata } from "../../contract/files";
 import { hasPermission, Permission } from "../../contract/permissions";
 import type { Services } from "../services";
 import { FerryError } from "../errors";
-import { isForbidden, type Space } from "../files/spaces";
-import { joinName, normaliseUserPath } from "../storage/paths";
+import { checkAllowed, type Space } from "../files/spaces";
+import { joinName, normaliseUserPath, parentOf } from "../storage/paths";
 import { OWNER_KEY, SPACE_KEY, type UploadRecord } from "./store";
 
 /** What an upload is for, as checked at creation and stored in its record's metadata. */
@@ -64,24 +64,38 @@ export async function sizeLimit(services: Services): Promise<number> {
 /**
  * Refuses a target that cannot take a new file: an existing folder (always), an existing file
  * without overwrite (PathExists) or, with overwrite, without the Delete bit (PermissionDenied), a
- * file where a parent folder should be (PathIsFile). Missing
- * parents are fine: commit creates them. Forbidden paths are refused. Checked at creation and again at commit.
+ * file where a parent folder should be (PathIsFile). Missing parents are created by commit, which
+ * takes the Mkdir bit as well as Upload (PermissionDenied without it). Forbidden paths are
+ * refused, also through a symbolic link (checkAllowed). Checked at creation and again at commit.
  */
 export async function checkTargetFree(space: Space, target: UploadTarget): Promise<void> {
   // A forbidden path answers like a missing permission, as the file commands do.
-  if (isForbidden(space.forbidden, target.path)) throw new FerryError("PermissionDenied");
+  await checkAllowed(space, target.path);
   let existing;
   try {
     existing = await space.storage.stat(target.path);
   } catch (error) {
     if (!(error instanceof FerryError)) throw error;
-    if (error.errorName === "PathNotFound") return;
+    if (error.errorName === "PathNotFound") return checkParentsCreatable(space, target.path);
     throw error;
   }
   if (existing.type === "folder") throw new FerryError("PathIsNotFile");
   if (!target.overwrite) throw new FerryError("PathExists");
   // Replacing a file destroys what it held: that takes the Delete bit as well as Upload.
   if (!hasPermission(space.permission, Permission.Delete)) throw new FerryError("PermissionDenied");
+}
+
+/** Creating the missing folders above `path` takes the Mkdir bit: without it they must all exist. */
+async function checkParentsCreatable(space: Space, path: string): Promise<void> {
+  const parent = parentOf(path);
+  if (parent === "/" || hasPermission(space.permission, Permission.Mkdir)) return;
+  try {
+    const info = await space.storage.stat(parent);
+    if (info.type !== "folder") throw new FerryError("PathIsFile");
+  } catch (error) {
+    if (error instanceof FerryError && error.errorName === "PathNotFound") throw new FerryError("PermissionDenied");
+    throw error;
+  }
 }
 
 /** Refuses a new upload whose declared size cannot fit in the space's quota now (QuotaExceeded); checked again at commit. */
