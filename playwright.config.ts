@@ -1,6 +1,6 @@
 import { defineConfig, devices } from "@playwright/test";
 import path from "node:path";
-import { E2E_API_PORT, E2E_LOCAL_CLIENT_PORTS, E2E_WEB_PORT, ENGINE_URL, SALT, WEB_URL, WEB_EN_URL, e2eRunDir } from "./tests/support/e2e-env";
+import { E2E_API_PORT, E2E_LOCAL_CLIENT_PORTS, E2E_WEB_PORT, ENGINE_URL, FORWARD_SECRET, SALT, WEB_URL, WEB_EN_URL, e2eRunDir } from "./tests/support/e2e-env";
 
 // End-to-end tests: the real engine (fresh SQLite data directory per run) and the built web client,
 // driven in Debian's Chromium. `npx playwright test` builds the web first when it is out of date.
@@ -17,7 +17,7 @@ const browser = {
   },
 };
 /** What both web processes share: the test engine, its salt, a data directory for the session secret. */
-const webEnv = { FERRY_ENGINE_URL: ENGINE_URL, FERRY_API_PORT: "", FERRY_HASHID_SALT: SALT, FERRY_DATA_DIR: path.join(runDir, "web"), FERRY_ENGLISH_ONLY: "0", FERRY_LOCAL_CLIENT_PORTS: E2E_LOCAL_CLIENT_PORTS.join(",") };
+const webEnv = { FERRY_ENGINE_URL: ENGINE_URL, FERRY_API_PORT: "", FERRY_HASHID_SALT: SALT, FERRY_FORWARD_SECRET: FORWARD_SECRET, FERRY_DATA_DIR: path.join(runDir, "web"), FERRY_ENGLISH_ONLY: "0", FERRY_LOCAL_CLIENT_PORTS: E2E_LOCAL_CLIENT_PORTS.join(",") };
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -67,7 +67,7 @@ export default defineConfig({
     },
     {
       name: "web",
-      command: "node --import tsx tests/support/e2e-build.ts && exec node node_modules/@remix-run/serve/dist/cli.js build/index.js",
+      command: "node --import tsx tests/support/e2e-build.ts && exec node --import ./scripts/web-peer.mjs node_modules/@remix-run/serve/dist/cli.js build/index.js",
       url: `${WEB_URL}/favicon.svg`,
       env: { NODE_ENV: "production", PORT: String(E2E_WEB_PORT), HOST: "127.0.0.1", ...webEnv },
       reuseExistingServer: false,
@@ -79,7 +79,7 @@ export default defineConfig({
     {
       // The English edition (FERRY_ENGLISH_ONLY=1) on the same engine, for the edition-flag test.
       name: "web-en",
-      command: "exec node node_modules/@remix-run/serve/dist/cli.js build/index.js",
+      command: "exec node --import ./scripts/web-peer.mjs node_modules/@remix-run/serve/dist/cli.js build/index.js",
       url: `${WEB_EN_URL}/favicon.svg`,
       env: { NODE_ENV: "production", PORT: String(E2E_WEB_PORT + 1), HOST: "127.0.0.1", ...webEnv, FERRY_ENGLISH_ONLY: "1" },
       reuseExistingServer: false,

@@ -1,8 +1,16 @@
 import * as z from "zod";
 
+/**
+ * Longest encoded password: MAX_PASSWORD_INPUT (128) characters of 4-byte UTF-8 encode to 855, so
+ * 1024 refuses only what the engine would refuse anyway, before anything is decoded or hashed.
+ */
+export const ENCODED_PASSWORD_MAX = 1024;
+/** Longest UK: an encoded account or e-mail address (255 characters) and an encoded password. */
+export const UK_MAX = 2048;
+
 /** POST /api/user/login. */
 export const loginBody = z
-  .object({ UK: z.string().min(1).max(4096).describe("Encoded account and password joined by '.' (docs/credential-encoding.md).") })
+  .object({ UK: z.string().min(1).max(UK_MAX).describe("Encoded account and password joined by '.' (docs/credential-encoding.md).") })
   .strict();
 
 export const loginData = z.object({
@@ -30,16 +38,20 @@ export const wrongPasswordData = z.object({
 /** PUT /api/user/password/update: with a bearer token (in-app change) or without (forced reset). */
 export const passwordUpdateBody = z
   .object({
-    account: z.string().min(1).max(64),
-    oldPassword: z.string().min(1).max(2048).describe("Encoded."),
-    newPassword: z.string().min(1).max(2048).describe("Encoded."),
+    account: z.string().min(1).max(255).describe("The account name, or its e-mail address."),
+    oldPassword: z.string().min(1).max(ENCODED_PASSWORD_MAX).describe("Encoded."),
+    newPassword: z.string().min(1).max(ENCODED_PASSWORD_MAX).describe("Encoded."),
     needUpdatePwd: z.boolean().optional(),
     adminId: z.union([z.number().int(), z.string().max(64)]).optional(),
   })
   .strict();
 
-/** PUT /api/user/auth: the refresh token is the bearer. */
-export const refreshData = z.object({ token: z.string(), expires_in: z.number().int() });
+/** PUT /api/user/auth: the refresh token is the bearer; it is replaced by `refresh_token` (rotation, docs/security.md section 3). */
+export const refreshData = z.object({
+  token: z.string(),
+  expires_in: z.number().int(),
+  refresh_token: z.string().describe("The new refresh token; the one sent stops working."),
+});
 
 /** POST /api/user/account/lookup: the spec's "account lookup by e-mail" (action get_account). */
 export const accountLookupBody = z

@@ -334,6 +334,15 @@ const catalogue = {
     zh: "该地址的分享链接请求过多，请 {{minutes}} 分钟后再试",
   },
 
+  // Request size, sign-in and sessions (docs/security.md, sections 1-3); 4280 up
+  RequestTooLarge: {
+    code: 4280,
+    status: 413,
+    value: "Request too large",
+    en: "The request is too large (at most {{limit}} bytes)",
+    zh: "请求过大（最多 {{limit}} 字节）",
+  },
+
   // Folder walks (docs/security.md, "Folder walks"); 4260 up
   WalkLimit: {
     code: 4260,

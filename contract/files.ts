@@ -133,8 +133,12 @@ export interface SocketResults {
   commit: { path: string; size: number; hash: string };
 }
 
-/** Largest WebSocket message the server accepts (a command is small; 10,000 paths fit). */
-export const SOCKET_MAX_MESSAGE = 8 * 1024 * 1024;
+/**
+ * Largest WebSocket message the server accepts. The socket carries commands, never file bytes: the
+ * largest is a selection of up to 10,000 paths (about 200 bytes each fit). A bigger frame closes that
+ * socket (1009) before it is buffered whole; other sockets are untouched.
+ */
+export const SOCKET_MAX_MESSAGE = 2 * 1024 * 1024;
 
 /** The file server's HTTP paths. */
 export const FILE_SERVER_PATHS = {

@@ -196,9 +196,10 @@ async function main() {
 
   let firstStart = false;
   let fromEnvPassword = false;
-  // The web signs users in from this machine: the engine trusts it as a proxy, so web sign-ins are
-  // not all counted as one client address (see docs/api.md, "Sign-in and lockout").
-  const engineEnv = { ...process.env, FERRY_TRUSTED_PROXIES: setting("FERRY_TRUSTED_PROXIES", "127.0.0.1,::1") };
+  // The engine trusts no local process as a proxy: the web vouches for each visitor's address with
+  // a signature instead (FERRY_FORWARD_SECRET, docs/security.md section 2), so nothing else on this
+  // machine can claim an address by sending X-Forwarded-For.
+  const engineEnv = { ...process.env, FERRY_TRUSTED_PROXIES: setting("FERRY_TRUSTED_PROXIES", "") };
   supervise("engine", () =>
     run("engine", [...ENGINE_NODE_OPTIONS, path.relative(root, ENGINE_ENTRY)], engineEnv, (line) => {
       // The engine announces the administrator it created; the banner then speaks of this start.
@@ -207,11 +208,14 @@ async function main() {
     }),
   );
   supervise("web", () =>
-    run("web", [binOf("@remix-run/serve", "remix-serve"), "build/index.js"], {
+    run("web", ["--import", "./scripts/web-peer.mjs", binOf("@remix-run/serve", "remix-serve"), "build/index.js"], {
       ...process.env,
       NODE_ENV: process.env.NODE_ENV || "production",
       PORT: webPort,
       FERRY_ENGINE_URL: engineUrl,
+      // The web finds the engine's forward-secret file where the engine does (also when set in FERRY_CONFIG).
+      FERRY_DATA_DIR: setting("FERRY_DATA_DIR", "./data"),
+      FERRY_FORWARD_SECRET: setting("FERRY_FORWARD_SECRET", ""),
     }),
   );
 

@@ -36,6 +36,15 @@ export const configSchema = z.object({
   FERRY_HASHID_SALT: z.string().min(1).default("ferry").describe("Salt of the Hashids encoding of credential fields (obfuscation; use TLS)."),
   FERRY_EDITION: z.enum(EDITIONS).default("free").describe("Edition: free, pro, smb or enterprise."),
   FERRY_TRUSTED_PROXIES: z.string().default("").describe("Comma-separated proxy addresses/CIDRs whose X-Forwarded-For is believed."),
+  FERRY_FORWARD_SECRET: z
+    .string()
+    .min(32, "must be at least 32 characters")
+    .optional()
+    .describe("Key the web signs visitors' addresses with (same value for web and engine). Unset: generated once into <data dir>/forward-secret."),
+  FERRY_LOGIN_ADDRESS_MAX_FAILURES: z.coerce.number().int().min(1).default(20).describe("Wrong passwords from one client address, across all accounts, that lock the address."),
+  FERRY_LOGIN_ADDRESS_WINDOW: seconds.default(900).describe("Window of FERRY_LOGIN_ADDRESS_MAX_FAILURES and FERRY_LOOKUP_ADDRESS_MAX, and how long an address lock lasts, in seconds."),
+  FERRY_LOOKUP_ADDRESS_MAX: z.coerce.number().int().min(1).default(30).describe("Account look-ups by e-mail one client address may make per FERRY_LOGIN_ADDRESS_WINDOW."),
+  FERRY_REFRESH_REUSE_GRACE: z.coerce.number().int().min(0).max(60).default(10).describe("Seconds the previous refresh token still answers with the same new pair (concurrent refreshes)."),
   FERRY_ACCESS_TOKEN_TTL: seconds.default(3600).describe("Access token lifetime in seconds."),
   FERRY_REFRESH_TOKEN_TTL: seconds.default(7 * 24 * 3600).describe("Refresh token lifetime in seconds."),
   FERRY_API_BODY_LIMIT: z.coerce.number().int().min(1024).default(1024 * 1024).describe("Largest accepted JSON body of the REST API, in bytes."),
@@ -93,6 +102,11 @@ export interface Config {
   hashidSalt: string;
   edition: Edition;
   trustedProxies: string[];
+  /** FERRY_FORWARD_SECRET, or null: the key file in the data directory (contract/forwarding.ts). */
+  forwardSecret: string | null;
+  /** Per client address: wrong passwords that lock it, look-ups allowed, both within windowMs. */
+  addressLimits: { maxFailures: number; maxLookups: number; windowMs: number };
+  refreshReuseGraceMs: number;
   accessTokenTtl: number;
   refreshTokenTtl: number;
   apiBodyLimit: number;
@@ -156,6 +170,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     hashidSalt: c.FERRY_HASHID_SALT,
     edition: c.FERRY_EDITION,
     trustedProxies: c.FERRY_TRUSTED_PROXIES.split(",").map((s) => s.trim()).filter(Boolean),
+    forwardSecret: c.FERRY_FORWARD_SECRET ?? null,
+    addressLimits: { maxFailures: c.FERRY_LOGIN_ADDRESS_MAX_FAILURES, maxLookups: c.FERRY_LOOKUP_ADDRESS_MAX, windowMs: c.FERRY_LOGIN_ADDRESS_WINDOW * 1000 },
+    refreshReuseGraceMs: c.FERRY_REFRESH_REUSE_GRACE * 1000,
     accessTokenTtl: c.FERRY_ACCESS_TOKEN_TTL,
     refreshTokenTtl: c.FERRY_REFRESH_TOKEN_TTL,
     apiBodyLimit: c.FERRY_API_BODY_LIMIT,

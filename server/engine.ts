@@ -4,6 +4,7 @@ import { adminRoutes } from "./admin/routes";
 import { authRoutes } from "./auth/routes";
 import { createAuth } from "./auth/service";
 import { createLockout } from "./auth/lockout";
+import { createRateLimits } from "./shares/limits";
 import { type Clock, systemClock } from "./clock";
 import type { Config } from "./config";
 import { securePrivateFiles } from "./data-dir";
@@ -26,6 +27,7 @@ import { fileCommandParts } from "./files/commands";
 import { downloadParts } from "./fileserver/downloads";
 import { uploadParts } from "./uploads/tus";
 import { clientAddressReader } from "./http/client-address";
+import { loadForwardSecret } from "../contract/forwarding";
 import { shareFileRoutes } from "./fileserver/share-routes";
 import { createShareSockets } from "./fileserver/share-socket";
 import { ADMIN_ACCOUNT, ensureAdministrator, openServices, type Services } from "./services";
@@ -46,7 +48,7 @@ export interface Engine {
 export function allRoutes(s: Services): RouteDef[] {
   const codec = createCredentialCodec(s.config.hashidSalt);
   const lockout = createLockout(s.db, s.clock);
-  const auth = createAuth({ ...s, codec, lockout, edition: s.config.edition });
+  const auth = createAuth({ ...s, codec, lockout, rates: createRateLimits(s.db, s.clock), edition: s.config.edition, addressLimits: s.config.addressLimits });
   const routes = [...authRoutes(auth, s.tokens, s.accounts), ...siteRoutes(s.config, s.settings, s.db, s.clock), ...noticeRoutes(s.notices), ...adminRoutes(s.accounts, s.notices, s.settings), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s)];
   routes.push(
     route({
@@ -66,21 +68,29 @@ export async function startEngine(config: Config, clock: Clock = systemClock): P
   const services = await openServices(config, clock);
   try {
     const initialAdminPassword = await ensureAdministrator(services);
+    let log: { warn(message: string): void } | null = null;
+    const clientAddress = clientAddressReader({
+      trustedProxies: config.trustedProxies,
+      forwardKey: loadForwardSecret(config.dataDir, config.forwardSecret),
+      onBadSignature: () =>
+        log?.warn("a request carried X-Ferry-Client-Address with a signature that does not verify: ignored; if it came from the web, its FERRY_FORWARD_SECRET (or data directory) differs from the engine's"),
+    });
     const api = buildApi({
       bodyLimit: config.apiBodyLimit,
       trustedProxies: config.trustedProxies,
+      clientAddress,
       logLevel: config.logLevel,
       tokens: services.tokens,
       shareTokens: (token) => services.shares.access.checkToken(token),
       routes: allRoutes(services),
     });
     for (const { path, from, to } of tightened) api.log.warn({ path, from: from.toString(8), to: to.toString(8) }, "file mode tightened: it was readable by other users");
+    log = api.log;
     installerRoutes(api, { installers: createInstallers(config.installersDir), tokens: services.tokens });
     const address = await api.listen({ host: config.host, port: config.apiPort });
     const parts: FileServerParts[] = await Promise.all([fileCommandParts, downloadParts, uploadParts].map((part) => part(services, api.log)));
     const commands = Object.assign({}, ...parts.map((p) => p.commands)) as FileServerParts["commands"];
     const shares = createShareSockets(services, commands);
-    const clientAddress = clientAddressReader(config.trustedProxies);
     const clients = createClientRegistry({ db: services.db, clock, edition: config.edition, log: api.log });
     const closeParts = () => Promise.all([...parts.map((p) => p.close?.()), clients.close()]);
     const fileServer = await startFileServer({

@@ -49,7 +49,7 @@ export interface Services {
 export async function openServices(config: Config, clock: Clock = systemClock): Promise<Services> {
   const db = await openDatabase(config.databaseUrl);
   const settings = createSettings(db);
-  const tokens = createTokens(db, clock, { access: config.accessTokenTtl, refresh: config.refreshTokenTtl });
+  const tokens = createTokens(db, clock, { access: config.accessTokenTtl, refresh: config.refreshTokenTtl, reuseGraceMs: config.refreshReuseGraceMs });
   const storageRoot = path.join(config.dataDir, "storage");
   const homes = createHomes(storageRoot);
   const spaces = createSpaces(db, path.resolve(storageRoot), { maxDepth: config.walkMaxDepth, maxEntries: config.walkMaxEntries });

@@ -1,4 +1,6 @@
+import { isIP } from "node:net";
 import type { Envelope } from "../../contract/envelope";
+import { CLIENT_ADDRESS_HEADER, CLIENT_SIGNATURE_HEADER, loadForwardSecret, signClientAddress, UNKNOWN_CLIENT } from "../../contract/forwarding";
 import { env } from "./env.server";
 
 /** Longest wait for one engine call. */
@@ -23,6 +25,27 @@ export interface EngineFetchInit extends RequestInit {
   request?: Request;
 }
 
+let forwardKey: string | undefined;
+/** Loaded at the first engine call, so a web started before the engine can still create the key file. */
+const forwardSecret = () => (forwardKey ??= loadForwardSecret(env.FERRY_DATA_DIR, env.FERRY_FORWARD_SECRET));
+
+/** Set by scripts/web-peer.mjs, preloaded into remix-serve: only then is `x-ferry-peer` the socket's address and not a visitor's header. */
+const peerPreloaded = () => (globalThis as Record<symbol, unknown>)[Symbol.for("ferry.webPeer")] === true;
+
+/**
+ * The browser's address as this process knows it: behind a reverse proxy (FERRY_WEB_BEHIND_PROXY)
+ * the last X-Forwarded-For entry, the one the proxy added; otherwise the connection's peer, which
+ * the web-peer preload wrote into `x-ferry-peer`. "unknown" when neither is available.
+ */
+export function visitorAddress(request: Request): string {
+  let address: string | null | undefined;
+  if (env.behindProxy) address = (request.headers.get("X-Forwarded-For") ?? "").split(",").at(-1)?.trim();
+  else if (peerPreloaded()) address = request.headers.get("x-ferry-peer");
+  return address && isIP(address) !== 0 ? address : UNKNOWN_CLIENT;
+}
+
+let warnedUnknown = false;
+
 function isEnvelope(body: unknown): body is Envelope {
   if (typeof body !== "object" || body === null) return false;
   const b = body as Record<string, unknown>;
@@ -38,10 +61,17 @@ export async function engineFetch<T = unknown>(path: string, init: EngineFetchIn
   const { request, headers, signal, ...rest } = init;
   const sendHeaders = new Headers(headers);
   if (!sendHeaders.has("Accept")) sendHeaders.set("Accept", "application/json");
-  // The browser's address, for the engine's per-address lockout, only when a proxy in front of the
-  // web vouches for it; otherwise the engine (which trusts this process) counts per account only.
-  const forwarded = request?.headers.get("X-Forwarded-For");
-  if (env.behindProxy && forwarded && !sendHeaders.has("X-Forwarded-For")) sendHeaders.set("X-Forwarded-For", forwarded);
+  // The browser's address for the engine's per-address counters, signed so that the engine believes
+  // it from this process only (docs/security.md, section 2). Without a browser request (a sign-out
+  // after the fact) or a known address, "unknown": the engine then counts per account only.
+  let address: string = UNKNOWN_CLIENT;
+  if (request) address = visitorAddress(request);
+  if (address === UNKNOWN_CLIENT && request && !warnedUnknown) {
+    warnedUnknown = true;
+    console.warn("[ferry] the visitor's address is unknown (remix-serve was started without scripts/web-peer.mjs and FERRY_WEB_BEHIND_PROXY is off): sign-ins are counted per account only");
+  }
+  sendHeaders.set(CLIENT_ADDRESS_HEADER, address);
+  sendHeaders.set(CLIENT_SIGNATURE_HEADER, signClientAddress(forwardSecret(), address));
   const language = request?.headers.get("Accept-Language");
   if (language && !sendHeaders.has("Accept-Language")) sendHeaders.set("Accept-Language", language);
   const timeout = AbortSignal.timeout(ENGINE_TIMEOUT_MS);

@@ -12,6 +12,7 @@ const schema = z
     FERRY_DATA_DIR: z.string().default("./data"),
     FERRY_HASHID_SALT: z.string().min(1).default("ferry"),
     FERRY_SESSION_SECRET: z.string().min(32).optional(),
+    FERRY_FORWARD_SECRET: z.string().min(32).optional(),
     FERRY_ENGLISH_ONLY: z.enum(["0", "1", "true", "false"]).default("0"),
     FERRY_WEB_BEHIND_PROXY: z.enum(["0", "1", "true", "false"]).default("0"),
     FERRY_LOCAL_CLIENT_PORTS: z
@@ -27,6 +28,8 @@ const schema = z
     FERRY_DATA_DIR: e.FERRY_DATA_DIR,
     FERRY_HASHID_SALT: e.FERRY_HASHID_SALT,
     FERRY_SESSION_SECRET: e.FERRY_SESSION_SECRET,
+    /** The key the visitor's address is signed with for the engine (contract/forwarding.ts); unset: the data directory's file. */
+    FERRY_FORWARD_SECRET: e.FERRY_FORWARD_SECRET,
     /** The English edition: English only, no language toggles. */
     englishOnly: e.FERRY_ENGLISH_ONLY === "1" || e.FERRY_ENGLISH_ONLY === "true",
     /** A reverse proxy in front of the web sets X-Forwarded-For; only then is it passed to the engine. */

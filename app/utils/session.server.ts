@@ -89,9 +89,17 @@ export async function requireUser(request: Request, options: { forceRefresh?: bo
   if (now - Number(session.get("activeAt") ?? 0) > IDLE_TIMEOUT_MS) await signOut(request, session, "expired");
 
   if (options.forceRefresh || now - Number(session.get("refreshedAt") ?? 0) > REFRESH_INTERVAL_MS) {
-    const refreshed = await engineFetch<{ token: string }>("/api/user/auth", { method: "PUT", headers: { Authorization: `Bearer ${engine.refreshToken}` } });
+    // The refresh token rotates: the answer carries its successor, which the cookie keeps. Two
+    // requests of one browser that refresh at once (two tabs, parallel loaders) send the same token;
+    // the engine answers both with the same new pair (docs/security.md, section 3).
+    // Not tied to the browser's request: a rotation must not be cut off by a navigation.
+    const refreshed = await engineFetch<{ token: string; refresh_token?: string }>("/api/user/auth", {
+      method: "PUT",
+      headers: { Authorization: `Bearer ${engine.refreshToken}` },
+    });
     if (!refreshed.result || !refreshed.data) await signOut(request, session, "expired");
     engine.token = refreshed.data!.token;
+    if (refreshed.data!.refresh_token) engine.refreshToken = refreshed.data!.refresh_token;
     session.set("engine", seal(engine));
     session.set("refreshedAt", now);
   }

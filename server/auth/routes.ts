@@ -2,6 +2,7 @@ import * as z from "zod";
 import { accountLookupBody, accountLookupData, loginBody, loginData, passwordUpdateBody, refreshData } from "../../contract/auth";
 import { groupListData, userInfo } from "../../contract/users";
 import type { Accounts } from "../accounts/service";
+import { fail } from "../errors";
 import { route } from "../http/route";
 import type { Auth } from "./service";
 import type { Tokens } from "./tokens";
@@ -31,10 +32,11 @@ export function authRoutes(auth: Auth, tokens: Tokens, accounts: Accounts) {
       method: "PUT",
       url: "/api/user/auth",
       tag: "auth",
-      summary: "New access token; the refresh token is the bearer.",
+      summary:
+        "New access token and refresh token; the refresh token is the bearer and stops working. Its reuse after FERRY_REFRESH_REUSE_GRACE revokes the session (1009).",
       auth: "refresh",
       response: refreshData,
-      handler: ({ auth: ctx }) => tokens.refreshAccess(ctx!.sessionId),
+      handler: async ({ bearer }) => (await tokens.rotate(bearer!)) ?? fail("InvalidToken"),
     }),
     route({
       method: "POST",
@@ -55,7 +57,7 @@ export function authRoutes(auth: Auth, tokens: Tokens, accounts: Accounts) {
       auth: "public",
       body: accountLookupBody,
       response: accountLookupData,
-      handler: ({ body }) => auth.lookupAccount(body.email),
+      handler: ({ body, ip }) => auth.lookupAccount(body.email, ip),
     }),
     route({
       method: "GET",

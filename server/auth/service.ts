@@ -1,12 +1,14 @@
 import type { CredentialCodec } from "../../contract/credentials";
 import { ACCOUNT_TYPES } from "../../contract/users";
+import { EMAIL_PATTERN } from "../../contract/validation";
 import type { Accounts } from "../accounts/service";
 import type { Clock } from "../clock";
 import type { Edition } from "../config";
 import type { Db } from "../db/connect";
 import { fail, FerryError } from "../errors";
 import type { Settings } from "../settings/service";
-import { type Lockout, type LockoutPolicy, accountKey, addressKey } from "./lockout";
+import type { RateLimits } from "../shares/limits";
+import { type CounterKey, type Lockout, type LockoutPolicy, accountKey, addressKey } from "./lockout";
 import { dummyHash, hashPassword, MAX_PASSWORD_INPUT, verifyPassword } from "./password-hash";
 import type { AuthContext, Tokens } from "./tokens";
 
@@ -16,38 +18,58 @@ export interface AuthDeps {
   codec: CredentialCodec;
   tokens: Tokens;
   lockout: Lockout;
+  /** Fixed-window counters per key (account look-ups per address). */
+  rates: RateLimits;
   settings: Settings;
   accounts: Accounts;
   edition: Edition;
+  /** Per client address, across accounts (FERRY_LOGIN_ADDRESS_MAX_FAILURES, FERRY_LOOKUP_ADDRESS_MAX, FERRY_LOGIN_ADDRESS_WINDOW). */
+  addressLimits: { maxFailures: number; maxLookups: number; windowMs: number };
 }
 
 /** Sign-in, password change, refresh and sign-out: the rules of end-user spec sections 4, 5 and 7. */
-export function createAuth({ db, clock, codec, tokens, lockout, settings, accounts, edition }: AuthDeps) {
+export function createAuth({ db, clock, codec, tokens, lockout, rates, settings, accounts, edition, addressLimits }: AuthDeps) {
   async function policy(): Promise<LockoutPolicy & { lockPeriod: number }> {
     const s = await settings.get("security");
     return { maxFailures: s.lockTimes, windowMs: s.lockMinutes * 60_000, lockPeriod: s.lockMinutes * 60 };
   }
 
+  /** Account names never contain "@" (contract/validation.ts), so a name with one is an e-mail address. */
+  const findUser = (account: string) => (account.includes("@") ? accounts.findByEmail(account) : accounts.findByAccount(account));
+
   /**
-   * Checks an account's password under the lockout rules: a running lock refuses before hashing; a
-   * wrong password counts against the account and the client address, and the Nth locks them and
-   * revokes the account's sessions. Unknown accounts take the same path, so they look the same.
+   * Checks an account's password under the lockout rules. The attempt is counted against the account
+   * (settings lockTimes/lockMinutes) and the client address (addressLimits) before the password is
+   * hashed, so parallel guesses cannot outrun the limit; a key that is locked or at its limit refuses
+   * at once. A wrong password that reaches the account's limit locks it and revokes its sessions
+   * (1050); one that reaches the address's limit locks the address (4116). A right password clears
+   * the account's count and gives the address its attempt back. Unknown accounts (and e-mail
+   * addresses) take the same path and cost the same hash, so they look the same.
    */
   async function checkPassword(account: string, password: string, ip: string | null) {
-    const keys = ip ? [accountKey(account), addressKey(ip)] : [accountKey(account)];
-    if ((await lockout.lockedUntil(keys)) > clock.now()) fail("AccountLocked");
-    const user = await accounts.findByAccount(account);
-    const ok = password.length <= MAX_PASSWORD_INPUT && (await verifyPassword(password, user?.password_hash ?? (await dummyHash())));
-    if (ok && user) return user;
-
+    const user = await findUser(account);
     const p = await policy();
-    const [byAccount, byAddress = { failures: 0, lockedUntil: 0 }] = await Promise.all(keys.map((key) => lockout.recordFailure(key, p)));
-    if (byAccount!.lockedUntil > 0 || byAddress.lockedUntil > 0) {
-      if (user && byAccount!.lockedUntil > 0) await tokens.revokeUser(user.id);
+    const byAccount: CounterKey = { key: accountKey(user?.account ?? account), policy: p };
+    const keys = [byAccount];
+    if (ip) keys.push({ key: addressKey(ip), policy: { maxFailures: addressLimits.maxFailures, windowMs: addressLimits.windowMs } });
+
+    const taken = await lockout.take(keys);
+    if (taken.refusedBy !== null) return fail(taken.refusedBy === byAccount.key ? "AccountLocked" : "IpLocked");
+    const ok = password.length <= MAX_PASSWORD_INPUT && (await verifyPassword(password, user?.password_hash ?? (await dummyHash())));
+    if (ok && user) {
+      await lockout.succeed([byAccount.key], keys.slice(1).map((k) => k.key));
+      return user;
+    }
+
+    const locked = await lockout.fail(keys, taken.counts);
+    if (locked.includes(byAccount.key)) {
+      if (user) await tokens.revokeUser(user.id);
       fail("AccountLocked");
     }
-    const data = { loginFailTimes: Math.max(byAccount!.failures, byAddress.failures), lockPeriod: p.lockPeriod, maxLockTimes: p.maxFailures };
-    throw new FerryError("WrongPassword", data, { wrongTimes: data.loginFailTimes, maxLockTimes: p.maxFailures, lockPeriod: p.lockPeriod / 60 });
+    if (locked.length > 0) fail("IpLocked");
+    const failures = taken.counts.get(byAccount.key) ?? 1;
+    const data = { loginFailTimes: failures, lockPeriod: p.lockPeriod, maxLockTimes: p.maxFailures };
+    throw new FerryError("WrongPassword", data, { wrongTimes: failures, maxLockTimes: p.maxFailures, lockPeriod: p.lockPeriod / 60 });
   }
 
   return {
@@ -56,8 +78,9 @@ export function createAuth({ db, clock, codec, tokens, lockout, settings, accoun
       const account = credentials.account.trim();
       if (!account) fail("AccountRequired");
       if (!credentials.password) fail("PasswordRequired");
+      // Longer than any password can be: refused as bad input, never hashed nor counted as a guess.
+      if (credentials.password.length > MAX_PASSWORD_INPUT) fail("ParameterError", { field: "UK" });
       const user = await checkPassword(account, credentials.password, ip);
-      await lockout.reset(accountKey(account));
       if (user.locked) fail("AccountLocked");
       if (user.need_update_pwd) fail("NeedResetPassword", { account: user.account });
       const issued = await tokens.issue(user.id, ip ?? "");
@@ -82,11 +105,13 @@ export function createAuth({ db, clock, codec, tokens, lockout, settings, accoun
      */
     async updatePassword(input: { account: string; oldPassword: string; newPassword: string }, auth: AuthContext | null, ip: string | null) {
       const account = input.account.trim();
-      if (auth && auth.user.account.toLowerCase() !== account.toLowerCase()) fail("NoPermission");
+      if (auth && auth.user.account.toLowerCase() !== account.toLowerCase() && !account.includes("@")) fail("NoPermission");
       const oldPassword = codec.decode(input.oldPassword) ?? fail("ParameterError", { field: "oldPassword" });
       const newPassword = codec.decode(input.newPassword) ?? fail("ParameterError", { field: "newPassword" });
+      if (oldPassword.length > MAX_PASSWORD_INPUT) fail("ParameterError", { field: "oldPassword" });
+      if (newPassword.length > MAX_PASSWORD_INPUT) fail("ParameterError", { field: "newPassword" });
       const user = await checkPassword(account, oldPassword, ip);
-      await lockout.reset(accountKey(account));
+      if (auth && auth.user.id !== user.id) fail("NoPermission");
       if (user.locked) fail("AccountLocked");
       if (user.account_type !== ACCOUNT_TYPES.Normal) fail("AccountNotAllowed");
       if (!user.need_update_pwd && !(await settings.get("security")).allowUserSetPassword) fail("PasswordChangeNotAllowed");
@@ -102,12 +127,19 @@ export function createAuth({ db, clock, codec, tokens, lockout, settings, accoun
     },
 
     /**
-     * The spec's e-mail → account lookup. An unknown address resolves to itself, so the lookup never
-     * tells a stranger which addresses have accounts; signing in with it then fails like a wrong password.
+     * The spec's e-mail → account lookup. It answers every well-formed address with itself, known
+     * or not, without reading the users table, so the answer and its work never tell a stranger which
+     * addresses have accounts; sign-in and the password change accept the address in place of the
+     * account name. Limited per client address (FERRY_LOOKUP_ADDRESS_MAX per FERRY_LOGIN_ADDRESS_WINDOW).
      */
-    async lookupAccount(email: string) {
-      const user = await accounts.findByEmail(email.trim());
-      return { result: 0, account: user?.account ?? email.trim() };
+    async lookupAccount(email: string, ip: string | null) {
+      const address = email.trim();
+      if (ip) {
+        const taken = await rates.take(`rate:lookup:${ip.slice(0, 64)}`, addressLimits.maxLookups, addressLimits.windowMs);
+        if (!taken.allowed) fail("IpLocked");
+      }
+      if (!EMAIL_PATTERN.test(address)) fail("ParameterError", { field: "email" });
+      return { result: 0, account: address };
     },
   };
 }

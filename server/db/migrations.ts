@@ -249,6 +249,25 @@ const migrations = (dialect: Dialect): Record<string, Migration> => ({
       await db.schema.alterTable("share_links").addColumn("password_enc", "varchar(255)", (c) => c.notNull().defaultTo("")).execute();
     },
   },
+  "0007_refresh_rotation": {
+    async up(db: Kysely<any>) {
+      // Refresh tokens rotate (server/auth/tokens.ts): the session keeps its previous refresh token's
+      // hash, when it was replaced and the new pair sealed with a key derived from that previous
+      // token (the grace answer of concurrent refreshes); every replaced token's hash is kept until
+      // the session's refresh lifetime ends, so reusing any of them revokes the session.
+      await db.schema.alterTable("sessions").addColumn("prev_refresh_hash", "varchar(64)").execute();
+      await db.schema.alterTable("sessions").addColumn("rotated_at", "bigint").execute();
+      await db.schema.alterTable("sessions").addColumn("grace_box", "varchar(512)").execute();
+      await db.schema.createIndex("sessions_prev_refresh").on("sessions").column("prev_refresh_hash").execute();
+      await db.schema
+        .createTable("retired_refresh_tokens")
+        .addColumn("token_hash", "varchar(64)", (c) => c.primaryKey())
+        .addColumn("session_id", "varchar(32)", (c) => c.notNull().references("sessions.id").onDelete("cascade"))
+        .addColumn("expires_at", "bigint", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("retired_refresh_tokens_expiry").on("retired_refresh_tokens").column("expires_at").execute();
+    },
+  },
 });
 
 /** Runs every pending migration; throws if one fails, so the engine never starts on a half schema. */

@@ -77,6 +77,18 @@ export interface SessionsTable {
   client_ip: string;
   created_at: number;
   revoked_at: number | null;
+  /** The refresh token replaced last (0007): accepted for FERRY_REFRESH_REUSE_GRACE after rotated_at, then a reuse. */
+  prev_refresh_hash: D<string | null>;
+  rotated_at: D<number | null>;
+  /** The pair issued at rotated_at, sealed with a key derived from the previous refresh token. */
+  grace_box: D<string | null>;
+}
+
+/** Hashes of refresh tokens a rotation replaced, until the session's refresh lifetime ends: presenting one revokes the session. */
+export interface RetiredRefreshTokensTable {
+  token_hash: string;
+  session_id: string;
+  expires_at: number;
 }
 
 export interface LoginCountersTable {
@@ -200,6 +212,7 @@ export interface Database {
   user_groups: GroupsTable;
   group_members: GroupMembersTable;
   sessions: SessionsTable;
+  retired_refresh_tokens: RetiredRefreshTokensTable;
   login_counters: LoginCountersTable;
   notices: NoticesTable;
   notice_receipts: NoticeReceiptsTable;

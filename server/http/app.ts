@@ -1,5 +1,5 @@
+import type { IncomingMessage } from "node:http";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import { clientAddressReader } from "./client-address";
 import type * as z from "zod";
 import { langFromHeader, type Envelope } from "../../contract/envelope";
 import { type ErrorName, ErrorCode, errorByCode } from "../../contract/errors";
@@ -12,6 +12,8 @@ import type { RouteDef } from "./route";
 export interface ApiOptions {
   bodyLimit: number;
   trustedProxies: string[];
+  /** The client's address of a request (server/http/client-address.ts), shared with the file server. */
+  clientAddress: (req: IncomingMessage) => string | null;
   logLevel: string;
   tokens: Tokens;
   /** Share tokens (auth "visitor", "userOrVisitor"): the access they give now, or the catalogue error. */
@@ -90,11 +92,20 @@ export function buildApi(options: ApiOptions): FastifyInstance {
     },
   });
 
-  // The API speaks JSON only; any other body type is refused as bad input.
+  // The API speaks JSON only; any other body type is refused as bad input. Every body is read through
+  // a parser with bodyLimit, which refuses a declared Content-Length over it before reading and stops
+  // a chunked body as soon as it passes it (also on unknown routes: the 404 handler parses too).
   app.removeContentTypeParser("text/plain");
+  app.removeContentTypeParser("application/json");
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  // Some clients send `Content-Type: application/json` with no body (PUT /api/user/auth): that is an
+  // empty object, so a route without required fields runs and one with them answers 401.
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    if ((body as string).trim() === "") return done(null, {});
+    parseJson(request, body as string, done);
+  });
 
-  const addressOf = clientAddressReader(options.trustedProxies);
-  const clientIp = (request: FastifyRequest): string | null => addressOf(request.raw);
+  const clientIp = (request: FastifyRequest): string | null => options.clientAddress(request.raw);
 
   const langOf = (request: FastifyRequest) => langFromHeader(request.headers["accept-language"]);
   const send = (reply: FastifyReply, status: number, body: Envelope) =>
@@ -123,7 +134,12 @@ export function buildApi(options: ApiOptions): FastifyInstance {
       const def = errorByCode(error.code)!;
       return send(reply, def.status, envelope(error.code, lang, error.data, error.vars));
     }
-    // Fastify's own request errors (malformed JSON, body too large, wrong content type) are bad input.
+    if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+      // The rest of the body is never read: close the connection instead of draining it.
+      reply.header("connection", "close");
+      return send(reply, 413, envelope(ErrorCode.RequestTooLarge, lang, { limit: options.bodyLimit }, { limit: options.bodyLimit }));
+    }
+    // Fastify's own request errors (malformed JSON, wrong content type) are bad input.
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       return send(reply, error.statusCode, envelope(ErrorCode.ParameterError, lang, { reason: error.code ?? "bad request" }));
     }

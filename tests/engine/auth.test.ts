@@ -4,7 +4,8 @@ import { ADMIN_INITIAL_PASSWORD, ADMIN_PASSWORD, codec, startTestEngine, type Te
 let t: TestEngine;
 beforeAll(async () => {
   // The test process is the trusted proxy, so each request can speak for a different client address.
-  t = await startTestEngine({ FERRY_TRUSTED_PROXIES: "127.0.0.1" });
+  // Three wrong passwords from one address, across accounts, lock it (the default is 20).
+  t = await startTestEngine({ FERRY_TRUSTED_PROXIES: "127.0.0.1", FERRY_LOGIN_ADDRESS_MAX_FAILURES: "3" });
 });
 afterAll(() => t?.stop());
 
@@ -58,13 +59,15 @@ describe("sign-in", () => {
     expect(reply.body.code).toBe(400);
   });
 
-  it("resolves an e-mail address to its account, without revealing unknown addresses", async () => {
-    await t.createUser("mailer", { email: "Mailer@Example.com" });
+  it("signs in with an e-mail address, and the lookup never reveals whether one is registered", async () => {
+    const user = await t.createUser("mailer", { email: "Mailer@Example.com" });
     const known = await t.call("POST", "/api/user/account/lookup", { body: { action: "get_account", email: "mailer@example.com" } });
-    expect(known.body.data).toEqual({ result: 0, account: "mailer" });
+    expect(known.body.data).toEqual({ result: 0, account: "mailer@example.com" });
     const unknown = await t.call("POST", "/api/user/account/lookup", { body: { action: "get_account", email: "ghost@example.com" } });
     expect(unknown.body.data).toEqual({ result: 0, account: "ghost@example.com" });
     expect((await t.login("ghost@example.com", "Str0ng#Pass", from("10.2.0.4"))).body.code).toBe(1005);
+    const signedIn = await t.login(known.body.data.account, user.password, from("10.2.0.5"));
+    expect(signedIn.body).toMatchObject({ code: 200, data: { account: "mailer", userId: user.id } });
   });
 });
 
@@ -123,15 +126,14 @@ describe("lockout", () => {
   });
 
   it("locks a client address that guesses across many accounts", async () => {
-    await setSecurity({ lockTimes: 3, lockMinutes: 3 });
     const victim = await t.createUser("victim");
     const codes = [];
     for (const account of ["guess_a", "guess_b", "guess_c"]) codes.push((await t.login(account, "Wrong#Pass1", from("10.6.6.6"))).body.code);
-    expect(codes).toEqual([1005, 1005, 1050]);
+    // FERRY_LOGIN_ADDRESS_MAX_FAILURES=3: the third locks the address (4116), whatever the accounts' own limit.
+    expect(codes).toEqual([1005, 1005, 4116]);
     // The address is locked, even for a right password; other addresses are not.
-    expect((await t.login("victim", victim.password, from("10.6.6.6"))).body.code).toBe(1050);
+    expect((await t.login("victim", victim.password, from("10.6.6.6"))).body.code).toBe(4116);
     expect((await t.login("victim", victim.password, from("10.6.6.7"))).body.code).toBe(200);
-    await setSecurity({ lockTimes: 5, lockMinutes: 3 });
   });
 
   it("counts per account only when a trusted proxy names no client (the web process)", async () => {
@@ -144,15 +146,14 @@ describe("lockout", () => {
   });
 
   it("believes X-Forwarded-For only from a configured proxy", async () => {
-    const direct = await startTestEngine();
+    const direct = await startTestEngine({ FERRY_LOGIN_ADDRESS_MAX_FAILURES: "3" });
     try {
-      await direct.call("PATCH", "/api/admin/settings/security", { token: await direct.adminToken(), body: { lockTimes: 3 } });
       const user = await direct.createUser("spoofed");
       const codes = [];
-      for (let i = 0; i < 3; i++) codes.push((await direct.login("someone_else", "Wrong#Pass1", from(`203.0.113.${i}`))).body.code);
+      for (let i = 0; i < 3; i++) codes.push((await direct.login(`someone_${i}`, "Wrong#Pass1", from(`203.0.113.${i}`))).body.code);
       // Three different spoofed addresses still count as the one real address, which is now locked.
-      expect(codes).toEqual([1005, 1005, 1050]);
-      expect((await direct.login("spoofed", user.password, from("198.51.100.1"))).body.code).toBe(1050);
+      expect(codes).toEqual([1005, 1005, 4116]);
+      expect((await direct.login("spoofed", user.password, from("198.51.100.1"))).body.code).toBe(4116);
     } finally {
       await direct.stop();
     }
@@ -167,6 +168,8 @@ describe("tokens", () => {
     const refreshed = await t.call("PUT", "/api/user/auth", { token: login.refresh_token });
     expect(refreshed.body).toMatchObject({ code: 200, data: { expires_in: 3600 } });
     expect(refreshed.body.data.token).not.toBe(login.token);
+    expect(refreshed.body.data.refresh_token).toMatch(/^[\w-]{40,}$/);
+    expect(refreshed.body.data.refresh_token).not.toBe(login.refresh_token);
     expect((await t.call("GET", "/api/user/info", { token: refreshed.body.data.token })).body.code).toBe(200);
     // The replaced access token stops working; a refresh token is not an access token.
     expect((await t.call("GET", "/api/user/info", { token: login.token })).body.code).toBe(1009);

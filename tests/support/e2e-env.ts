@@ -37,6 +37,8 @@ export const ADMIN_INITIAL_PASSWORD = "E2e#Start2026";
 /** What `adminToken()` changes the administrator's password to at the forced first change. */
 export const ADMIN_PASSWORD = "E2e#Chief2026";
 export const SALT = "e2e-salt";
+/** FERRY_FORWARD_SECRET of the engine and both web processes: the web vouches for the browser's address with it. */
+export const FORWARD_SECRET = "e2e-forward-secret-0123456789abcdef-0123";
 
 /**
  * The run's own directory: `data/` is the engine's FERRY_DATA_DIR, `admin-session.json` is the

@@ -13,6 +13,7 @@ import {
   E2E_FILE_TLS_PORT,
   E2E_WEB_PORT,
   ENGINE_URL,
+  FORWARD_SECRET,
   SALT,
 } from "./e2e-env";
 
@@ -45,11 +46,17 @@ Object.assign(process.env, {
   DATABASE_URL: "",
   FERRY_CONFIG: "",
   FERRY_INSTALLERS_DIR: "",
-  // The web signs users in from this machine (as under npm start): counted per account, not as one address.
-  FERRY_TRUSTED_PROXIES: "127.0.0.1,::1",
+  // As under npm start: no local proxy is trusted; the web vouches for the browser's address with
+  // the forward secret, so sign-ins through it count per account and per the browser's address.
+  FERRY_TRUSTED_PROXIES: "",
+  FERRY_FORWARD_SECRET: FORWARD_SECRET,
   FERRY_ACCESS_TOKEN_TTL: "",
   FERRY_REFRESH_TOKEN_TTL: "",
   FERRY_API_BODY_LIMIT: "",
+  FERRY_LOGIN_ADDRESS_MAX_FAILURES: "",
+  FERRY_LOGIN_ADDRESS_WINDOW: "",
+  FERRY_LOOKUP_ADDRESS_MAX: "",
+  FERRY_REFRESH_REUSE_GRACE: "",
 });
 
 await import("../../server/main");

@@ -1,0 +1,22 @@
+// Preloaded into remix-serve (`node --import ./scripts/web-peer.mjs <remix-serve> build/index.js`,
+// as scripts/start.mjs and the e2e setup run it): remix-serve gives Remix no socket, so the visitor's
+// address would be unknown to the web. Before express sees a request, this replaces any incoming
+// `x-ferry-peer` header with the socket's remote address; app/utils/engine.server.ts signs that
+// address for the engine (docs/security.md, section 2). Plain Node ESM, no build step.
+import diagnostics from "node:diagnostics_channel";
+
+const HEADER = "x-ferry-peer";
+
+// Published by Node's HTTP server for every request, synchronously, before the "request" event.
+diagnostics.subscribe("http.server.request.start", ({ request, socket }) => {
+  const peer = socket?.remoteAddress ?? "";
+  const raw = request.rawHeaders;
+  for (let i = raw.length - 2; i >= 0; i -= 2) if (raw[i].toLowerCase() === HEADER) raw.splice(i, 2);
+  raw.push(HEADER, peer);
+  const headers = request.headers;
+  delete headers[HEADER];
+  headers[HEADER] = peer;
+});
+
+// Tells the web that the header above is this preload's, not a visitor's (engine.server.ts reads it).
+globalThis[Symbol.for("ferry.webPeer")] = true;
