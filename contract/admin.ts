@@ -101,7 +101,8 @@ const groupSettings = {
   quota,
   ...filterSwitches.shape,
 };
-const groupName = z.string().trim().min(1).max(64).refine((n) => nameProblem(n, 64) === null, NAME_FORMAT_MESSAGE);
+/** Checked by the accounts service with the name rule (nameProblem), so that a bad name answers the spec's 4161. */
+const groupName = z.string().trim().min(1).max(64);
 
 export const createGroupBody = z.object({ name: groupName, ...z.object(groupSettings).partial().shape }).strict();
 export type CreateGroupBody = z.infer<typeof createGroupBody>;

@@ -30,6 +30,7 @@ import { clientAddressReader } from "./http/client-address";
 import { loadForwardSecret } from "../contract/forwarding";
 import { shareFileRoutes } from "./fileserver/share-routes";
 import { createShareSockets } from "./fileserver/share-socket";
+import { startPurgeTimer } from "./shares/purge";
 import { ADMIN_ACCOUNT, ensureAdministrator, openServices, type Services } from "./services";
 
 export { ADMIN_ACCOUNT, type Services };
@@ -88,11 +89,13 @@ export async function startEngine(config: Config, clock: Clock = systemClock): P
     log = api.log;
     installerRoutes(api, { installers: createInstallers(config.installersDir), tokens: services.tokens });
     const address = await api.listen({ host: config.host, port: config.apiPort });
-    const parts: FileServerParts[] = await Promise.all([fileCommandParts, downloadParts, uploadParts].map((part) => part(services, api.log)));
+    const parts: FileServerParts[] = await Promise.all([fileCommandParts, downloadParts, uploadParts].map((part) => part(services, api.log, clientAddress)));
     const commands = Object.assign({}, ...parts.map((p) => p.commands)) as FileServerParts["commands"];
     const shares = createShareSockets(services, commands);
     const clients = createClientRegistry({ db: services.db, clock, edition: config.edition, log: api.log });
-    const closeParts = () => Promise.all([...parts.map((p) => p.close?.()), clients.close()]);
+    // Expired share tokens and counters go on a schedule (docs/security.md, section 1).
+    const purge = startPurgeTimer(services.db, clock, config.purgeInterval, api.log);
+    const closeParts = () => Promise.all([...parts.map((p) => p.close?.()), clients.close(), purge.stop()]);
     const fileServer = await startFileServer({
       host: config.host,
       port: config.filePort,

@@ -166,6 +166,16 @@ export function createAccounts({ db, clock, tokens, settings, homes, usage }: Ac
     }
   }
 
+  /** Makes a new account's home; when that fails the account row goes again, so a refused create leaves nothing behind. */
+  async function homeOrUndo(home: string, undo: () => Promise<unknown>) {
+    try {
+      await ensureHome(home);
+    } catch (error) {
+      await undo();
+      throw error;
+    }
+  }
+
   async function checkNewPassword(password: string, account: string) {
     const { weakPasswords } = await settings.get("security");
     const problem = passwordProblem(password, account, weakPasswords);
@@ -278,7 +288,7 @@ export function createAccounts({ db, clock, tokens, settings, homes, usage }: Ac
           () => duplicateUser(input.account, input.email),
         ),
       );
-      await ensureHome(home);
+      await homeOrUndo(home, () => k.deleteFrom("users").where("id", "=", id).execute());
       return toAdminUser(await userRow(id));
     },
 
@@ -376,7 +386,7 @@ export function createAccounts({ db, clock, tokens, settings, homes, usage }: Ac
           () => fail("GroupNameDuplicate"),
         ),
       );
-      await ensureHome(home);
+      await homeOrUndo(home, () => k.deleteFrom("user_groups").where("id", "=", id).execute());
       return toAdminGroup(await groupRow(id));
     },
 
