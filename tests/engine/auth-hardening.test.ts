@@ -226,6 +226,24 @@ describe("field lengths", () => {
   });
 });
 
+describe("the file server's upload creation", () => {
+  it("refuses creation headers past Node's header limit, and over-long metadata values by schema", async () => {
+    const user = await t.createUser("tus_headers");
+    const encode = (value: string) => Buffer.from(value).toString("base64");
+    const create = (metadata: string) =>
+      fetch(`${t.fileUrl}/uploads/`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${user.socketToken}`, "tus-resumable": "1.0.0", "upload-length": "10", "upload-metadata": metadata },
+      });
+    for (const size of [20_000, 64_000]) expect((await create(`groupId ${encode("0")},path ${encode(`/${"a".repeat(size)}`)}`)).status).toBe(431);
+    // Within the header limit, a path past 4096 characters is refused by the upload schema (nothing created).
+    const long = await create(`groupId ${encode("0")},path ${encode(`/${"b".repeat(5000)}`)}`);
+    expect(long.status).toBeGreaterThanOrEqual(400);
+    expect(long.status).toBeLessThan(500);
+    expect(long.headers.get("location")).toBeNull();
+  });
+});
+
 describe("the file server's command socket", () => {
   it("closes a socket that sends an oversized frame, and only that socket", async () => {
     const user = await t.createUser("frames");
