@@ -268,6 +268,21 @@ const migrations = (dialect: Dialect): Record<string, Migration> => ({
       await db.schema.createIndex("retired_refresh_tokens_expiry").on("retired_refresh_tokens").column("expires_at").execute();
     },
   },
+  "0010_upload_reservations": {
+    async up(db: Kysely<any>) {
+      // Bytes held for uploads in progress (server/files/quota.ts): one row per tus upload, counted
+      // against its space's quota from creation until commit, termination, failure or expiry.
+      await db.schema
+        .createTable("upload_reservations")
+        .addColumn("upload_id", "varchar(32)", (c) => c.primaryKey())
+        .addColumn("space_key", "varchar(64)", (c) => c.notNull())
+        .addColumn("bytes", "bigint", (c) => c.notNull())
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("expires_at", "bigint", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("upload_reservations_space").on("upload_reservations").columns(["space_key", "expires_at"]).execute();
+    },
+  },
 });
 
 /** Runs every pending migration; throws if one fails, so the engine never starts on a half schema. */

@@ -207,6 +207,16 @@ export interface SmtpAccountsTable {
   updated_at: number;
 }
 
+/** Bytes an upload in progress holds in its space's quota (server/files/quota.ts), until it ends or expires. */
+export interface UploadReservationsTable {
+  upload_id: string;
+  /** "user:<id>" or "group:<id>", as Space.key. */
+  space_key: string;
+  bytes: number;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   user_groups: GroupsTable;
@@ -224,4 +234,5 @@ export interface Database {
   share_tokens: ShareTokensTable;
   share_downloads: ShareDownloadsTable;
   smtp_accounts: SmtpAccountsTable;
+  upload_reservations: UploadReservationsTable;
 }

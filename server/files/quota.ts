@@ -1,4 +1,7 @@
+import type { Kysely } from "kysely";
+import type { Clock } from "../clock";
 import type { Db } from "../db/connect";
+import type { Database } from "../db/schema";
 import { FerryError } from "../errors";
 import { parentOf } from "../storage/paths";
 import type { StatResult, Usage } from "../storage/storage";
@@ -9,15 +12,27 @@ import type { Space } from "./spaces";
  * Storage quotas (docs/file-server.md, "Quotas"): a personal space is limited by its user's
  * `quota`, a group space by its group's, in bytes, 0 = unlimited. Growth past the quota is refused
  * with QuotaExceeded (data: used, quota, needed) before anything is written: an upload at its
- * creation (declared size) and again at commit, a copy before it starts. Bytes of uploads being
- * committed and copies running are reserved until they land, so two of them cannot both take the
- * last room. A write that replaces a file needs only the difference. Uploads in progress are not
- * counted: a user may send more than the room left, but only what fits can be committed.
+ * creation (declared size) and again at commit, a copy before it starts. A write that replaces a
+ * file needs only the difference.
+ *
+ * Uploads in progress count (docs/security.md, "Quotas under concurrency"): an upload's creation
+ * reserves its bytes in the database (upload_reservations), in one transaction with the check that
+ * they fit next to the bytes stored and every other reservation of the space, so parallel creations
+ * — on one engine or several sharing the database — cannot together pass the quota. Invitation
+ * uploads reserve in the link owner's space. A reservation ends when its upload is committed (the
+ * bytes are then stored), terminated, refused for a wrong hash, swept, or after RESERVATION_TTL_MS.
+ * The check at commit counts what is stored and what other commits are placing, not reservations
+ * (the upload's own bytes were reserved already; after a quota was lowered, the first commit that
+ * fits wins). Copies count reservations too. Commits and copies running hold their bytes in memory
+ * until they land, so two of them cannot both take the last room.
  */
+
+/** The longest a reservation holds: the lifetime of an upload in the store (uploads/tus.ts). */
+export const RESERVATION_TTL_MS = 24 * 60 * 60 * 1000;
 
 const nothing = (): void => undefined;
 
-export function createQuota(db: Db, usage: UsageCache) {
+export function createQuota(db: Db, usage: UsageCache, clock: Clock) {
   /** Bytes admitted but not yet placed, per home. */
   const reserved = new Map<string, number>();
 
@@ -28,6 +43,28 @@ export function createQuota(db: Db, usage: UsageCache) {
         ? await k.selectFrom("users").select("quota").where("id", "=", userId).executeTakeFirst()
         : await k.selectFrom("user_groups").select("quota").where("id", "=", space.groupId).executeTakeFirst();
     return Number(row?.quota ?? 0);
+  }
+
+  /** The space's quota row, locked until the transaction ends (SQLite's single connection already serialises it). */
+  async function lockedLimit(trx: Kysely<Database>, userId: number, space: Space): Promise<number> {
+    const lock = db.dialect !== "sqlite";
+    const row =
+      space.groupId === 0
+        ? await trx.selectFrom("users").select("quota").where("id", "=", userId).$if(lock, (q) => q.forUpdate()).executeTakeFirst()
+        : await trx.selectFrom("user_groups").select("quota").where("id", "=", space.groupId).$if(lock, (q) => q.forUpdate()).executeTakeFirst();
+    return Number(row?.quota ?? 0);
+  }
+
+  /** Bytes held by the space's live reservations, leaving out `except` (an upload's own, the parts being assembled). */
+  async function reservedIn(q: Kysely<Database>, spaceKey: string, except: readonly string[] = []): Promise<number> {
+    const row = await q
+      .selectFrom("upload_reservations")
+      .select((eb) => eb.fn.sum<number | string | null>("bytes").as("total"))
+      .where("space_key", "=", spaceKey)
+      .where("expires_at", ">", clock.now())
+      .$if(except.length > 0, (w) => w.where("upload_id", "not in", except))
+      .executeTakeFirst();
+    return Number(row?.total ?? 0);
   }
 
   /** A space path as a path below the storage root, the way the usage cache knows homes. */
@@ -49,18 +86,22 @@ export function createQuota(db: Db, usage: UsageCache) {
     return missing;
   }
 
-  /** Refuses `growth` more bytes past `quota`; with `reserve`, holds them until the returned release. */
-  async function admit(space: Space, quota: number, growth: number, reserve: boolean): Promise<() => void> {
+  /**
+   * Refuses `growth` more bytes past `quota`, counting what is stored, what commits and copies
+   * running hold and, with `reservations`, what uploads in progress hold; holds the bytes until the
+   * returned release.
+   */
+  async function admit(space: Space, quota: number, growth: number, reservations: boolean): Promise<() => void> {
     if (quota === 0 || growth <= 0) return nothing;
     const { size: used } = await usage.get(space.home);
+    const held = reservations ? await reservedIn(db.kysely, space.key) : 0;
     const pending = reserved.get(space.home) ?? 0;
-    if (used + pending + growth > quota) throw new FerryError("QuotaExceeded", { used: used + pending, quota, needed: growth });
-    if (!reserve) return nothing;
+    if (used + held + pending + growth > quota) throw new FerryError("QuotaExceeded", { used: used + held + pending, quota, needed: growth });
     reserved.set(space.home, pending + growth);
-    let held = true;
+    let holding = true;
     return () => {
-      if (!held) return;
-      held = false;
+      if (!holding) return;
+      holding = false;
       const left = (reserved.get(space.home) ?? 0) - growth;
       if (left > 0) reserved.set(space.home, left);
       else reserved.delete(space.home);
@@ -73,17 +114,57 @@ export function createQuota(db: Db, usage: UsageCache) {
   return {
     limitOf,
 
-    /** An upload's creation: refuses a file of `size` bytes at `rel` that cannot fit now; reserves nothing. */
-    async checkFile(userId: number, space: Space, rel: string, size: number, overwrite: boolean): Promise<void> {
-      const quota = await limitOf(userId, space);
-      if (quota === 0) return;
-      const existing = overwrite ? await statOrNull(space, rel) : null;
-      await admit(space, quota, size - replacedSize(existing), false);
+    /**
+     * An upload's creation: reserves what a file of `size` bytes at `rel` adds to the space, or
+     * refuses it (QuotaExceeded) when that does not fit next to what is stored and reserved. The
+     * reservations in `replaces` (the parts of an assembled upload) are left out of the count; the
+     * caller releases them once they are gone. Spaces without a quota reserve too, so that a quota
+     * set later counts the uploads already under way.
+     */
+    async reserveUpload(uploadId: string, userId: number, space: Space, rel: string, size: number, options: { overwrite: boolean; replaces?: string[] }): Promise<void> {
+      const existing = options.overwrite ? await statOrNull(space, rel) : null;
+      const growth = Math.max(0, size - replacedSize(existing));
+      // Counting a home can take a while: done before the transaction, which holds the quota row.
+      const stored = async () => (await usage.get(space.home)).size;
+      let used = growth > 0 && (await limitOf(userId, space)) > 0 ? await stored() : null;
+      const now = clock.now();
+      await db.kysely.transaction().execute(async (trx) => {
+        const quota = await lockedLimit(trx, userId, space);
+        if (quota > 0 && growth > 0) {
+          used ??= await stored();
+          const held = await reservedIn(trx, space.key, options.replaces);
+          const pending = reserved.get(space.home) ?? 0;
+          if (used + held + pending + growth > quota) throw new FerryError("QuotaExceeded", { used: used + held + pending, quota, needed: growth });
+        }
+        await trx
+          .insertInto("upload_reservations")
+          .values({ upload_id: uploadId, space_key: space.key, bytes: growth, created_at: now, expires_at: now + RESERVATION_TTL_MS })
+          .execute();
+      });
+    },
+
+    /** Ends the reservations of these uploads (committed, terminated, dropped); unknown ids are fine. */
+    async release(uploadIds: string[]): Promise<void> {
+      if (uploadIds.length === 0) return;
+      await db.kysely.deleteFrom("upload_reservations").where("upload_id", "in", uploadIds).execute();
+    },
+
+    /** Deletes the reservations past their time; returns how many. */
+    async purgeExpired(): Promise<number> {
+      const result = await db.kysely.deleteFrom("upload_reservations").where("expires_at", "<=", clock.now()).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
+    /** Upload ids of the reservations made before `before` (unix ms), for the sweep to match with the uploads that still exist. */
+    async reservationsBefore(before: number): Promise<string[]> {
+      const rows = await db.kysely.selectFrom("upload_reservations").select("upload_id").where("created_at", "<", before).execute();
+      return rows.map((r) => r.upload_id);
     },
 
     /**
      * Places a file of `size` bytes at `rel` through `place` (which may create its parents), after
-     * the quota check, and reports the change to the usage counts.
+     * the quota check, and reports the change to the usage counts. An upload's commit releases its
+     * reservation itself, once the commit is recorded.
      */
     async placeFile<T>(userId: number, space: Space, rel: string, size: number, place: () => Promise<T>): Promise<T> {
       const quota = await limitOf(userId, space);
@@ -97,7 +178,10 @@ export function createQuota(db: Db, usage: UsageCache) {
           const existing = await statOrNull(space, rel);
           const growth = size - replacedSize(existing);
           const folders = await missingParents(space, rel);
-          release = await admit(space, quota, growth, true);
+          // Its bytes were reserved at its creation. What is checked now is what is stored: the
+          // reservations stand aside, or a lowered quota would refuse every upload under way, each
+          // for the others' sake; first come, first placed.
+          release = await admit(space, quota, growth, false);
           placing = true;
           const result = await place();
           delta = { size: growth, files: existing ? 0 : 1, folders };
@@ -129,6 +213,7 @@ export function createQuota(db: Db, usage: UsageCache) {
             growth += (await space.storage.usage(src).catch(() => ({ size: 0 }))).size;
             if (overwrite) growth -= replacedSize(await statOrNull(space, dest));
           }
+          // A copy takes room at once, like a new upload: it cannot take what uploads hold.
           release = await admit(space, quota, growth, true);
         }
         copying = true;

@@ -4,7 +4,7 @@ import type { Lang } from "../../contract/envelope";
 import { FerryError } from "../errors";
 import type { Services } from "../services";
 import { type ShareAccess, visitorToOwnerPath } from "../shares/access";
-import { checkQuota, checkTargetFree, isOwner, parseTarget, SHARE_LINK_KEY, sizeLimit, storedMetadata, uploadSpace } from "../uploads/checks";
+import { checkTargetFree, isOwner, parseTarget, reserveQuota, SHARE_LINK_KEY, sizeLimit, storedMetadata, uploadSpace } from "../uploads/checks";
 import type { UploadStore } from "../uploads/store";
 
 /**
@@ -70,7 +70,8 @@ export function createVisitorUploads(services: Services, store: UploadStore) {
       const limit = await sizeLimit(services);
       if ((upload.size ?? 0) > limit) throw new FerryError("FileTooLarge", { limit }, { limit });
       await checkTargetFree(space, target);
-      await checkQuota(services, access.ownerId, space, target, upload.size ?? 0);
+      // Counts against the owner's quota from now on, like the owner's own uploads.
+      await reserveQuota(services, upload.id, access.ownerId, space, target, upload.size ?? 0);
       return { ...storedMetadata({ ...target, filetype: sent.filetype }, access.ownerId, space), [SHARE_LINK_KEY]: access.linkId };
     },
   };

@@ -95,6 +95,7 @@ export function commitCommand(services: Services, store: UploadStore, locker: Lo
         if (actual !== hash) {
           // A mismatch means the bytes are not the client's file: they are of no use to anyone.
           await store.drop(uploadId);
+          await services.quota.release([uploadId]);
           hashes.forget(uploadId);
           throw new FerryError("HashCheckError");
         }
@@ -111,6 +112,8 @@ export function commitCommand(services: Services, store: UploadStore, locker: Lo
         await services.hashes.record(space.key, result.path, result.size, result.mtime, hash);
       }
       await store.records.set(uploadId, { ...record, hash, committed: placed });
+      // Its bytes are stored now: they count as used, no longer as reserved.
+      await services.quota.release([uploadId]);
       hashes.forget(uploadId);
       return placed;
     } finally {

@@ -5,7 +5,7 @@ import { pipeline } from "node:stream/promises";
 import type { Services } from "../services";
 import { FerryError } from "../errors";
 import { STREAM_BUFFER } from "../storage/storage";
-import { checkQuota, checkTargetFree, isOwner, parseTarget, sizeLimit, storedMetadata, uploadSpace } from "./checks";
+import { checkTargetFree, isOwner, parseTarget, reserveQuota, sizeLimit, storedMetadata, uploadSpace } from "./checks";
 import { PARTIAL_KEY, type UploadStore } from "./store";
 
 /**
@@ -53,9 +53,9 @@ export async function concatenate(services: Services, store: UploadStore, userId
   const limit = await sizeLimit(services);
   if (total > limit) throw new FerryError("FileTooLarge", { limit }, { limit });
   await checkTargetFree(space, target);
-  await checkQuota(services, userId, space, target, total);
-
   const id = randomBytes(16).toString("hex");
+  // The parts' reservations are left out of the check; they end once the parts are gone.
+  await reserveQuota(services, id, userId, space, target, total, { replaces: ids });
   const temp = `${store.dataPath(id)}.assembling`;
   try {
     const out = createWriteStream(temp, { flags: "wx", highWaterMark: STREAM_BUFFER, flush: true });
@@ -65,9 +65,11 @@ export async function concatenate(services: Services, store: UploadStore, userId
     await rename(temp, store.dataPath(id));
   } catch (error) {
     await rm(temp, { force: true });
+    await services.quota.release([id]);
     throw error;
   }
   await store.records.set(id, { id, size: total, offset: total, metadata: storedMetadata(target, userId, space), creation_date: new Date().toISOString() });
   for (const part of ids) await store.drop(part);
+  await services.quota.release(ids);
   return id;
 }

@@ -1,17 +1,18 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
-import { EXPOSED_HEADERS, MemoryLocker, Metadata, Server, TUS_RESUMABLE, type Upload } from "@tus/server";
+import { EVENTS, EXPOSED_HEADERS, MemoryLocker, Metadata, Server, TUS_RESUMABLE, type Upload } from "@tus/server";
 import { langFromHeader, type Lang } from "../../contract/envelope";
 import { ErrorCode, errorByCode } from "../../contract/errors";
 import { FILE_SERVER_PATHS } from "../../contract/files";
 import type { AuthUser } from "../auth/tokens";
 import { envelope } from "../envelope";
 import { FerryError } from "../errors";
+import { RESERVATION_TTL_MS } from "../files/quota";
 import { originAllowed } from "../fileserver/origin";
 import type { FileServerPart } from "../fileserver/parts";
 import { STAGING_NAME } from "../storage/paths";
 import { createVisitorUploads } from "../fileserver/share-uploads";
-import { checkQuota, checkTargetFree, isOwner, parseTarget, sizeLimit, storedMetadata, targetOf, uploadSpace } from "./checks";
+import { checkTargetFree, isOwner, parseTarget, reserveQuota, sizeLimit, storedMetadata, targetOf, uploadSpace } from "./checks";
 import { commitCommand, createHashCache } from "./commit";
 import { concatenate, partIds } from "./concat";
 import { feedPatchBodiesDirectly } from "./patch-body";
@@ -24,8 +25,10 @@ import { PARTIAL_KEY, UploadStore } from "./store";
  * end it or commit it. Bytes stay in the upload store until commit places them.
  */
 
-/** Unfinished and uncommitted uploads, and records of committed ones, go after a day. */
-export const UPLOAD_EXPIRY_MS = 24 * 60 * 60 * 1000;
+/** Unfinished and uncommitted uploads, and records of committed ones, go after a day (with their quota reservations). */
+export const UPLOAD_EXPIRY_MS = RESERVATION_TTL_MS;
+/** A reservation older than this whose upload is gone (the engine stopped in between) is released by the sweep. */
+const ORPHAN_RESERVATION_MS = 10 * 60 * 1000;
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
 
@@ -104,9 +107,10 @@ export const uploadParts: FileServerPart = async (services, log) => {
         const limit = await sizeLimit(services);
         if ((upload.size ?? 0) > limit) throw new FerryError("FileTooLarge", { limit }, { limit });
         await checkTargetFree(space, target);
-        await checkQuota(services, user.id, space, target, upload.size ?? 0);
+        const partial = req.headers.get("upload-concat") === "partial";
+        await reserveQuota(services, upload.id, user.id, space, target, upload.size ?? 0, { partial });
         const metadata = storedMetadata(target, user.id, space);
-        if (req.headers.get("upload-concat") === "partial") metadata[PARTIAL_KEY] = "1";
+        if (partial) metadata[PARTIAL_KEY] = "1";
         return { metadata };
       } catch (error) {
         if (error instanceof FerryError) throw refusal(error, lang);
@@ -133,6 +137,10 @@ export const uploadParts: FileServerPart = async (services, log) => {
   });
 
   feedPatchBodiesDirectly(tus);
+  // A terminated upload (DELETE, by its owner or its invitation's visitor) no longer holds quota.
+  tus.on(EVENTS.POST_TERMINATE, (_req, _res, id: string) => {
+    services.quota.release([id]).catch((error: unknown) => log.warn({ err: error }, "releasing a terminated upload's quota failed"));
+  });
 
   /** A refusal before tus sees the request, with the CORS headers a browser needs to read it. */
   function refuse(req: IncomingMessage, res: ServerResponse, error: FerryError, lang: Lang) {
@@ -230,10 +238,18 @@ export const uploadParts: FileServerPart = async (services, log) => {
     return tus.handle(req, res);
   }
 
+  /** Reservations whose upload is gone: the engine stopped between dropping an upload and releasing it, or before tus stored a new one. */
+  async function releaseOrphans() {
+    const gone: string[] = [];
+    for (const id of await services.quota.reservationsBefore(services.clock.now() - ORPHAN_RESERVATION_MS)) if (!(await store.records.get(id))) gone.push(id);
+    await services.quota.release(gone);
+  }
   const sweep = () =>
     store
       .sweep()
       .then(() => hashes.prune())
+      .then(() => services.quota.purgeExpired())
+      .then(releaseOrphans)
       .catch((error: unknown) => log.warn({ err: error }, "sweeping expired uploads failed"));
   await sweep();
   const timer = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);

@@ -108,28 +108,42 @@ describe("uploads past the quota", () => {
     const zh = await tusClient(t.fileUrl, user.socketToken, { "accept-language": "zh-CN" }).create(meta("/second.bin"), 401);
     expect(zh.body).toMatchObject({ code: ErrorCode.QuotaExceeded, message: "已超出存储配额" });
 
-    // Exactly the room left fits; an overwrite needs only the difference to the file it replaces.
-    expect((await tus.create(meta("/second.bin"), 400)).status).toBe(201);
+    // Exactly the room left fits, and is held by that upload until it ends.
+    const second = await tus.create(meta("/second.bin"), 400);
+    expect(second.status).toBe(201);
+    expect((await tus.create(meta("/third.bin"), 1)).body).toMatchObject({ code: ErrorCode.QuotaExceeded, data: { used: 1000, quota: 1000, needed: 1 } });
+    expect((await tus.remove(second.id!)).status).toBe(204);
+    // An overwrite needs only the difference to the file it replaces.
     expect((await tus.create(meta("/first.bin", 0, { overwrite: "1" }), 1000)).status).toBe(201);
     expect((await tus.create(meta("/first.bin", 0, { overwrite: "1" }), 1001)).body?.code).toBe(ErrorCode.QuotaExceeded);
     expect((await adminView(user.id)).space.used).toBe(600);
   });
 
-  it("refuses a part of a parallel upload larger than the room, and the assembled upload when the parts together do not fit", async () => {
+  it("refuses a part of a parallel upload past the room the other parts left, and the assembled upload when the parts together no longer fit", async () => {
     const user = await userWith("q_parts", 1000);
     const tus = tusClient(t.fileUrl, user.socketToken);
     expect((await tus.create(meta("/big.bin"), 1001, undefined, { "upload-concat": "partial" })).body?.code).toBe(ErrorCode.QuotaExceeded);
     const a = await tus.create(meta("/big.bin"), 600, randomBytes(600), { "upload-concat": "partial" });
-    const b = await tus.create(meta("/big.bin"), 600, randomBytes(600), { "upload-concat": "partial" });
+    const b = await tus.create(meta("/big.bin"), 400, randomBytes(400), { "upload-concat": "partial" });
     expect([a.status, b.status]).toEqual([201, 201]);
-    const final = await tus.create(meta("/big.bin"), 0, undefined, { "upload-concat": `final;${tus.urlOf(a.id!)} ${tus.urlOf(b.id!)}`, "upload-length": "" });
-    expect(final.body).toMatchObject({ code: ErrorCode.QuotaExceeded, data: { used: 0, quota: 1000, needed: 1200 } });
+    expect((await tus.create(meta("/big.bin"), 1, randomBytes(1), { "upload-concat": "partial" })).body?.code).toBe(ErrorCode.QuotaExceeded);
+    // The quota lowered meanwhile: the parts' own reservations do not make the whole fit.
+    await t.call("PATCH", `/api/admin/users/${user.id}`, { token: admin, body: { quota: 900 } });
+    const concat = { "upload-concat": `final;${tus.urlOf(a.id!)} ${tus.urlOf(b.id!)}`, "upload-length": "" };
+    expect((await tus.create(meta("/big.bin"), 0, undefined, concat)).body).toMatchObject({ code: ErrorCode.QuotaExceeded, data: { used: 0, quota: 900, needed: 1000 } });
+    await t.call("PATCH", `/api/admin/users/${user.id}`, { token: admin, body: { quota: 1000 } });
+    const final = await tus.create(meta("/big.bin"), 0, undefined, concat);
+    expect(final.status, final.text).toBe(201);
+    // The parts' reservations became the assembled upload's: still nothing left.
+    expect((await tus.create(meta("/other.bin"), 1)).body?.code).toBe(ErrorCode.QuotaExceeded);
   });
 
   it("checks again at commit, keeps the bytes of a refused commit, and commits once room is made", async () => {
     const user = await userWith("q_commit", 1000);
     const late = await send(user, "/late.bin", randomBytes(700));
-    await upload(user, "/early.bin", randomBytes(700));
+    // Room taken behind the engine's back (an administrator's copy), seen once the count is redone.
+    await writeFile(path.join(await homeOf(user.id), "early.bin"), randomBytes(700));
+    t.clock.advance(USAGE_TTL_MS);
 
     const refused = await user.files.cmd("commit", { uploadId: late.id, hash: late.hash });
     expect(refused).toMatchObject({ code: ErrorCode.QuotaExceeded, data: { used: 700, quota: 1000, needed: 700 } });
@@ -141,10 +155,11 @@ describe("uploads past the quota", () => {
     expect((await adminView(user.id)).space).toMatchObject({ used: 700, files: 1 });
   });
 
-  it("lets only one of two commits that fit alone but not together take the last room", async () => {
-    const user = await userWith("q_race", 1000);
+  it("lets only one of two commits that fit alone but not together take the last room (the quota was lowered after their creation)", async () => {
+    const user = await userWith("q_race", 1200);
     const one = await send(user, "/one.bin", randomBytes(600));
     const two = await send(user, "/two.bin", randomBytes(600));
+    await t.call("PATCH", `/api/admin/users/${user.id}`, { token: admin, body: { quota: 1000 } });
     const replies = await Promise.all([user.files.cmd("commit", { uploadId: one.id, hash: one.hash }), user.files.cmd("commit", { uploadId: two.id, hash: two.hash })]);
     expect(replies.map((r) => r.code).sort()).toEqual([200, ErrorCode.QuotaExceeded].sort());
     expect((await adminView(user.id)).space).toMatchObject({ used: 600, files: 1 });
