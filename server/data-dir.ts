@@ -4,7 +4,8 @@ import path from "node:path";
 /**
  * Data at rest (docs/security.md, "Data at rest"): the data directory is the service user's alone
  * (0700), and the files that hold secrets — the SQLite database and its -wal/-shm/-journal files,
- * the engine secret, the web's session secret — are readable by that user only (0600). They are
+ * the engine secret, the web's session secret, the key the web signs client addresses with — are
+ * readable by that user only (0600). They are
  * created so, and tightened (never loosened) at every start when found with looser modes.
  * Behind nginx (FERRY_ACCEL_REDIRECT) the directory is 0711: nginx, another user, must pass through
  * it to reach `<data dir>/storage`, but cannot list it, and the files above stay 0600.
@@ -13,7 +14,7 @@ import path from "node:path";
 export const PRIVATE_FILE_MODE = 0o600;
 export const PRIVATE_DIR_MODE = 0o700;
 /** Names of files holding secrets that live in the data directory (the web writes the second one). */
-export const SECRET_FILE_NAMES = ["engine-secret", "web-session-secret"] as const;
+export const SECRET_FILE_NAMES = ["engine-secret", "web-session-secret", "forward-secret"] as const;
 /** What SQLite writes next to its database file. */
 export const SQLITE_SIDE_FILES = ["-wal", "-shm", "-journal"] as const;
 

@@ -35,7 +35,7 @@ async function useEngineSecret(t: TestEngine, account: string) {
 
 /** Every file Ferry keeps secrets in, with the mode it has now. */
 async function secretModes(dataDir: string) {
-  const names = (await readdir(dataDir)).filter((n) => n === "engine-secret" || n === "web-session-secret" || n.startsWith("ferry.db"));
+  const names = (await readdir(dataDir)).filter((n) => ["engine-secret", "web-session-secret", "forward-secret"].includes(n) || n.startsWith("ferry.db"));
   return Object.fromEntries(await Promise.all(names.map(async (n) => [n, (await modeOf(path.join(dataDir, n))).toString(8)] as const)));
 }
 
@@ -50,6 +50,7 @@ describe("file modes of the data directory", () => {
       expect((await modeOf(dataDir)).toString(8)).toBe("700");
       const modes = await secretModes(dataDir);
       expect(modes["engine-secret"]).toBe("600");
+      expect(modes["forward-secret"]).toBe("600");
       if (TEST_DB === "sqlite") {
         // The engine is running: the database is in WAL mode with both side files open.
         expect(modes).toMatchObject({ "ferry.db": "600", "ferry.db-wal": "600", "ferry.db-shm": "600" });
@@ -90,6 +91,7 @@ describe("file modes of the data directory", () => {
         const modes = await secretModes(dataDir);
         expect(modes["engine-secret"]).toBe("600");
         expect(modes["web-session-secret"]).toBe("600");
+        expect(modes["forward-secret"]).toBe("600");
         if (TEST_DB === "sqlite") expect(modes).toMatchObject({ "ferry.db": "600", "ferry.db-wal": "600", "ferry.db-shm": "600" });
         expect(Object.values(modes).every((m) => m === "600")).toBe(true);
       } finally {
