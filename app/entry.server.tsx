@@ -1,5 +1,5 @@
 import { PassThrough } from "node:stream";
-import { createReadableStreamFromReadable, type EntryContext } from "@remix-run/node";
+import { createReadableStreamFromReadable, type EntryContext, type HandleDataRequestFunction } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
 import { createInstance } from "i18next";
 import { isbot } from "isbot";
@@ -7,10 +7,28 @@ import { renderToPipeableStream } from "react-dom/server";
 import { I18nextProvider, initReactI18next } from "react-i18next";
 import { i18nConfig } from "./i18n/config";
 import { getLanguage } from "./i18n/i18next.server";
+import { discardBody } from "./utils/form.server";
 
 const ABORT_DELAY_MS = 5_000;
 
+/**
+ * What every page and data answer gets (static files are served before Remix). Pages and their data
+ * carry engine and socket tokens (the signed-in layout, the share page): `no-store`, so no cache and
+ * no back button keeps them. A body nothing read (a post to a page without an action) is discarded
+ * (utils/form.server.ts), never left to hold the connection.
+ */
+function harden(request: Request, headers: Headers) {
+  headers.set("Cache-Control", "no-store");
+  discardBody(request);
+}
+
+export const handleDataRequest: HandleDataRequestFunction = (response, { request }) => {
+  harden(request, response.headers);
+  return response;
+};
+
 export default async function handleRequest(request: Request, status: number, headers: Headers, context: EntryContext) {
+  harden(request, headers);
   // Every response renders in the request's language, from the same resources the browser uses.
   const i18n = createInstance();
   await i18n.use(initReactI18next).init({ ...i18nConfig, lng: await getLanguage(request) });

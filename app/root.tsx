@@ -1,5 +1,5 @@
 import { data, type LinksFunction, type LoaderFunctionArgs } from "@remix-run/node";
-import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData, useRevalidator, useRouteError, useRouteLoaderData } from "@remix-run/react";
+import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData, useLocation, useRevalidator, useRouteError, useRouteLoaderData } from "@remix-run/react";
 import { type ReactNode, useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { ErrorFallback } from "~/components/ui/error-fallback";
@@ -8,6 +8,7 @@ import stylesheet from "~/tailwind.css";
 import { getLanguage } from "./i18n/i18next.server";
 import { env } from "./utils/env.server";
 import { loadSite } from "./utils/site.server";
+import { formatSize } from "./utils/format";
 import { useHydrated } from "./utils/use-hydrated";
 import { runtimeTimeZone, timeZoneCookie, timeZoneOfCookieHeader } from "./utils/time-zone";
 import { takeToast } from "./utils/toast.server";
@@ -30,7 +31,10 @@ export const useRootData = () => useRouteLoaderData<typeof loader>("root");
 
 export function Layout({ children }: { children: ReactNode }) {
   const root = useRouteLoaderData<typeof loader>("root");
-  const lang = root?.lang ?? "en";
+  const { i18n } = useTranslation();
+  // Without root data (an error the root boundary shows) the page keeps the request's language,
+  // which the server rendered in and the browser reads back from <html lang>.
+  const lang = root?.lang ?? (i18n.language === "zh" ? "zh" : "en");
   const primary = root?.site.primaryColor ?? "#FD5C1F";
   return (
     <html lang={lang} className="h-full">
@@ -102,5 +106,14 @@ export default function App() {
 
 export function ErrorBoundary() {
   const error = useRouteError();
+  const { t } = useTranslation();
+  const location = useLocation();
+  if (isRouteErrorResponse(error) && error.status === 413) {
+    // A body over the form cap (utils/form.server.ts): the limit in the reader's language, and a way
+    // back to the form (reloading would post the same body again).
+    const limit = typeof error.data?.limit === "number" ? formatSize(error.data.limit, 0) : null;
+    const tip = limit ? t("global.error.too-large", { limit }) : undefined;
+    return <ErrorFallback status={413} title={t("global.error.too-large.title")} tip={tip} backHref={`${location.pathname}${location.search}`} />;
+  }
   return <ErrorFallback status={isRouteErrorResponse(error) ? error.status : undefined} />;
 }

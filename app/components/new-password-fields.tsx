@@ -1,10 +1,20 @@
 import type { FieldMetadata } from "@conform-to/react";
 import { useTranslation } from "react-i18next";
 import * as z from "zod";
+import { createUserBody } from "../../contract/admin";
 import { passwordProblem } from "../../contract/validation";
 import { TextInput } from "./ui/text-input";
 
-const required = z.string({ error: "auth.password.required" }).min(1, "auth.password.required");
+/**
+ * The longest password an account can hold (what an administrator may set, contract/admin.ts): a
+ * longer one typed at sign-in or as the old password is refused before it is encoded or sent.
+ */
+export const PASSWORD_INPUT_MAX = createUserBody.shape.password.maxLength ?? 64;
+
+/** A password typed in a form: present, and no longer than any account's can be. */
+export const typedPassword = z.string({ error: "auth.password.required" }).min(1, "auth.password.required").max(PASSWORD_INPUT_MAX, "auth.password.too-long");
+
+const required = typedPassword;
 
 /** New password and its confirmation (spec section 5), shared by the forced reset and the in-app change. */
 export const newPasswordShape = { newPassword: required, confirmPassword: required };

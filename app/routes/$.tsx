@@ -1,5 +1,10 @@
-import { redirect } from "@remix-run/node";
+import { type ActionFunctionArgs, redirect } from "@remix-run/node";
+import { discardBody } from "~/utils/form.server";
 
 /** Spec: any other path redirects to /signin. */
 export const loader = () => redirect("/signin");
-export const action = () => redirect("/signin");
+/** A post to an unknown path: its body is discarded, not read. */
+export const action = ({ request }: ActionFunctionArgs) => {
+  discardBody(request);
+  return redirect("/signin");
+};

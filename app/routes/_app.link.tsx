@@ -13,13 +13,13 @@ import { useToast } from "~/components/ui/toast";
 import { copyToClipboard } from "~/shares/clipboard";
 import { engineListQuery, linkSearch, readLinkQuery, SORT_KEYS, type LinkQuery, type SortKey } from "~/shares/link-query";
 import { copyText } from "~/shares/rules";
-import { assertSameSite } from "~/utils/csrf.server";
 import { timeZoneOfCookieHeader } from "~/utils/time-zone";
 import { useHydrated } from "~/utils/use-hydrated";
 import { useFormatTime } from "~/utils/use-time-zone";
 import { requireUser } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
 import type { ShareListItem, shareListData, shareUrlListData } from "../../contract/share";
+import { readForm } from "~/utils/form.server";
 
 type Intent = "cancel" | "delete";
 
@@ -54,9 +54,8 @@ const SUCCESS: Record<z.infer<typeof actionSchema>["intent"], string> = { cancel
 
 /** Cancel, delete (both confirmed first) and unbind: POST forms, answered with a redirect back and a toast. */
 export async function action({ request }: ActionFunctionArgs) {
-  assertSameSite(request);
+  const form = await readForm(request);
   const user = await requireUser(request);
-  const form = await request.formData();
   const parsed = actionSchema.safeParse({ intent: form.get("intent"), id: form.getAll("id"), confirmed: form.get("confirmed") ?? undefined, back: form.get("back") ?? undefined });
   const back = readLinkQuery(new URLSearchParams(parsed.success ? (parsed.data.back ?? "") : ""));
   const to = `/link${linkSearch(back)}`;

@@ -9,13 +9,13 @@ import { ChevronDownIcon } from "~/components/ui/icons";
 import { Pagination } from "~/components/ui/pagination";
 import { DEFAULT_PAGE_SIZE, readPaginationParams, totalPagesFor } from "~/components/ui/pagination-model";
 import { useToast } from "~/components/ui/toast";
-import { assertSameSite } from "~/utils/csrf.server";
 import { useHydrated } from "~/utils/use-hydrated";
 import { useFormatTime } from "~/utils/use-time-zone";
 import { safeRedirect } from "~/utils/redirect";
 import { requireUser } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
 import type { noticeItem, noticeListData } from "../../contract/notices";
+import { readForm } from "~/utils/form.server";
 
 type Notice = z.infer<typeof noticeItem>;
 
@@ -44,9 +44,9 @@ const readSchema = z.object({
 
 /** Marks one notification read. The layout's bell count follows, as Remix reloads loaders after an action. */
 export async function action({ request }: ActionFunctionArgs) {
-  assertSameSite(request);
+  const form = await readForm(request);
   const user = await requireUser(request);
-  const parsed = readSchema.safeParse(Object.fromEntries(await request.formData()));
+  const parsed = readSchema.safeParse(Object.fromEntries(form));
   if (!parsed.success) return data({ ok: false as const, code: 400 }, { status: 400, headers: { "Set-Cookie": await user.commit() } });
   const { id, back } = parsed.data;
   const reply = await user.call("/api/notice/status/update", { method: "PATCH", body: JSON.stringify({ noticeIds: [id] }) });

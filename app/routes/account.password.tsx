@@ -2,16 +2,16 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { type ActionFunctionArgs, data, redirect } from "@remix-run/node";
 import { getT } from "~/i18n/i18next.server";
 import { codec } from "~/utils/credentials.server";
-import { assertSameSite } from "~/utils/csrf.server";
 import { destroySession, requireUser } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
 import { changePasswordSchema } from "~/components/new-password-fields";
+import { readForm } from "~/utils/form.server";
 
 export async function action({ request }: ActionFunctionArgs) {
-  assertSameSite(request);
+  const form = await readForm(request);
   const user = await requireUser(request);
   const t = await getT(request);
-  const submission = parseWithZod(await request.formData(), { schema: changePasswordSchema });
+  const submission = parseWithZod(form, { schema: changePasswordSchema });
   const hideFields = ["oldPassword", "newPassword", "confirmPassword"];
   if (submission.status !== "success") return data(submission.reply({ hideFields }), { status: 400 });
   const reply = await user.call("/api/user/password/update", {

@@ -4,8 +4,8 @@ import { parseFormData, REQUIRED_MESSAGE } from "~/components/ui/form";
 import { SMTP_REQUIRED_ON_SERVER } from "~/components/shell/smtp-dialog";
 import { getT } from "~/i18n/i18next.server";
 import { codec } from "~/utils/credentials.server";
-import { assertSameSite } from "~/utils/csrf.server";
 import { requireUser } from "~/utils/session.server";
+import { readForm } from "~/utils/form.server";
 
 /** GET: the caller's SMTP settings for the dialog (the engine never returns the password). */
 export async function loader({ request }: LoaderFunctionArgs) {
@@ -26,10 +26,10 @@ const FIELD_OF_CODE: Record<number, string> = { 4131: "emailAccount", 4132: "ema
 
 /** POST: saves them; the password goes to the engine credential-encoded, and never comes back in the reply. */
 export async function action({ request }: ActionFunctionArgs) {
-  assertSameSite(request);
+  const form = await readForm(request);
   const user = await requireUser(request);
   const t = await getT(request);
-  const submission = parseFormData(await request.formData(), smtpSettingsSchema, SMTP_REQUIRED_ON_SERVER);
+  const submission = parseFormData(form, smtpSettingsSchema, SMTP_REQUIRED_ON_SERVER);
   const hideFields = ["emailPassword"];
   if (submission.status !== "success") return data({ saved: false, result: submission.reply({ hideFields }) }, { status: 400 });
   const v = submission.value;

@@ -5,6 +5,7 @@ import { env } from "~/utils/env.server";
 import { safeRedirect } from "~/utils/redirect";
 import { requireUser, signOut } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
+import { refusePost } from "~/utils/form.server";
 
 const PLATFORMS = new Set(["exe", "deb", "rpm", "dmg"]);
 /** What the browser needs of the engine's answer; nothing else is passed on. */
@@ -71,3 +72,6 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   if (envelope.code === 1009) return signOut(request, user.session, "expired");
   return fail(`error.${envelope.code}`);
 }
+
+/** Takes no posts: 405, the body discarded. */
+export const action = refusePost;

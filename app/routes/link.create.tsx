@@ -2,13 +2,13 @@ import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from "@remix-r
 import { parseFormData } from "~/components/ui/form";
 import { getLanguage, getT } from "~/i18n/i18next.server";
 import { createPayload, shareFormSchema } from "~/shares/rules";
-import { assertSameSite } from "~/utils/csrf.server";
 import { pageOrigin } from "~/utils/origin.server";
 import { requireUser } from "~/utils/session.server";
 import type { shareCreateData } from "../../contract/share";
 import type { ServerInfo } from "../../contract/site";
 import type { UserInfo } from "../../contract/users";
 import type * as z from "zod";
+import { readForm } from "~/utils/form.server";
 
 /**
  * The share and invite dialogs' endpoint (app/shares/share-dialog.tsx), a resource route.
@@ -34,9 +34,9 @@ const FIELD_OF_CODE: Record<number, string> = {
 };
 
 export async function action({ request }: ActionFunctionArgs) {
-  assertSameSite(request);
+  const form = await readForm(request);
   const user = await requireUser(request);
-  const submission = parseFormData(await request.formData(), shareFormSchema);
+  const submission = parseFormData(form, shareFormSchema);
   const headers = { "Set-Cookie": await user.commit() };
   if (submission.status !== "success") return data({ result: submission.reply(), created: null, mailRefused: false }, { status: 400, headers });
 

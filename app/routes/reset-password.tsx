@@ -10,10 +10,10 @@ import { Button } from "~/components/ui/button";
 import { FormError } from "~/components/ui/form-error";
 import { getT } from "~/i18n/i18next.server";
 import { codec } from "~/utils/credentials.server";
-import { assertSameSite } from "~/utils/csrf.server";
 import { engineFetch, EngineError } from "~/utils/engine.server";
 import { commitSession, getSession, readPendingReset } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
+import { readForm } from "~/utils/form.server";
 
 const schema = z.object(newPasswordShape).superRefine(checkNewPassword);
 
@@ -25,12 +25,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
 }
 
 export async function action({ request }: ActionFunctionArgs) {
-  assertSameSite(request);
+  const form = await readForm(request);
   const session = await getSession(request);
   const pending = readPendingReset(session);
   if (!pending) throw redirect("/signin");
   const t = await getT(request);
-  const submission = parseWithZod(await request.formData(), { schema });
+  const submission = parseWithZod(form, { schema });
   if (submission.status !== "success") return data(submission.reply({ hideFields: ["newPassword", "confirmPassword"] }), { status: 400 });
   const refuse = (message: string) => data(submission.reply({ formErrors: [message], hideFields: ["newPassword", "confirmPassword"] }), { status: 400 });
   try {

@@ -1,6 +1,6 @@
 import { type ActionFunctionArgs, data, redirect } from "@remix-run/node";
-import { assertSameSite } from "~/utils/csrf.server";
 import { requireUser } from "~/utils/session.server";
+import { readForm } from "~/utils/form.server";
 
 /**
  * The browser's session timer (components/session-timers.tsx) posts `refresh` here every 20
@@ -8,8 +8,7 @@ import { requireUser } from "~/utils/session.server";
  * the redirect to /signin?reason=expired (which shows the logout notice) is followed by the page.
  */
 export async function action({ request }: ActionFunctionArgs) {
-  assertSameSite(request);
-  const intent = (await request.formData()).get("intent");
+  const intent = (await readForm(request)).get("intent");
   const user = await requireUser(request, { forceRefresh: intent === "refresh", activity: false });
   return data({ ok: true as const }, { headers: { "Set-Cookie": await user.commit() } });
 }

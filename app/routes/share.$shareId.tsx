@@ -26,13 +26,13 @@ import {
   type DiskState,
   type PageState,
 } from "~/shares/page/share-page.server";
-import { assertSameSite } from "~/utils/csrf.server";
 import { EngineError } from "~/utils/engine.server";
 import { isHttps } from "~/utils/session.server";
 import { deviceFingerprint, getShareToken, setShareToken } from "~/utils/share-session.server";
 import { productTitleMeta } from "~/utils/site";
 import { ErrorCode } from "../../contract/errors";
 import { shareIdOf } from "../../contract/share";
+import { readForm } from "~/utils/form.server";
 
 export const meta = productTitleMeta;
 
@@ -84,12 +84,11 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
  * - `count` (the file browser, with JavaScript): records a download the browser starts itself.
  */
 export async function action({ request, params }: ActionFunctionArgs) {
-  assertSameSite(request);
+  const form = await readForm(request);
   const shareId = shareIdOf(params.shareId ?? "");
   const pageUrl = new URL(request.url);
   const back = `${pageUrl.pathname}${pageUrl.search}`;
   if (!shareId) return redirect(back);
-  const form = await request.formData();
   const intent = form.get("intent");
   const device = await deviceFingerprint(request);
   const t = await getT(request);

@@ -6,6 +6,7 @@ import { useRef } from "react";
 import { useTranslation } from "react-i18next";
 import * as z from "zod";
 import { LanguageSwitch } from "~/components/language-switch";
+import { typedPassword } from "~/components/new-password-fields";
 import { Button } from "~/components/ui/button";
 import { FormError } from "~/components/ui/form-error";
 import { Modal } from "~/components/ui/modal";
@@ -13,16 +14,25 @@ import { TextInput, useAnswerCount } from "~/components/ui/text-input";
 import { getT } from "~/i18n/i18next.server";
 import { useRootData } from "~/root";
 import { codec } from "~/utils/credentials.server";
-import { assertSameSite } from "~/utils/csrf.server";
 import { engineFetch, EngineError } from "~/utils/engine.server";
 import { safeRedirect } from "~/utils/redirect";
 import { commitSession, getSession, readEngine, setPendingReset, startSession, type EngineSession } from "~/utils/session.server";
 import { productName, productTitleMeta } from "~/utils/site";
+import { accountLookupBody } from "../../contract/auth";
 import { EMAIL_PATTERN } from "../../contract/validation";
+import { readForm } from "~/utils/form.server";
 
+/**
+ * Every field is bounded before anything is encoded or sent: the account field takes an account or
+ * an e-mail address, so the e-mail's bound (the account lookup's, contract/auth.ts) is the longest.
+ */
 const schema = z.object({
-  account: z.string({ error: "auth.account.required" }).trim().min(1, "auth.account.required"),
-  password: z.string({ error: "auth.password.required" }).min(1, "auth.password.required"),
+  account: z
+    .string({ error: "auth.account.required" })
+    .trim()
+    .min(1, "auth.account.required")
+    .max(accountLookupBody.shape.email.maxLength ?? 255, "auth.account.too-long"),
+  password: typedPassword,
   redirectTo: z.string().optional(),
 });
 
@@ -43,11 +53,13 @@ interface LoginData extends Omit<EngineSession, "refreshToken" | "socketToken"> 
 }
 
 export async function action({ request }: ActionFunctionArgs) {
-  assertSameSite(request);
+  const form = await readForm(request);
   const t = await getT(request);
-  const submission = parseWithZod(await request.formData(), { schema });
+  const submission = parseWithZod(form, { schema });
   if (submission.status !== "success") return data(submission.reply({ hideFields: ["password"] }), { status: 400 });
-  const { password, redirectTo } = submission.value;
+  const { password } = submission.value;
+  // Decided before any token exists: an odd target falls back here, never fails after signing in.
+  const target = safeRedirect(submission.value.redirectTo, "/personal");
   let { account } = submission.value;
   const refuse = (message: string) => data(submission.reply({ formErrors: [message], hideFields: ["password"] }), { status: 400 });
 
@@ -73,7 +85,7 @@ export async function action({ request }: ActionFunctionArgs) {
     if (reply.code === 200 && reply.data) {
       const { token, refresh_token, websocket_token, userId, accountType, isAdmin } = reply.data;
       startSession(session, { token, refreshToken: refresh_token, socketToken: websocket_token, account: reply.data.account, userId, accountType, isAdmin });
-      return redirect(safeRedirect(redirectTo, "/personal"), { headers: { "Set-Cookie": await commitSession(request, session) } });
+      return redirect(target, { headers: { "Set-Cookie": await commitSession(request, session) } });
     }
     if (reply.code === 1074) {
       // The account and the old password travel to /reset-password sealed in the session, never in the URL.

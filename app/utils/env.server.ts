@@ -20,6 +20,7 @@ const schema = z
       .default(DEFAULT_LOCAL_CLIENT_PORTS.join(","))
       .transform((text) => text.split(",").map((p) => Number(p.trim())))
       .pipe(z.array(z.number().int().min(1).max(65535)).min(1).max(10)),
+    FERRY_WEB_FORM_LIMIT: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(64 * 1024),
   })
   .transform((e) => ({
     NODE_ENV: e.NODE_ENV,
@@ -36,6 +37,8 @@ const schema = z
     behindProxy: e.FERRY_WEB_BEHIND_PROXY === "1" || e.FERRY_WEB_BEHIND_PROXY === "true",
     /** Public: the page looks for the local desktop client on these ports, in this order. */
     localClientPorts: e.FERRY_LOCAL_CLIENT_PORTS,
+    /** The largest request body an action reads (utils/form.server.ts), bytes; larger ones get 413. */
+    formLimit: e.FERRY_WEB_FORM_LIMIT,
   }));
 
 export type WebEnv = z.infer<typeof schema>;

@@ -31,6 +31,14 @@ describe("ErrorFallback", () => {
     expect(screen.getByText("Not Found")).toBeTruthy();
   });
 
+  it("for an answer to a post: its own tip and a plain link back to the page instead of Refresh", () => {
+    renderWithI18n(<ErrorFallback status={413} title="Too large" tip="At most 64 KB" backHref="/signin?redirectTo=%2Flink" />);
+    expect(screen.getByText("At most 64 KB")).toBeTruthy();
+    expect(screen.queryByText(/Refresh to try again/)).toBeNull();
+    expect(screen.queryByRole("button", { name: "Refresh" })).toBeNull();
+    expect(screen.getByRole("link", { name: "Back to the page" }).getAttribute("href")).toBe("/signin?redirectTo=%2Flink");
+  });
+
   it("speaks Chinese", () => {
     renderWithI18n(<ErrorFallback status={500} />, { lang: "zh" });
     expect(screen.getByRole("heading", { name: "页面出错了" })).toBeTruthy();

@@ -1,6 +1,6 @@
 import { useId, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
-import { Button } from "./button";
+import { Button, buttonSizes } from "./button";
 import { cn } from "./cn";
 
 export type ErrorFallbackProps = {
@@ -10,11 +10,18 @@ export type ErrorFallbackProps = {
   details?: ReactNode;
   /** Replaces the default heading (global.error.title). */
   title?: ReactNode;
+  /** Replaces the default tip (global.error.tip). */
+  tip?: ReactNode;
+  /**
+   * A link back to this address (global.error.back) instead of the Refresh button: for an answer to a
+   * post, where reloading would send the same post again. A plain link, so it works without JavaScript.
+   */
+  backHref?: string;
   className?: string;
 };
 
 /** The error screen: a heading, a tip, optional details, and a Refresh button that reloads the page. */
-export function ErrorFallback({ status, details, title, className }: ErrorFallbackProps) {
+export function ErrorFallback({ status, details, title, tip, backHref, className }: ErrorFallbackProps) {
   const { t } = useTranslation();
   const titleId = useId();
   return (
@@ -22,10 +29,16 @@ export function ErrorFallback({ status, details, title, className }: ErrorFallba
       <h1 id={titleId} className="text-xl font-semibold text-gray-900">
         {title ?? t("global.error.title")}
       </h1>
-      <p className="text-sm text-gray-600">{t("global.error.tip")}</p>
+      <p className="text-sm text-gray-600">{tip ?? t("global.error.tip")}</p>
       {status !== undefined && <p className="text-sm text-gray-500">{t("global.error.status", { status })}</p>}
       {details && <div className="max-w-xl text-sm text-gray-500">{details}</div>}
-      <Button onClick={() => window.location.reload()}>{t("global.refresh")}</Button>
+      {backHref ? (
+        <a href={backHref} className={cn("inline-flex items-center justify-center rounded border border-primary bg-primary font-medium text-white hover:opacity-90", buttonSizes.middle)}>
+          {t("global.error.back")}
+        </a>
+      ) : (
+        <Button onClick={() => window.location.reload()}>{t("global.refresh")}</Button>
+      )}
     </section>
   );
 }
