@@ -11,6 +11,7 @@ import { type FileServerHealth, selectNoticeState } from "./notice-state";
 import { installersFor, type InstallerPlatform } from "./platforms";
 import { LocalClientProbe, type LocalClientState } from "./probe.client";
 import { MIN_CLIENT_VERSION } from "./protocol";
+import { launchUrl } from "../utils/site";
 
 /** Spec section 9: the client prompt is 450 wide. */
 export const CLIENT_DIALOG_WIDTH = 450;
@@ -54,7 +55,9 @@ function useFileServerHealth(): FileServerHealth {
 
 /** Asks the operating system to start the client through its URL scheme (spec section 7: urlName, secure flag, host, certSelect). */
 function launchClient(urlName: string, certSelect: number) {
-  const link = `${urlName}://start?secure=${window.location.protocol === "https:" ? 1 : 0}&host=${encodeURIComponent(window.location.hostname)}&certSelect=${certSelect}`;
+  const link = launchUrl(urlName, { secure: window.location.protocol === "https:", hostname: window.location.hostname, certSelect });
+  // Not a custom scheme (javascript:, http:…): nothing is launched; the dialog still offers the installers.
+  if (!link) return;
   // A frame, so that a scheme nobody handles fails inside it instead of replacing the page.
   const frame = document.createElement("iframe");
   frame.hidden = true;

@@ -3,7 +3,7 @@ import { LanguageSwitch } from "../../components/language-switch";
 import { TransferIcon } from "../../components/ui/icons";
 import { openTransferPanel } from "../../transfers/transfer-panel";
 import type { SiteInfo } from "../../../contract/site";
-import { productName } from "../../utils/site";
+import { productName, webLinkHref } from "../../utils/site";
 
 const barButton =
   "flex h-8 items-center gap-1 rounded px-2 text-sm text-gray-700 hover:bg-gray-100 hover:text-primary focus-visible:outline focus-visible:outline-2 focus-visible:outline-primary";
@@ -16,7 +16,8 @@ const barButton =
 export function ShareTopBar({ site, shareText, showTransfers }: { site: SiteInfo; shareText: string | null; showTransfers: boolean }) {
   const { t, i18n } = useTranslation();
   const product = productName(site, i18n.language);
-  const company = i18n.language === "zh" ? site.companyLink : site.companyLinkEN || site.companyLink;
+  // Only an http: or https: address becomes the about-us link; anything else is not shown at all.
+  const company = webLinkHref(i18n.language === "zh" ? site.companyLink : site.companyLinkEN || site.companyLink);
   return (
     <header className="flex h-[50px] shrink-0 items-center justify-between gap-4 border-b border-gray-200 bg-white px-4">
       <div className="flex min-w-0 items-center gap-4">
