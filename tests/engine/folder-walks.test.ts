@@ -131,6 +131,9 @@ describe("folder walks within lowered limits", () => {
       "loops/sub/deeper dir 0",
       "loops/sub/deeper/c.txt file 3",
     ]);
+    // Copied again over the first copy (a merge, entry by entry): still no link is followed or copied.
+    expect(await files.ok("copy", { groupId: 0, paths: ["/loops"], target: "/copies", overwrite: true })).toEqual({ done: ["/loops"], failed: [] });
+    expect(await snapshot(path.join(home, "copies"))).toHaveLength(6);
     expect((await files.ok("tree", { groupId: 0, path: "/loops" })).folders.map((f) => f.name)).toEqual(["loop", "sub", "up"]);
   });
 
@@ -171,6 +174,9 @@ describe("folder walks within lowered limits", () => {
     expect(await files.ok("attributes", { groupId: 0, paths: ["/fits"] })).toMatchObject({ file_count: 1, folder_count: DEPTH - 1 });
     expect(await files.ok("copy", { groupId: 0, paths: ["/fits"], target: "/copies" })).toEqual({ done: ["/fits"], failed: [] });
     expect((await files.ok("search", { groupId: 0, path: "/fits", keyword: "bottom" })).entries).toHaveLength(1);
+    // Removing is never refused for depth: the tree goes as a whole.
+    expect(await files.ok("remove", { groupId: 0, paths: ["/deep"] })).toEqual({ done: ["/deep"], failed: [] });
+    expect(await readdir(home)).not.toContain("deep");
   });
 
   it("a folder with more entries than the limits is refused with 4260 by zip, size sums and copy; a search answers truncated", async () => {
