@@ -34,14 +34,14 @@ describe("bad input gets a 400-family code and changes nothing", () => {
     expect(await userCount()).toBe(before);
   });
 
-  it("malformed JSON, a wrong content type and an empty body are refused", async () => {
+  it("malformed JSON and a wrong content type are refused; an empty JSON body is {} (401 where a field is required)", async () => {
     const before = await userCount();
     const malformed = await t.call("POST", "/api/admin/users", { token: admin, raw: '{"account": "zed",' });
     expect(malformed.body.code).toBe(400);
     const text = await t.call("POST", "/api/admin/users", { token: admin, raw: "account=zed", headers: { "content-type": "text/plain" } });
     expect(text.body.code).toBe(400);
     const empty = await t.call("POST", "/api/user/login", { raw: "", headers: { "content-type": "application/json" } });
-    expect(empty.body.code).toBe(400);
+    expect(empty.body.code).toBe(401);
     const proto = await t.call("POST", "/api/admin/users", { token: admin, raw: '{"account":"zed","password":"Str0ng#Pass","__proto__":{"role":"admin"}}' });
     expect(proto.body.code).toBe(400);
     expect(await userCount()).toBe(before);
@@ -51,7 +51,7 @@ describe("bad input gets a 400-family code and changes nothing", () => {
     const huge = JSON.stringify({ UK: "a".repeat(2 * 1024 * 1024) });
     const reply = await t.call("POST", "/api/user/login", { raw: huge });
     expect(reply.status).toBe(413);
-    expect(reply.body).toMatchObject({ code: 400, result: false });
+    expect(reply.body).toMatchObject({ code: 4280, result: false });
     const long = await t.call("POST", "/api/user/login", { body: { UK: "a".repeat(5000) } });
     expect(long.body.code).toBe(400);
   });
