@@ -10,6 +10,7 @@ import { walkStats } from "../../server/storage/walk";
 import { snapshot } from "../support/disk";
 import { startTestEngine, type TestEngine } from "../support/engine";
 import { connectFiles, type FileClient } from "../support/file-client";
+import { connectVisitor, makeLink, SHARE_ENV, shareTokenOf } from "../support/share-visitor";
 
 /**
  * Folder walks (docs/security.md, "Folder walks"): zip downloads, search, size sums, copy and
@@ -57,13 +58,14 @@ async function until(done: () => boolean) {
 
 describe("folder walks within lowered limits", () => {
   let t: TestEngine;
+  let user: Awaited<ReturnType<TestEngine["createUser"]>>;
   let files: FileClient;
   let home: string;
   let outside: string;
 
   beforeAll(async () => {
-    t = await startTestEngine({ FERRY_WALK_MAX_DEPTH: String(DEPTH), FERRY_WALK_MAX_ENTRIES: String(ENTRIES), FERRY_ZIP_MAX_ENTRIES: String(ZIP_ENTRIES) });
-    const user = await t.createUser("walker", { permission: PERMISSION_FULL });
+    t = await startTestEngine({ ...SHARE_ENV, FERRY_WALK_MAX_DEPTH: String(DEPTH), FERRY_WALK_MAX_ENTRIES: String(ENTRIES), FERRY_ZIP_MAX_ENTRIES: String(ZIP_ENTRIES) });
+    user = await t.createUser("walker", { permission: PERMISSION_FULL });
     files = await connectFiles(t.fileUrl, user.socketToken);
     home = path.join(t.dataDir, "storage", "users", "walker");
     outside = path.join(scratch, "outside");
@@ -85,8 +87,8 @@ describe("folder walks within lowered limits", () => {
     await t?.stop();
   });
 
-  async function zip(paths: string[]) {
-    const { url } = await files.ok("download", { groupId: 0, paths });
+  async function zip(paths: string[], client = files) {
+    const { url } = await client.ok("download", { groupId: 0, paths });
     const res = await fetch(t.fileUrl + url);
     const body = Buffer.from(await res.arrayBuffer());
     if (res.status !== 200) return { status: res.status, text: body.toString("utf8"), listing: [] as string[] };
@@ -102,6 +104,14 @@ describe("folder walks within lowered limits", () => {
     expect(result.listing).toEqual(["loops/", "loops/a.txt", "loops/sub/", "loops/sub/b.txt", "loops/sub/deeper/", "loops/sub/deeper/c.txt"]);
     // Several items, one of them inside a loop's reach.
     expect((await zip(["/loops/sub", "/loops/a.txt"])).listing).toEqual(["a.txt", "sub/", "sub/b.txt", "sub/deeper/", "sub/deeper/c.txt"]);
+    // A share visitor's zip of the same folder walks it the same way.
+    const visitor = await connectVisitor(t.fileUrl, await shareTokenOf(t, await makeLink(t, user.token, { shareFiles: ["/loops"] })));
+    try {
+      expect((await zip(["/"], visitor)).listing).toEqual(["loops/", "loops/a.txt", "loops/sub/", "loops/sub/b.txt", "loops/sub/deeper/", "loops/sub/deeper/c.txt"]);
+      expect(await visitor.ok("attributes", { groupId: 0, paths: ["/loops"] })).toMatchObject({ file_count: 3, folder_count: 2 });
+    } finally {
+      await visitor.close();
+    }
   });
 
   it("a search through link loops ends, finds each real match once and answers not truncated", async () => {
