@@ -4,7 +4,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadForwardSecret, signClientAddress } from "../../contract/forwarding";
+import { PERMISSION_FULL } from "../../contract/permissions";
+import { SHARE_ATTEMPTS_PER_ADDRESS } from "../../contract/share";
 import { startTestEngine, type TestEngine } from "../support/engine";
+import { makeLink, SHARE_ENV, writeTree } from "../support/share-visitor";
 
 // The engine believes a forwarded client address only when the web signed it with the forward
 // secret (docs/security.md, section 2). These engines trust no proxy, as under `npm start`: every
@@ -97,6 +100,35 @@ describe("a client address vouched for by the web", () => {
       expect((await configured.login("cfg_x", "Wrong#Pass1", vouched("192.0.2.9", secret))).body.code).toBe(1005);
     } finally {
       await configured.stop();
+    }
+  });
+});
+
+describe("share passwords through the web", () => {
+  it("are counted per signed visitor address across links; forged addresses count as the real peer", async () => {
+    const shares = await startTestEngine(SHARE_ENV);
+    try {
+      const shareKey = loadForwardSecret(shares.dataDir, null);
+      const owner = await shares.createUser("share_owner", { permission: PERMISSION_FULL });
+      await writeTree(path.join(shares.dataDir, "storage", "users", "share_owner"), { "a.txt": "a", "b.txt": "b" });
+      const first = await makeLink(shares, owner.token, { shareFiles: ["/a.txt"], needPassword: true, shareUrlPasswd: "Kq7w" });
+      const second = await makeLink(shares, owner.token, { shareFiles: ["/b.txt"], needPassword: true, shareUrlPasswd: "Zx9p" });
+      const verify = (url: string, passwd: string, headers: Record<string, string>) =>
+        shares.call("POST", "/api/share/link/verify/url", { body: { url, fingerprint: "fp", passwd }, headers });
+
+      const codes = [];
+      for (let i = 0; i < SHARE_ATTEMPTS_PER_ADDRESS + 1; i++) codes.push((await verify(first.shareUrl, `no${i}`, vouched("198.51.100.60", shareKey))).body.code);
+      expect(codes).toEqual([...Array(SHARE_ATTEMPTS_PER_ADDRESS).fill(1005), 4231]);
+      // That visitor is stopped on every link; another visitor of the same web is not.
+      expect((await verify(second.shareUrl, "Zx9p", vouched("198.51.100.60", shareKey))).body.code).toBe(4231);
+      expect((await verify(second.shareUrl, "Zx9p", vouched("198.51.100.61", shareKey))).body.code).toBe(200);
+
+      // Claims signed with another key all count as the one real peer, 127.0.0.1.
+      const forged = [];
+      for (let i = 0; i < SHARE_ATTEMPTS_PER_ADDRESS + 1; i++) forged.push((await verify(second.shareUrl, `no${i}`, vouched(`203.0.113.${i + 1}`, "not-the-engine-key-0123456789abcdef"))).body.code);
+      expect(forged).toEqual([...Array(SHARE_ATTEMPTS_PER_ADDRESS).fill(1005), 4231]);
+    } finally {
+      await shares.stop();
     }
   });
 });
