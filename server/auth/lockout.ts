@@ -36,13 +36,6 @@ export function createLockout(db: Db, clock: Clock) {
   }
 
   return {
-    /** The latest end of a running lock among `keys`, or 0. */
-    async lockedUntil(keys: string[]): Promise<number> {
-      const now = clock.now();
-      const rows = await k.selectFrom("login_counters").select("locked_until").where("key", "in", keys).where("locked_until", ">", now).execute();
-      return Math.max(0, ...rows.map((r) => r.locked_until));
-    },
-
     async take(keys: CounterKey[]): Promise<AttemptOutcome> {
       const sorted = [...keys].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       for (const { key } of sorted) await ensureRow(key);
@@ -91,19 +84,9 @@ export function createLockout(db: Db, clock: Clock) {
           .execute();
       }
     },
-
-    async reset(key: string) {
-      await k.updateTable("login_counters").set({ failures: 0, locked_until: 0, window_start: clock.now() }).where("key", "=", key).execute();
-    },
-
-    async countOf(key: string): Promise<{ failures: number; lockedUntil: number }> {
-      const row = await k.selectFrom("login_counters").selectAll().where("key", "=", key).executeTakeFirst();
-      return { failures: row?.failures ?? 0, lockedUntil: row?.locked_until ?? 0 };
-    },
   };
 }
 
 export type Lockout = ReturnType<typeof createLockout>;
 export const accountKey = (account: string) => `account:${account.toLowerCase()}`;
 export const addressKey = (ip: string) => `ip:${ip}`;
-export const lookupKey = (ip: string) => `lookup-ip:${ip}`;
