@@ -594,7 +594,10 @@ export function createShares(deps: ShareDeps) {
         }
         await bindDevice(link, fingerprint);
         // Each new token is a row: an address gets so many per window, and keeps so many live per link.
-        const taken = await rates.take(`rate:share-token:${addressKey(ip)}`, deps.limits.tokensPerAddress, rateWindowMs);
+        // An unknown address (the web could not tell it) is not one client: those calls are limited per link instead, ten times as much.
+        const taken = ip
+          ? await rates.take(`rate:share-token:${addressKey(ip)}`, deps.limits.tokensPerAddress, rateWindowMs)
+          : await rates.take(`rate:share-token:unknown:${link.id}`, deps.limits.tokensPerAddress * 10, rateWindowMs);
         if (!taken.allowed) throttledRequests(taken.retryAt);
         token = randomBytes(32).toString("base64url");
         const now = clock.now();

@@ -75,6 +75,19 @@ describe("share tokens from GET /api/share/link/info", () => {
     expect((await info(open.shareUrl, "10.10.0.1")).body.code).toBe(200);
   });
 
+  it("calls whose address is unknown are not one client: they are limited per link, ten times the address limit", async () => {
+    // A trusted proxy (here 127.0.0.1) that forwards no address leaves it unknown.
+    const unknown = (url: string) => t.call("GET", `/api/share/link/info?${new URLSearchParams({ url, fingerprint: "fp" })}`);
+    const link = await makeLink(t, owner.token, { shareFiles: ["/pub/b.txt"] });
+    const codes = [];
+    for (let i = 0; i < 84; i++) codes.push((await unknown(link.shareUrl)).body.code);
+    expect(codes).toEqual([...Array(80).fill(200), ...Array(4).fill(4238)]);
+    const second = await makeLink(t, owner.token, { shareFiles: ["/pub/c.txt"] });
+    expect((await unknown(second.shareUrl)).body.code).toBe(200);
+    // A known address is counted on its own.
+    expect((await info(link.shareUrl, "10.10.9.9")).body.code).toBe(200);
+  });
+
   it("renewing with a valid token creates no row", async () => {
     const token = (await info(open.shareUrl, "10.11.0.1")).body.data.token as string;
     const before = (await rows("share_tokens")).length;
