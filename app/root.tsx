@@ -35,6 +35,11 @@ export function Layout({ children }: { children: ReactNode }) {
   // Without root data (an error the root boundary shows) the page keeps the request's language,
   // which the server rendered in and the browser reads back from <html lang>.
   const lang = root?.lang ?? (i18n.language === "zh" ? "zh" : "en");
+  useEffect(() => {
+    // Effects run once React has hydrated: from here on, forms and buttons are the enhanced ones.
+    // Here in the layout, so that an error page says so too.
+    document.documentElement.dataset.hydrated = "true";
+  }, []);
   const primary = root?.site.primaryColor ?? "#FD5C1F";
   return (
     <html lang={lang} className="h-full">
@@ -83,10 +88,6 @@ function TimeZoneSync() {
 export default function App() {
   const { lang } = useLoaderData<typeof loader>();
   const { i18n } = useTranslation();
-  useEffect(() => {
-    // Effects run once React has hydrated: from here on, forms and buttons are the enhanced ones.
-    document.documentElement.dataset.hydrated = "true";
-  }, []);
   useEffect(() => {
     if (i18n.language !== lang) void i18n.changeLanguage(lang);
     try {

@@ -159,6 +159,44 @@ test.describe("request bodies past the form cap", () => {
     }
   });
 
+  test("the 413 page hydrates in the reader's language when JavaScript runs", async ({ browser }) => {
+    for (const [locale, title] of [
+      ["zh-CN", "提交的内容过大"],
+      ["en-US", "What you sent is too large"],
+    ] as const) {
+      const context = await browser.newContext({ locale });
+      const errors: string[] = [];
+      try {
+        const page = await context.newPage();
+        page.on("pageerror", (error) => errors.push(error.message));
+        await page.goto("/signin");
+        await hydrated(page);
+        // A plain form post (as before the scripts load, or from another tool): the document itself is the 413.
+        const [response] = await Promise.all([
+          page.waitForResponse((r) => r.request().method() === "POST"),
+          page.evaluate((size) => {
+            const form = document.createElement("form");
+            form.method = "post";
+            form.action = "/signin";
+            const field = document.createElement("input");
+            field.name = "password";
+            field.value = "p".repeat(size);
+            form.append(field);
+            document.body.append(form);
+            HTMLFormElement.prototype.submit.call(form);
+          }, FORM_LIMIT + 10),
+        ]);
+        expect(response.status()).toBe(413);
+        await hydrated(page);
+        await expect(page.getByRole("heading", { name: title })).toBeVisible();
+        await expect(page.locator("html")).toHaveAttribute("lang", locale.slice(0, 2));
+        expect({ locale, errors }).toEqual({ locale, errors: [] });
+      } finally {
+        await context.close();
+      }
+    }
+  });
+
   test("over-long sign-in fields are refused by the form, before the engine hears of them", async ({ page }) => {
     const account = uniqueAccount("longpw");
     await createUser(account, PASSWORD);
