@@ -278,7 +278,22 @@ export function createFileService({ spaces, hashes, quota }: FileServiceDeps) {
       if (names.some((n) => n.includes("/"))) throw new FerryError("InvalidPath");
       const paths = [...new Set(names)].map((n) => ({ name: n, path: normaliseUserPath(child(dir, n)), real: normaliseUserPath(child(real, n)) }));
       await folderAt(ctx, dir);
-      const shown = paths.filter((p) => !isForbidden(ctx.forbidden, p.path) && !isForbidden(ctx.forbidden, p.real));
+      // A name is hidden when it is forbidden, or is a link whose target is (as listings hide it).
+      const lexicallyShown = paths.filter((p) => !isForbidden(ctx.forbidden, p.path) && !isForbidden(ctx.forbidden, p.real));
+      const reachable = await Promise.all(
+        lexicallyShown.map((p) =>
+          ctx.forbidden.length === 0
+            ? true
+            : guard(ctx, p.path).then(
+                () => true,
+                (err: unknown) => {
+                  if (isError(err, "PermissionDenied")) return false;
+                  throw err;
+                },
+              ),
+        ),
+      );
+      const shown = lexicallyShown.filter((_, i) => reachable[i]);
       const found = await Promise.all(shown.map((p) => existsAt(ctx, p.path)));
       return { existing: shown.filter((_, i) => found[i]).map((p) => p.name) };
     },

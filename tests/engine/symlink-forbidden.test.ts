@@ -98,6 +98,9 @@ describe("a link into a forbidden path", () => {
     expect((await files.ok("tree", { groupId: 0, path: "/links/docs-parent" })).folders).toEqual([]);
     expect(await files.ok("attributes", { groupId: 0, paths: ["/links/docs-parent"] })).toMatchObject({ file_count: 1, folder_count: 0, file_size: 6 });
     expect(await files.ok("exists", { groupId: 0, target: "/links/docs-parent", names: ["private", "public.txt"] })).toEqual({ existing: ["public.txt"] });
+    expect(await files.ok("exists", { groupId: 0, target: "/links", names: ["rel-vault", "abs-vault", "chain1", "secret-file.png", "plain.txt", "docs-parent"] })).toEqual({
+      existing: ["plain.txt", "docs-parent"],
+    });
     const found = await files.ok("search", { groupId: 0, path: "/links/docs-parent", keyword: "p" });
     expect(found.entries.map((e) => e.path)).toEqual(["/links/docs-parent/public.txt"]);
     for (const keyword of ["secret", "deep", "p.txt"]) expect((await files.ok("search", { groupId: 0, path: "/", keyword })).entries, keyword).toEqual([]);
