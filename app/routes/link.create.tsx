@@ -8,6 +8,7 @@ import type { shareCreateData } from "../../contract/share";
 import type { ServerInfo } from "../../contract/site";
 import type { UserInfo } from "../../contract/users";
 import type * as z from "zod";
+import { env } from "~/utils/env.server";
 import { readForm } from "~/utils/form.server";
 
 /**
@@ -34,7 +35,8 @@ const FIELD_OF_CODE: Record<number, string> = {
 };
 
 export async function action({ request }: ActionFunctionArgs) {
-  const form = await readForm(request);
+  // The one larger form: a share may list 1000 paths (SHARE_MAX_ENTRIES), about 100 bytes each.
+  const form = await readForm(request, { limit: env.shareFormLimit });
   const user = await requireUser(request);
   const submission = parseFormData(form, shareFormSchema);
   const headers = { "Set-Cookie": await user.commit() };

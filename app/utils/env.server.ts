@@ -21,6 +21,7 @@ const schema = z
       .transform((text) => text.split(",").map((p) => Number(p.trim())))
       .pipe(z.array(z.number().int().min(1).max(65535)).min(1).max(10)),
     FERRY_WEB_FORM_LIMIT: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(64 * 1024),
+    FERRY_WEB_SHARE_FORM_LIMIT: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
   })
   .transform((e) => ({
     NODE_ENV: e.NODE_ENV,
@@ -39,6 +40,8 @@ const schema = z
     localClientPorts: e.FERRY_LOCAL_CLIENT_PORTS,
     /** The largest request body an action reads (utils/form.server.ts), bytes; larger ones get 413. */
     formLimit: e.FERRY_WEB_FORM_LIMIT,
+    /** The share and invite dialogs' form (up to 1000 shared paths), bytes. */
+    shareFormLimit: e.FERRY_WEB_SHARE_FORM_LIMIT,
   }));
 
 export type WebEnv = z.infer<typeof schema>;

@@ -75,8 +75,10 @@ test.describe("request bodies past the form cap", () => {
       for (const size of [FORM_LIMIT + 1, 1 * MiB, 64 * MiB]) {
         for (const chunked of [false, true]) {
           const answer = await rawPost(`${WEB_URL}${path}`, { size, chunked });
-          // A page that does not exist redirects, its body discarded; the others refuse with 413.
-          const expected = path === "/no-such-page/at-all" ? 302 : 413;
+          // A page that does not exist redirects, its body discarded; the others refuse with 413 what
+          // passes their cap (the share dialogs' 1 MiB: under it, read, then sent to sign in).
+          const cap = path === "/link/create" ? MiB : FORM_LIMIT;
+          const expected = path === "/no-such-page/at-all" || size <= cap ? 302 : 413;
           expect({ path, size, chunked, status: answer.status }).toEqual({ path, size, chunked, status: expected });
           // The server stopped taking the body: of 64 MiB, no more than the socket buffers were sent.
           if (size === 64 * MiB) expect({ path, chunked, stopped: answer.written < 24 * MiB }).toEqual({ path, chunked, stopped: true });
@@ -101,7 +103,8 @@ test.describe("request bodies past the form cap", () => {
       const answer = await rawPost(`${WEB_URL}${path}`, { size: 2 * MiB, chunked: true, headers: { "Accept-Language": "zh-CN" } });
       expect({ path, status: answer.status, json: /application\/json/.test(answer.headers["content-type"] ?? "") }).toEqual({ path, status: 413, json: true });
       const body = JSON.parse(answer.body) as { code: number; limit: number; message: string };
-      expect(body).toEqual({ code: 4280, limit: FORM_LIMIT, message: "请求过大（最多 65536 字节）" });
+      const limit = path === "/link/create" ? MiB : FORM_LIMIT;
+      expect(body).toEqual({ code: 4280, limit, message: `请求过大（最多 ${limit} 字节）` });
     }
   });
 
@@ -117,6 +120,21 @@ test.describe("request bodies past the form cap", () => {
       const answer = await fetch(`${WEB_URL}/signin`, { method: "POST", body, redirect: "manual", headers: { "Content-Type": "application/x-www-form-urlencoded" } });
       expect({ size, status: answer.status }).toEqual({ size, status });
       if (status === 302) expect(answer.headers.get("location")).toBe("/personal");
+    }
+  });
+
+  test("the share dialogs' form, which may list 1000 paths, reads up to 1 MiB", async () => {
+    // A link of 1000 files with paths of about 100 characters: over 64 KiB, under 1 MiB.
+    const items = Array.from({ length: 1000 }, (_, i) => `items[${i}].path=${encodeURIComponent(`/Projects/2026/Quarterly reports/Department ${i}/report-${String(i).padStart(4, "0")}.pdf`)}&items[${i}].folder=0`).join("&");
+    const body = `kind=download&serverPath=%2F&${items}`;
+    expect(body.length).toBeGreaterThan(FORM_LIMIT);
+    // Read, then sent to sign in (no session): not refused for its size.
+    const read = await fetch(`${WEB_URL}/link/create`, { method: "POST", body, redirect: "manual", headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    expect(read.status).toBe(302);
+    expect(read.headers.get("location")).toMatch(/^\/signin/);
+    for (const chunked of [false, true]) {
+      const refused = await rawPost(`${WEB_URL}/link/create`, { size: MiB + 1, chunked });
+      expect({ chunked, status: refused.status }).toEqual({ chunked, status: 413 });
     }
   });
 
