@@ -28,8 +28,6 @@ export const SHARE_PASSWORD_PRESET_LENGTH = 4;
 /** Aliases: only when every shared item is a plain file and there are fewer than this many. */
 export const SHARE_ALIAS_MAX_FILES = 10;
 export const SHARE_ALIAS_MAX = FILE_NAME_MAX;
-/** Characters an alias may not contain (spec: / \ : * < > | " ? or a line break); the whole rule is nameProblem's. */
-export const SHARE_ALIAS_FORBIDDEN = /[\\/:*<>|"?\r\n]/;
 /** Expiry presets of the dialogs, in days (1 month = 30 days); the default is the first. */
 export const SHARE_EXPIRY_PRESET_DAYS = [1, 3, 7, 30] as const;
 export const SHARE_EXPIRY_DEFAULT_DAYS = 1;

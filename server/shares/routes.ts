@@ -29,7 +29,7 @@ export function shareRoutes(shares: Shares, tokens: Tokens) {
       auth: "user",
       body: shareCreateBody,
       response: shareCreateData,
-      handler: ({ body, auth, lang, origin, host }) => shares.create(auth!.user, body, lang, { origin, host }),
+      handler: ({ body, auth, lang }) => shares.create(auth!.user, body, lang),
     }),
     route({
       method: "GET",

@@ -95,11 +95,6 @@ function checkedBaseUrl(text: string): string {
 /** Loopback names are one host: a page on localhost:3000 may be opened as 127.0.0.1:3000 too. */
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
 
-/** Where a create request came from: its Origin header and the host it was sent to. Neither decides a link's address any more. */
-export interface RequestSite {
-  origin: string | null;
-  host: string | null;
-}
 
 function statusOf(link: Pick<LinkRow, "status" | "expire_at">, now: number): 1 | 2 | 3 {
   if (link.status === ShareStatus.Canceled) return 3;
@@ -146,7 +141,7 @@ export function createShares(deps: ShareDeps) {
    * (none given: the first); unset, the engine's own web, http://localhost:<FERRY_WEB_PORT> (or the
    * same port on another loopback name). Never the request's Host, X-Forwarded-Host or Origin.
    */
-  function shareBaseUrl(text: string, _site: RequestSite): string {
+  function shareBaseUrl(text: string): string {
     if (text === "") return webOrigins[0]!;
     const base = checkedBaseUrl(text);
     if (!webOrigins.includes(base) && !isDefaultWeb(base)) fail("ShareBaseUrlNotAllowed");
@@ -361,7 +356,7 @@ export function createShares(deps: ShareDeps) {
     access,
 
     /** POST /api/share/link/create. */
-    async create(user: AuthUser, body: z.infer<typeof shareCreateBody>, lang: Lang, site: RequestSite) {
+    async create(user: AuthUser, body: z.infer<typeof shareCreateBody>, lang: Lang) {
       const kind = body.shareUrlType;
       const space = await spaces.open(user.id, 0);
       if (!hasPermission(space.permission, kind === ShareUrlType.Download ? Permission.Share : Permission.Invite)) fail("PermissionDenied");
@@ -388,7 +383,7 @@ export function createShares(deps: ShareDeps) {
       const expireAt = body.shareExpireTime * 1000;
       if (expireAt !== 0 && expireAt <= now) fail("ShareExpiryPast");
 
-      const baseUrl = shareBaseUrl(body.shareBaseUrl.trim(), site);
+      const baseUrl = shareBaseUrl(body.shareBaseUrl.trim());
 
       const recipients = splitEmails(body.shareEmail);
       if (recipients.some((r) => !isEmail(r) || r.length > 254)) fail("EmailFormat");
