@@ -35,7 +35,7 @@ import type { Database } from "../db/schema";
 import { escapeLike } from "../db/like";
 import { FerryError, fail } from "../errors";
 import type { SecretBox } from "../mail/secret";
-import { isForbidden, type Spaces } from "../files/spaces";
+import { checkAllowed, type Spaces } from "../files/spaces";
 import type { ShareMailer } from "../mail/share-mail";
 import { baseName, commonParent, isUnder, normaliseUserPath } from "../storage/paths";
 import { storageError } from "../storage/storage";
@@ -363,9 +363,11 @@ export function createShares(deps: ShareDeps) {
 
       const serverPath = body.shareServerPath.trim() === "" ? null : normaliseUserPath(body.shareServerPath);
       const full = (entry: string) => normaliseUserPath(entry.startsWith("/") ? entry : childOf(serverPath ?? "/", entry));
-      const guard = (p: string) => {
-        if (isForbidden(space.forbidden, p)) fail("PermissionDenied");
-      };
+      // Forbidden paths as sent and with their links resolved (a link into a forbidden folder too).
+      const guard = (p: string) =>
+        checkAllowed(space, p).catch((err: unknown) => {
+          throw err instanceof FerryError ? err : storageError(err);
+        });
       const stat = async (p: string) => {
         try {
           return await space.storage.stat(p);
@@ -398,7 +400,7 @@ export function createShares(deps: ShareDeps) {
         if (paths.includes("/")) fail("InvalidPath");
         // An item inside another shared item is already shared with it.
         paths = paths.filter((p) => !paths.some((q) => q !== p && isUnder(p, q)));
-        paths.forEach(guard);
+        for (const p of paths) await guard(p);
         const stats = await Promise.all(paths.map(stat));
         items = stats.map((s, i) => ({ path: paths[i]!, name: baseName(paths[i]!), alias: "", isFolder: s.type === "folder" }));
         let files = 0;
@@ -425,7 +427,7 @@ export function createShares(deps: ShareDeps) {
         if (body.fileAlias.some((a) => a.alias !== "")) fail("ShareAliasNotAllowed");
         if (body.shareFiles.length > 1 || (body.shareFiles.length === 0 && serverPath === null)) fail("ShareInviteFolder");
         const dir = body.shareFiles.length === 1 ? full(body.shareFiles[0]!) : serverPath!;
-        guard(dir);
+        await guard(dir);
         if ((await stat(dir)).type !== "folder") fail("ShareInviteFolder");
         items = [{ path: dir, name: dir === "/" ? "/" : baseName(dir), alias: "", isFolder: true }];
         srcType = ShareSrcType.Folder;
