@@ -94,7 +94,7 @@ export async function startEngine(config: Config, clock: Clock = systemClock): P
     const shares = createShareSockets(services, commands);
     const clients = createClientRegistry({ db: services.db, clock, edition: config.edition, log: api.log });
     // Expired share tokens and counters go on a schedule (docs/security.md, section 1).
-    const purge = startPurgeTimer(services.db, clock, config.purgeInterval, api.log);
+    const purge = startPurgeTimer(services.db, clock, config.purgeInterval, config.addressLimits.windowMs, api.log);
     const closeParts = () => Promise.all([...parts.map((p) => p.close?.()), clients.close(), purge.stop()]);
     const fileServer = await startFileServer({
       host: config.host,

@@ -3,6 +3,7 @@ import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { codec, startTestEngine, type TestEngine } from "../support/engine";
 import { connectFiles, openSocket } from "../support/file-client";
+import { purgeExpired, SIGN_IN_COUNTER_KEEP_MS } from "../../server/shares/purge";
 
 // Account look-up, refresh-token rotation, request size and field lengths (docs/security.md,
 // sections 1 to 3), against the real engine over HTTP and WebSocket.
@@ -262,5 +263,32 @@ describe("the file server's command socket", () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe("sign-in counters of made-up accounts", () => {
+  it("do not grow the database: purged once no window can count them, empty ones after a minute", async () => {
+    const counters = async () =>
+      (await t.engine.services.db.kysely.selectFrom("login_counters").select(["key", "failures"]).where("key", "like", "account:made_up_%").execute()).map((r) => r.key).sort();
+    const names = Array.from({ length: 6 }, (_, i) => `made_up_${i}`);
+    for (const [i, name] of names.entries()) expect((await t.login(name, "Wrong#Guess2026", from(`10.50.0.${i}`))).body.code).not.toBe(200);
+    expect(await counters()).toEqual(names.map((n) => `account:${n}`));
+
+    // Within the window they still count: a purge keeps them.
+    await purgeExpired(t.engine.services.db, t.clock);
+    expect(await counters()).toHaveLength(names.length);
+
+    t.clock.advance(SIGN_IN_COUNTER_KEEP_MS + 1000);
+    await purgeExpired(t.engine.services.db, t.clock);
+    expect(await counters()).toEqual([]);
+
+    // An address locked for the window refuses before counting: the account rows it made carry nothing and go after a minute.
+    const locked = "10.51.0.1";
+    for (let i = 0; i < 25; i++) await t.login(`made_up_spray_${i}`, "Wrong#Guess2026", from(locked));
+    const sprayed = (await counters()).length;
+    expect(sprayed).toBe(25);
+    t.clock.advance(61_000);
+    await purgeExpired(t.engine.services.db, t.clock);
+    expect((await counters()).length).toBeLessThanOrEqual(20);
   });
 });
