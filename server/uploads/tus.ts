@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
-import { EVENTS, EXPOSED_HEADERS, MemoryLocker, Metadata, Server, TUS_RESUMABLE, type Upload } from "@tus/server";
+import { EXPOSED_HEADERS, MemoryLocker, Metadata, Server, TUS_RESUMABLE, type Upload } from "@tus/server";
 import { langFromHeader, type Lang } from "../../contract/envelope";
 import { ErrorCode, errorByCode } from "../../contract/errors";
 import { FILE_SERVER_PATHS } from "../../contract/files";
@@ -137,10 +137,16 @@ export const uploadParts: FileServerPart = async (services, log) => {
   });
 
   feedPatchBodiesDirectly(tus);
-  // A terminated upload (DELETE, by its owner or its invitation's visitor) no longer holds quota.
-  tus.on(EVENTS.POST_TERMINATE, (_req, _res, id: string) => {
-    services.quota.release([id]).catch((error: unknown) => log.warn({ err: error }, "releasing a terminated upload's quota failed"));
-  });
+  /**
+   * A DELETE (by the upload's owner or its invitation's visitor, checked before this) forgets the
+   * upload's hash and ends its quota reservation before tus answers, so the client's next creation
+   * already has the room (tus's POST_TERMINATE event fires only after the answer). Should tus then
+   * refuse the termination, the upload lives on unreserved: its commit still checks the quota.
+   */
+  async function terminating(id: string) {
+    hashes.forget(id);
+    await services.quota.release([id]);
+  }
 
   /** A refusal before tus sees the request, with the CORS headers a browser needs to read it. */
   function refuse(req: IncomingMessage, res: ServerResponse, error: FerryError, lang: Lang) {
@@ -205,7 +211,7 @@ export const uploadParts: FileServerPart = async (services, log) => {
       const uploadId = url.pathname.slice(FILE_SERVER_PATHS.uploads.length);
       const refused = await visitorUploads.admit(req, uploadId, token, lang);
       if (refused) return refuse(req, res, refused, lang);
-      if (req.method === "DELETE") hashes.forget(uploadId);
+      if (req.method === "DELETE") await terminating(uploadId);
       return tus.handle(req, res);
     }
     if (!auth) return refuse(req, res, new FerryError("InvalidToken"), lang);
@@ -234,7 +240,7 @@ export const uploadParts: FileServerPart = async (services, log) => {
         throw error;
       }
     }
-    if (req.method === "DELETE") hashes.forget(id);
+    if (req.method === "DELETE") await terminating(id);
     return tus.handle(req, res);
   }
 
