@@ -70,7 +70,7 @@ export function bodyLeftUnread(request: Request): boolean {
 }
 
 /** What is read and thrown away of a refused body at most, and how long the connection waits for it. */
-export const LINGER_BYTES = 1024 * 1024;
+export const LINGER_BYTES = 256 * 1024;
 export const LINGER_MS = 2_000;
 
 /**
