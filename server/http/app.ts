@@ -120,7 +120,7 @@ export function buildApi(options: ApiOptions): FastifyInstance {
         const params = parse(def.params, request.params);
         const query = parse(def.query, request.query);
         const body = parse(def.body, request.body);
-        const data = await def.handler({ body, query, params, auth, visitor, ip: clientIp(request), lang: langOf(request), bearer: bearer(request), origin: request.headers.origin ?? null, host: request.host || null });
+        const data = await def.handler({ body, query, params, auth, visitor, ip: clientIp(request), lang: langOf(request), bearer: bearer(request) });
         return send(reply, 200, envelope(200, langOf(request), data ?? null));
       },
     });

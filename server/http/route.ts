@@ -23,9 +23,6 @@ export interface RequestContext<B, Q, P> {
   lang: Lang;
   /** The raw bearer token, for routes whose services check a token themselves (auth "public"). */
   bearer: string | null;
-  /** The request's Origin header and host (Host, or X-Forwarded-Host from a trusted proxy); null when absent. */
-  origin: string | null;
-  host: string | null;
 }
 
 /**
