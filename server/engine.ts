@@ -4,7 +4,7 @@ import { adminRoutes } from "./admin/routes";
 import { authRoutes } from "./auth/routes";
 import { createAuth } from "./auth/service";
 import { createLockout } from "./auth/lockout";
-import { createRateLimits } from "./shares/limits";
+import { createRateLimits } from "./limits/rate-limits";
 import { type Clock, systemClock } from "./clock";
 import type { Config } from "./config";
 import { securePrivateFiles } from "./data-dir";
@@ -30,7 +30,7 @@ import { clientAddressReader } from "./http/client-address";
 import { loadForwardSecret } from "../contract/forwarding";
 import { shareFileRoutes } from "./fileserver/share-routes";
 import { createShareSockets } from "./fileserver/share-socket";
-import { startPurgeTimer } from "./shares/purge";
+import { startPurgeTimer } from "./limits/purge";
 import { ADMIN_ACCOUNT, ensureAdministrator, openServices, type Services } from "./services";
 
 export { ADMIN_ACCOUNT, type Services };

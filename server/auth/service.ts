@@ -7,7 +7,7 @@ import type { Edition } from "../config";
 import type { Db } from "../db/connect";
 import { fail, FerryError } from "../errors";
 import type { Settings } from "../settings/service";
-import type { RateLimits } from "../shares/limits";
+import type { RateLimits } from "../limits/rate-limits";
 import { type CounterKey, type Lockout, type LockoutPolicy, accountKey, addressKey } from "./lockout";
 import { dummyHash, hashPassword, MAX_PASSWORD_INPUT, verifyPassword } from "./password-hash";
 import type { AuthContext, Tokens } from "./tokens";

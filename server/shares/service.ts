@@ -41,7 +41,7 @@ import { baseName, commonParent, isUnder, normaliseUserPath } from "../storage/p
 import { storageError } from "../storage/storage";
 import { createShareAccess, type LinkRow, linkProblem, shareUrlOf, type ShareAccess, tokenDigest, visitorToOwnerPath } from "./access";
 import { type AttemptKey, createShareAttempts } from "./attempts";
-import { createRateLimits } from "./limits";
+import { createRateLimits } from "../limits/rate-limits";
 
 export interface ShareLog {
   warn(obj: object, msg: string): void;

@@ -3,7 +3,7 @@ import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { codec, startTestEngine, type TestEngine } from "../support/engine";
 import { connectFiles, openSocket } from "../support/file-client";
-import { purgeExpired, SIGN_IN_COUNTER_KEEP_MS } from "../../server/shares/purge";
+import { purgeExpired, SIGN_IN_COUNTER_KEEP_MS } from "../../server/limits/purge";
 
 // Account look-up, refresh-token rotation, request size and field lengths (docs/security.md,
 // sections 1 to 3), against the real engine over HTTP and WebSocket.

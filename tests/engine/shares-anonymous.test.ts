@@ -2,7 +2,7 @@ import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { PERMISSION_FULL } from "../../contract/permissions";
 import { SHARE_ATTEMPT_WINDOW_SECONDS, SHARE_TOKEN_TTL_SECONDS } from "../../contract/share";
-import { purgeExpired } from "../../server/shares/purge";
+import { purgeExpired } from "../../server/limits/purge";
 import { startTestEngine, type TestEngine } from "../support/engine";
 import { downloadShared, type MadeLink, makeLink, SHARE_BASE, writeTree } from "../support/share-visitor";
 

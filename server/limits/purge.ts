@@ -1,7 +1,7 @@
 import { SHARE_ATTEMPT_WINDOW_SECONDS } from "../../contract/share";
 import type { Clock } from "../clock";
 import type { Db } from "../db/connect";
-import { RATE_PREFIX } from "./limits";
+import { RATE_PREFIX } from "./rate-limits";
 
 export interface PurgeResult {
   shareTokens: number;
