@@ -1,5 +1,6 @@
 import type { Clock } from "../clock";
 import type { Db } from "../db/connect";
+import { ensureCounterRow } from "../limits/rate-limits";
 
 export interface LockoutPolicy {
   /** Attempts (N) within the window that lock the key. */
@@ -29,16 +30,10 @@ export type AttemptOutcome = { refusedBy: string; lockedUntil: number } | { refu
 export function createLockout(db: Db, clock: Clock) {
   const k = db.kysely;
 
-  async function ensureRow(key: string) {
-    const row = { key, window_start: clock.now(), failures: 0, locked_until: 0 };
-    if (db.dialect === "postgres") await k.insertInto("login_counters").values(row).onConflict((oc) => oc.column("key").doNothing()).execute();
-    else await k.insertInto("login_counters").values(row).orIgnore().execute();
-  }
-
   return {
     async take(keys: CounterKey[]): Promise<AttemptOutcome> {
       const sorted = [...keys].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-      for (const { key } of sorted) await ensureRow(key);
+      for (const { key } of sorted) await ensureCounterRow(db, key, clock.now());
       return k.transaction().execute(async (tx) => {
         const now = clock.now();
         const rows = [];

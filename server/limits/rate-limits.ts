@@ -12,19 +12,20 @@ export type Take = { allowed: true } | { allowed: false; retryAt: number };
 
 export const RATE_PREFIX = "rate:";
 
+/** Makes the counter row of `key` if there is none (every counter in login_counters starts this way). */
+export async function ensureCounterRow(db: Db, key: string, now: number) {
+  const row = { key, window_start: now, failures: 0, locked_until: 0 };
+  if (db.dialect === "postgres") await db.kysely.insertInto("login_counters").values(row).onConflict((oc) => oc.column("key").doNothing()).execute();
+  else await db.kysely.insertInto("login_counters").values(row).orIgnore().execute();
+}
+
 export function createRateLimits(db: Db, clock: Clock) {
   const k = db.kysely;
-
-  async function ensureRow(key: string, now: number) {
-    const row = { key, window_start: now, failures: 0, locked_until: 0 };
-    if (db.dialect === "postgres") await k.insertInto("login_counters").values(row).onConflict((oc) => oc.column("key").doNothing()).execute();
-    else await k.insertInto("login_counters").values(row).orIgnore().execute();
-  }
 
   return {
     /** Counts one use of `key` when fewer than `max` were counted in the current window of `windowMs`. */
     async take(key: string, max: number, windowMs: number): Promise<Take> {
-      await ensureRow(key, clock.now());
+      await ensureCounterRow(db, key, clock.now());
       return k.transaction().execute(async (tx) => {
         let select = tx.selectFrom("login_counters").selectAll().where("key", "=", key);
         if (db.dialect !== "sqlite") select = select.forUpdate();

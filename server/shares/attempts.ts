@@ -1,5 +1,6 @@
 import type { Clock } from "../clock";
 import type { Db } from "../db/connect";
+import { ensureCounterRow } from "../limits/rate-limits";
 
 /**
  * Wrong share passwords, counted in login_counters (one row per key: "share:<link id>",
@@ -23,11 +24,7 @@ export function createShareAttempts(db: Db, clock: Clock, windowMs: number) {
 
   async function ensureRows(keys: string[]) {
     const now = clock.now();
-    for (const key of keys) {
-      const row = { key, window_start: now, failures: 0, locked_until: 0 };
-      if (db.dialect === "postgres") await k.insertInto("login_counters").values(row).onConflict((oc) => oc.column("key").doNothing()).execute();
-      else await k.insertInto("login_counters").values(row).orIgnore().execute();
-    }
+    for (const key of keys) await ensureCounterRow(db, key, now);
   }
 
   return {
