@@ -343,6 +343,15 @@ const catalogue = {
     zh: "请求过大（最多 {{limit}} 字节）",
   },
 
+  // Move and copy (docs/file-server.md, "move / copy"); 4320 up
+  FolderIntoItself: {
+    code: 4320,
+    status: 400,
+    value: "Folder into itself",
+    en: "A folder cannot be moved or copied into itself or into one of its own folders",
+    zh: "不能将文件夹移动或复制到其自身或其子文件夹中",
+  },
+
   // Folder walks (docs/security.md, "Folder walks"); 4260 up
   WalkLimit: {
     code: 4260,

@@ -205,8 +205,9 @@ export function createFileService({ spaces, hashes, quota }: FileServiceDeps) {
     const items = sources.map((src) => ({ src, dest: child(dir, baseName(src)) }));
     const names = new Set<string>();
     for (const { src, dest } of items) {
-      // The root, a folder into itself or below itself, a copy onto itself, two items of one name.
-      if (src === "/" || isUnder(dir, src) || (kind === "copy" && src === dest) || names.has(dest)) throw new FerryError("InvalidOperation");
+      // A folder into itself or below itself says so; the root, a copy onto itself, two items of one name.
+      if (src !== "/" && isUnder(dir, src)) throw new FerryError("FolderIntoItself");
+      if (src === "/" || (kind === "copy" && src === dest) || names.has(dest)) throw new FerryError("InvalidOperation");
       names.add(dest);
       await guardItem(ctx, src);
       await guardItem(ctx, dest);

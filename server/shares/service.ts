@@ -333,7 +333,15 @@ export function createShares(deps: ShareDeps) {
   async function cancelLinks(userId: number | null, refs: string[]) {
     const ids = await ownIds(userId, refs);
     if (ids.length === 0) return { affected: 0 };
-    let update = k.updateTable("share_links").set({ status: ShareStatus.Canceled, cancelled_at: clock.now() }).where("id", "in", ids).where("status", "!=", ShareStatus.Canceled);
+    const now = clock.now();
+    // An expired link is over already: cancelling it would only rewrite its status (the list would
+    // show "Canceled" for a link that expired), so it is left as it is, like a cancelled one.
+    let update = k
+      .updateTable("share_links")
+      .set({ status: ShareStatus.Canceled, cancelled_at: now })
+      .where("id", "in", ids)
+      .where("status", "!=", ShareStatus.Canceled)
+      .where((eb) => eb.or([eb("expire_at", "=", 0), eb("expire_at", ">", now)]));
     if (userId !== null) update = update.where("owner_id", "=", userId);
     const result = await update.executeTakeFirst();
     return { affected: Number(result.numUpdatedRows) };

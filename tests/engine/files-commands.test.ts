@@ -269,12 +269,13 @@ describe("file commands", () => {
     expect(await files.ok("copy", { groupId: 0, paths: ["/mg/clash/f"], target: "/mg/dst", overwrite: true })).toEqual({ done: [], failed: [{ path: "/mg/clash/f", code: 4160 }] });
   });
 
-  it("a folder into itself or its own descendant answers 4104; partial failures are reported per item", async () => {
+  it("a folder into itself or its own descendant answers 4320 (saying so), the root 4104; partial failures are reported per item", async () => {
     await layout(home, { "self/f/inner": null, "self/g.txt": "g", "self/h.txt": "h" });
     const before = await snapshot(home);
     for (const cmd of ["move", "copy"] as const) {
-      expect((await files.cmd(cmd, { groupId: 0, paths: ["/self/f"], target: "/self/f" })).code).toBe(4104);
-      expect((await files.cmd(cmd, { groupId: 0, paths: ["/self/f"], target: "/self/f/inner" })).code).toBe(4104);
+      const intoItself = await files.cmd(cmd, { groupId: 0, paths: ["/self/f"], target: "/self/f" });
+      expect([intoItself.code, intoItself.message]).toEqual([4320, "A folder cannot be moved or copied into itself or into one of its own folders"]);
+      expect((await files.cmd(cmd, { groupId: 0, paths: ["/self/g.txt", "/self/f"], target: "/self/f/inner" })).code).toBe(4320);
       expect((await files.cmd(cmd, { groupId: 0, paths: ["/"], target: "/self" })).code).toBe(4104);
       expect((await files.cmd(cmd, { groupId: 0, paths: ["/self/g.txt"], target: "/self/missing" })).code).toBe(1043);
       expect((await files.cmd(cmd, { groupId: 0, paths: ["/self/g.txt"], target: "/self/h.txt" })).code).toBe(4159);
