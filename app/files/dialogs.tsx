@@ -240,7 +240,7 @@ export function SearchDialog({
                   >
                     {isFolder(entry) ? <FolderIcon className="shrink-0 text-amber-500" /> : <FileIcon className="shrink-0 text-gray-500" />}
                     <span className="truncate">{entry.name}</span>
-                    <span className="ml-auto truncate text-xs text-gray-400">{entry.path}</span>
+                    <span className="ml-auto truncate text-xs text-gray-600">{entry.path}</span>
                   </button>
                 </li>
               ))}
