@@ -8,6 +8,7 @@ import stylesheet from "~/tailwind.css";
 import { getLanguage } from "./i18n/i18next.server";
 import { env } from "./utils/env.server";
 import { loadSite } from "./utils/site.server";
+import { readablePrimary } from "./utils/contrast";
 import { formatSize } from "./utils/format";
 import { useHydrated } from "./utils/use-hydrated";
 import { runtimeTimeZone, timeZoneCookie, timeZoneOfCookieHeader } from "./utils/time-zone";
@@ -40,7 +41,8 @@ export function Layout({ children }: { children: ReactNode }) {
     // Here in the layout, so that an error page says so too.
     document.documentElement.dataset.hydrated = "true";
   }, []);
-  const primary = root?.site.primaryColor ?? "#FD5C1F";
+  // Text and buttons use the nearest shade of the brand colour that is readable on the page.
+  const primary = readablePrimary(root?.site.primaryColor ?? "#FD5C1F");
   return (
     <html lang={lang} className="h-full">
       <head>

@@ -420,7 +420,7 @@ export function Table<Row>({
         <tbody>
           {empty ? (
             <tr>
-              <td colSpan={Math.max(1, visibleColumns.length)} className="px-3 py-6 text-center text-sm text-gray-400">
+              <td colSpan={Math.max(1, visibleColumns.length)} className="px-3 py-6 text-center text-sm text-gray-600">
                 {t("global.no-data")}
               </td>
             </tr>
