@@ -127,6 +127,12 @@ export const shareCreateBody = z
     accountType: z.number().int().optional().describe("Accepted for compatibility; the engine uses the caller's own."),
     fileAlias: z.array(fileAlias).max(SHARE_ALIAS_MAX_FILES).default([]),
     bindSwitch: flag.default(false),
+    shareShowContents: z
+      .union([z.literal(0), z.literal(1)])
+      .default(0)
+      .describe(
+        "Invitations only (Ferry's addition): 1 lets visitors see the folder's contents; 0 (default) makes it a file drop where a visitor sees only what they uploaded with their own share token.",
+      ),
   })
   .strict();
 export type ShareCreateBody = z.input<typeof shareCreateBody>;
@@ -167,6 +173,7 @@ export const shareListItem = z.object({
   shareStatus: z.union([z.literal(1), z.literal(2), z.literal(3)]),
   bindSwitch: z.union([z.literal(0), z.literal(1)]),
   bindDevice: z.string().describe("The bound device's fingerprint, empty when none."),
+  shareShowContents: z.union([z.literal(0), z.literal(1)]).describe("Invitations: 1 when visitors see the folder's contents, 0 for a file drop. Always 0 for download links."),
   downloadCount: z.number().int(),
 });
 export type ShareListItem = z.infer<typeof shareListItem>;
@@ -221,6 +228,7 @@ export const shareInfoData = z.object({
   bindDevice: z.string().describe("The caller's own fingerprint when the link is bound to it; else empty."),
   shareUrlType: z.union([z.literal(0), z.literal(1)]),
   shareAllowDownload: z.union([z.literal(0), z.literal(1)]),
+  shareShowContents: z.union([z.literal(0), z.literal(1)]).describe("Invitations: 1 when the visitor sees the folder's contents, 0 for a file drop (only the visitor's own uploads)."),
   shareId: z.string(),
   expiresIn: z.number().int().describe("Seconds the token lasts at most."),
 });

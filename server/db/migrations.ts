@@ -283,6 +283,24 @@ const migrations = (dialect: Dialect): Record<string, Migration> => ({
       await db.schema.createIndex("upload_reservations_space").on("upload_reservations").columns(["space_key", "expires_at"]).execute();
     },
   },
+  "0011_share_drop": {
+    async up(db: Kysely<any>) {
+      // Upload invitations are file drops unless their owner shows the folder (docs/shares.md,
+      // "File drops"): existing invitations become drops too, the safer reading of the old ones.
+      await db.schema.alterTable("share_links").addColumn("show_contents", "integer", (c) => c.notNull().defaultTo(0)).execute();
+      // A drop's visitor lists only what its own share token put there; gone with the token.
+      const idType = dialect === "postgres" ? "serial" : "integer";
+      const idColumn = (c: any) => (dialect === "postgres" ? c.primaryKey() : c.primaryKey().autoIncrement());
+      await db.schema
+        .createTable("share_visitor_uploads")
+        .addColumn("id", idType, idColumn)
+        .addColumn("token_hash", "varchar(64)", (c) => c.notNull().references("share_tokens.token_hash").onDelete("cascade"))
+        .addColumn("path", "varchar(4096)", (c) => c.notNull())
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("share_visitor_uploads_token").on("share_visitor_uploads").column("token_hash").execute();
+    },
+  },
 });
 
 /** Runs every pending migration; throws if one fails, so the engine never starts on a half schema. */

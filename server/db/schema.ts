@@ -157,6 +157,8 @@ export interface ShareLinksTable {
   status: D<number>;
   bind_switch: D<number>;
   bound_device: D<string>;
+  /** Invitations: 1 lets visitors see the folder's contents; 0 (default) is a file drop (see share_visitor_uploads). */
+  show_contents: D<number>;
   notify_email: D<number>;
   share_email: string;
   email_content: D<string | null>;
@@ -182,6 +184,15 @@ export interface ShareTokensTable {
   client_ip: D<string>;
   created_at: number;
   expires_at: number;
+}
+
+/** What a visitor of a file-drop invitation put there, per share token (the visit): the only entries that visit lists. */
+export interface ShareVisitorUploadsTable {
+  id: Generated<number>;
+  token_hash: string;
+  /** Full path in the owner's personal space of a committed file or a folder the visitor made. */
+  path: string;
+  created_at: number;
 }
 
 export interface ShareDownloadsTable {
@@ -233,6 +244,7 @@ export interface Database {
   share_items: ShareItemsTable;
   share_tokens: ShareTokensTable;
   share_downloads: ShareDownloadsTable;
+  share_visitor_uploads: ShareVisitorUploadsTable;
   smtp_accounts: SmtpAccountsTable;
   upload_reservations: UploadReservationsTable;
 }

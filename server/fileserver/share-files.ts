@@ -4,7 +4,7 @@ import { FerryError } from "../errors";
 import { createFileService } from "../files/service";
 import { checkAllowed, type Space } from "../files/spaces";
 import type { Services } from "../services";
-import { checkItemKind, type ShareAccess, visitorToOwnerPath } from "../shares/access";
+import { checkItemKind, type ShareAccess, tokenDigest, visitorToOwnerPath } from "../shares/access";
 import { baseName, isUnder, normaliseUserPath } from "../storage/paths";
 import type { StatResult, Storage } from "../storage/storage";
 import { shareTicketSession } from "./share-tickets";
@@ -105,10 +105,51 @@ export function createShareFiles(services: Services) {
     return topLevel([...owners.keys()]).map((visitor) => ({ visitor, owner: owners.get(visitor)! }));
   }
 
+  /**
+   * A file drop (an invitation that does not show its folder): the owner paths this visit (share
+   * token) put there, files committed and folders made; null when the visitor sees everything.
+   */
+  async function ownUploads(access: ShareAccess, token: string): Promise<string[] | null> {
+    if (access.kind !== "upload" || access.showContents) return null;
+    const rows = await services.db.kysely.selectFrom("share_visitor_uploads").select("path").where("token_hash", "=", tokenDigest(token)).execute();
+    return rows.map((r) => r.path);
+  }
+
+  /** Remembers what a drop's visitor put there, so that visit (and only it) lists it. */
+  async function recordOwn(access: ShareAccess, token: string, ownerPath: string): Promise<void> {
+    if (access.kind !== "upload" || access.showContents) return;
+    const hash = tokenDigest(token);
+    const k = services.db.kysely;
+    const known = await k.selectFrom("share_visitor_uploads").select("id").where("token_hash", "=", hash).where("path", "=", ownerPath).executeTakeFirst();
+    if (!known) await k.insertInto("share_visitor_uploads").values({ token_hash: hash, path: ownerPath, created_at: services.clock.now() }).execute();
+  }
+
+  /** A path a drop's visit may see: one it put there, or a folder on the way to one. */
+  const seenBy = (own: readonly string[], ownerPath: string) => own.some((p) => isUnder(p, ownerPath));
+
   return {
-    /** A folder inside the share, in the socket's `list` columns. Download link "/": the shared items. */
-    async list(access: ShareAccess, path: string): Promise<Listing> {
+    recordOwn,
+
+    /**
+     * A folder inside the share, in the socket's `list` columns. Download link "/": the shared
+     * items. A file drop lists only what this visit (`token`) put there; any other folder of it is
+     * 1043, exactly like a missing one, so a visitor learns nothing of what others left.
+     */
+    async list(access: ShareAccess, path: string, token: string): Promise<Listing> {
       const { visitor, owner } = await resolvePath(access, path);
+      const own = await ownUploads(access, token);
+      if (owner !== null && own !== null) {
+        if (owner !== access.directory && !seenBy(own, owner)) throw new FerryError("PathNotFound");
+        const all = await files.list(access.ownerId, 0, owner);
+        const keep = all.names.map((name, i) => (seenBy(own, owner === "/" ? `/${name}` : `${owner}/${name}`) ? i : -1)).filter((i) => i >= 0);
+        return {
+          path: visitor,
+          names: keep.map((i) => all.names[i]!),
+          types: keep.map((i) => all.types[i]!),
+          sizes: keep.map((i) => all.sizes[i]!),
+          times: keep.map((i) => all.times[i]!),
+        };
+      }
       if (owner !== null) return { ...(await files.list(access.ownerId, 0, owner)), path: visitor };
       const entries = (await rootEntries(access)).sort((a, b) =>
         a.type !== b.type ? (a.type === "folder" ? -1 : 1) : a.visible < b.visible ? -1 : a.visible > b.visible ? 1 : 0,
@@ -149,10 +190,11 @@ export function createShareFiles(services: Services) {
     },
 
     /** A folder inside an invitation's folder (the owner's Mkdir bit applies). */
-    async mkdir(access: ShareAccess, parent: string, name: string): Promise<SocketResults["mkdir"]> {
+    async mkdir(access: ShareAccess, token: string, parent: string, name: string): Promise<SocketResults["mkdir"]> {
       need(access, "upload");
       const { owner } = await resolvePath(access, parent);
       const made = await files.mkdir(access.ownerId, 0, owner!, name);
+      await recordOwn(access, token, made.path);
       return { path: visitorPathOf(access, made.path) };
     },
 

@@ -18,11 +18,11 @@ export function shareFileRoutes(services: Services) {
       url: "/api/share/files/list",
       tag: "shares",
       summary:
-        'A folder inside the share (bearer = share token): the socket `list` columns. Download link: "/" holds the shared items by visible name; invitation: "/" is its folder.',
+        'A folder inside the share (bearer = share token): the socket `list` columns. Download link: "/" holds the shared items by visible name; invitation: "/" is its folder. A file drop (an invitation made without shareShowContents) lists only what this share token uploaded or created.',
       auth: "visitor",
       query: shareFilesListQuery,
       response: shareFilesListData,
-      handler: async ({ query, visitor }) => files.list(visitor!, query.path),
+      handler: async ({ query, visitor, bearer }) => files.list(visitor!, query.path, bearer!),
     }),
     route({
       method: "POST",

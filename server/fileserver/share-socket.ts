@@ -65,19 +65,21 @@ export function createShareSockets(services: Services, commands: CommandHandlers
     const placed = await userCommit({ user: owner, sessionId: "", lang: session.lang, shareLinkId: a.linkId }, args);
     const visible = visitorPathOf(a, placed.path);
     if (!repeated) await services.shares.recordShareUpload({ access: a, files: [visible], visitorAddress: session.ip });
+    // A file drop lists it for this visit only.
+    await files.recordOwn(a, session.token, placed.path);
     return { ...placed, path: visible };
   }
 
   const handlers: Record<ShareAccess["kind"], Partial<Record<SocketCommand, Handler>>> = {
     download: {
-      list: (s: ShareSession, a: Args<"list">) => files.list(s.access, a.path),
+      list: (s: ShareSession, a: Args<"list">) => files.list(s.access, a.path, s.token),
       tree: (s: ShareSession, a: Args<"tree">) => files.tree(s.access, a.path),
       attributes: (s: ShareSession, a: Args<"attributes">) => files.attributes(s.access, a.paths, s.signal),
       download: (s: ShareSession, a: Args<"download">) => files.download(s.access, s.token, a.paths),
     },
     upload: {
-      list: (s: ShareSession, a: Args<"list">) => files.list(s.access, a.path),
-      mkdir: (s: ShareSession, a: Args<"mkdir">) => files.mkdir(s.access, a.path, a.name),
+      list: (s: ShareSession, a: Args<"list">) => files.list(s.access, a.path, s.token),
+      mkdir: (s: ShareSession, a: Args<"mkdir">) => files.mkdir(s.access, s.token, a.path, a.name),
       commit,
     },
   };

@@ -37,6 +37,11 @@ export interface ShareAccess {
   items: ShareItem[];
   /** Invitation: the folder uploads go to (full path in the owner's personal space). Download link: null. */
   directory: string | null;
+  /**
+   * Invitation: whether the visitor sees the folder's contents. When false (a file drop, the
+   * default) a visit lists only what its own share token put there (share_visitor_uploads).
+   */
+  showContents: boolean;
   /** Full path → alias, for the items that have one. */
   aliases: Record<string, string>;
   /** The owner's forbidden paths, normalised (still apply below shared folders). */
@@ -124,6 +129,7 @@ export function createShareAccess(db: Db, clock: Clock) {
         allowDownload: kind === "download" && link.allow_download === 1,
         items: kind === "download" ? shared : [],
         directory: kind === "upload" ? link.server_path : null,
+        showContents: kind === "upload" && link.show_contents === 1,
         aliases: Object.fromEntries(shared.filter((i) => i.alias).map((i) => [i.path, i.alias!])),
         forbidden,
         expiresAt: link.expire_at > 0 ? Math.floor(link.expire_at / 1000) : null,

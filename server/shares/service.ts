@@ -267,6 +267,7 @@ export function createShares(deps: ShareDeps) {
         shareStatus: statusOf(r, now),
         bindSwitch: r.bind_switch as 0 | 1,
         bindDevice: r.bound_device,
+        shareShowContents: r.show_contents as 0 | 1,
         downloadCount: Number(counts.find((c) => c.link_id === r.id)?.n ?? 0),
       };
     });
@@ -466,6 +467,8 @@ export function createShares(deps: ShareDeps) {
             status: ShareStatus.Normal,
             bind_switch: body.bindSwitch ? 1 : 0,
             bound_device: "",
+            // A download link has nothing to show or hide: the option is the invitation's.
+            show_contents: kind === ShareUrlType.Upload ? body.shareShowContents : 0,
             notify_email: body.notifyEmail ? 1 : 0,
             share_email: recipients.join(";"),
             email_content: body.shareEmailContent,
@@ -624,6 +627,7 @@ export function createShares(deps: ShareDeps) {
         bindDevice: link.bind_switch && fingerprint && link.bound_device === fingerprint ? fingerprint : "",
         shareUrlType: link.kind as 0 | 1,
         shareAllowDownload: link.allow_download as 0 | 1,
+        shareShowContents: link.show_contents as 0 | 1,
         shareId: link.id,
         expiresIn: Math.max(0, Math.floor((expiresAt - clock.now()) / 1000)),
       };

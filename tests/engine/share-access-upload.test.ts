@@ -36,7 +36,8 @@ beforeAll(async () => {
   });
   const patched = await t.call("PATCH", `/api/admin/users/${owner.id}`, { token: await t.adminToken(), body: { forbiddenPaths: ["/inbox/locked"] } });
   expect(patched.body.code).toBe(200);
-  token = await shareTokenOf(t, await makeLink(t, owner.token, { shareUrlType: 0, shareServerPath: "/inbox", needPassword: true, shareUrlPasswd: "in" }));
+  // This suite is about what a visitor may do in a folder it sees: the owner shows its contents (file drops: share-drop.test.ts).
+  token = await shareTokenOf(t, await makeLink(t, owner.token, { shareUrlType: 0, shareServerPath: "/inbox", needPassword: true, shareUrlPasswd: "in", shareShowContents: 1 }));
   visitor = await connectVisitor(t.fileUrl, token);
 });
 afterAll(async () => {
