@@ -1,5 +1,5 @@
 import { Menu, MenuButton, MenuItem, MenuItems } from "@headlessui/react";
-import { useSearchParams } from "@remix-run/react";
+import { useLocation, useSearchParams } from "@remix-run/react";
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { Breadcrumb } from "../components/ui/breadcrumb";
@@ -66,8 +66,10 @@ export interface FileBrowserProps {
   onDownload?: (paths: string[]) => void;
 }
 
+const nameClass = "truncate text-left text-gray-800 hover:text-primary hover:underline focus-visible:outline focus-visible:outline-2 focus-visible:outline-primary";
 const menuItemClass = "block w-full px-3 py-1.5 text-left text-sm text-gray-800 data-[focus]:bg-gray-100";
 const ACTION_LABELS: Record<RowAction | ToolbarAction, string> = {
+  preview: "files.preview",
   upload: "files.upload",
   mkdir: "files.mkdir",
   sync: "files.sync",
@@ -97,6 +99,9 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
   const uploads = useUploadBatch({ connection, groupId, visitor: space === "share", canOverwrite: canReplace });
   const [searchParams, setSearchParams] = useSearchParams();
   const path = normalizePath(searchParams.get("path"));
+  const { pathname } = useLocation();
+  /** A folder's address on this page, so its name is a real link (new tab, keyboard, no script). */
+  const folderHref = (folder: string) => (folder === "/" ? pathname : `${pathname}?${new URLSearchParams({ path: folder })}`);
 
   const [entries, setEntries] = useState<FileEntry[] | null>(null);
   const [reloads, setReloads] = useState(0);
@@ -208,6 +213,8 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
     const name = paths.length === 1 ? paths[0]!.split("/").pop()! : `${path === "/" ? t("files.root") : path.split("/").pop()}.zip`;
     download({ groupId, paths, name });
     onDownload?.(paths);
+    // A bulk action ends the selection it acted on.
+    setSelectedKeys([]);
   };
 
   const openEntry = (entry: FileEntry) => {
@@ -231,6 +238,8 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
   const act = (action: RowAction | ToolbarAction, targets: FileEntry[]) => {
     const paths = targets.map((entry) => joinPath(path, entry.name));
     switch (action) {
+      case "preview":
+        return openEntry(targets[0]!);
       case "upload":
         return filesInput.current?.click();
       case "mkdir":
@@ -279,6 +288,7 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
     const result = await run(() => connection!.cmd(mode, { groupId, paths, target, overwrite }));
     if (!result) return false;
     reportBatch(result, mode === "move" ? "files.success.move" : "files.success.copy");
+    setSelectedKeys([]);
     reload();
     return true;
   };
@@ -299,6 +309,7 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
     const result = await run(() => connection!.cmd("remove", { groupId, paths }));
     if (!result) return false;
     reportBatch(result, "files.success.deleted");
+    setSelectedKeys([]);
     reload();
     return true;
   };
@@ -315,21 +326,37 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
       render: (entry) => (
         <span className="flex min-w-0 items-center gap-2">
           <EntryIcon entry={entry} />
-          <button
-            type="button"
-            className="truncate text-left hover:text-primary focus-visible:outline focus-visible:outline-2 focus-visible:outline-primary"
-            title={entry.name}
-            // One click selects the row alone, a double click (or Enter) opens it.
-            onClick={() => setSelectedKeys([entry.name])}
-            onDoubleClick={() => openEntry(entry)}
-            onKeyDown={(event) => {
-              if (event.key !== "Enter") return;
-              event.preventDefault();
-              openEntry(entry);
-            }}
-          >
-            {entry.name}
-          </button>
+          {/* One click on a name opens it, as in a web file manager: a folder's name is a link to
+              it, a file's name opens its preview (or says why it has none). Ticking a row is its
+              box's job only; a double click anywhere on the row opens it too (Table). */}
+          {isFolder(entry) ? (
+            <a
+              href={folderHref(joinPath(path, entry.name))}
+              className={nameClass}
+              title={entry.name}
+              onClick={(event) => {
+                if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey || event.button !== 0) return;
+                event.preventDefault();
+                openEntry(entry);
+              }}
+            >
+              {entry.name}
+            </a>
+          ) : space === "share" ? (
+            <span className="truncate" title={entry.name}>
+              {entry.name}
+            </span>
+          ) : (
+            <button
+              type="button"
+              className={nameClass}
+              title={entry.name}
+              // The second click of a double click does not ask again.
+              onClick={(event) => event.detail < 2 && openEntry(entry)}
+            >
+              {entry.name}
+            </button>
+          )}
         </span>
       ),
     },
@@ -354,6 +381,7 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
       label={t("files.table", { path })}
       selectedKeys={selectedKeys}
       onSelectionChange={(keys) => setSelectedKeys(keys)}
+      onRowDoubleClick={openEntry}
       sort={sort as SortState | null}
       onSortChange={(next) => setSort(next as EntrySort | null)}
     />
@@ -512,7 +540,16 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
         onClose={closeDialog}
         onConfirm={() => (dialog?.kind === "remove" ? remove(dialog.paths) : undefined)}
       >
-        {t("files.remove.confirm")}
+        {dialog?.kind === "remove" && (
+          <>
+            <p>{t("files.remove.confirm", { count: dialog.paths.length })}</p>
+            <ul className="mt-2 max-h-48 list-disc overflow-auto break-all pl-5">
+              {dialog.paths.map((one) => (
+                <li key={one}>{one.split("/").pop()}</li>
+              ))}
+            </ul>
+          </>
+        )}
       </Modal>
       <Modal open={dialog?.kind === "path-not-exist"} okOnly closable={false} confirmLabel={t("global.ok")} onClose={() => {
         closeDialog();

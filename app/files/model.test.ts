@@ -115,6 +115,15 @@ describe("row menu (spec section 6)", () => {
     expect(rowActions("group", PERMISSION_FULL, folder("f"))).toEqual(["download", "rename", "attributes", "remove"]);
     expect(rowActions("personal", Permission.List, file("a"))).toEqual([]);
   });
+
+  it("leads with Preview for an image or PDF the user may download, never on share pages", () => {
+    expect(rowActions("personal", PERMISSION_FULL, file("a.png"))[0]).toBe("preview");
+    expect(rowActions("group", PERMISSION_FULL, file("paper.PDF"))[0]).toBe("preview");
+    expect(rowActions("personal", PERMISSION_FULL, file("a.docx"))).not.toContain("preview");
+    expect(rowActions("personal", PERMISSION_FULL, folder("f.png"))).not.toContain("preview");
+    expect(rowActions("personal", PERMISSION_FULL & ~Permission.Download, file("a.png"))).not.toContain("preview");
+    expect(rowActions("share", PERMISSION_FULL, file("a.png"))).not.toContain("preview");
+  });
 });
 
 describe("preview (spec section 4)", () => {

@@ -104,13 +104,18 @@ export function selectionUseful(space: SpaceKind, permission: number): boolean {
   return can(Permission.Download) || can(Permission.Delete) || (space === "personal" && (can(Permission.Share) || can(Permission.Copy) || can(Permission.Move)));
 }
 
-export type RowAction = "share" | "invite" | "move" | "copy" | "download" | "rename" | "attributes" | "remove";
+export type RowAction = "preview" | "share" | "invite" | "move" | "copy" | "download" | "rename" | "attributes" | "remove";
 
-/** The per-row menu of spec section 6 (invite only on a folder: visitors upload into it). */
-export function rowActions(space: SpaceKind, permission: number, entry: Pick<FileEntry, "file_type">): RowAction[] {
+/**
+ * The per-row menu of spec section 6 (invite only on a folder: visitors upload into it), led by
+ * Preview for a file the browser can show (an image or PDF, with the Download bit; see
+ * previewNotice). Whether preview is on at all stays the engine's answer.
+ */
+export function rowActions(space: SpaceKind, permission: number, entry: Pick<FileEntry, "file_type"> & Partial<Pick<FileEntry, "name">>): RowAction[] {
   const can = (bit: number) => hasPermission(permission, bit);
   const virtual = isVirtual(entry);
   const actions: RowAction[] = [];
+  if (space !== "share" && !isFolder(entry) && entry.name !== undefined && previewNotice(entry.name, { canDownload: can(Permission.Download) }) === null) actions.push("preview");
   if (space === "personal") {
     if (can(Permission.Share)) actions.push("share");
     if (entry.file_type === "Folder" && can(Permission.Invite)) actions.push("invite");

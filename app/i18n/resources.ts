@@ -1,4 +1,5 @@
 import { errors } from "../../contract/errors";
+import type { ZhMessages } from "./plural";
 import { authEn, authZh } from "./messages/auth";
 import { clientEn, clientZh } from "./messages/client";
 import { filesEn, filesZh } from "./messages/files";
@@ -28,7 +29,8 @@ const en = {
   "global.loading": "Loading",
   "global.no-data": "No data",
   "global.field.required": "This field is required",
-  "global.pagination.total": "Total {{total}} items",
+  "global.pagination.total_one": "Total {{count}} item",
+  "global.pagination.total_other": "Total {{count}} items",
   "global.pagination.page": "{{size}} / page",
   "global.pagination.previous": "Previous page",
   "global.pagination.next": "Next page",
@@ -71,7 +73,7 @@ const en = {
 
 export type MessageKey = keyof typeof en | keyof typeof authEn | keyof typeof shellEn | `error.${number}`;
 
-const zh: Record<keyof typeof en, string> = {
+const zh: ZhMessages<typeof en> = {
   "global.tips": "提示",
   "global.cancel": "取消",
   "global.confirm": "确定",
@@ -84,7 +86,7 @@ const zh: Record<keyof typeof en, string> = {
   "global.loading": "加载中",
   "global.no-data": "暂无数据",
   "global.field.required": "此项为必填项",
-  "global.pagination.total": "共 {{total}} 条",
+  "global.pagination.total_other": "共 {{count}} 条",
   "global.pagination.page": "{{size}} 条/页",
   "global.pagination.previous": "上一页",
   "global.pagination.next": "下一页",

@@ -38,7 +38,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
   // Without JavaScript a cancel or delete comes back here first, to be confirmed.
   const confirmIntent = url.searchParams.get("confirm");
   const confirmIds = url.searchParams.getAll("id").slice(0, 1000);
-  const confirm = (confirmIntent === "cancel" || confirmIntent === "delete") && confirmIds.length > 0 ? { intent: confirmIntent as Intent, ids: confirmIds } : null;
+  // A cancel asks about the links in use only (an expired or cancelled one is not cancelled again).
+  const listed = new Map(reply.data.sharelinkinfo.map((link) => [link.shareId, link]));
+  const inUse = (id: string) => {
+    const link = listed.get(id);
+    return !link || cancelable(link);
+  };
+  const askIds = confirmIntent === "cancel" ? confirmIds.filter(inUse) : confirmIds;
+  const confirm = (confirmIntent === "cancel" || confirmIntent === "delete") && askIds.length > 0 ? { intent: confirmIntent as Intent, ids: askIds } : null;
   return data({ query, links: reply.data.sharelinkinfo, total: reply.data.total, confirm }, { headers });
 }
 
@@ -87,6 +94,8 @@ const searchSchema = z.object({
 });
 
 const namesOf = (link: ShareListItem) => link.filename.join(", ");
+/** Only a link in use can be cancelled: an expired or cancelled one no longer opens anyway (the engine skips them too). */
+const cancelable = (link: ShareListItem) => link.shareStatus === 1;
 /** The id of the bulk cancel / delete form, which the table's row boxes belong to. */
 const BULK_FORM = "link-bulk";
 
@@ -127,6 +136,19 @@ function ActionForm({
       ))}
       {children}
     </Form>
+  );
+}
+
+/** What a confirmation acts on, by name: exactly the rows whose ids go to the engine. */
+function ConfirmList({ ids, links }: { ids: readonly string[]; links: readonly ShareListItem[] }) {
+  const byId = new Map(links.map((link) => [link.shareId, link]));
+  return (
+    <ul className="mt-2 max-h-48 list-disc overflow-auto break-all pl-5">
+      {ids.map((id) => {
+        const link = byId.get(id);
+        return <li key={id}>{link ? namesOf(link) : id}</li>;
+      })}
+    </ul>
   );
 }
 
@@ -182,15 +204,21 @@ export default function LinkPage() {
   const back = linkSearch(query);
   const request = query.tab === "request";
 
-  // Another page, tab or search: nothing selected there yet.
-  useEffect(() => setSelected([]), [location.search]);
+  // Every navigation ends a selection: another page, tab, sort or search, and the redirect back
+  // after any action (which lands on the same address, so the key is what changes).
+  useEffect(() => setSelected([]), [location.key]);
+  const selectedSet = new Set(selected.map(String));
+  const selectedLinks = links.filter((link) => selectedSet.has(link.shareId));
+  const cancelIds = selectedLinks.filter(cancelable).map((link) => link.shareId);
 
   const go = (change: Partial<LinkQuery>) => navigate(`/link${linkSearch(query, change)}`, { preventScrollReset: true });
   const ask = (intent: Intent, ids: readonly string[]) => setAsking({ intent, ids });
   const askBulk = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const intent = ((event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null)?.value;
-    if ((intent === "cancel" || intent === "delete") && selected.length > 0) ask(intent, selected.map(String));
+    // The ids of the rows shown ticked on this page, and for Cancel only the links still in use.
+    const ids = intent === "cancel" ? cancelIds : selectedLinks.map((link) => link.shareId);
+    if ((intent === "cancel" || intent === "delete") && ids.length > 0) ask(intent, ids);
   };
   const confirmed = () => {
     if (!asking) return;
@@ -255,7 +283,7 @@ export default function LinkPage() {
       width: 200,
       render: (link) => (
         <span className="flex items-center gap-1">
-          {link.shareStatus !== 3 && (
+          {cancelable(link) && (
             <ActionForm intent="cancel" ids={[link.shareId]} back={back} onConfirm={ask}>
               <Button type="submit" size="small" variant="text" aria-label={t("link.cancel.row", { name: namesOf(link) })}>
                 {t(request ? "link.cancel.invite" : "link.cancel")}
@@ -292,7 +320,8 @@ export default function LinkPage() {
   ];
 
   const busy = navigation.state !== "idle";
-  const bulkDisabled = hydrated && (selected.length === 0 || busy);
+  const bulkDisabled = hydrated && (selectedLinks.length === 0 || busy);
+  const bulkCancelDisabled = hydrated && (cancelIds.length === 0 || busy);
   const tabs = [
     { tab: "share" as const, label: t("link.tab.share") },
     { tab: "request" as const, label: t("link.tab.request") },
@@ -344,7 +373,10 @@ export default function LinkPage() {
           <h2 id="link-confirm-title" className="font-medium">
             {t(`link.confirm.${confirm.intent}.title`)}
           </h2>
-          <p className="flex-1">{t(`link.confirm.${confirm.intent}`, { count: confirm.ids.length })}</p>
+          <div className="flex-1">
+            <p>{t(`link.confirm.${confirm.intent}`, { count: confirm.ids.length })}</p>
+            <ConfirmList ids={confirm.ids} links={links} />
+          </div>
           <Form method="post" action="/link" className="flex gap-2">
             <input type="hidden" name="intent" value={confirm.intent} />
             <input type="hidden" name="confirmed" value="1" />
@@ -375,7 +407,7 @@ export default function LinkPage() {
         className="flex items-center gap-2"
       >
         <input type="hidden" name="back" value={back} />
-        <Button type="submit" name="intent" value="cancel" variant="outlined" disabled={bulkDisabled}>
+        <Button type="submit" name="intent" value="cancel" variant="outlined" disabled={bulkCancelDisabled}>
           {t(request ? "link.cancel.invite" : "link.cancel")}
         </Button>
         <Button type="submit" name="intent" value="delete" variant="outlined" danger disabled={bulkDisabled}>
@@ -410,7 +442,12 @@ export default function LinkPage() {
         confirmLabel={t("global.confirm")}
         onConfirm={confirmed}
       >
-        {asking && t(`link.confirm.${asking.intent}`, { count: asking.ids.length })}
+        {asking && (
+          <>
+            <p>{t(`link.confirm.${asking.intent}`, { count: asking.ids.length })}</p>
+            <ConfirmList ids={asking.ids} links={links} />
+          </>
+        )}
       </Modal>
     </section>
   );

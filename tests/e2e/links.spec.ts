@@ -261,7 +261,7 @@ test.describe("/link", () => {
     await table.getByRole("checkbox", { name: "Select row f02" }).check();
     await bulk.getByRole("button", { name: "Cancel" }).click();
     const confirmCancel = page.getByRole("dialog", { name: "Cancel links" });
-    await expect(confirmCancel).toContainText("Cancel 2 link(s)?");
+    await expect(confirmCancel).toContainText("Cancel 2 links?");
     await confirmCancel.getByRole("button", { name: "Cancel" }).click();
     await expect(confirmCancel).toBeHidden();
     await expect(rows.filter({ hasText: "Canceled" })).toHaveCount(0);
@@ -372,7 +372,7 @@ test.describe("/link", () => {
     await table.getByRole("checkbox", { name: "Select row two" }).check();
     await bulk.getByRole("button", { name: "Cancel" }).click();
     const ask = page.getByRole("alertdialog", { name: "Cancel links" });
-    await expect(ask).toContainText("Cancel 2 link(s)?");
+    await expect(ask).toContainText("Cancel 2 links?");
     await ask.getByRole("button", { name: "Confirm" }).click();
     await expect(page.getByRole("status").filter({ hasText: "Canceled" })).toBeVisible();
     const statusOf = async () => Object.fromEntries((await listLinks(signedIn.token)).sharelinkinfo.map((l) => [l.filename[0], l.shareStatus]));
@@ -381,7 +381,7 @@ test.describe("/link", () => {
     await table.getByRole("checkbox", { name: "Select row one" }).check();
     await table.getByRole("checkbox", { name: "Select row three" }).check();
     await bulk.getByRole("button", { name: "Delete" }).click();
-    await expect(page.getByRole("alertdialog", { name: "Delete links" })).toContainText("Delete 2 link(s)?");
+    await expect(page.getByRole("alertdialog", { name: "Delete links" })).toContainText("Delete 2 links?");
     await page.getByRole("alertdialog", { name: "Delete links" }).getByRole("button", { name: "Confirm" }).click();
     await expect(page.getByRole("status").filter({ hasText: "Deleted" })).toBeVisible();
     await screenshot(page, "links-bulk-nojs-en");

@@ -162,7 +162,7 @@ test.describe("share page", () => {
       await expect(page.getByRole("button", { name: "Refresh" })).toBeVisible();
       await expect(page.getByRole("group", { name: "View" })).toHaveCount(0);
       await expect(page.getByRole("button", { name: /More actions/ })).toHaveCount(0);
-      await table.getByRole("button", { name: "docs", exact: true }).dblclick();
+      await table.getByRole("link", { name: "docs", exact: true }).click();
       const docs = page.getByRole("region", { name: "Files in /docs" });
       await docs.getByRole("checkbox", { name: "Select row report.bin" }).check();
       await screenshot(page, "share-disk-js-en");

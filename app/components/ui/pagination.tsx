@@ -100,7 +100,7 @@ export function Pagination({
 
   return (
     <nav aria-label={label ?? t("global.pagination.label")} className={cx("flex flex-wrap items-center gap-2 text-sm", className)}>
-      <span className="text-gray-600">{t("global.pagination.total", { total })}</span>
+      <span className="text-gray-600">{t("global.pagination.total", { count: total })}</span>
       <ul className="flex items-center gap-1">
         <li>{control(page - 1, t("global.pagination.previous"), "‹", { disabled: page <= 1 })}</li>
         {paginationItems(page, totalPages, { boundaries: BOUNDARY_PAGES, siblings: SIBLING_PAGES }).map((item) =>

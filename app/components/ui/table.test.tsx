@@ -1,5 +1,6 @@
 import { fireEvent, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
+import { I18nextProvider } from "react-i18next";
 import { describe, expect, it, vi } from "vitest";
 import { renderWithI18n } from "../../test-utils";
 import { Table, type Column, type SortState } from "./table";
@@ -242,6 +243,53 @@ describe("Table selection", () => {
     // The select-all box is not a value of its own.
     await user.click(screen.getByRole("checkbox", { name: "Select all rows" }));
     expect(new FormData(form).getAll("id")).toEqual(["u1", "u2", "u3"]);
+  });
+});
+
+describe("Table selection follows the rows shown", () => {
+  const columns: Column<User>[] = [{ type: "checkbox" }, { dataIndex: "name", title: "Name" }];
+
+  it("drops ticked rows that leave the data (another page, a reload) and reports it; select-all takes only the rows shown", async () => {
+    const user = userEvent.setup();
+    const onSelectionChange = vi.fn();
+    const view = renderWithI18n(<Table label="Users" rowKey="id" data={users} columns={columns} onSelectionChange={onSelectionChange} />);
+    await user.click(screen.getByRole("checkbox", { name: "Select row u1" }));
+    await user.click(screen.getByRole("checkbox", { name: "Select row u2" }));
+    expect(onSelectionChange).toHaveBeenLastCalledWith(["u1", "u2"], [users[0], users[1]]);
+
+    // u1 is gone (deleted, or on another page now): it is no longer selected.
+    view.rerender(
+      <I18nextProvider i18n={view.i18n}>
+        <Table label="Users" rowKey="id" data={users.slice(1)} columns={columns} onSelectionChange={onSelectionChange} />
+      </I18nextProvider>,
+    );
+    expect(onSelectionChange).toHaveBeenLastCalledWith(["u2"], [users[1]]);
+    await user.click(screen.getByRole("checkbox", { name: "Select row u3" }));
+    expect(onSelectionChange).toHaveBeenLastCalledWith(["u2", "u3"], [users[1], users[2]]);
+
+    // Controlled with a key of a row not shown: the header and the report count only the shown rows.
+    const controlled = vi.fn();
+    view.rerender(
+      <I18nextProvider i18n={view.i18n}>
+        <Table label="Users" rowKey="id" data={users.slice(0, 2)} columns={columns} selectedKeys={["u1", "gone"]} onSelectionChange={controlled} />
+      </I18nextProvider>,
+    );
+    expect(controlled).toHaveBeenLastCalledWith(["u1"], [users[0]]);
+  });
+
+  it("a click on a row ticks nothing; a double click on it (not on a control) opens it", async () => {
+    const user = userEvent.setup();
+    const onSelectionChange = vi.fn();
+    const onRowDoubleClick = vi.fn();
+    renderWithI18n(
+      <Table label="Users" rowKey="id" data={users} columns={columns} onSelectionChange={onSelectionChange} onRowDoubleClick={onRowDoubleClick} />,
+    );
+    await user.click(screen.getByText("alice"));
+    expect(onSelectionChange).not.toHaveBeenCalled();
+    await user.dblClick(screen.getByText("alice"));
+    expect(onRowDoubleClick).toHaveBeenCalledWith(users[1]);
+    await user.dblClick(screen.getByRole("checkbox", { name: "Select row u3" }));
+    expect(onRowDoubleClick).toHaveBeenCalledTimes(1);
   });
 });
 

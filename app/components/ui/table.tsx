@@ -59,9 +59,19 @@ export interface TableProps<Row> {
   label: string;
   /** Names a row in control labels ("Select row alice"); defaults to the row key. */
   rowLabel?: (row: Row) => string;
+  /**
+   * The ticked rows. Only rows of `data` can be ticked: when a row leaves `data` (another page, a
+   * search, a reload after an action) its key leaves the selection and onSelectionChange reports
+   * it, so a bulk action never reaches a row that is not shown ticked.
+   */
   selectedKeys?: readonly RowKey[];
   defaultSelectedKeys?: readonly RowKey[];
   onSelectionChange?: (keys: RowKey[], rows: Row[]) => void;
+  /**
+   * A double click on a row (not on one of its controls) opens it. Ticking is the checkbox's job:
+   * a click on a row never changes the selection.
+   */
+  onRowDoubleClick?: (row: Row) => void;
   /**
    * Plain-HTML selection: each row's box is sent as `name=<row key>` with the form whose id is
    * `form` while it is ticked, so a bulk action works before (or without) JavaScript too.
@@ -125,6 +135,7 @@ export function Table<Row>({
   selectedKeys,
   defaultSelectedKeys = [],
   onSelectionChange,
+  onRowDoubleClick,
   selectionField,
   expandedKeys,
   defaultExpandedKeys = [],
@@ -191,16 +202,20 @@ export function Table<Row>({
     const set = new Set(keys);
     onSelectionChange?.(keys, data.filter((row) => set.has(keyOf(row))));
   };
-  const toggleRow = (key: RowKey) =>
-    changeSelection(selectedSet.has(key) ? selected.filter((k) => k !== key) : [...selected, key]);
   const allKeys = rows.map(keyOf);
+  const present = new Set(allKeys);
+  // Keys of rows no longer in `data` leave the selection (see selectedKeys).
+  const stale = selected.some((key) => !present.has(key));
+  const pruneSelection = useRef<() => void>(() => {});
+  pruneSelection.current = () => changeSelection(selected.filter((key) => present.has(key)));
+  useEffect(() => {
+    if (stale) pruneSelection.current();
+  }, [stale, data]);
+  const shown = stale ? selected.filter((key) => present.has(key)) : selected;
+  const toggleRow = (key: RowKey) => changeSelection(selectedSet.has(key) ? shown.filter((k) => k !== key) : [...shown, key]);
   const selectedHere = allKeys.filter((key) => selectedSet.has(key)).length;
   const headerState = selectAllState(allKeys.length, selectedHere);
-  const toggleAll = () => {
-    const here = new Set(allKeys);
-    const others = selected.filter((key) => !here.has(key));
-    changeSelection(headerState.checked ? others : [...others, ...allKeys]);
-  };
+  const toggleAll = () => changeSelection(headerState.checked ? [] : allKeys);
   const toggleExpanded = (key: RowKey) => {
     const next = expandedSet.has(key) ? expanded.filter((k) => k !== key) : [...expanded, key];
     setExpanded(next);
@@ -369,6 +384,15 @@ export function Table<Row>({
           aria-rowindex={index + 2}
           style={{ height: ROW_HEIGHT }}
           className={isSelected ? "bg-primary/5" : "hover:bg-gray-50"}
+          onDoubleClick={
+            onRowDoubleClick
+              ? (event) => {
+                  // A double click on a control (the box, a link, a menu) is that control's.
+                  if ((event.target as Element).closest("a, button, input, select, textarea, [role=menu]")) return;
+                  onRowDoubleClick(row);
+                }
+              : undefined
+          }
         >
           {visibleColumns.map((column, c) => (
             <td

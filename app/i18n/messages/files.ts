@@ -1,3 +1,4 @@
+import type { ZhMessages } from "../plural";
 /** The file browser (/personal, /group, /group/detail/{id}) and its dialogs. */
 export const filesEn = {
   "files.connecting": "Connecting to the file server…",
@@ -48,7 +49,8 @@ export const filesEn = {
   "files.overwrite.refused.title": "Already exists",
   "files.overwrite.refused": "These items already exist in the target folder: {{names}}. Replacing them needs the Delete permission, so nothing was changed.",
   "files.remove.title": "Delete",
-  "files.remove.confirm": "Are you sure you want to delete these files?",
+  "files.remove.confirm_one": "Are you sure you want to delete this item?",
+  "files.remove.confirm_other": "Are you sure you want to delete these {{count}} items?",
   "files.attributes.title": "Attributes",
   "files.attributes.size": "Size",
   "files.attributes.files": "Files",
@@ -60,7 +62,8 @@ export const filesEn = {
   "files.search.keyword": "Keyword",
   "files.search.results": "Search results",
   "files.search.none": "Nothing found",
-  "files.search.truncated": "Only the first {{count}} results are shown.",
+  "files.search.truncated_one": "Only the first result is shown.",
+  "files.search.truncated_other": "Only the first {{count}} results are shown.",
   "files.path-not-exist": "The path does not exist. Return to the root folder.",
   "files.preview": "Preview",
   "files.preview.impossible": "This file cannot be previewed in the browser.",
@@ -80,7 +83,7 @@ export const filesEn = {
   "files.group.open": "Open {{name}}",
 } as const;
 
-export const filesZh: Record<keyof typeof filesEn, string> = {
+export const filesZh: ZhMessages<typeof filesEn> = {
   "files.connecting": "正在连接文件服务器…",
   "files.toolbar": "文件操作",
   "files.upload": "上传",
@@ -129,7 +132,7 @@ export const filesZh: Record<keyof typeof filesEn, string> = {
   "files.overwrite.refused.title": "项目已存在",
   "files.overwrite.refused": "目标文件夹中已存在以下项目：{{names}}。替换它们需要删除权限，因此未做任何更改。",
   "files.remove.title": "删除",
-  "files.remove.confirm": "确定要删除这些文件吗？",
+  "files.remove.confirm_other": "确定要删除这 {{count}} 个项目吗？",
   "files.attributes.title": "属性",
   "files.attributes.size": "大小",
   "files.attributes.files": "文件数",
@@ -141,7 +144,7 @@ export const filesZh: Record<keyof typeof filesEn, string> = {
   "files.search.keyword": "关键词",
   "files.search.results": "搜索结果",
   "files.search.none": "未找到结果",
-  "files.search.truncated": "仅显示前 {{count}} 条结果。",
+  "files.search.truncated_other": "仅显示前 {{count}} 条结果。",
   "files.path-not-exist": "路径不存在，将返回根目录。",
   "files.preview": "预览",
   "files.preview.impossible": "该文件无法在浏览器中预览。",

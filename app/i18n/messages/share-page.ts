@@ -1,3 +1,4 @@
+import type { ZhMessages } from "../plural";
 /** The public share page /share/{shareId} (spec sections 2, 4, 6, 8). */
 export const sharePageEn = {
   // the spec's keys
@@ -14,7 +15,8 @@ export const sharePageEn = {
   "share.login.password": "Password",
   "share.login.submit": "Open",
   "share.login.opening": "Opening…",
-  "share.login.remaining": "{{count}} attempts left.",
+  "share.login.remaining_one": "{{count}} attempt left.",
+  "share.login.remaining_other": "{{count}} attempts left.",
   "share.login.retry": "Try again",
   "share.confirm.title": "Open the shared files",
   "share.confirm.intro": "This link opens on one device only: the first one that opens it. Open it on this device?",
@@ -38,7 +40,7 @@ export const sharePageEn = {
   "share.disk.unavailable": "The shared files cannot be listed right now. Please try again later.",
 } as const;
 
-export const sharePageZh: Record<keyof typeof sharePageEn, string> = {
+export const sharePageZh: ZhMessages<typeof sharePageEn> = {
   "app.share.login-failed": "该链接已在其他设备上使用，请联系分享者解除绑定后重试。",
   "app.share.invalid-password": "密码错误，请重新输入。",
   "app.share.link-expired": "链接已过期或已失效。",
@@ -50,7 +52,7 @@ export const sharePageZh: Record<keyof typeof sharePageEn, string> = {
   "share.login.password": "访问密码",
   "share.login.submit": "打开",
   "share.login.opening": "正在打开…",
-  "share.login.remaining": "还可尝试 {{count}} 次。",
+  "share.login.remaining_other": "还可尝试 {{count}} 次。",
   "share.login.retry": "重试",
   "share.confirm.title": "打开分享的文件",
   "share.confirm.intro": "该链接只能在一台设备上打开，即第一台打开它的设备。要在这台设备上打开吗？",

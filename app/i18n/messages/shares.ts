@@ -1,3 +1,4 @@
+import type { ZhMessages } from "../plural";
 /** The share and invite dialogs and link management (/link). */
 export const sharesEn = {
   "files.share": "Share",
@@ -29,6 +30,7 @@ export const sharesEn = {
   "share.notify.upload": "Notify me by e-mail when someone uploads",
   "share.allow-download": "Allow download",
   "share.bind": "Bind to the first device that opens it",
+  "share.invite.show-contents": "Visitors see the files already in the folder (otherwise each visitor sees only their own uploads)",
   "share.aliases": "Aliases (optional)",
   "share.alias.for": "Alias for {{name}}",
   "share.create": "Create link",
@@ -81,8 +83,10 @@ export const sharesEn = {
   "link.delete.row": "Delete link {{name}}",
   "link.unbind.row": "Unbind link {{name}}",
   "link.bulk": "Selected links",
-  "link.confirm.cancel": "Cancel {{count}} link(s)? Visitors can no longer open them. This cannot be undone.",
-  "link.confirm.delete": "Delete {{count}} link(s)? They are removed from the list for good.",
+  "link.confirm.cancel_one": "Cancel {{count}} link? Visitors can no longer open it. This cannot be undone.",
+  "link.confirm.cancel_other": "Cancel {{count}} links? Visitors can no longer open them. This cannot be undone.",
+  "link.confirm.delete_one": "Delete {{count}} link? It is removed from the list for good.",
+  "link.confirm.delete_other": "Delete {{count}} links? They are removed from the list for good.",
   "link.confirm.cancel.title": "Cancel links",
   "link.confirm.delete.title": "Delete links",
   "link.confirm.back": "Back",
@@ -96,7 +100,7 @@ export const sharesEn = {
   "link.search.created": "Created between",
 } as const;
 
-export const sharesZh: Record<keyof typeof sharesEn, string> = {
+export const sharesZh: ZhMessages<typeof sharesEn> = {
   "files.share": "分享",
   "files.invite": "邀请上传",
   "share.title": "分享",
@@ -126,6 +130,7 @@ export const sharesZh: Record<keyof typeof sharesEn, string> = {
   "share.notify.upload": "有人上传时邮件通知我",
   "share.allow-download": "允许下载",
   "share.bind": "绑定首次打开的设备",
+  "share.invite.show-contents": "访客可以看到文件夹中已有的文件（否则每位访客只能看到自己上传的文件）",
   "share.aliases": "别名（可选）",
   "share.alias.for": "{{name}} 的别名",
   "share.create": "创建链接",
@@ -178,8 +183,8 @@ export const sharesZh: Record<keyof typeof sharesEn, string> = {
   "link.delete.row": "删除链接 {{name}}",
   "link.unbind.row": "解绑链接 {{name}}",
   "link.bulk": "所选链接",
-  "link.confirm.cancel": "确定取消这 {{count}} 个链接吗？取消后访客将无法打开，且不能恢复。",
-  "link.confirm.delete": "确定删除这 {{count}} 个链接吗？删除后将从列表中永久移除。",
+  "link.confirm.cancel_other": "确定取消这 {{count}} 个链接吗？取消后访客将无法打开，且不能恢复。",
+  "link.confirm.delete_other": "确定删除这 {{count}} 个链接吗？删除后将从列表中永久移除。",
   "link.confirm.cancel.title": "取消链接",
   "link.confirm.delete.title": "删除链接",
   "link.confirm.back": "返回",
