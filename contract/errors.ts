@@ -14,8 +14,12 @@
  * HTTP status: 200 only for Success, 400 for client errors (including auth errors such as 1005,
  * 1009 and 1050), 500 for server faults.
  *
- * Messages may contain i18next-style variables (`{{name}}`); see formatErrorMessage.
+ * Messages may contain i18next-style variables (`{{name}}`); a byte count is written
+ * `{{name, size}}` and shown with contract/sizes.ts (the web registers the same format with i18next);
+ * see formatErrorMessage.
  */
+
+import { formatValue } from "./sizes";
 
 export interface ErrorDef {
   /** The numeric code sent in the response envelope. */
@@ -52,7 +56,8 @@ const catalogue = {
     code: 1005,
     status: 400,
     value: "Wrong password",
-    en: "You have entered the wrong password {{wrongTimes}} times; if you enter a wrong password {{maxLockTimes}} times within {{lockPeriod}} minutes, the account will be locked",
+    // Worded without counted nouns ("1 times"): the catalogue has no plural forms.
+    en: "Wrong password: failed attempts {{wrongTimes}} of {{maxLockTimes}} within {{lockPeriod}} min; at the limit the account is locked",
     zh: "您已输错密码 {{wrongTimes}} 次，若在 {{lockPeriod}} 分钟内输错 {{maxLockTimes}} 次，账号将被锁定",
   },
   PasswordRequired: { code: 1006, status: 400, value: "Password is required", en: "Password is required", zh: "请输入密码" },
@@ -280,14 +285,14 @@ const catalogue = {
   },
 
   // Uploads (tus, docs/file-server.md)
-  FileTooLarge: { code: 4205, status: 400, value: "File too large", en: "The file is larger than the server allows ({{limit}} bytes)", zh: "文件超过服务器允许的大小（{{limit}} 字节）" },
+  FileTooLarge: { code: 4205, status: 400, value: "File too large", en: "The file is larger than the server allows ({{limit, size}})", zh: "文件超过服务器允许的大小（{{limit, size}}）" },
   UploadNotFound: { code: 4206, status: 400, value: "Upload not found", en: "The upload does not exist or has expired", zh: "上传不存在或已过期" },
   UploadIncomplete: {
     code: 4207,
     status: 400,
     value: "Upload incomplete",
-    en: "The upload is not complete yet ({{offset}} of {{size}} bytes received)",
-    zh: "上传尚未完成（已收到 {{offset}} / {{size}} 字节）",
+    en: "The upload is not complete yet ({{offset, size}} of {{size, size}} received)",
+    zh: "上传尚未完成（已收到 {{offset, size}} / {{size, size}}）",
   },
 
   // Downloads (docs/file-server.md, "Downloads and previews")
@@ -305,7 +310,7 @@ const catalogue = {
     code: 4231,
     status: 400,
     value: "Too many share password attempts",
-    en: "Too many wrong passwords for this link; try again in {{minutes}} minutes",
+    en: "Too many wrong passwords for this link; try again in {{minutes}} min",
     zh: "该链接的密码错误次数过多，请 {{minutes}} 分钟后再试",
   },
   ShareExpiryPast: { code: 4232, status: 400, value: "Share expiry in the past", en: "The expiry time must be in the future", zh: "过期时间必须晚于当前时间" },
@@ -330,7 +335,7 @@ const catalogue = {
     code: 4238,
     status: 429,
     value: "Too many share requests",
-    en: "Too many requests for share links from this address; try again in {{minutes}} minutes",
+    en: "Too many requests for share links from this address; try again in {{minutes}} min",
     zh: "该地址的分享链接请求过多，请 {{minutes}} 分钟后再试",
   },
 
@@ -339,8 +344,17 @@ const catalogue = {
     code: 4280,
     status: 413,
     value: "Request too large",
-    en: "The request is too large (at most {{limit}} bytes)",
-    zh: "请求过大（最多 {{limit}} 字节）",
+    en: "The request is too large (at most {{limit, size}})",
+    zh: "请求过大（最多 {{limit, size}}）",
+  },
+
+  // Thumbnails (docs/file-server.md, "Thumbnails"); 4300 up
+  ThumbnailTooLarge: {
+    code: 4300,
+    status: 400,
+    value: "Image too large for a thumbnail",
+    en: "The image is too large for a thumbnail (at most {{bytes}} and {{pixels}} pixels)",
+    zh: "图片过大，无法生成缩略图（最多 {{bytes}}、{{pixels}} 像素）",
   },
 
   // Move and copy (docs/file-server.md, "move / copy"); 4320 up
@@ -394,11 +408,14 @@ export function errorMessageKey(code: number): string {
   return `error.${code}`;
 }
 
-/** The message in the given language with `{{var}}` placeholders filled; unknown variables stay as they are. */
+/**
+ * The message in the given language with `{{var}}` placeholders filled (`{{var, size}}` as a size,
+ * contract/sizes.ts); unknown variables stay as they are.
+ */
 export function formatErrorMessage(def: ErrorDef, lang: "en" | "zh", vars?: Record<string, string | number>): string {
   const text = def[lang];
   if (!vars) return text;
-  return text.replace(/\{\{\s*(\w+)\s*\}\}/g, (match, key: string) =>
-    Object.prototype.hasOwnProperty.call(vars, key) ? String(vars[key]) : match,
+  return text.replace(/\{\{\s*(\w+)\s*(?:,\s*(\w+)\s*)?\}\}/g, (match, key: string, format: string | undefined) =>
+    Object.prototype.hasOwnProperty.call(vars, key) ? String(formatValue(vars[key], format)) : match,
   );
 }

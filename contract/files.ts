@@ -94,6 +94,11 @@ export const socketCommands = {
   download: z.object({ groupId, paths: z.array(userPath).min(1).max(10_000) }),
   /** A short-lived signed URL that shows an image or PDF inline (Download permission; edition rule). */
   preview: z.object({ groupId, path: userPath }),
+  /**
+   * A short-lived signed base URL for the thumbnails of the images in folder `path`: append a file's
+   * name (percent-encoded) to fetch its thumbnail (same rules as preview; docs/file-server.md, "Thumbnails").
+   */
+  thumbnails: z.object({ groupId, path: userPath.describe("The folder.") }),
   /** Finishes a tus upload whose bytes have all arrived: checks the hash, places the file. */
   commit: z.object({ uploadId: z.string().min(1).max(200), hash: hashHex }),
 } as const;
@@ -114,6 +119,18 @@ export interface SocketReply<T = unknown> {
   data: T;
 }
 
+/**
+ * Server → client, unasked: an event for the signed-in user of the socket (docs/file-server.md,
+ * "Events"). It has no `id`, which tells it from a reply.
+ */
+export const socketEvent = z.discriminatedUnion("event", [
+  z.object({
+    event: z.literal("notice"),
+    data: z.object({ unreadCount: z.number().int().min(0).describe("The user's unread notifications after the change.") }),
+  }),
+]);
+export type SocketEvent = z.infer<typeof socketEvent>;
+
 /** Reply data per command. */
 export interface SocketResults {
   login: { account: string; userId: number } | ShareLoginData;
@@ -130,6 +147,8 @@ export interface SocketResults {
   search: { entries: (FileEntry & { path: string })[]; truncated: boolean };
   download: { url: string; name: string };
   preview: { url: string; mediaType: string };
+  /** Ends with "/": `url + encodeURIComponent(name)` is the thumbnail of `name` in the folder. */
+  thumbnails: { url: string };
   commit: { path: string; size: number; hash: string };
 }
 
@@ -147,6 +166,7 @@ export const FILE_SERVER_PATHS = {
   uploads: "/uploads/",
   downloads: "/download/",
   previews: "/preview/",
+  thumbnails: "/thumbnail/",
   health: "/health",
 } as const;
 
@@ -174,6 +194,15 @@ export const PREVIEW_MEDIA_TYPES: Record<string, string> = {
   gif: "image/gif",
   bmp: "image/bmp",
 };
+
+/**
+ * Raster image types the engine makes thumbnails of (docs/file-server.md, "Thumbnails"), by
+ * extension; the engine also checks the file's first bytes. Never SVG or another vector format.
+ */
+export const THUMBNAIL_EXTENSIONS: readonly string[] = ["jpg", "jpeg", "png", "webp", "gif", "avif", "tif", "tiff"];
+/** The longest side of a thumbnail, in pixels. */
+export const THUMBNAIL_SIZE = 256;
+export const hasThumbnail = (fileName: string) => THUMBNAIL_EXTENSIONS.includes(extensionOf(fileName));
 
 export type PreviewKind = "Cad" | "Image" | "Office" | "Video" | "Pdf" | "Unknown";
 const PREVIEW_KINDS: [PreviewKind, string[]][] = [

@@ -75,6 +75,9 @@ export const configSchema = z.object({
   FERRY_WALK_MAX_DEPTH: z.coerce.number().int().min(1).default(64).describe("Deepest folder level below its start that a folder walk (zip, search, size sums, copy) enters; deeper trees are refused (code 4260)."),
   FERRY_WALK_MAX_ENTRIES: z.coerce.number().int().min(1).default(1_000_000).describe("Entries one folder walk (size sums, copy) looks at before it gives up (code 4260); a search stops there too, answering truncated."),
   FERRY_ZIP_MAX_ENTRIES: z.coerce.number().int().min(1).default(100_000).describe("Entries one zip download may hold (each is kept in memory while the zip streams); more are refused (code 4260)."),
+  FERRY_THUMBNAIL_MAX_BYTES: z.coerce.number().int().min(1024).default(30 * 1024 * 1024).describe("Largest image file the engine makes a thumbnail of, in bytes; larger ones are refused (code 4300)."),
+  FERRY_THUMBNAIL_MAX_PIXELS: z.coerce.number().int().min(1).default(50_000_000).describe("Most pixels (width × height) of an image the engine decodes for a thumbnail; larger ones are refused (code 4300)."),
+  FERRY_THUMBNAIL_CACHE_BYTES: z.coerce.number().int().min(0).default(256 * 1024 * 1024).describe("Disk space of the thumbnail cache (<data dir>/thumbnails); the least recently used are removed beyond it."),
   FERRY_SHARE_RATE_WINDOW: seconds.default(900).describe("Window, seconds, of the per-address limits on share tokens and counted downloads."),
   FERRY_SHARE_TOKENS_PER_ADDRESS: seconds.default(30).describe("Share tokens (GET /api/share/link/info) one client address is issued per window; more are refused with 4238."),
   FERRY_SHARE_LIVE_TOKENS: seconds.default(10).describe("Unexpired share tokens kept per link and client address; a new one replaces the oldest."),
@@ -128,6 +131,8 @@ export interface Config {
   walkMaxDepth: number;
   walkMaxEntries: number;
   zipMaxEntries: number;
+  /** Thumbnails (docs/file-server.md, "Thumbnails"): largest source file and image, and the cache's size. */
+  thumbnails: { maxBytes: number; maxPixels: number; cacheBytes: number };
 }
 
 export class ConfigError extends Error {}
@@ -194,5 +199,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     walkMaxDepth: c.FERRY_WALK_MAX_DEPTH,
     walkMaxEntries: c.FERRY_WALK_MAX_ENTRIES,
     zipMaxEntries: c.FERRY_ZIP_MAX_ENTRIES,
+    thumbnails: { maxBytes: c.FERRY_THUMBNAIL_MAX_BYTES, maxPixels: c.FERRY_THUMBNAIL_MAX_PIXELS, cacheBytes: c.FERRY_THUMBNAIL_CACHE_BYTES },
   };
 }

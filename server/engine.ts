@@ -9,7 +9,7 @@ import { type Clock, systemClock } from "./clock";
 import type { Config } from "./config";
 import { securePrivateFiles } from "./data-dir";
 import { buildApi } from "./http/app";
-import { openApiDocument } from "./http/openapi";
+import { apiServerUrl, openApiDocument } from "./http/openapi";
 import { route, type RouteDef } from "./http/route";
 import { installerRoutes } from "./installers/routes";
 import { createInstallers } from "./installers/service";
@@ -22,9 +22,11 @@ import { shareAdminRoutes } from "./shares/admin-routes";
 import { type FileServer, startFileServer } from "./fileserver/server";
 import { handleSocket } from "./fileserver/socket";
 import { createClientRegistry } from "./fileserver/clients";
+import { createUserSockets } from "./fileserver/user-sockets";
 import type { FileServerParts } from "./fileserver/parts";
 import { fileCommandParts } from "./files/commands";
 import { downloadParts } from "./fileserver/downloads";
+import { thumbnailParts } from "./fileserver/thumbnails";
 import { uploadParts } from "./uploads/tus";
 import { clientAddressReader } from "./http/client-address";
 import { loadForwardSecret } from "../contract/forwarding";
@@ -58,7 +60,8 @@ export function allRoutes(s: Services): RouteDef[] {
       tag: "site",
       summary: "This OpenAPI document.",
       auth: "public",
-      handler: async () => openApiDocument(routes, VERSION),
+      // The port in use (set after listen, so also for port 0), not a default.
+      handler: async () => openApiDocument(routes, VERSION, apiServerUrl(s.config.host, s.config.apiPort)),
     }),
   );
   return routes;
@@ -89,20 +92,34 @@ export async function startEngine(config: Config, clock: Clock = systemClock): P
     log = api.log;
     installerRoutes(api, { installers: createInstallers(config.installersDir), tokens: services.tokens });
     const address = await api.listen({ host: config.host, port: config.apiPort });
-    const parts: FileServerParts[] = await Promise.all([fileCommandParts, downloadParts, uploadParts].map((part) => part(services, api.log, clientAddress)));
+    config.apiPort = Number(new URL(address).port);
+    const parts: FileServerParts[] = await Promise.all([fileCommandParts, downloadParts, thumbnailParts, uploadParts].map((part) => part(services, api.log, clientAddress)));
     const commands = Object.assign({}, ...parts.map((p) => p.commands)) as FileServerParts["commands"];
     const shares = createShareSockets(services, commands);
     const clients = createClientRegistry({ db: services.db, clock, edition: config.edition, log: api.log });
     // Expired share tokens and counters go on a schedule (docs/security.md, section 1).
     const purge = startPurgeTimer(services.db, clock, config.purgeInterval, config.addressLimits.windowMs, api.log);
-    const closeParts = () => Promise.all([...parts.map((p) => p.close?.()), clients.close(), purge.stop()]);
+    // A change of a user's notices reaches their open pages at once (docs/file-server.md, "Events").
+    const userSockets = createUserSockets();
+    const stopNoticeEvents = services.notices.onChange((userIds) => {
+      for (const userId of userSockets.online(userIds)) {
+        services.notices.unreadCount(userId).then(
+          (unreadCount) => userSockets.push(userId, { event: "notice", data: { unreadCount } }),
+          (error: unknown) => api.log.warn({ err: error }, "counting unread notices for an event failed"),
+        );
+      }
+    });
+    const closeParts = () => {
+      stopNoticeEvents();
+      return Promise.all([...parts.map((p) => p.close?.()), clients.close(), purge.stop()]);
+    };
     const fileServer = await startFileServer({
       host: config.host,
       port: config.filePort,
       tls: config.tls && { port: config.fileTlsPort, ...config.tls },
       allowedOrigins: config.webOrigins,
       handlers: parts.flatMap((p) => p.handlers),
-      onSocket: (socket, req) => handleSocket(socket, req, { tokens: services.tokens, handlers: commands, shares, clients, clientAddress, log: api.log }),
+      onSocket: (socket, req) => handleSocket(socket, req, { tokens: services.tokens, handlers: commands, shares, clients, userSockets, clientAddress, log: api.log }),
       log: api.log,
     }).catch(async (error: unknown) => {
       await closeParts();

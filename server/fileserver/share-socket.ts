@@ -12,6 +12,7 @@ import { STAGING_NAME } from "../storage/paths";
 import { AtomicFileKvStore } from "../uploads/store";
 import { createShareFiles, visitorPathOf } from "./share-files";
 import type { CommandHandlers } from "./socket";
+import { createShareThumbnails } from "./thumbnails";
 
 /**
  * The file-server socket of a share-link visitor (docs/file-server.md, "Share visitors"): after
@@ -48,6 +49,7 @@ export interface ShareSockets {
 /** `commands` are the signed-in users' handlers: a visitor's commit runs the same one, on the owner's behalf and bound to the link. */
 export function createShareSockets(services: Services, commands: CommandHandlers): ShareSockets {
   const files = createShareFiles(services);
+  const thumbnails = createShareThumbnails(services);
   const access = services.shares.access;
   // The upload records (server/uploads/tus.ts keeps its store there), read to tell a repeated commit.
   const records = new AtomicFileKvStore(path.join(services.spaces.root, STAGING_NAME, "tus"));
@@ -76,6 +78,7 @@ export function createShareSockets(services: Services, commands: CommandHandlers
       tree: (s: ShareSession, a: Args<"tree">) => files.tree(s.access, a.path),
       attributes: (s: ShareSession, a: Args<"attributes">) => files.attributes(s.access, a.paths, s.signal),
       download: (s: ShareSession, a: Args<"download">) => files.download(s.access, s.token, a.paths),
+      thumbnails: (s: ShareSession, a: Args<"thumbnails">) => thumbnails(s.access, s.token, a.path),
     },
     upload: {
       list: (s: ShareSession, a: Args<"list">) => files.list(s.access, a.path, s.token),

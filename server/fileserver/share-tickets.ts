@@ -42,7 +42,8 @@ const joinRelative = (folder: string, rel: string) => (rel === "" ? folder : fol
 
 /** Every check of a share ticket at use; throws the refusal (downloads.ts maps it to 403/404/410). */
 export async function admitShareTicket(services: Services, ticket: Ticket, kind: TicketKind): Promise<AdmittedShareTicket> {
-  if (kind !== "download") throw new FerryError("PermissionDenied");
+  // Thumbnails need what a download needs (and preview switched on, which the caller checks).
+  if (kind === "preview") throw new FerryError("PermissionDenied");
   const checked = await services.shares.access.checkDigest(Buffer.from(ticket.sessionId.slice(PREFIX.length), "base64url").toString("hex"));
   if ("error" in checked) throw new FerryError(checked.error);
   const { access } = checked;

@@ -15,7 +15,8 @@ import { parentOf } from "../storage/paths";
  * paths) is decided again at every request by the caller.
  */
 
-export type TicketKind = "download" | "preview";
+export type TicketKind = "download" | "preview" | "thumbnail";
+const KIND_LETTER: Record<TicketKind, "d" | "p" | "t"> = { download: "d", preview: "p", thumbnail: "t" };
 
 export interface Ticket {
   kind: TicketKind;
@@ -42,7 +43,7 @@ const SIGNATURE_LENGTH = 43; // base64url of 32 bytes
 
 /** The payload: names relative to one folder, which keeps a selection in one folder short. */
 const payload = z.object({
-  k: z.enum(["d", "p"]),
+  k: z.enum(["d", "p", "t"]),
   s: z.string().min(1).max(64),
   u: z.number().int().positive(),
   g: z.number().int().min(0),
@@ -108,7 +109,7 @@ export function createTickets(db: Db, clock: Clock): Tickets {
     async issue(ticket, ttlSeconds) {
       const folder = commonFolder(ticket.paths);
       const data: z.infer<typeof payload> = {
-        k: ticket.kind === "download" ? "d" : "p",
+        k: KIND_LETTER[ticket.kind],
         s: ticket.sessionId,
         u: ticket.userId,
         g: ticket.groupId,
@@ -134,7 +135,7 @@ export function createTickets(db: Db, clock: Clock): Tickets {
       } catch {
         return { ok: false, reason: "invalid" };
       }
-      if (parsed.k !== (kind === "download" ? "d" : "p")) return { ok: false, reason: "invalid" };
+      if (parsed.k !== KIND_LETTER[kind]) return { ok: false, reason: "invalid" };
       if (parsed.e <= clock.now()) return { ok: false, reason: "expired" };
       return {
         ok: true,
