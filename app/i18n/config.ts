@@ -1,4 +1,5 @@
 import type { InitOptions } from "i18next";
+import { formatValue } from "../../contract/sizes";
 import { NAMESPACE, resources, SUPPORTED_LANGUAGES } from "./resources";
 
 /** Shared by the server and the browser, so both render the same text. */
@@ -9,6 +10,7 @@ export const i18nConfig = {
   ns: [NAMESPACE],
   keySeparator: false,
   nsSeparator: false,
-  interpolation: { escapeValue: false },
+  // `{{limit, size}}` (the catalogue's byte counts) reads as a size, as the engine writes it.
+  interpolation: { escapeValue: false, format: (value: unknown, format?: string) => String(formatValue(value, format)) },
   resources,
 } satisfies InitOptions;

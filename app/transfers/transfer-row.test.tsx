@@ -83,7 +83,7 @@ describe("TransferRow", () => {
 
   it("fills the limit into the size-overflow message and offers no retry", () => {
     row({ status: TransferStatus.UploadFailed, errorMsgKey: "error.4205", errorVars: { limit: 1024 } });
-    expect(screen.getByRole("listitem").textContent).toContain("The file is larger than the server allows (1024 bytes)");
+    expect(screen.getByRole("listitem").textContent).toContain("The file is larger than the server allows (1.00 KB)");
     expect(screen.queryByRole("button", { name: "Retry report.pdf" })).toBeNull();
   });
 

@@ -2,22 +2,8 @@
 
 import { runtimeTimeZone, wallClock } from "./time-zone";
 
-export const SIZE_UNITS = ["B", "KB", "MB", "GB", "TB", "PB"] as const;
-
-/**
- * A byte count in the largest unit that keeps it at least 1 (1024 steps, PB at most): 0 → "0 B",
- * 1536 → "1.50 KB". Whole bytes need no decimals. A negative or non-finite count shows "-".
- */
-export function formatSize(bytes: number, decimals = 2): string {
-  if (!Number.isFinite(bytes) || bytes < 0) return "-";
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < SIZE_UNITS.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return unit === 0 ? `${value} B` : `${value.toFixed(decimals)} ${SIZE_UNITS[unit]}`;
-}
+// Sizes are formatted in the contract, so the engine's messages ("{{limit, size}}") read the same.
+export { formatSize, SIZE_UNITS } from "../../contract/sizes";
 
 /**
  * Compares dotted versions number by number, so "1.10.0" > "1.9.9" and "2.0" equals "2.0.0"

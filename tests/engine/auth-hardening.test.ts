@@ -175,11 +175,11 @@ describe("request bodies", () => {
         const body = Buffer.alloc(size, 0x61);
         const answer = await send(method, path, { headers: { "content-type": "application/json", "content-length": String(size) }, chunks: [body] });
         expect({ path, size, status: answer.status, code: answer.body.code }).toEqual({ path, size, status: 413, code: 4280 });
-        expect(answer.body.message).toBe(`The request is too large (at most ${BODY_LIMIT} bytes)`);
+        expect(answer.body.message).toBe("The request is too large (at most 4.00 KB)");
       }
     }
     const zh = await send("POST", "/api/user/login", { headers: { "content-type": "application/json", "content-length": String(BODY_LIMIT + 1) }, chunks: [Buffer.alloc(BODY_LIMIT + 1)], lang: "zh-CN" });
-    expect(zh.body.message).toBe(`请求过大（最多 ${BODY_LIMIT} 字节）`);
+    expect(zh.body.message).toBe("请求过大（最多 4.00 KB）");
   });
 
   it("stops a chunked body without Content-Length as soon as it passes the limit", async () => {

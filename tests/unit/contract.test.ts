@@ -69,12 +69,19 @@ describe("error catalogue", () => {
   });
   it("has English and Chinese texts with the same variables", () => {
     for (const e of errors) {
-      const vars = (s: string) => [...s.matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]).sort();
+      const vars = (s: string) => [...s.matchAll(/\{\{\s*(\w+)\s*(?:,\s*(\w+)\s*)?\}\}/g)].map((m) => m[0].replace(/\s/g, "")).sort();
       expect({ code: e.code, zh: vars(e.zh) }).toEqual({ code: e.code, zh: vars(e.en) });
       expect(e.zh.length).toBeGreaterThan(0);
     }
     expect(formatErrorMessage(errorByCode(1005)!, "en", { wrongTimes: 2, maxLockTimes: 5, lockPeriod: 3 })).toBe(
-      "You have entered the wrong password 2 times; if you enter a wrong password 5 times within 3 minutes, the account will be locked",
+     "You have entered the wrong password 2 times; if you enter a wrong password 5 times within 3 minutes, the account will be locked",
     );
+  });
+  it("shows byte counts as sizes, never as raw bytes", () => {
+    expect(formatErrorMessage(errorByCode(4205)!,"en", { limit: 104857600 })).toBe("The file is larger than the server allows (100.00 MB)");
+    expect(formatErrorMessage(errorByCode(4205)!,"zh", { limit: 104857600 })).toBe("文件超过服务器允许的大小（100.00 MB）");
+    expect(formatErrorMessage(errorByCode(4207)!,"en", { offset: 512, size: 2048 })).toBe("The upload is not complete yet (512 B of 2.00 KB received)");
+    const text = (s: string) => s.replace(/\{\{[^}]*\}\}/g, "");
+    for (const e of errors) expect({ code: e.code, en: /\bbytes\b/.test(text(e.en)), zh: text(e.zh).includes("字节") }).toEqual({ code: e.code, en: false, zh: false });
   });
 });
