@@ -142,6 +142,9 @@ export const securitySettings = z.object({
   lockMinutes: z.number().int().min(1).max(1440).describe("Window in which they count, and lock duration."),
   allowUserSetPassword: z.boolean(),
   weakPasswords: z.array(z.string().min(1).max(64)).max(1000),
+  defaultPermission: permission.describe(
+    "Permission of a new user created without one (admin API, `ferry user create`); List;Download (6) unless changed.",
+  ),
 });
 export type SecuritySettings = z.infer<typeof securitySettings>;
 export const securitySettingsBody = securitySettings.partial().strict();

@@ -35,6 +35,16 @@ export const wrongPasswordData = z.object({
   maxLockTimes: z.number().int(),
 });
 
+/**
+ * Data of a 1050 AccountLocked or 4116 IpLocked answer when the lock ends by itself (wrong passwords):
+ * when, and how long is left, so a client can say how long to wait. An administrator's lock has no data.
+ */
+export const lockedData = z.object({
+  lockedUntil: z.number().int().describe("Unix seconds when the lock ends."),
+  retryAfter: z.number().int().min(1).describe("Seconds left until then (at least 1)."),
+});
+export type LockedData = z.infer<typeof lockedData>;
+
 /** PUT /api/user/password/update: with a bearer token (in-app change) or without (forced reset). */
 export const passwordUpdateBody = z
   .object({

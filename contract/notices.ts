@@ -26,3 +26,6 @@ export const noticeListData = z.object({
 
 export const noticeStatusBody = z.object({ noticeIds: z.array(z.number().int().positive()).min(1).max(1000) }).strict();
 export const noticeStatusData = z.object({ updated: z.number().int(), unreadCount: z.number().int() });
+
+/** PATCH /api/notice/status/read-all: no body; every unread notification of the caller becomes read. */
+export const noticeReadAllData = noticeStatusData;

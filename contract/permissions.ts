@@ -20,8 +20,14 @@ export type PermissionName = keyof typeof Permission;
 const UNUSED = Permission.CWD | Permission.Append;
 /** Every used flag. */
 export const PERMISSION_FULL = Object.values(Permission).reduce((a, b) => a | b, 0) & ~UNUSED;
-/** Default for a new account: List plus Download. */
+/** Default for a new account (the security settings' `defaultPermission` until changed): List plus Download. */
 export const PERMISSION_DEFAULT = Permission.List | Permission.Download;
+/**
+ * Named permissions for `ferry user create --preset`: `personal` is full personal use of one's own
+ * files (every used bit: upload, manage, share, invite, sync folders); `readonly` is List and Download.
+ */
+export const PERMISSION_PRESETS = { personal: PERMISSION_FULL, readonly: PERMISSION_DEFAULT } as const;
+export type PermissionPreset = keyof typeof PERMISSION_PRESETS;
 export const PERMISSION_MAX = Object.values(Permission).reduce((a, b) => a | b, 0);
 
 export function hasPermission(mask: number, bit: number): boolean {

@@ -203,6 +203,9 @@ async function main() {
 
   let firstStart = false;
   let fromEnvPassword = false;
+  /** A generated initial password and the file the engine keeps it in, repeated in the banner printed last. */
+  let initialPassword = "";
+  let initialPasswordFile = "";
   // The engine trusts no local process as a proxy: the web vouches for each visitor's address with
   // a signature instead (FERRY_FORWARD_SECRET, docs/security.md section 2), so nothing else on this
   // machine can claim an address by sending X-Forwarded-For.
@@ -210,8 +213,10 @@ async function main() {
   supervise("engine", () =>
     run("engine", [...ENGINE_NODE_OPTIONS, path.relative(root, ENGINE_ENTRY)], engineEnv, (line) => {
       // The engine announces the administrator it created; the banner then speaks of this start.
-      if (line.startsWith("First start:")) firstStart = true;
+      if (/^\s*First start:/.test(line)) firstStart = true;
       if (line.includes("FERRY_ADMIN_PASSWORD")) fromEnvPassword = true;
+      initialPassword = /^\s*Initial password: +(\S+)/.exec(line)?.[1] ?? initialPassword;
+      initialPasswordFile = /^\s*Also saved in (.+)$/.exec(line)?.[1] ?? initialPasswordFile;
     }),
   );
   supervise("web", () =>
@@ -239,14 +244,18 @@ async function main() {
 
   const signIn = firstStart
     ? [
-        `First sign-in: account "admin" with the initial password ${
-          fromEnvPassword ? "from FERRY_ADMIN_PASSWORD" : "printed above by [engine] (shown only this once)"
-        }.`,
+        fromEnvPassword || !initialPassword
+          ? `First sign-in: account "admin" with the initial password from FERRY_ADMIN_PASSWORD.`
+          : `First sign-in: account "admin", initial password:  ${initialPassword}`,
+        ...(initialPasswordFile
+          ? [`The password is also in ${initialPasswordFile}`, "(readable only by you; deleted after the first password change)."]
+          : []),
         "You will be asked to choose a new password at that first sign-in.",
       ]
     : [
         `Sign in: account "admin". The first time, use the initial password the engine printed on its first`,
-        "start (or FERRY_ADMIN_PASSWORD if you set it) and choose a new one when asked; after that, use the",
+        `start (kept in ${path.resolve(root, setting("FERRY_DATA_DIR", "./data"), "initial-admin-password")} until it is changed;`,
+        "or FERRY_ADMIN_PASSWORD if you set it) and choose a new one when asked; after that, use the",
         "password you chose then.",
       ];
   const lines = [

@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, mkdirSync, openSync, statSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 
 /**
@@ -13,8 +13,8 @@ import path from "node:path";
 
 export const PRIVATE_FILE_MODE = 0o600;
 export const PRIVATE_DIR_MODE = 0o700;
-/** Names of files holding secrets that live in the data directory (the web writes the second one). */
-export const SECRET_FILE_NAMES = ["engine-secret", "web-session-secret", "forward-secret"] as const;
+/** Names of files holding secrets that live in the data directory (the web writes the second one; the fourth lives until the administrator's first password change). */
+export const SECRET_FILE_NAMES = ["engine-secret", "web-session-secret", "forward-secret", "initial-admin-password"] as const;
 /** What SQLite writes next to its database file. */
 export const SQLITE_SIDE_FILES = ["-wal", "-shm", "-journal"] as const;
 
@@ -42,6 +42,17 @@ export function tightenMode(file: string, mode: number): Tightened | null {
 export function ensurePrivateDir(dir: string, mode = PRIVATE_DIR_MODE): Tightened | null {
   mkdirSync(dir, { recursive: true, mode });
   return tightenMode(dir, mode);
+}
+
+/**
+ * Where a generated initial administrator password is kept until the administrator's first password
+ * change: readable by its owner only (0600), so it is still there when the terminal has scrolled on.
+ */
+export const initialAdminPasswordFile = (dataDir: string) => path.resolve(dataDir, "initial-admin-password");
+
+/** Removes the initial password file (the administrator chose a password); nothing when it is gone already. */
+export function forgetInitialAdminPassword(dataDir: string): void {
+  rmSync(initialAdminPasswordFile(dataDir), { force: true });
 }
 
 /** Creates an empty file readable by its owner only if it is missing, so whatever opens it next finds 0600. */

@@ -1,20 +1,14 @@
 import { ConfigError, loadConfig } from "./config";
-import { ADMIN_ACCOUNT, startEngine } from "./engine";
+import { startEngine } from "./engine";
+import { firstStartBanner } from "./services";
 
 /** `npm run engine`: the engine alone, configured from the environment (README, .env.example). */
 async function main() {
   const config = loadConfig();
   const engine = await startEngine(config);
   const lines = [`Ferry engine ${engine.apiUrl} (database: ${engine.services.db.dialect}, data: ${config.dataDir})`];
-  if (engine.initialAdminPassword) {
-    lines.push(
-      `First start: administrator account "${ADMIN_ACCOUNT}" created.`,
-      config.adminPassword
-        ? "Its initial password is the one in FERRY_ADMIN_PASSWORD."
-        : `Its initial password is: ${engine.initialAdminPassword}   (shown only this once)`,
-      "Sign in with it; you will be asked to choose a new password.",
-    );
-  }
+  // Last of the start-up output, framed (and kept in the data directory until the first change).
+  if (engine.initialAdminPassword) lines.push(firstStartBanner(config, engine.initialAdminPassword));
   process.stdout.write(`${lines.join("\n")}\n`);
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {

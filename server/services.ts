@@ -1,10 +1,12 @@
 import { randomInt } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { passwordProblem } from "../contract/validation";
 import { type Accounts, createAccounts } from "./accounts/service";
 import { createTokens, type Tokens } from "./auth/tokens";
 import { type Clock, systemClock } from "./clock";
 import { type Config, ConfigError } from "./config";
+import { forgetInitialAdminPassword, initialAdminPasswordFile, PRIVATE_FILE_MODE, tightenMode } from "./data-dir";
 import { type Db, openDatabase } from "./db/connect";
 import { createHashes, type Hashes } from "./files/hashes";
 import { createQuota, type Quota } from "./files/quota";
@@ -75,6 +77,25 @@ export async function openServices(config: Config, clock: Clock = systemClock): 
   return { config, clock, db, settings, tokens, accounts, notices, spaces, hashes, quota, mail, shareMailer, shares };
 }
 
+/**
+ * What the first start says about the administrator it created, framed so it stands out of the log
+ * around it (`npm start` repeats the password in its own banner, printed last).
+ */
+export function firstStartBanner(config: Pick<Config, "adminPassword" | "dataDir">, password: string): string {
+  const lines = [`First start: administrator account "${ADMIN_ACCOUNT}" created.`];
+  if (config.adminPassword) lines.push("Its initial password is the one in FERRY_ADMIN_PASSWORD.");
+  else {
+    lines.push(
+      `Initial password:  ${password}`,
+      `Also saved in ${initialAdminPasswordFile(config.dataDir)}`,
+      "(readable only by its owner; deleted after the first password change).",
+    );
+  }
+  lines.push("Sign in with it; you will be asked to choose a new password.");
+  const rule = "=".repeat(Math.max(...lines.map((l) => l.length)) + 4);
+  return [rule, ...lines.map((l) => `  ${l}`), rule].join("\n");
+}
+
 /** A password that passes every rule: 16 characters from all four classes. */
 function generatePassword(): string {
   const sets = ["ABCDEFGHJKLMNPQRSTUVWXYZ", "abcdefghijkmnpqrstuvwxyz", "23456789", "-_.!@#%"];
@@ -94,11 +115,16 @@ function generatePassword(): string {
 
 /**
  * First start: creates the single administrator, who must change the password at first sign-in.
- * Returns the initial password when this call created the account (so it is printed exactly once).
+ * Returns the initial password when this call created the account (so it is printed exactly once);
+ * a generated one is also written to `initialAdminPasswordFile`. Later starts remove that file once
+ * the administrator has chosen a password (also when that happened through the CLI).
  */
 export async function ensureAdministrator(services: Services): Promise<string | null> {
-  const existing = await services.db.kysely.selectFrom("users").select("id").where("role", "=", "admin").executeTakeFirst();
-  if (existing) return null;
+  const existing = await services.db.kysely.selectFrom("users").select(["id", "need_update_pwd"]).where("role", "=", "admin").executeTakeFirst();
+  if (existing) {
+    if (!existing.need_update_pwd) forgetInitialAdminPassword(services.config.dataDir);
+    return null;
+  }
   const password = services.config.adminPassword ?? generatePassword();
   const problem = passwordProblem(password, ADMIN_ACCOUNT, (await services.settings.get("security")).weakPasswords);
   if (problem) {
@@ -107,5 +133,12 @@ export async function ensureAdministrator(services: Services): Promise<string | 
     );
   }
   await services.accounts.createUser({ account: ADMIN_ACCOUNT, password, needUpdatePwd: true, fullname: "Administrator" }, "admin");
+  if (!services.config.adminPassword) {
+    const file = initialAdminPasswordFile(services.config.dataDir);
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    writeFileSync(file, `${password}\n`, { mode: PRIVATE_FILE_MODE });
+    // A file left from an earlier data directory keeps its mode on overwrite: tighten it.
+    tightenMode(file, PRIVATE_FILE_MODE);
+  }
   return password;
 }

@@ -1,4 +1,4 @@
-import { type SocketArgs, type SocketCommand, type SocketReply, type SocketResults } from "../../contract/files";
+import { type SocketArgs, type SocketCommand, type SocketEvent, type SocketReply, type SocketResults } from "../../contract/files";
 import { ErrorCode } from "../../contract/errors";
 import type { FileServerInfo } from "./file-server-context";
 import { fileServerUrls } from "./file-server-url";
@@ -60,6 +60,7 @@ export class FileConnection {
   private tries = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private listeners = new Set<() => void>();
+  private eventListeners = new Set<(event: SocketEvent) => void>();
   private stopped = false;
 
   constructor(info: FileServerInfo, location: Pick<Location, "protocol" | "hostname">, options: FileConnectionOptions = {}) {
@@ -93,6 +94,12 @@ export class FileConnection {
   subscribe(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Events the engine pushes for the signed-in user (a new notice: docs/file-server.md, "Events"). */
+  onEvent(listener: (event: SocketEvent) => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
   }
 
   /** Ends the connection for good (page unload, sign-out); waiting commands fail. */
@@ -139,6 +146,12 @@ export class FileConnection {
       try {
         reply = JSON.parse(String(event.data)) as SocketReply;
       } catch {
+        return;
+      }
+      // A message without an id is an event, not a reply.
+      if (typeof reply.id !== "number") {
+        const pushed = reply as unknown as SocketEvent;
+        if (typeof pushed.event === "string") this.eventListeners.forEach((listener) => listener(pushed));
         return;
       }
       if (reply.id === loginId) {

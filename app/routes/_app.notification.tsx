@@ -1,5 +1,5 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
-import { Form, useFetcher, useLoaderData, useLocation } from "@remix-run/react";
+import { Form, useFetcher, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
 import { Fragment, useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import * as z from "zod";
@@ -28,28 +28,30 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const reply = await user.call<z.infer<typeof noticeListData>>(`/api/notice/list?pageNum=${page}&pageSize=${size}`);
   if (!reply.result || !reply.data) throw new Response(reply.message, { status: 502 });
   const headers = { "Set-Cookie": await user.commit() };
-  const { notic_list, total } = reply.data;
+  const { notic_list, total, unreadCount } = reply.data;
   // Past the last page (notifications were deleted meanwhile, or a hand-made link): show the last one.
   const last = totalPagesFor(total, size);
   if (page > last) throw redirect(`/notification${pageHref(last, size)}`, { headers });
-  return data({ notices: notic_list, total, page, size }, { headers });
+  return data({ notices: notic_list, total, unreadCount, page, size }, { headers });
 }
 
-const readSchema = z.object({
-  intent: z.literal("read"),
-  id: z.coerce.number().int().positive(),
-  /** Sent by the form that works without JavaScript: the page to return to (post/redirect/get). */
-  back: z.string().optional(),
-});
+/** `back`, sent by the forms that work without JavaScript: the page to return to (post/redirect/get). */
+const readSchema = z.discriminatedUnion("intent", [
+  z.object({ intent: z.literal("read"), id: z.coerce.number().int().positive(), back: z.string().optional() }),
+  z.object({ intent: z.literal("read-all"), back: z.string().optional() }),
+]);
 
-/** Marks one notification read. The layout's bell count follows, as Remix reloads loaders after an action. */
+/** Marks one notification, or all of them, read. The layout's bell count follows, as Remix reloads loaders after an action. */
 export async function action({ request }: ActionFunctionArgs) {
   const form = await readForm(request);
   const user = await requireUser(request);
   const parsed = readSchema.safeParse(Object.fromEntries(form));
   if (!parsed.success) return data({ ok: false as const, code: 400 }, { status: 400, headers: { "Set-Cookie": await user.commit() } });
-  const { id, back } = parsed.data;
-  const reply = await user.call("/api/notice/status/update", { method: "PATCH", body: JSON.stringify({ noticeIds: [id] }) });
+  const { back } = parsed.data;
+  const reply =
+    parsed.data.intent === "read-all"
+      ? await user.call("/api/notice/status/read-all", { method: "PATCH" })
+      : await user.call("/api/notice/status/update", { method: "PATCH", body: JSON.stringify({ noticeIds: [parsed.data.id] }) });
   const headers = { "Set-Cookie": await user.commit() };
   if (back !== undefined) {
     const to = back.startsWith("/notification") ? safeRedirect(back, "/notification") : "/notification";
@@ -164,15 +166,35 @@ function DisclosureItem({ notice }: { notice: Notice }) {
   );
 }
 
+/** Marks every unread notification read; a plain form, so it works without JavaScript too. */
+function MarkAllRead({ unreadCount }: { unreadCount: number }) {
+  const { t } = useTranslation();
+  const location = useLocation();
+  const navigation = useNavigation();
+  const busy = navigation.state === "submitting" && navigation.formData?.get("intent") === "read-all";
+  return (
+    <Form method="post">
+      <input type="hidden" name="intent" value="read-all" />
+      <input type="hidden" name="back" value={location.pathname + location.search} />
+      <Button type="submit" size="small" variant="outlined" disabled={unreadCount === 0 || busy}>
+        {t("notification.mark-all-read")}
+      </Button>
+    </Form>
+  );
+}
+
 export default function NotificationPage() {
-  const { notices, total, page, size } = useLoaderData<typeof loader>();
+  const { notices, total, unreadCount, page, size } = useLoaderData<typeof loader>();
   const { t } = useTranslation();
   const hydrated = useHydrated();
   return (
     <section aria-labelledby="notification-title" className="max-w-5xl">
-      <h1 id="notification-title" className="mb-4 text-lg font-semibold">
-        {t("notification.title")}
-      </h1>
+      <div className="mb-4 flex items-center justify-between gap-4">
+        <h1 id="notification-title" className="text-lg font-semibold">
+          {t("notification.title")}
+        </h1>
+        {total > 0 && <MarkAllRead unreadCount={unreadCount} />}
+      </div>
       {notices.length === 0 ? (
         <Empty description={t("notification.empty")} className="rounded border border-gray-200 bg-white" />
       ) : (

@@ -18,7 +18,8 @@ import { engineFetch, EngineError } from "~/utils/engine.server";
 import { safeRedirect } from "~/utils/redirect";
 import { commitSession, getSession, readEngine, setPendingReset, startSession, type EngineSession } from "~/utils/session.server";
 import { productName, productTitleMeta } from "~/utils/site";
-import { accountLookupBody } from "../../contract/auth";
+import { accountLookupBody, lockedData } from "../../contract/auth";
+import { ErrorCode } from "../../contract/errors";
 import { EMAIL_PATTERN } from "../../contract/validation";
 import { readForm } from "~/utils/form.server";
 
@@ -96,6 +97,12 @@ export async function action({ request }: ActionFunctionArgs) {
       const { loginFailTimes, maxLockTimes, lockPeriod } = reply.data as unknown as { loginFailTimes: number; maxLockTimes: number; lockPeriod: number };
       return refuse(t("error.1005", { wrongTimes: loginFailTimes, maxLockTimes, lockPeriod: Math.round(lockPeriod / 60) }));
     }
+    // A lock that ends by itself says when: the minutes left, rounded up (an administrator's lock has no data).
+    const lock = (reply.code === ErrorCode.AccountLocked || reply.code === ErrorCode.IpLocked) && lockedData.safeParse(reply.data);
+    if (lock && lock.success) {
+      const count = Math.ceil(lock.data.retryAfter / 60);
+      return refuse(t(reply.code === ErrorCode.AccountLocked ? "auth.locked.account" : "auth.locked.address", { count }));
+    }
     return refuse(t(`error.${reply.code}`, { defaultValue: reply.message }));
   } catch (error) {
     if (error instanceof EngineError) return refuse(t("global.server.error"));
@@ -129,9 +136,9 @@ export default function SignIn() {
   const busy = navigation.state !== "idle" && navigation.formAction === "/signin";
 
   return (
-    <div className={`flex min-h-full p-10 ${ROW[Math.floor(position / 3)]} ${COLUMN[position % 3]}`} style={{ backgroundColor: site.backgroundColor, ...background }}>
+    <div className={`flex min-h-full px-4 pb-4 pt-16 sm:p-10 ${ROW[Math.floor(position / 3)]} ${COLUMN[position % 3]}`} style={{ backgroundColor: site.backgroundColor, ...background }}>
       <LanguageSwitch className="fixed right-6 top-4 rounded bg-white/90 shadow-sm" />
-      <main className="w-[400px] rounded-lg bg-white p-8 shadow-lg">
+      <main className="w-full max-w-[400px] rounded-lg bg-white p-6 shadow-lg sm:p-8">
         {site.is_logo_change && site.logo ? (
           <img src={site.logo} alt={productName(site, i18n.language)} className="mb-4 h-10" />
         ) : (

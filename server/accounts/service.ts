@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { type Selectable, sql } from "kysely";
 import type { AdminGroup, AdminUser, CreateGroupBody, CreateUserBody, SpaceUsage, UpdateGroupBody, UpdateUserBody } from "../../contract/admin";
-import { normalizePermission, PERMISSION_DEFAULT } from "../../contract/permissions";
+import { normalizePermission } from "../../contract/permissions";
 import type { UserInfo } from "../../contract/users";
 import { isValidFileName, passwordProblem } from "../../contract/validation";
 import { hashPassword } from "../auth/password-hash";
@@ -268,6 +268,8 @@ export function createAccounts({ db, clock, tokens, settings, homes, usage }: Ac
   const accounts = {
     async createUser(input: CreateUserBody, role: "user" | "admin" = "user"): Promise<AdminUser> {
       await checkNewPassword(input.password, input.account);
+      // Without a permission, the security settings' default (List;Download unless an administrator changed it).
+      const permission = input.permission ?? (await settings.get("security")).defaultPermission;
       const now = clock.now();
       const home = input.home ?? (await freshHome("/users", input.account));
       const id = await unclaimOnFailure(input.home ? null : home, () =>
@@ -279,7 +281,7 @@ export function createAccounts({ db, clock, tokens, settings, homes, usage }: Ac
               password_hash: await hashPassword(input.password),
               role,
               home,
-              permission: normalizePermission(input.permission ?? PERMISSION_DEFAULT),
+              permission: normalizePermission(permission),
               need_update_pwd: input.needUpdatePwd === false ? 0 : 1,
               created_at: now,
               updated_at: now,

@@ -1,3 +1,4 @@
+import type { LockedData } from "../../contract/auth";
 import type { CredentialCodec } from "../../contract/credentials";
 import { ACCOUNT_TYPES } from "../../contract/users";
 import { EMAIL_PATTERN } from "../../contract/validation";
@@ -9,6 +10,7 @@ import { fail, FerryError } from "../errors";
 import type { Settings } from "../settings/service";
 import type { RateLimits } from "../limits/rate-limits";
 import { type CounterKey, type Lockout, type LockoutPolicy, accountKey, addressKey } from "./lockout";
+import { forgetInitialAdminPassword } from "../data-dir";
 import { dummyHash, hashPassword, MAX_PASSWORD_INPUT, verifyPassword } from "./password-hash";
 import type { AuthContext, Tokens } from "./tokens";
 
@@ -23,16 +25,24 @@ export interface AuthDeps {
   settings: Settings;
   accounts: Accounts;
   edition: Edition;
+  /** Where the initial administrator password file lives (removed at the administrator's first change). */
+  config: { dataDir: string };
   /** Per client address, across accounts (FERRY_LOGIN_ADDRESS_MAX_FAILURES, FERRY_LOOKUP_ADDRESS_MAX, FERRY_LOGIN_ADDRESS_WINDOW). */
   addressLimits: { maxFailures: number; maxLookups: number; windowMs: number };
 }
 
 /** Sign-in, password change, refresh and sign-out: the rules of end-user spec sections 4, 5 and 7. */
-export function createAuth({ db, clock, codec, tokens, lockout, rates, settings, accounts, edition, addressLimits }: AuthDeps) {
+export function createAuth({ db, clock, codec, tokens, lockout, rates, settings, accounts, edition, addressLimits, config }: AuthDeps) {
   async function policy(): Promise<LockoutPolicy & { lockPeriod: number }> {
     const s = await settings.get("security");
     return { maxFailures: s.lockTimes, windowMs: s.lockMinutes * 60_000, lockPeriod: s.lockMinutes * 60 };
   }
+
+  /**
+   * The data of a 1050/4116 answer for a lock that ends by itself: when it ends (unix seconds) and the
+   * seconds left, so the sign-in page can say how long to wait. An administrator's lock has none.
+   */
+  const lockedFor = (untilMs: number): LockedData => ({ lockedUntil: Math.ceil(untilMs / 1000), retryAfter: Math.max(1, Math.ceil((untilMs - clock.now()) / 1000)) });
 
   /** Account names never contain "@" (contract/validation.ts), so a name with one is an e-mail address. */
   const findUser = (account: string) => (account.includes("@") ? accounts.findByEmail(account) : accounts.findByAccount(account));
@@ -54,7 +64,7 @@ export function createAuth({ db, clock, codec, tokens, lockout, rates, settings,
     if (ip) keys.push({ key: addressKey(ip), policy: { maxFailures: addressLimits.maxFailures, windowMs: addressLimits.windowMs } });
 
     const taken = await lockout.take(keys);
-    if (taken.refusedBy !== null) return fail(taken.refusedBy === byAccount.key ? "AccountLocked" : "IpLocked");
+    if (taken.refusedBy !== null) return fail(taken.refusedBy === byAccount.key ? "AccountLocked" : "IpLocked", lockedFor(taken.lockedUntil));
     const ok = password.length <= MAX_PASSWORD_INPUT && (await verifyPassword(password, user?.password_hash ?? (await dummyHash())));
     if (ok && user) {
       await lockout.succeed([byAccount.key], keys.slice(1).map((k) => k.key));
@@ -62,11 +72,12 @@ export function createAuth({ db, clock, codec, tokens, lockout, rates, settings,
     }
 
     const locked = await lockout.fail(keys, taken.counts);
+    const lockEnd = (key: string) => clock.now() + (keys.find((k) => k.key === key)?.policy.windowMs ?? 0);
     if (locked.includes(byAccount.key)) {
       if (user) await tokens.revokeUser(user.id);
-      fail("AccountLocked");
+      fail("AccountLocked", lockedFor(lockEnd(byAccount.key)));
     }
-    if (locked.length > 0) fail("IpLocked");
+    if (locked.length > 0) fail("IpLocked", lockedFor(lockEnd(locked[0]!)));
     const failures = taken.counts.get(byAccount.key) ?? 1;
     const data = { loginFailTimes: failures, lockPeriod: p.lockPeriod, maxLockTimes: p.maxFailures };
     throw new FerryError("WrongPassword", data, { wrongTimes: failures, maxLockTimes: p.maxFailures, lockPeriod: p.lockPeriod / 60 });
@@ -123,6 +134,8 @@ export function createAuth({ db, clock, codec, tokens, lockout, rates, settings,
         .where("id", "=", user.id)
         .execute();
       await tokens.revokeUser(user.id);
+      // The administrator chose a password: the initial one (if generated) is no longer kept.
+      if (user.role === "admin") forgetInitialAdminPassword(config.dataDir);
       return null;
     },
 

@@ -2,10 +2,10 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import type * as z from "zod";
 import { type AdminGroup, type AdminUser, createGroupBody, createUserBody, memberBody, resetPasswordBody } from "../../contract/admin";
 import { type ErrorName, errorByCode, formatErrorMessage } from "../../contract/errors";
-import { parsePermission, permissionLabels } from "../../contract/permissions";
+import { parsePermission, PERMISSION_DEFAULT, PERMISSION_PRESETS, type PermissionPreset, permissionLabels } from "../../contract/permissions";
 import { ACCOUNT_TYPES } from "../../contract/users";
 import { ConfigError, loadConfig } from "../config";
-import { ADMIN_ACCOUNT, ensureAdministrator, openServices, type Services } from "../services";
+import { ensureAdministrator, firstStartBanner, openServices, type Services } from "../services";
 import { FerryError } from "../errors";
 
 /**
@@ -81,6 +81,16 @@ function permission(text: string, usage: string): number {
   } catch (error) {
     throw new UsageError(`--permission: ${(error as Error).message}`, usage);
   }
+}
+
+/** --permission or --preset (not both); undefined: the security settings' defaultPermission. */
+function permissionOrPreset(values: Values, usage: string): number | undefined {
+  if (values.permission !== undefined && values.preset !== undefined) throw new UsageError("--permission and --preset: give one of them", usage);
+  if (values.permission !== undefined) return permission(String(values.permission), usage);
+  if (values.preset === undefined) return undefined;
+  const preset = String(values.preset).toLowerCase();
+  if (!Object.prototype.hasOwnProperty.call(PERMISSION_PRESETS, preset)) throw new UsageError(`--preset must be one of ${Object.keys(PERMISSION_PRESETS).join(", ")}`, usage);
+  return PERMISSION_PRESETS[preset as PermissionPreset];
 }
 
 function accountType(text: string, usage: string): number {
@@ -189,14 +199,18 @@ const FORCE_CHANGE_NOTE = "by default the user must change the password at the f
 
 const commands: Record<string, Command> = {
   "user create": {
-    usage: `ferry user create --account A [--password P] [--permission list,download,upload|134] [--type 2|4|5|6]
-                  [--home /path] [--email E] [--fullname N] [--quota 10GB] [--no-force-change]
-  Creates a user (default permission List;Download, home /users/<account>, or /users/<account>.<hex> when that folder exists, no quota).
+    usage: `ferry user create --account A [--password P] [--permission list,download,upload|134 | --preset personal|readonly]
+                  [--type 2|4|5|6] [--home /path] [--email E] [--fullname N] [--quota 10GB] [--no-force-change]
+  Creates a user (home /users/<account>, or /users/<account>.<hex> when that folder exists, no quota).
+  Permission: --permission, or a --preset: personal = full personal use (${labels(PERMISSION_PRESETS.personal)}),
+  readonly = ${labels(PERMISSION_PRESETS.readonly)}. With neither, the default permission of the security settings
+  (defaultPermission: ${labels(PERMISSION_DEFAULT)} unless an administrator changed it); the output names what was given.
   The password may come from ${PASSWORD_ENV} instead of --password; ${FORCE_CHANGE_NOTE}.`,
     options: {
       account: { type: "string" },
       password: { type: "string" },
       permission: { type: "string" },
+      preset: { type: "string" },
       type: { type: "string" },
       home: { type: "string" },
       email: { type: "string" },
@@ -211,7 +225,7 @@ const commands: Record<string, Command> = {
         {
           account: required(v, "account", usage),
           password: password(v, usage),
-          permission: v.permission === undefined ? undefined : permission(String(v.permission), usage),
+          permission: permissionOrPreset(v, usage),
           accountType: v.type === undefined ? undefined : accountType(String(v.type), usage),
           home: optional(v, "home"),
           email: optional(v, "email"),
@@ -458,13 +472,7 @@ async function run(argv: string[]): Promise<number> {
     const initial = await ensureAdministrator(services);
     if (initial) {
       // stderr, so that stdout stays clean for --json.
-      err(
-        [
-          `First start: administrator account "${ADMIN_ACCOUNT}" created.`,
-          config.adminPassword ? "Its initial password is the one in FERRY_ADMIN_PASSWORD." : `Its initial password is: ${initial}   (shown only this once)`,
-          "Sign in with it; you will be asked to choose a new password.",
-        ].join("\n"),
-      );
+      err(firstStartBanner(config, initial));
     }
     await action(services);
     return 0;

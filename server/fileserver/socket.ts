@@ -4,12 +4,13 @@ import type { WebSocket } from "ws";
 import type * as z from "zod";
 import { langFromHeader, type Lang } from "../../contract/envelope";
 import { ErrorCode } from "../../contract/errors";
-import { type SocketCommand, type SocketReply, type SocketResults, socketCommands, socketRequest } from "../../contract/files";
+import { type SocketCommand, type SocketEvent, type SocketReply, type SocketResults, socketCommands, socketRequest } from "../../contract/files";
 import type { AuthUser, Tokens } from "../auth/tokens";
 import { envelope } from "../envelope";
 import { FerryError } from "../errors";
 import type { ClientRegistry } from "./clients";
 import type { ShareSockets } from "./share-socket";
+import type { UserSockets } from "./user-sockets";
 
 /**
  * One WebSocket connection of the file server (docs/file-server.md, "Commands"). The first command
@@ -38,6 +39,8 @@ export interface SocketDeps {
   /** Share-link visitors (`login { shareToken }`, share-socket.ts). */
   shares: ShareSockets;
   clients: ClientRegistry;
+  /** Signed-in sockets by user, for events pushed to them (a new notice). */
+  userSockets?: UserSockets;
   /** The client's address (http/client-address.ts): a share visitor's, for the owner's notices. */
   clientAddress: (req: IncomingMessage) => string | null;
   log: Logger;
@@ -64,9 +67,31 @@ export function handleSocket(socket: WebSocket, req: IncomingMessage, deps: Sock
   /** Ends the walks of this socket's commands once the client is gone. */
   const gone = new AbortController();
   let queue: Promise<void> = Promise.resolve();
+  /** Forgets this socket in `userSockets` (set while a user, not a share visitor, is logged in). */
+  let unlisten: (() => void) | null = null;
 
-  const send = (message: SocketReply<unknown>) => {
+  const send = (message: SocketReply<unknown> | SocketEvent) => {
     if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+  };
+
+  /** Listens for the user's events; an event is sent only while the socket's token still holds. */
+  const listenAs = (userId: number) => {
+    unlisten?.();
+    unlisten =
+      deps.userSockets?.add(userId, {
+        push(event) {
+          const held = token;
+          if (!held) return;
+          deps.tokens.authenticateSocket(held).then(
+            (auth) => {
+              if (token !== held) return;
+              if (auth?.user.id === userId) send(event);
+              else socket.close(4001, "invalid token");
+            },
+            (error: unknown) => deps.log.warn({ err: error }, "checking a socket before an event failed"),
+          );
+        },
+      }) ?? null;
   };
 
   async function run(raw: string): Promise<void> {
@@ -95,6 +120,8 @@ export function handleSocket(socket: WebSocket, req: IncomingMessage, deps: Sock
           if (clientId) await deps.clients.release(clientId);
           clientId = null;
           token = null;
+          unlisten?.();
+          unlisten = null;
           shareToken = login.shareToken;
           send(reply(id, 200, lang, data));
           return;
@@ -110,6 +137,7 @@ export function handleSocket(socket: WebSocket, req: IncomingMessage, deps: Sock
         }
         token = login.token;
         shareToken = null;
+        if (!closed) listenAs(auth.user.id);
         send(reply(id, 200, lang, { account: auth.user.account, userId: auth.user.id }));
         return;
       }
@@ -157,6 +185,8 @@ export function handleSocket(socket: WebSocket, req: IncomingMessage, deps: Sock
   socket.on("close", () => {
     closed = true;
     gone.abort();
+    unlisten?.();
+    unlisten = null;
     if (clientId) deps.clients.release(clientId).catch((error: unknown) => deps.log.warn({ err: error }, "releasing a desktop client failed"));
   });
 }

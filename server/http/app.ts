@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from "fastify";
 import type * as z from "zod";
 import { langFromHeader, type Envelope } from "../../contract/envelope";
 import { type ErrorName, ErrorCode, errorByCode } from "../../contract/errors";
@@ -77,11 +77,27 @@ async function authenticate(def: RouteDef, request: FastifyRequest, { tokens, sh
   return { auth, visitor: null };
 }
 
+/**
+ * Fastify logs two JSON lines per request at info ("incoming request", "request completed"). Here a
+ * request is one line, and only at debug: at the default level (info) the log holds start-up,
+ * warnings and errors, not every call the web makes while someone uses it. A failed response is
+ * still logged at error.
+ */
+class RequestLog extends LogController {
+  override incomingRequest() {}
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
+    const line = { method: request.method, url: request.url.split("?")[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) };
+    if (error) reply.log.error({ ...line, err: error }, "request errored");
+    else reply.log.debug(line, "request");
+  }
+}
+
 /** The REST API: a thin shell that parses with the contract's schemas, calls a service, wraps the envelope. */
 export function buildApi(options: ApiOptions): FastifyInstance {
   const app = Fastify({
     bodyLimit: options.bodyLimit,
     trustProxy: options.trustedProxies.length > 0 ? options.trustedProxies : false,
+    logController: new RequestLog(),
     logger: {
       level: options.logLevel,
       redact: { paths: ["req.headers.authorization", "req.headers.cookie", "res.headers['set-cookie']"], censor: "[redacted]" },

@@ -5,8 +5,17 @@ import type { RouteDef } from "./route";
 
 const toJson = (schema: z.ZodType, io: "input" | "output") => z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
 
-/** The OpenAPI 3.1 document, generated from the same zod schemas that validate requests. */
-export function openApiDocument(routes: RouteDef[], version: string) {
+/**
+ * The address the engine serves, as a client on this machine reaches it: the configured host, or
+ * the loopback address of its family when it listens on every interface (0.0.0.0, ::).
+ */
+export function apiServerUrl(host: string, port: number): string {
+  const reachable = host === "0.0.0.0" ? "127.0.0.1" : host === "::" || host === "[::]" ? "::1" : host;
+  return `http://${reachable.includes(":") && !reachable.startsWith("[") ? `[${reachable}]` : reachable}:${port}`;
+}
+
+/** The OpenAPI 3.1 document, generated from the same zod schemas that validate requests; `serverUrl` is where the engine answers. */
+export function openApiDocument(routes: RouteDef[], version: string, serverUrl = apiServerUrl("0.0.0.0", 8090)) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const url = r.url.replace(/:(\w+)/g, "{$1}");
@@ -35,7 +44,7 @@ export function openApiDocument(routes: RouteDef[], version: string) {
   return {
     openapi: "3.1.0",
     info: { title: "Ferry engine API", version, description: "REST API of the Ferry engine. Every response is the envelope { code, value, result, message, data }." },
-    servers: [{ url: "http://127.0.0.1:8090" }],
+    servers: [{ url: serverUrl }],
     paths,
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer" } },

@@ -1,4 +1,4 @@
-import { noticeListData, noticeListQuery, noticeStatusBody, noticeStatusData } from "../../contract/notices";
+import { noticeListData, noticeListQuery, noticeReadAllData, noticeStatusBody, noticeStatusData } from "../../contract/notices";
 import { route } from "../http/route";
 import type { Notices } from "./service";
 
@@ -23,6 +23,15 @@ export function noticeRoutes(notices: Notices) {
       body: noticeStatusBody,
       response: noticeStatusData,
       handler: ({ body, auth }) => notices.markRead(auth!.user.id, body.noticeIds),
+    }),
+    route({
+      method: "PATCH",
+      url: "/api/notice/status/read-all",
+      tag: "notices",
+      summary: "Mark every unread notification of the caller read (no body); other users' stay as they are.",
+      auth: "user",
+      response: noticeReadAllData,
+      handler: ({ auth }) => notices.markAllRead(auth!.user.id),
     }),
   ];
 }

@@ -2,9 +2,21 @@ import { type Clock, toSeconds } from "../clock";
 import { type Db, insertReturningId } from "../db/connect";
 import { fail } from "../errors";
 
-/** Notifications: one row per notice, one receipt per receiver carrying its read flag. */
+/** Told the users whose unread count may have changed (a notice sent, read or deleted). */
+export type NoticeListener = (userIds: number[]) => void;
+
+/**
+ * Notifications: one row per notice, one receipt per receiver carrying its read flag. Listeners
+ * hear of every change, so the file server can push the new unread count to the users' open
+ * sockets (docs/file-server.md, "Events").
+ */
 export function createNotices(db: Db, clock: Clock) {
   const k = db.kysely;
+  const listeners = new Set<NoticeListener>();
+  const changed = (userIds: number[]) => {
+    if (userIds.length === 0) return;
+    for (const listener of listeners) listener(userIds);
+  };
   const unreadCount = async (userId: number) => {
     const row = await k
       .selectFrom("notice_receipts")
@@ -16,6 +28,14 @@ export function createNotices(db: Db, clock: Clock) {
   };
 
   return {
+    unreadCount,
+
+    /** Calls `listener` after each change with the users concerned; returns the way to stop. */
+    onChange(listener: NoticeListener): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+
     /** GET /api/notice/list: the caller's own notices, newest first. */
     async list(userId: number, pageNum: number, pageSize: number) {
       const base = k.selectFrom("notice_receipts").innerJoin("notices", "notices.id", "notice_receipts.notice_id").where("notice_receipts.user_id", "=", userId);
@@ -46,7 +66,17 @@ export function createNotices(db: Db, clock: Clock) {
         .where("notice_id", "in", noticeIds)
         .where("is_showed", "=", 0)
         .executeTakeFirst();
-      return { updated: Number(result.numUpdatedRows), unreadCount: await unreadCount(userId) };
+      const updated = Number(result.numUpdatedRows);
+      if (updated > 0) changed([userId]);
+      return { updated, unreadCount: await unreadCount(userId) };
+    },
+
+    /** PATCH /api/notice/status/read-all: every unread receipt of the caller, and no one else's. */
+    async markAllRead(userId: number) {
+      const result = await k.updateTable("notice_receipts").set({ is_showed: 1 }).where("user_id", "=", userId).where("is_showed", "=", 0).executeTakeFirst();
+      const updated = Number(result.numUpdatedRows);
+      if (updated > 0) changed([userId]);
+      return { updated, unreadCount: await unreadCount(userId) };
     },
 
     async send(input: { title: string; content: string; receivers: "all" | number[] }) {
@@ -59,7 +89,7 @@ export function createNotices(db: Db, clock: Clock) {
         if (found.length !== ids.length) fail("UserNotFound");
       }
       if (ids.length === 0) fail("UserNotFound");
-      return k.transaction().execute(async (tx) => {
+      const sent = await k.transaction().execute(async (tx) => {
         const now = clock.now();
         const id = await insertReturningId({ ...db, kysely: tx }, "notices", { title: input.title, content: input.content, channel: 0, created_at: now });
         for (let i = 0; i < ids.length; i += 500) {
@@ -67,6 +97,8 @@ export function createNotices(db: Db, clock: Clock) {
         }
         return { id, title: input.title, content: input.content, createTime: toSeconds(now), receivers: ids.length, read: 0 };
       });
+      changed(ids);
+      return sent;
     },
 
     async adminList(pageNum: number, pageSize: number) {
@@ -94,8 +126,10 @@ export function createNotices(db: Db, clock: Clock) {
     },
 
     async remove(id: number) {
+      const unread = (await k.selectFrom("notice_receipts").select("user_id").where("notice_id", "=", id).where("is_showed", "=", 0).execute()).map((r) => r.user_id);
       const result = await k.deleteFrom("notices").where("id", "=", id).executeTakeFirst();
       if (Number(result.numDeletedRows) === 0) fail("NoticeNotFound");
+      changed(unread);
     },
   };
 }

@@ -1,5 +1,6 @@
 import type * as z from "zod";
 import { type SecuritySettings, securitySettings } from "../../contract/admin";
+import { PERMISSION_DEFAULT } from "../../contract/permissions";
 import { SITE_DEFAULTS, siteSettings, transferSettings, type TransferSettings } from "../../contract/settings";
 import { DEFAULT_WEAK_PASSWORDS } from "../../contract/validation";
 import type { Db } from "../db/connect";
@@ -8,7 +9,7 @@ import { isUniqueViolation } from "../db/connect";
 const groups = {
   security: {
     schema: securitySettings,
-    defaults: { lockTimes: 5, lockMinutes: 3, allowUserSetPassword: true, weakPasswords: DEFAULT_WEAK_PASSWORDS } satisfies SecuritySettings,
+    defaults: { lockTimes: 5, lockMinutes: 3, allowUserSetPassword: true, weakPasswords: DEFAULT_WEAK_PASSWORDS, defaultPermission: PERMISSION_DEFAULT } satisfies SecuritySettings,
   },
   site: { schema: siteSettings, defaults: SITE_DEFAULTS },
   transfer: {

@@ -64,7 +64,7 @@ test.describe("sign-in", () => {
         await expect(page.getByRole("alert").filter({ hasText: `wrong password ${i} times` })).toContainText("within 10 minutes");
       }
       await signIn(page, account, "Wrong#Pass3");
-      await expect(page.getByRole("alert").filter({ hasText: "locked" })).toHaveText("The account has been locked");
+      await expect(page.getByRole("alert").filter({ hasText: "locked" })).toHaveText("The account has been locked. Try again in 10 minutes.");
       await signIn(page, account, PASSWORD);
       await expect(page.getByRole("alert").filter({ hasText: "locked" })).toBeVisible();
       await expect(page).toHaveURL(/\/signin/);

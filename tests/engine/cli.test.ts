@@ -197,7 +197,7 @@ describe("a fresh database", () => {
       const first = await ferry(["user", "list", "--json"], {}, { databaseUrl: database.url, dataDir });
       expect(first.code).toBe(0);
       expect((JSON.parse(first.stdout) as Array<{ account: string }>).map((u) => u.account)).toEqual(["admin"]);
-      const password = /initial password is: (\S+)/.exec(first.stderr)?.[1];
+      const password = /Initial password: +(\S+)/.exec(first.stderr)?.[1];
       expect(password).toBeTruthy();
 
       const again = await ferry(["group", "list"], {}, { databaseUrl: database.url, dataDir });

@@ -22,6 +22,11 @@ export const authEn = {
   "atuh.password.confirm-error": "The two passwords are different",
   "global.ok": "OK",
   "global.modal.logout.title": "Signed out",
+  // 1050/4116 with the lock's end (data.retryAfter): the minutes left, rounded up.
+  "auth.locked.account_one": "The account has been locked. Try again in {{count}} minute.",
+  "auth.locked.account_other": "The account has been locked. Try again in {{count}} minutes.",
+  "auth.locked.address_one": "This IP address has been locked. Try again in {{count}} minute.",
+  "auth.locked.address_other": "This IP address has been locked. Try again in {{count}} minutes.",
 } as const;
 
 export const authZh: Record<keyof typeof authEn, string> = {
@@ -47,4 +52,9 @@ export const authZh: Record<keyof typeof authEn, string> = {
   "atuh.password.confirm-error": "两次输入的密码不一致",
   "global.ok": "确定",
   "global.modal.logout.title": "已退出登录",
+  // Chinese has one plural form (_other); _one is kept for the shared key list.
+  "auth.locked.account_one": "账号已被锁定，请 {{count}} 分钟后再试。",
+  "auth.locked.account_other": "账号已被锁定，请 {{count}} 分钟后再试。",
+  "auth.locked.address_one": "该 IP 地址已被锁定，请 {{count}} 分钟后再试。",
+  "auth.locked.address_other": "该 IP 地址已被锁定，请 {{count}} 分钟后再试。",
 };

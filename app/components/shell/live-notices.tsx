@@ -1,0 +1,18 @@
+import { useRevalidator } from "@remix-run/react";
+import { useEffect, useRef } from "react";
+import { useFileConnection } from "../../files/file-server-context";
+
+/**
+ * Keeps the bell and the notification list current: when the engine pushes a notice event on the
+ * file server's socket (a notice sent, read or deleted), the page's data is loaded again, without
+ * navigating. Renders nothing.
+ */
+export function LiveNotices() {
+  const connection = useFileConnection();
+  const { revalidate } = useRevalidator();
+  // revalidate changes identity with each navigation state; the listener reads the latest.
+  const reload = useRef(revalidate);
+  reload.current = revalidate;
+  useEffect(() => connection?.onEvent((event) => event.event === "notice" && reload.current()), [connection]);
+  return null;
+}
