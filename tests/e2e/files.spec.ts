@@ -83,7 +83,8 @@ test.describe("file browser", () => {
     await table(page).getByRole("checkbox", { name: "Select row archive" }).check();
     await page.getByRole("toolbar", { name: "File actions" }).getByRole("button", { name: "Delete" }).click();
     const confirm = page.getByRole("dialog", { name: "Delete" });
-    await expect(confirm).toContainText("Are you sure you want to delete these files?");
+    await expect(confirm).toContainText("Are you sure you want to delete this item?");
+    await expect(confirm.getByRole("listitem")).toHaveText(["archive"]);
     await confirm.getByRole("button", { name: "Cancel" }).click();
     await expect(row(page, "archive")).toBeVisible();
     await page.getByRole("toolbar", { name: "File actions" }).getByRole("button", { name: "Delete" }).click();
@@ -254,7 +255,7 @@ test.describe("file browser", () => {
     await dialog.getByLabel("文件夹名称").fill("新建文件夹");
     await dialog.getByRole("button", { name: "确定" }).click();
     await expect(page.getByRole("status").filter({ hasText: "创建成功" })).toBeVisible();
-    await expect(page.getByRole("region", { name: /中的文件$/ }).getByRole("button", { name: "新建文件夹", exact: true })).toBeVisible();
+    await expect(page.getByRole("region", { name: /中的文件$/ }).getByRole("link", { name: "新建文件夹", exact: true })).toBeVisible();
     await screenshot(page, "files-personal-zh");
     await page.getByRole("button", { name: "切换语言为英文" }).click();
     await hydrated(page);

@@ -40,7 +40,8 @@ const listLinks = (token: string, query = "shareUrlType=1&pageSize=100") =>
 const toast = (page: Page, text: string | RegExp) => page.getByRole("status").filter({ hasText: text });
 const alertToast = (page: Page, text: string | RegExp) => page.getByRole("alert").filter({ hasText: text });
 const fileRow = (page: Page, name: string) =>
-  page.getByRole("region", { name: /^Files in/ }).getByRole("row").filter({ has: page.getByRole("button", { name, exact: true }) });
+  // A folder's name is a link, a file's a button.
+  page.getByRole("region", { name: /^Files in/ }).getByRole("row").filter({ has: page.getByRole("button", { name, exact: true }).or(page.getByRole("link", { name, exact: true })) });
 
 async function clipboard(page: Page) {
   return page.evaluate(() => navigator.clipboard.readText());

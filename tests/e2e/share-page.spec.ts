@@ -155,7 +155,7 @@ test.describe("share page", () => {
       await page.getByRole("button", { name: "Open" }).click();
 
       const table = page.getByRole("region", { name: "Files in /" });
-      await expect(table.getByRole("button", { name: "docs", exact: true })).toBeVisible();
+      await expect(table.getByRole("link", { name: "docs", exact: true })).toBeVisible();
       const toolbar = page.getByRole("toolbar", { name: "File actions" });
       // A download link: download only (no upload, no new folder, no row menu, no search, no tree).
       await expect(toolbar.getByRole("button")).toHaveText(["Download"]);
@@ -225,9 +225,9 @@ test.describe("share page", () => {
         await page.getByLabel("Upload folder").setInputFiles(path.join(dir, "album"));
         const panel = page.getByRole("region", { name: "Transfers" });
         await expect(panel.getByText("Uploaded")).toHaveCount(2, { timeout: 60_000 });
-        await expect(page.getByRole("region", { name: "Files in /" }).getByRole("button", { name: "album", exact: true })).toBeVisible();
+        await expect(page.getByRole("region", { name: "Files in /" }).getByRole("link", { name: "album", exact: true })).toBeVisible();
         await toChinese(page);
-        await expect(page.getByRole("region", { name: "/ 中的文件" }).getByRole("button", { name: "album", exact: true })).toBeVisible();
+        await expect(page.getByRole("region", { name: "/ 中的文件" }).getByRole("link", { name: "album", exact: true })).toBeVisible();
         await screenshot(page, "share-invite-zh");
       });
       const album = await o.files.ok("attributes", { groupId: 0, paths: ["/inbox/album/one.bin"] });
@@ -281,7 +281,7 @@ test.describe("share page", () => {
       await hydrated(page);
       await page.getByLabel("Password", { exact: true }).fill("ij90");
       await page.getByRole("button", { name: "Open" }).click();
-      await expect(page.getByRole("region", { name: "Files in /" }).getByRole("button", { name: "docs", exact: true })).toBeVisible();
+      await expect(page.getByRole("region", { name: "Files in /" }).getByRole("link", { name: "docs", exact: true })).toBeVisible();
       await ok("PATCH", "/api/share/link/cancel", { token: o.token, body: { shareUrlList: [shareUrl] } });
       await page.getByRole("button", { name: "Refresh" }).click();
       await expect(page.getByRole("heading", { name: "Link unavailable" })).toBeVisible();
@@ -299,7 +299,7 @@ test.describe("share page", () => {
       await pageA.goto(shareUrl);
       await pageA.getByLabel("Password", { exact: true }).fill("kl12");
       await pageA.getByRole("button", { name: "Open" }).click();
-      await expect(pageA.getByRole("region", { name: "Files in /" }).getByRole("button", { name: "docs", exact: true })).toBeVisible();
+      await expect(pageA.getByRole("region", { name: "Files in /" }).getByRole("link", { name: "docs", exact: true })).toBeVisible();
 
       const pageB = await b.newPage();
       await pageB.goto(shareUrl);
@@ -312,7 +312,7 @@ test.describe("share page", () => {
 
       // The same browser keeps its id: A reloading stays in.
       await pageA.reload();
-      await expect(pageA.getByRole("region", { name: "Files in /" }).getByRole("button", { name: "docs", exact: true })).toBeVisible();
+      await expect(pageA.getByRole("region", { name: "Files in /" }).getByRole("link", { name: "docs", exact: true })).toBeVisible();
 
       await ok("POST", "/api/share/link/unbind", { token: o.token, body: { urls: [shareUrl] } });
       await pageB.getByRole("link", { name: "重试" }).click();
