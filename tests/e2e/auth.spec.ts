@@ -45,11 +45,11 @@ test.describe("sign-in", () => {
 
     await signIn(page, account, "Wrong#Pass1");
     await expect(page.getByRole("alert").filter({ hasText: "wrong password" })).toHaveText(
-      "You have entered the wrong password 1 times; if you enter a wrong password 5 times within 3 minutes, the account will be locked",
+      "Wrong password: failed attempts 1 of 5 within 3 min; at the limit the account is locked",
     );
     await page.getByLabel("Password").fill("Wrong#Pass2");
     await page.getByRole("button", { name: "Sign in" }).click();
-    await expect(page.getByRole("alert").filter({ hasText: "wrong password" })).toContainText("wrong password 2 times");
+    await expect(page.getByRole("alert").filter({ hasText: "wrong password" })).toContainText("failed attempts 2 of 5");
     await expect(page.getByLabel("Password")).toHaveValue("");
   });
 
@@ -61,7 +61,7 @@ test.describe("sign-in", () => {
       await createUser(account, PASSWORD);
       for (let i = 1; i <= 2; i++) {
         await signIn(page, account, `Wrong#Pass${i}`);
-        await expect(page.getByRole("alert").filter({ hasText: `wrong password ${i} times` })).toContainText("within 10 minutes");
+        await expect(page.getByRole("alert").filter({ hasText: `failed attempts ${i} of` })).toContainText("within 10 min");
       }
       await signIn(page, account, "Wrong#Pass3");
       await expect(page.getByRole("alert").filter({ hasText: "locked" })).toHaveText("The account has been locked. Try again in 10 minutes.");
@@ -93,7 +93,7 @@ test.describe("sign-in", () => {
       await page.getByLabel("Account").fill(account);
       await page.getByLabel("Password").fill("Wrong#Pass1");
       await page.getByRole("button", { name: "Sign in" }).click();
-      await expect(page.getByText(/wrong password 1 times/)).toBeVisible();
+      await expect(page.getByText(/failed attempts 1 of/)).toBeVisible();
       await page.getByLabel("Password").fill(PASSWORD);
       await page.getByRole("button", { name: "Sign in" }).click();
       await expect(page).toHaveURL(/\/personal$/);

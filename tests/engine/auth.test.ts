@@ -80,7 +80,7 @@ describe("lockout", () => {
     const first = await t.login("locky", "Wrong#Pass1", from("10.3.0.1"));
     expect(first.body).toMatchObject({ code: 1005, data: { loginFailTimes: 1, lockPeriod: 300, maxLockTimes: 3 } });
     expect(first.body.message).toBe(
-      "You have entered the wrong password 1 times; if you enter a wrong password 3 times within 5 minutes, the account will be locked",
+      "Wrong password: failed attempts 1 of 3 within 5 min; at the limit the account is locked",
     );
     const zh = await t.login("locky", "Wrong#Pass1", { ...from("10.3.0.2"), "accept-language": "zh-CN,zh;q=0.9" });
     expect(zh.body.message).toBe("您已输错密码 2 次，若在 5 分钟内输错 3 次，账号将被锁定");

@@ -74,7 +74,7 @@ describe("error catalogue", () => {
       expect(e.zh.length).toBeGreaterThan(0);
     }
     expect(formatErrorMessage(errorByCode(1005)!, "en", { wrongTimes: 2, maxLockTimes: 5, lockPeriod: 3 })).toBe(
-     "You have entered the wrong password 2 times; if you enter a wrong password 5 times within 3 minutes, the account will be locked",
+      "Wrong password: failed attempts 2 of 5 within 3 min; at the limit the account is locked",
     );
   });
   it("shows byte counts as sizes, never as raw bytes", () => {
