@@ -208,9 +208,12 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
     }
   };
 
-  const startDownload = (paths: string[]) => {
+  const startDownload = (paths: string[], targets: FileEntry[]) => {
     if (paths.length === 0) return;
-    const name = paths.length === 1 ? paths[0]!.split("/").pop()! : `${path === "/" ? t("files.root") : path.split("/").pop()}.zip`;
+    // The file server's name for it (Content-Disposition): the file's own, `<folder>.zip`, or
+    // `download.zip`; the panel shows it until the file server's answer names it for sure.
+    const only = targets.length === 1 ? targets[0]! : null;
+    const name = only ? (isFolder(only) ? `${only.name}.zip` : only.name) : "download.zip";
     download({ groupId, paths, name });
     onDownload?.(paths);
     // A bulk action ends the selection it acted on.
@@ -245,7 +248,7 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
       case "mkdir":
         return setDialog({ kind: "mkdir" });
       case "download":
-        return startDownload(paths);
+        return startDownload(paths, targets);
       case "move":
       case "copy":
         return setDialog({ kind: action, paths });

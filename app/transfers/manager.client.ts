@@ -89,17 +89,31 @@ export function failureOf(error: unknown): Failure {
 
 const tooLarge = (limit: number) => ({ errorMsgKey: errorMessageKey(ErrorCode.FileTooLarge), errorVars: { limit } });
 
-/** Hands a signed URL to the browser's own download manager (progress shows there). */
-function saveAs(url: string, name: string) {
-  const link = document.createElement("a");
-  link.href = url;
-  link.download = name;
-  link.rel = "noopener";
-  link.style.display = "none";
-  document.body.appendChild(link);
-  link.click();
-  link.remove();
+/**
+ * Hands a signed URL to the browser's own download manager (progress shows there) in a hidden frame,
+ * so the page itself never navigates: no "Leave site?" question, which would cancel the download
+ * when answered "Stay", and the uploads of the page go on. The file server answers with
+ * `Content-Disposition: attachment`, which turns the frame's load into a download. A `download`
+ * link would do the same only on the page's own origin, and the file server has its own.
+ * `onRefused` runs when the frame shows a page instead (the file server's refusal, as text).
+ */
+function saveAs(url: string, onRefused: () => void) {
+  const frame = document.createElement("iframe");
+  frame.hidden = true;
+  frame.tabIndex = -1;
+  frame.setAttribute("aria-hidden", "true");
+  document.body.appendChild(frame);
+  // Listened to after the frame's first about:blank, so only the URL's own answer counts.
+  frame.addEventListener("load", () => {
+    onRefused();
+    frame.remove();
+  });
+  frame.src = url;
+  // A download keeps going without its frame; the frame must only outlive the answer's headers
+  // (a zip's folder walk comes first).
+  setTimeout(() => frame.remove(), FRAME_LIFETIME_MS);
 }
+const FRAME_LIFETIME_MS = 10 * 60_000;
 
 /**
  * Runs the page's transfers: uploads through tus (resumable; a few files at a time; BLAKE3 of each
@@ -182,9 +196,10 @@ export class TransferManager {
         return;
       }
       const ticket = await connection.cmd("download", { groupId: target.groupId, paths: target.paths });
-      saveAs(connection.href(ticket.url), ticket.name);
+      saveAs(connection.href(ticket.url), () => this.store.update(id, { status: TransferStatus.DownloadFailed, errorMsgKey: "transfers.error.download-refused" }));
       // From here the browser's download manager moves (and shows) the bytes; the page cannot follow them.
-      this.store.update(id, { status: TransferStatus.Downloaded, totalSize: size, currentSize: size });
+      // The name is the one the file server saves it under (a zip's, too), so the panel and the disk agree.
+      this.store.update(id, { name: ticket.name, status: TransferStatus.Downloaded, totalSize: size, currentSize: size });
     } catch (error) {
       this.store.update(id, { status: TransferStatus.DownloadFailed, ...failureOf(error) });
     }

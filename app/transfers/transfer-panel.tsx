@@ -14,11 +14,13 @@ export function openTransferPanel() {
   openers.forEach((open) => open());
 }
 
-/** Work the page itself is doing: leaving would interrupt it (a download handed to the browser goes on). */
-const running = (item: TransferItem) =>
-  (item.status === TransferStatus.Uploading && !item.paused && !item.needsFile) ||
-  item.status === TransferStatus.ServerChecking ||
-  item.status === TransferStatus.WaitDownload;
+/**
+ * Uploads the page itself is carrying: leaving would interrupt them. Downloads never count: the
+ * browser's download manager has them (started without navigating the page), and a "Leave site?"
+ * question answered "Stay" would have cancelled the very download that asked it.
+ */
+const uploading = (item: TransferItem) =>
+  item.kind === "upload" && ((item.status === TransferStatus.Uploading && !item.paused && !item.needsFile) || item.status === TransferStatus.ServerChecking);
 
 /**
  * The floating transfer list (spec section 2): bottom right, 350 px wide, 50 px collapsed and 470 px
@@ -52,7 +54,7 @@ export function TransferPanel({ account }: { account: string }) {
     };
   }, []);
 
-  const busy = items.some(running);
+  const busy = items.some(uploading);
   const warning = t("transfers.leave-warning");
   useEffect(() => {
     if (!busy) return;

@@ -13,7 +13,7 @@ export const TransferStatus = {
 } as const;
 export type TransferStatus = (typeof TransferStatus)[keyof typeof TransferStatus];
 
-/** Statuses that still have work to do: they count as active and keep the leave warning on. */
+/** Statuses that still have work to do: they count as active (only running uploads keep the leave warning on). */
 export const ACTIVE_STATUSES: readonly TransferStatus[] = [
   TransferStatus.Uploading,
   TransferStatus.ServerChecking,
