@@ -363,8 +363,21 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
         </span>
       ),
     },
-    { type: "custom", key: "size", title: t("files.column.size"), width: 140, sort: true, render: (entry) => (isFolder(entry) ? "-" : formatSize(entry.size)) },
-    { type: "custom", key: "time", title: t("files.column.time"), width: 200, sort: true, render: (entry) => formatTime(entry.time) },
+    // A phone (a share link's visitor usually has one) keeps the name and the actions.
+    { type: "custom", key: "size", title: t("files.column.size"), width: 140, minScreen: "sm", sort: true, render: (entry) => (isFolder(entry) ? "-" : formatSize(entry.size)) },
+    { type: "custom", key: "time", title: t("files.column.time"), width: 200, minScreen: "sm", sort: true, render: (entry) => formatTime(entry.time) },
+    {
+      type: "custom",
+      key: "download",
+      width: 112,
+      // Share pages have no row menu: each row carries its own Download, as the page without JavaScript does.
+      hidden: space !== "share" || !can(Permission.Download),
+      render: (entry) => (
+        <Button size="small" variant="outlined" aria-label={t("share.disk.download-name", { name: entry.name })} onClick={() => startDownload([joinPath(path, entry.name)], [entry])}>
+          {t("share.disk.download")}
+        </Button>
+      ),
+    },
     {
       type: "custom",
       key: "more",
@@ -393,6 +406,12 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
   return (
     <section className="flex flex-col gap-4">
       <div role="toolbar" aria-label={t("files.toolbar")} className="flex flex-wrap items-center gap-2">
+        {/* A visitor downloads the whole folder without ticking every row. */}
+        {space === "share" && can(Permission.Download) && (
+          <Button disabled={rows.length === 0} onClick={() => startDownload(rows.map((entry) => joinPath(path, entry.name)), rows)}>
+            {t("files.download-all")}
+          </Button>
+        )}
         {toolbar.map(({ action, disabled }) =>
           action === "upload" ? (
             <span key="upload" className="contents">

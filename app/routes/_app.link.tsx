@@ -247,12 +247,12 @@ export default function LinkPage() {
         </span>
       ),
     },
-    { type: "custom", key: "createTime", title: t("link.column.create-time"), width: 190, sort: true, render: (link) => formatTime(link.shareCreateTime) },
+    { type: "custom", key: "createTime", title: t("link.column.create-time"), width: 165, sort: true, render: (link) => formatTime(link.shareCreateTime) },
     {
       type: "custom",
       key: "expireTime",
       title: t("link.column.expire-time"),
-      width: 190,
+      width: 165,
       sort: true,
       render: (link) => (link.shareExpireTime === 0 ? t("link.never") : formatTime(link.shareExpireTime)),
     },
@@ -260,7 +260,7 @@ export default function LinkPage() {
       type: "custom",
       key: "email",
       title: t("link.column.email"),
-      width: 170,
+      width: 140,
       render: (link) => (
         <span className="block truncate" title={link.shareEmail}>
           {link.shareEmail ? link.shareEmail.split(";").join(", ") : "-"}
@@ -272,7 +272,7 @@ export default function LinkPage() {
       type: "custom",
       key: "status",
       title: t("link.column.status"),
-      width: 90,
+      width: 80,
       sort: true,
       render: (link) => <span className={statusClass[link.shareStatus]}>{t(`link.status.${link.shareStatus}`)}</span>,
     },
@@ -280,7 +280,7 @@ export default function LinkPage() {
       type: "custom",
       key: "actions",
       title: t("link.column.actions"),
-      width: 200,
+      width: 180,
       render: (link) => (
         <span className="flex items-center gap-1">
           {cancelable(link) && (

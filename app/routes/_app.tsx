@@ -51,7 +51,7 @@ export default function AppLayout() {
   if (!root) return null;
   return (
     <FileServerProvider value={fileServer}>
-      <div className="flex h-full min-w-[1400px] flex-col">
+      <div className="flex h-full min-w-[1280px] flex-col">
         <DesktopClient ports={localClientPorts} />
         <TopBar site={root.site} user={user} unreadCount={unreadCount} product={productName(root.site, i18n.language)} />
         <div className="flex min-h-0 flex-1">

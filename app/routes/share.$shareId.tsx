@@ -171,7 +171,7 @@ export default function SharePage() {
   return (
     <div className="flex min-h-full flex-col">
       <ShareTopBar site={root.site} shareText={shareText} showTransfers={Boolean(disk && hydrated)} />
-      <main className="min-w-0 flex-1 p-6">
+      <main className="min-w-0 flex-1 p-3 sm:p-6">
         {state.view === "expired" && <ExpiredView />}
         {state.view === "login" && (
           <LoginView
@@ -191,12 +191,12 @@ function DiskView({ state, hydrated, downloadError }: { state: DiskState; hydrat
   const { t } = useTranslation();
   const download = state.kind === "download";
   return (
-    <section aria-labelledby="share-disk-title" className="mx-auto flex max-w-[1200px] flex-col gap-4 rounded-lg bg-white p-6 shadow-sm">
+    <section aria-labelledby="share-disk-title" className="mx-auto flex max-w-[1200px] flex-col gap-4 rounded-lg bg-white p-4 shadow-sm sm:p-6">
       <h1 id="share-disk-title" className="text-lg font-semibold text-gray-900">
         {t(download ? "share.disk.heading.download" : "share.disk.heading.invitation")}
       </h1>
       {download && !state.allowDownload && <p className="rounded bg-amber-50 px-3 py-2 text-sm text-amber-800">{t("share.disk.no-download")}</p>}
-      {!download && <p className="text-sm text-gray-600">{t("share.disk.invitation-intro")}</p>}
+      {!download && <p className="text-sm text-gray-600">{t("share.disk.invitation-intro")}{state.drop && ` ${t("share.disk.drop-intro")}`}</p>}
       <FormError errors={downloadError ? [downloadError] : undefined} />
       {hydrated ? (
         <ShareBrowser shareId={state.shareId} kind={state.kind} allowDownload={state.allowDownload} fallback={<PlainDisk state={state} />} />

@@ -42,6 +42,18 @@ describe("share password (spec section 5)", () => {
     expect(ok.status).toBe("success");
     if (ok.status === "success") expect(createPayload(ok.value, { baseUrl: "http://w", nowMs: 0, language: "en" })).toMatchObject({ needPassword: true, shareUrlPasswd: "xy", shareUrlType: 0 });
   });
+  it("an invitation is a file drop unless its box to show the folder is ticked", () => {
+    const base = { kind: "upload", serverPath: "/", "items[0].path": "/in", "items[0].folder": "1", expiry: "1", password: "ab" };
+    const payload = (fields: Record<string, string>) => {
+      const parsed = form(fields);
+      if (parsed.status !== "success") throw new Error("form refused");
+      return createPayload(parsed.value, { baseUrl: "http://w", nowMs: 0, language: "en" });
+    };
+    expect(payload(base).shareShowContents).toBe(0);
+    expect(payload({ ...base, showContents: "on" }).shareShowContents).toBe(1);
+    // A download link has no such option.
+    expect(payload({ ...base, kind: "download", showContents: "on" }).shareShowContents).toBe(0);
+  });
 });
 
 describe("e-mail tags", () => {

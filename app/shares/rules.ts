@@ -100,6 +100,8 @@ export const shareFormSchema = z
     notify: onOff,
     allowDownload: onOff,
     bind: onOff,
+    /** Invitations: visitors see the folder's contents; off (default) makes the invitation a file drop. */
+    showContents: onOff,
   })
   .superRefine((v, ctx) => {
     // Invitations always carry a password.
@@ -147,5 +149,6 @@ export function createPayload(v: ShareFormValue, options: { baseUrl: string; now
     emailLanguage: options.language === "en" ? (1 as const) : (0 as const),
     fileAlias: upload ? [] : v.items.filter((i) => (i.alias ?? "") !== "").map((i) => ({ file: i.path, alias: i.alias!.normalize("NFC") })),
     bindSwitch: !upload && v.bind === true,
+    shareShowContents: upload && v.showContents === true ? (1 as const) : (0 as const),
   };
 }

@@ -140,6 +140,8 @@ function ShareForm({ request, onCreated }: { request: ShareRequest; onCreated: (
       list.push({ name: "message", label: t("share.email.message"), type: "textarea" });
     }
     list.push({ name: "notify", label: t(upload ? "share.notify.upload" : "share.notify.download"), type: "switch" });
+    // Off by default: an invitation is a file drop, each visitor sees only their own uploads (docs/shares.md).
+    if (upload) list.push({ name: "showContents", label: t("share.invite.show-contents"), type: "checkbox" });
     if (!upload && aliasHint === null) {
       list.push({
         name: "aliases",

@@ -158,7 +158,7 @@ test.describe("share page", () => {
       await expect(table.getByRole("link", { name: "docs", exact: true })).toBeVisible();
       const toolbar = page.getByRole("toolbar", { name: "File actions" });
       // A download link: download only (no upload, no new folder, no row menu, no search, no tree).
-      await expect(toolbar.getByRole("button")).toHaveText(["Download"]);
+      await expect(toolbar.getByRole("button")).toHaveText(["Download all", "Download"]);
       await expect(page.getByRole("button", { name: "Refresh" })).toBeVisible();
       await expect(page.getByRole("group", { name: "View" })).toHaveCount(0);
       await expect(page.getByRole("button", { name: /More actions/ })).toHaveCount(0);
@@ -166,7 +166,7 @@ test.describe("share page", () => {
       const docs = page.getByRole("region", { name: "Files in /docs" });
       await docs.getByRole("checkbox", { name: "Select row report.bin" }).check();
       await screenshot(page, "share-disk-js-en");
-      const [download] = await Promise.all([page.waitForEvent("download", { timeout: 30_000 }), toolbar.getByRole("button", { name: "Download" }).click()]);
+      const [download] = await Promise.all([page.waitForEvent("download", { timeout: 30_000 }), toolbar.getByRole("button", { name: "Download", exact: true }).click()]);
       expect(sha256(await downloadedBytes(download))).toBe(sha256(bytes));
       await expect.poll(() => downloadCount(o, shareId)).toBe(1);
       await expect(page.getByRole("region", { name: "Transfers" })).toBeVisible();

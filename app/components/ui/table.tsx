@@ -31,6 +31,8 @@ interface ColumnBase<Row> {
   width?: number | string;
   /** Leaves the column out when true (e.g. a permission the viewer lacks). */
   hidden?: boolean | (() => boolean);
+  /** Shows the column only from this screen width up (Tailwind's sm 640 px, md 768 px): a phone keeps the columns that matter. */
+  minScreen?: "sm" | "md";
   /** Buttons drawn in the cell of every row, after the cell's content. */
   buttons?: ReadonlyArray<RowButton<Row>>;
 }
@@ -106,6 +108,8 @@ function useControllable<T>(value: T | undefined, initial: T): [T, (next: T) => 
 
 const columnKey = <Row,>(column: Column<Row>, index: number) =>
   column.key ?? ("dataIndex" in column && column.dataIndex ? column.dataIndex : `${column.type ?? "column"}-${index}`);
+const SCREEN_CLASS = { sm: "hidden sm:table-cell", md: "hidden md:table-cell" } as const;
+const screenClass = <Row,>(column: Column<Row>) => (column.minScreen ? ` ${SCREEN_CLASS[column.minScreen]}` : "");
 const isHidden = <Row,>(column: Column<Row>) => (typeof column.hidden === "function" ? column.hidden() : column.hidden === true);
 const text = (value: unknown) => (value === null || value === undefined ? "" : String(value));
 
@@ -327,7 +331,7 @@ export function Table<Row>({
   const renderHeader = (column: Column<Row>, index: number) => {
     const key = columnKey(column, index);
     const style: CSSProperties = { width: column.width };
-    const headerClass = "sticky top-0 z-[1] border-b border-gray-200 bg-gray-50 px-3 text-left text-sm font-medium text-gray-700";
+    const headerClass = `sticky top-0 z-[1] border-b border-gray-200 bg-gray-50 px-3 text-left text-sm font-medium text-gray-700${screenClass(column)}`;
     if (column.type === "checkbox") {
       return (
         <th key={key} scope="col" style={style} className={headerClass}>
@@ -397,7 +401,7 @@ export function Table<Row>({
           {visibleColumns.map((column, c) => (
             <td
               key={columnKey(column, c)}
-              className="border-b border-gray-100 px-3 text-sm text-gray-800"
+              className={`border-b border-gray-100 px-3 text-sm text-gray-800${screenClass(column)}`}
               style={{ width: column.width }}
             >
               <span className="flex items-center gap-2">

@@ -3,6 +3,7 @@ import type { ZhMessages } from "../plural";
 export const filesEn = {
   "files.connecting": "Connecting to the file server…",
   "files.toolbar": "File actions",
+  "files.download-all": "Download all",
   "files.upload": "Upload",
   "files.upload.files": "Upload files",
   "files.upload.folder": "Upload folder",
@@ -86,6 +87,7 @@ export const filesEn = {
 export const filesZh: ZhMessages<typeof filesEn> = {
   "files.connecting": "正在连接文件服务器…",
   "files.toolbar": "文件操作",
+  "files.download-all": "全部下载",
   "files.upload": "上传",
   "files.upload.files": "上传文件",
   "files.upload.folder": "上传文件夹",

@@ -20,6 +20,7 @@ export const sharePageEn = {
   "share.login.retry": "Try again",
   "share.confirm.title": "Open the shared files",
   "share.confirm.intro": "This link opens on one device only: the first one that opens it. Open it on this device?",
+  "share.refused.title": "This link cannot be opened here",
   // expired view
   "share.expired.title": "Link unavailable",
   "share.expired.hint": "Ask whoever sent you the link for a new one.",
@@ -38,6 +39,7 @@ export const sharePageEn = {
   "share.disk.upload-needs-js": "Uploading needs JavaScript: turn it on in your browser to upload files into this folder.",
   "share.disk.invitation-intro": "Files you upload go to the owner's folder. You can upload single files or whole folders.",
   "share.disk.unavailable": "The shared files cannot be listed right now. Please try again later.",
+  "share.disk.drop-intro": "You see only the files you upload in this visit; nobody else's.",
 } as const;
 
 export const sharePageZh: ZhMessages<typeof sharePageEn> = {
@@ -56,6 +58,7 @@ export const sharePageZh: ZhMessages<typeof sharePageEn> = {
   "share.login.retry": "重试",
   "share.confirm.title": "打开分享的文件",
   "share.confirm.intro": "该链接只能在一台设备上打开，即第一台打开它的设备。要在这台设备上打开吗？",
+  "share.refused.title": "无法在此打开该链接",
   "share.expired.title": "链接不可用",
   "share.expired.hint": "请联系分享者重新发送链接。",
   "share.loading": "正在打开链接…",
@@ -71,4 +74,5 @@ export const sharePageZh: ZhMessages<typeof sharePageEn> = {
   "share.disk.upload-needs-js": "上传需要 JavaScript：请在浏览器中开启后再上传文件到此文件夹。",
   "share.disk.invitation-intro": "您上传的文件会保存到分享者的文件夹中，可以上传单个文件或整个文件夹。",
   "share.disk.unavailable": "暂时无法列出分享的文件，请稍后重试。",
+  "share.disk.drop-intro": "您只能看到本次访问中自己上传的文件，看不到其他人的文件。",
 };

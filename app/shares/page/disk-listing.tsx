@@ -58,8 +58,9 @@ export function DiskListing({ path, listing, allowDownload }: { path: string; li
           </Link>
         ),
     },
-    { type: "custom", key: "size", title: t("files.column.size"), width: 140, render: (entry) => (entry.file_type === "File" ? formatSize(entry.size) : "-") },
-    { type: "custom", key: "time", title: t("files.column.time"), width: 200, render: (entry) => formatTime(entry.time) },
+    // A phone keeps the name and the Download button.
+    { type: "custom", key: "size", title: t("files.column.size"), width: 140, minScreen: "sm", render: (entry) => (entry.file_type === "File" ? formatSize(entry.size) : "-") },
+    { type: "custom", key: "time", title: t("files.column.time"), width: 200, minScreen: "sm", render: (entry) => formatTime(entry.time) },
     {
       type: "custom",
       key: "download",

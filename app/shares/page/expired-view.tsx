@@ -4,7 +4,7 @@ import { useTranslation } from "react-i18next";
 export function ExpiredView() {
   const { t } = useTranslation();
   return (
-    <section aria-labelledby="share-expired-title" className="mx-auto mt-16 flex w-[420px] flex-col items-center gap-3 rounded-lg bg-white px-8 py-10 text-center shadow">
+    <section aria-labelledby="share-expired-title" className="mx-auto mt-8 flex w-full max-w-[420px] flex-col items-center gap-3 rounded-lg bg-white px-6 py-10 text-center shadow sm:mt-16 sm:px-8">
       <ExpiredIllustration />
       <h1 id="share-expired-title" className="text-lg font-semibold text-gray-900">
         {t("share.expired.title")}

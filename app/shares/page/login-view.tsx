@@ -36,9 +36,10 @@ export function LoginView({
   });
   const busy = navigation.state !== "idle" && navigation.formMethod?.toLowerCase() === "post";
   return (
-    <section aria-labelledby="share-login-title" className="mx-auto mt-16 w-[420px] rounded-lg bg-white p-8 shadow">
+    <section aria-labelledby="share-login-title" className="mx-auto mt-8 w-full max-w-[420px] rounded-lg bg-white p-6 shadow sm:mt-16 sm:p-8">
       <h1 id="share-login-title" className="mb-2 text-lg font-semibold text-gray-900">
-        {t(confirm ? "share.confirm.title" : "share.login.title")}
+        {/* Only a view with the password field asks for the password: a refused visitor (bound elsewhere) has nothing to type. */}
+        {t(refusal ? "share.refused.title" : confirm ? "share.confirm.title" : "share.login.title")}
       </h1>
       {refusal ? (
         <div className="flex flex-col gap-4">

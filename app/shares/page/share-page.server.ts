@@ -76,6 +76,8 @@ export type DiskState = {
   shareId: string;
   kind: "download" | "upload";
   allowDownload: boolean;
+  /** An invitation that is a file drop: the visitor sees only their own uploads (docs/shares.md). */
+  drop: boolean;
   account: string;
   path: string;
   /** The plain listing (null for an invitation, or when the engine could not list). */
@@ -114,7 +116,7 @@ export async function diskState(request: Request, shareId: string, token: string
   const url = new URL(request.url);
   const path = folderParam(url.searchParams.get("path"));
   const kind = info.shareUrlType === 1 ? "download" : "upload";
-  const state: DiskState = { view: "disk", shareId, kind, allowDownload: kind === "download" && info.shareAllowDownload === 1, account: info.shareAccount, path, listing: null, listingError: null };
+  const state: DiskState = { view: "disk", shareId, kind, allowDownload: kind === "download" && info.shareAllowDownload === 1, drop: kind === "upload" && info.shareShowContents !== 1, account: info.shareAccount, path, listing: null, listingError: null };
   if (kind === "upload") return state;
   const { page, size } = listingParams(url);
   try {
