@@ -1,15 +1,13 @@
 import { data, type LinksFunction, type LoaderFunctionArgs } from "@remix-run/node";
-import { isRouteErrorResponse, Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData, useLocation, useRevalidator, useRouteError, useRouteLoaderData } from "@remix-run/react";
+import { Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData, useRevalidator, useRouteLoaderData } from "@remix-run/react";
 import { type ReactNode, useEffect } from "react";
 import { useTranslation } from "react-i18next";
-import { ErrorFallback } from "~/components/ui/error-fallback";
 import { StaticToast, ToastProvider, useToast } from "~/components/ui/toast";
 import stylesheet from "~/tailwind.css";
 import { getLanguage } from "./i18n/i18next.server";
 import { env } from "./utils/env.server";
 import { loadSite } from "./utils/site.server";
 import { readablePrimary } from "./utils/contrast";
-import { formatSize } from "./utils/format";
 import { useHydrated } from "./utils/use-hydrated";
 import { runtimeTimeZone, timeZoneCookie, timeZoneOfCookieHeader } from "./utils/time-zone";
 import { takeToast } from "./utils/toast.server";
@@ -107,16 +105,5 @@ export default function App() {
   );
 }
 
-export function ErrorBoundary() {
-  const error = useRouteError();
-  const { t } = useTranslation();
-  const location = useLocation();
-  if (isRouteErrorResponse(error) && error.status === 413) {
-    // A body over the form cap (utils/form.server.ts): the limit in the reader's language, and a way
-    // back to the form (reloading would post the same body again).
-    const limit = typeof error.data?.limit === "number" ? formatSize(error.data.limit, 0) : null;
-    const tip = limit ? t("global.error.too-large", { limit }) : undefined;
-    return <ErrorFallback status={413} title={t("global.error.too-large.title")} tip={tip} backHref={`${location.pathname}${location.search}`} />;
-  }
-  return <ErrorFallback status={isRouteErrorResponse(error) ? error.status : undefined} />;
-}
+/** Every route's error page is the one boundary component (components/error-boundary.tsx). */
+export { GeneralErrorBoundary as ErrorBoundary } from "~/components/error-boundary";

@@ -18,5 +18,20 @@ diagnostics.subscribe("http.server.request.start", ({ request, socket }) => {
   headers[HEADER] = peer;
 });
 
+// A path with broken percent-encoding ("/share/%E0%A4%A", a link cut off mid-character) would stop
+// express with a bare "Bad Request" page before Remix sees it. Its "%" signs are taken literally
+// instead, so the route answers with the product's own page in the reader's language (the share
+// page: "this address is not valid").
+diagnostics.subscribe("http.server.request.start", ({ request }) => {
+  const url = request.url ?? "";
+  const query = url.indexOf("?");
+  const pathname = query < 0 ? url : url.slice(0, query);
+  try {
+    decodeURIComponent(pathname);
+  } catch {
+    request.url = pathname.replace(/%/g, "%25") + (query < 0 ? "" : url.slice(query));
+  }
+});
+
 // Tells the web that the header above is this preload's, not a visitor's (engine.server.ts reads it).
 globalThis[Symbol.for("ferry.webPeer")] = true;

@@ -6,6 +6,7 @@ import { Breadcrumb } from "../components/ui/breadcrumb";
 import { Button } from "../components/ui/button";
 import { FileIcon, FolderIcon, MoreIcon, SearchIcon, UploadIcon, VirtualFolderIcon } from "../components/ui/icons";
 import { Modal } from "../components/ui/modal";
+import { ScriptRequired } from "../components/ui/script-required";
 import { Spinner } from "../components/ui/spinner";
 import { Table, type Column, type RowKey, type SortState } from "../components/ui/table";
 import { useToast } from "../components/ui/toast";
@@ -510,7 +511,10 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
       >
         {entries === null ? (
           <div className="flex h-40 items-center justify-center">
-            <Spinner label={connectionState === "open" ? t("global.loading") : t("files.connecting")} />
+            {/* The listing comes over the file server's socket: without JavaScript, say so instead of spinning. */}
+            <ScriptRequired>
+              <Spinner label={connectionState === "open" ? t("global.loading") : t("files.connecting")} />
+            </ScriptRequired>
           </div>
         ) : view === "tree" ? (
           <div className="grid grid-cols-[280px_1fr] gap-4">

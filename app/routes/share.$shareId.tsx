@@ -49,7 +49,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   headers.append("Set-Cookie", device.setCookie);
   const shareId = shareIdOf(params.shareId ?? "");
   const reply = (state: PageState) => data(state, { headers, status: state.view === "expired" ? 404 : 200 });
-  if (!shareId) return reply({ view: "expired" });
+  // Not a link's id at all (cut off, mistyped, garbage): the error page says the address is not valid.
+  if (!shareId) throw data(null, { status: 400, headers });
   const t = await getT(request);
 
   const held = await getShareToken(request, shareId);
