@@ -98,7 +98,9 @@ const baseOf = (p: string) => p.slice(p.lastIndexOf("/") + 1);
 
 /** 0/1 or false/true, as the original's clients send either; read as a boolean. */
 const flag = z.union([z.boolean(), z.literal(0), z.literal(1)]).transform((v) => v === true || v === 1);
-const unixSeconds = z.number().int().min(0).max(253_402_300_799);
+/** The latest expiry a link may have: 9999-12-31 23:59:59 UTC (the date pickers offer no later day). */
+export const SHARE_EXPIRE_MAX = 253_402_300_799;
+const unixSeconds = z.number().int().min(0).max(SHARE_EXPIRE_MAX);
 
 export const fileAlias = z.object({ file: z.string().min(1).max(4096), alias: z.string().max(SHARE_ALIAS_MAX * 2) }).strict();
 

@@ -8,6 +8,7 @@ import {
   expiryUnixSeconds,
   joinEmails,
   localDate,
+  maxExpiryDate,
   minExpiryDate,
   passwordProblem,
   shareFormSchema,
@@ -111,9 +112,13 @@ describe("expiry", () => {
     expect(expiryUnixSeconds("date", { nowMs, date: "2026-02-31" })).toBeNull();
     expect(expiryUnixSeconds("date", { nowMs, date: "" })).toBeNull();
   });
-  it("the picker starts at yesterday; default is one day", () => {
+  it("the picker offers today to the engine's last day, no day it refuses; default is one day", () => {
     const now = new Date(2026, 0, 1, 10);
-    expect(minExpiryDate(now)).toBe("2025-12-31");
+    expect(minExpiryDate(now)).toBe("2026-01-01");
+    expect(maxExpiryDate(0)).toBe("9999-12-31");
+    expect(maxExpiryDate(-480)).toBe("9999-12-31");
+    // West of UTC the last day would end after the engine's limit.
+    expect(maxExpiryDate(300)).toBe("9999-12-30");
     expect(localDate(now)).toBe("2026-01-01");
     const ok = form({ kind: "download", serverPath: "/", ...file(0, "/a.txt") });
     expect(ok.status === "success" && ok.value.expiry).toBe("1");

@@ -6,6 +6,7 @@ import {
   SHARE_EMAIL_CONTENT_MAX,
   SHARE_EMAIL_MAX_RECIPIENTS,
   SHARE_EMAIL_TAG_CUT,
+  SHARE_EXPIRE_MAX,
   SHARE_EXPIRY_PRESET_DAYS,
   SHARE_PASSWORD_MAX,
   splitEmails,
@@ -29,8 +30,24 @@ export function localDate(now: Date, offsetDays = 0): string {
   return `${day.getFullYear()}-${pad(day.getMonth() + 1)}-${pad(day.getDate())}`;
 }
 
-/** The earliest date the picker offers: yesterday (spec: "disallows dates before yesterday"). */
-export const minExpiryDate = (now: Date) => localDate(now, -1);
+/**
+ * The earliest date the picker offers: today. The spec's picker started at yesterday, but a link
+ * lasts to the end of the picked day and the engine refuses an expiry that has passed (4232), so
+ * yesterday could only be refused.
+ */
+export const minExpiryDate = (now: Date) => localDate(now, 0);
+
+/**
+ * The latest date the picker offers: the last day that ends, in the browser's zone (`tzOffset` as
+ * Date#getTimezoneOffset), no later than the engine's SHARE_EXPIRE_MAX.
+ */
+export function maxExpiryDate(tzOffset: number): string {
+  for (const day of ["9999-12-31", "9999-12-30"]) {
+    const at = expiryUnixSeconds("date", { nowMs: 0, date: day, tzOffset });
+    if (at !== null && at <= SHARE_EXPIRE_MAX) return day;
+  }
+  return "9999-12-29";
+}
 
 /**
  * shareExpireTime in unix seconds: 0 for never; a preset counts whole days from now; a picked date
@@ -111,6 +128,7 @@ export const shareFormSchema = z
       const at = expiryUnixSeconds("date", { nowMs: Date.now(), date: v.expireDate, tzOffset: v.tzOffset });
       if (at === null) ctx.addIssue({ code: "custom", path: ["expireDate"], message: "global.field.required" });
       else if (at * 1000 <= Date.now()) ctx.addIssue({ code: "custom", path: ["expireDate"], message: "error.4232" });
+      else if (at > SHARE_EXPIRE_MAX) ctx.addIssue({ code: "custom", path: ["expireDate"], message: "share.expiry.date.too-late" });
     }
     if (v.emailOn) {
       const recipients = splitEmails(v.shareEmail ?? "");

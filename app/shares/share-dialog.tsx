@@ -11,7 +11,7 @@ import type { action, loader } from "../routes/link.create";
 import { aliasAvailability, randomSharePassword, SHARE_PASSWORD_MAX } from "../../contract/share";
 import { copyToClipboard } from "./clipboard";
 import { EmailTagInput } from "./email-tag-input";
-import { copyText, DEFAULT_EXPIRY, EXPIRY_CHOICES, minExpiryDate, shareFormSchema } from "./rules";
+import { copyText, DEFAULT_EXPIRY, EXPIRY_CHOICES, maxExpiryDate, minExpiryDate, shareFormSchema } from "./rules";
 
 /** What the file browser asks for: a download link of `items`, or an upload invitation into one folder. */
 export interface ShareRequest {
@@ -85,6 +85,8 @@ function ShareForm({ request, onCreated }: { request: ShareRequest; onCreated: (
   const [preset] = useState(() => randomSharePassword());
   const [minDate] = useState(() => minExpiryDate(new Date()));
   const [tzOffset] = useState(() => new Date().getTimezoneOffset());
+  // Only days the engine takes: from today (a link lasts to the end of the day) to its last expiry.
+  const [maxDate] = useState(() => maxExpiryDate(tzOffset));
   const aliasHint = upload ? null : aliasAvailability(request.items);
 
   // Asked once per opening: does a mail sender (the user's own or the server's) exist?
@@ -115,6 +117,7 @@ function ShareForm({ request, onCreated }: { request: ShareRequest; onCreated: (
             name={name}
             type="date"
             min={minDate}
+            max={maxDate}
             aria-invalid={invalid || undefined}
             aria-describedby={invalid ? errorId : undefined}
             className={`${boxClass} ${boxState(invalid)}`}
@@ -151,7 +154,7 @@ function ShareForm({ request, onCreated }: { request: ShareRequest; onCreated: (
       });
     }
     return list;
-  }, [t, upload, watched.needPassword, watched.expiry, watched.emailOn, aliasHint, minDate, request.items]);
+  }, [t, upload, watched.needPassword, watched.expiry, watched.emailOn, aliasHint, minDate, maxDate, request.items]);
 
   const names = request.items.map((i) => i.name).join(", ");
   return (
