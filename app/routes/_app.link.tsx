@@ -46,7 +46,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
   };
   const askIds = confirmIntent === "cancel" ? confirmIds.filter(inUse) : confirmIds;
   const confirm = (confirmIntent === "cancel" || confirmIntent === "delete") && askIds.length > 0 ? { intent: confirmIntent as Intent, ids: askIds } : null;
-  return data({ query, links: reply.data.sharelinkinfo, total: reply.data.total, confirm }, { headers });
+  // Without JavaScript the bulk Cancel can be pressed with only expired or cancelled links ticked.
+  const nothingToCancel = confirmIntent === "cancel" && confirmIds.length > 0 && askIds.length === 0;
+  return data({ query, links: reply.data.sharelinkinfo, total: reply.data.total, confirm, nothingToCancel }, { headers });
 }
 
 const actionSchema = z.object({
@@ -191,7 +193,7 @@ function Detail({ link }: { link: ShareListItem }) {
 }
 
 export default function LinkPage() {
-  const { query, links, total, confirm } = useLoaderData<typeof loader>();
+  const { query, links, total, confirm, nothingToCancel } = useLoaderData<typeof loader>();
   const { t } = useTranslation();
   const formatTime = useFormatTime();
   const location = useLocation();
@@ -368,6 +370,11 @@ export default function LinkPage() {
         </FormBuilder>
       </div>
 
+      {nothingToCancel && (
+        <p role="alert" className="rounded border border-amber-300 bg-amber-50 px-4 py-3 text-sm">
+          {t("link.cancel.none")}
+        </p>
+      )}
       {confirm && (
         <div role="alertdialog" aria-labelledby="link-confirm-title" className="flex flex-wrap items-center gap-3 rounded border border-amber-300 bg-amber-50 px-4 py-3 text-sm">
           <h2 id="link-confirm-title" className="font-medium">

@@ -321,6 +321,30 @@ test.describe("words", () => {
   });
 });
 
+test("without JavaScript, a bulk Cancel of an expired link only says why nothing was cancelled", async ({ browser }) => {
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  const page = await context.newPage();
+  const account = uniqueAccount("selnojs");
+  await createUser(account, PASSWORD, { permission: PERMISSION_FULL });
+  const signedIn = (await login(account, PASSWORD)).data!;
+  const files = await connectFiles(FILE_URL, signedIn.websocket_token);
+  await files.ok("mkdir", { groupId: 0, path: "/", name: "gone" });
+  await createLink(signedIn.token, { shareFiles: ["/gone"], shareExpireTime: Math.floor(Date.now() / 1000) + 2 });
+  await expect.poll(async () => (await statuses(signedIn.token)).gone).toBe(2);
+  await signIn(page, account, PASSWORD);
+  await page.waitForURL(/\/personal/);
+  await page.goto("/link");
+  const table = page.getByRole("region", { name: "Share links" });
+  await expect(table.getByRole("button", { name: "Cancel link gone" })).toHaveCount(0);
+  await table.getByRole("checkbox", { name: "Select row gone" }).check();
+  await page.getByRole("group", { name: "Selected links" }).getByRole("button", { name: "Cancel" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Only links in use can be cancelled" })).toBeVisible();
+  await expect(page.getByRole("alertdialog")).toHaveCount(0);
+  expect(await statuses(signedIn.token)).toEqual({ gone: 2 });
+  await files.close();
+  await context.close();
+});
+
 test.describe("screens", () => {
   for (const lang of ["en", "zh"] as const) {
     test(`the changed screens in ${lang} at 1440 and 1280 px: names, row menu, delete confirmations, expired links`, async ({ browser }) => {
