@@ -2,8 +2,9 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { expect, hydrated, screenshot, test } from "./fixtures";
-import { createLink, downloadCount, downloadedBytes, owner, seedFile, sha256, toChinese, withContext } from "./share-scene";
+import { ok } from "../support/e2e-helpers";
+import { expect, hydrated, screenshot, signIn, test } from "./fixtures";
+import { createLink, downloadCount, downloadedBytes, OWNER_PASSWORD, owner, seedFile, sha256, toChinese, withContext } from "./share-scene";
 
 /**
  * What a share-link visitor meets beyond the password (issue 13): downloads with JavaScript as easy
@@ -118,6 +119,36 @@ test.describe("share visitor", () => {
       rmSync(dir, { recursive: true, force: true });
       await o.files.close();
     }
+  });
+
+  test("the invite dialog makes a file drop unless the owner ticks the box to show the folder (both languages)", async ({ browser }) => {
+    const o = await owner("inviter");
+    await o.files.ok("mkdir", { groupId: 0, path: "/", name: "inbox" });
+    const invitations = async () => (await ok<{ sharelinkinfo: { shareCreateTime: number; shareShowContents: number }[] }>("GET", "/api/share/link/list?shareUrlType=0&pageSize=100", { token: o.token })).sharelinkinfo;
+    await withContext(browser, {}, async (_context, page) => {
+      await signIn(page, o.account, OWNER_PASSWORD);
+      await hydrated(page);
+      const toolbar = page.getByRole("toolbar", { name: "File actions" });
+      await toolbar.getByRole("button", { name: "Invite" }).click();
+      const invite = page.getByRole("dialog", { name: "Invite upload" });
+      const box = invite.getByRole("checkbox", { name: /Visitors see the files already in the folder/ });
+      await expect(box).not.toBeChecked();
+      await screenshot(page, "invite-dialog-drop-en");
+      await invite.getByRole("button", { name: "Create invitation" }).click();
+      await expect(invite.getByText("Link created")).toBeVisible();
+      expect((await invitations()).map((i) => i.shareShowContents)).toEqual([0]);
+      await invite.getByRole("button", { name: "Close" }).first().click();
+      await expect(invite).toBeHidden();
+
+      await toChinese(page);
+      await page.getByRole("toolbar", { name: "文件操作" }).getByRole("button", { name: "邀请上传" }).click();
+      const inviteZh = page.getByRole("dialog", { name: "邀请上传" });
+      await inviteZh.getByRole("checkbox", { name: /访客可以看到文件夹中已有的文件/ }).check();
+      await screenshot(page, "invite-dialog-drop-zh");
+      await inviteZh.getByRole("button", { name: "创建邀请" }).click();
+      await expect.poll(async () => (await invitations()).map((i) => i.shareShowContents).sort()).toEqual([0, 1]);
+    });
+    await o.files.close();
   });
 
   test("a device-bound link without password, refused on a second device, is not headed as a password prompt (both languages, no JavaScript)", async ({ browser }) => {
