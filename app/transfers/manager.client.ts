@@ -7,6 +7,7 @@ import { forgetFile, keepFile, keptFiles } from "./file-handles.client";
 import { wholeFileReader } from "./file-source";
 import { HashCancelled, Hasher } from "./hasher.client";
 import { loadUploads, sameFile, updateUploads, type SavedUpload } from "./persist";
+import { refusalOf, tooLarge } from "./refusals";
 import type { TransferStore } from "./store";
 import { UploadLocks } from "./upload-locks.client";
 import { TransferStatus, type DownloadTarget, type TransferItem, type UploadItem, type UploadTarget } from "./types";
@@ -87,7 +88,6 @@ export function failureOf(error: unknown): Failure {
   return { errorMsgKey: "transfers.error.network" };
 }
 
-const tooLarge = (limit: number) => ({ errorMsgKey: errorMessageKey(ErrorCode.FileTooLarge), errorVars: { limit } });
 
 /**
  * Hands a signed URL to the browser's own download manager (progress shows there) in a hidden frame,
@@ -144,7 +144,12 @@ export class TransferManager {
     if (first) void this.restore(context);
   }
 
-  async upload(items: UploadItem[], target: UploadTarget) {
+  /**
+   * Starts uploads. A file the engine would refuse whatever happens (refusals.ts) fails at once
+   * without a request; one over the size limit also offers the desktop client (`size-overflow`),
+   * unless `quiet` (the page already told the user, in its question about the rest of the batch).
+   */
+  async upload(items: UploadItem[], target: UploadTarget, { quiet = false }: { quiet?: boolean } = {}) {
     const context = await this.ready;
     for (const item of items) {
       const path = uploadPath(target.path, item);
@@ -169,9 +174,10 @@ export class TransferManager {
         ...(item.overwrite ? { overwrite: true } : {}),
       };
       this.store.add(this.itemOf(saved, { queued: true }));
-      if (context.sizeLimit > 0 && item.file.size > context.sizeLimit) {
-        this.store.update(id, { status: TransferStatus.UploadFailed, queued: false, ...tooLarge(context.sizeLimit) });
-        emitTransferEvent({ type: "size-overflow", limit: context.sizeLimit });
+      const refusal = refusalOf(item, context.sizeLimit);
+      if (refusal) {
+        this.store.update(id, { status: TransferStatus.UploadFailed, queued: false, ...refusal });
+        if (refusal.errorMsgKey === errorMessageKey(ErrorCode.FileTooLarge) && !quiet) emitTransferEvent({ type: "size-overflow", limit: context.sizeLimit });
         continue;
       }
       this.jobs.set(id, { id, file: item.file, saved, tus: null, hashAbort: null, hash: null, commitOnly: false });

@@ -2,14 +2,17 @@ import { useCallback, useRef, useState, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { Button } from "../components/ui/button";
 import { Modal } from "../components/ui/modal";
-import { ErrorCode } from "../../contract/errors";
+import { ErrorCode, errorMessageKey } from "../../contract/errors";
 import type { SocketArgs, SocketCommand, SocketResults } from "../../contract/files";
 import { errorCode } from "../files/errors";
+import { useFileServer } from "../files/file-server-context";
+import { formatSize } from "../utils/format";
 import { useFileErrors } from "../files/use-file-errors";
 import { candidateNames, namesByFolder, pickFreeNames, resolveConflicts, splitPath, type ConflictChoice } from "./conflicts";
 import { folderSteps, uploadPath } from "./drop";
 import { emitTransferEvent } from "./events";
-import type { UploadBatch } from "./types";
+import { refusalOf } from "./refusals";
+import type { UploadBatch, UploadItem } from "./types";
 import { useTransfers } from "./use-transfers";
 
 /** What the batch needs of the page's file-server connection. */
@@ -30,6 +33,8 @@ interface Question {
   batch: UploadBatch;
   folder: string;
   clashes: Set<string>;
+  /** Files of the pick or drop refused before the question (too large, a name the engine refuses): the question says so. */
+  refused: UploadItem[];
 }
 
 /** Folders asked about at once; a folder upload can name hundreds. */
@@ -56,9 +61,11 @@ async function inParallel<T, R>(inputs: readonly T[], limit: number, work: (inpu
 }
 
 /**
- * Starts the uploads of one pick or drop: asks once per batch what to do with names that already
- * exist at the target (overwrite, skip, keep both — "name (1).ext"), creates the empty folders of a
- * dropped tree, then hands the files to the transfer manager. `dialog` is the question, to render.
+ * Starts the uploads of one pick or drop: first refuses what cannot be uploaded whatever the answer
+ * (refusals.ts: over the size limit, a name the engine refuses; they fail in the transfer list at
+ * once), then asks once per batch what to do with names of the others that already exist at the
+ * target (overwrite, skip, keep both — "name (1).ext"), creates the empty folders of a dropped
+ * tree, then hands the files to the transfer manager. `dialog` is the question, to render.
  */
 export function useUploadBatch({ connection, groupId, visitor, canOverwrite }: UploadBatchOptions): { start: (batch: UploadBatch, folder: string) => void; dialog: ReactNode } {
   const { t } = useTranslation();
@@ -66,8 +73,9 @@ export function useUploadBatch({ connection, groupId, visitor, canOverwrite }: U
   const { upload } = useTransfers();
   const [question, setQuestion] = useState<Question | null>(null);
   const [shown, setShown] = useState<Question | null>(null);
-  const latest = useRef({ connection, groupId, visitor, upload, showError });
-  latest.current = { connection, groupId, visitor, upload, showError };
+  const sizeLimit = useFileServer()?.tcpFileSizeLimit ?? 0;
+  const latest = useRef({ connection, groupId, visitor, upload, showError, sizeLimit });
+  latest.current = { connection, groupId, visitor, upload, showError, sizeLimit };
 
   /** Which of `names` exist in `folder` on the server; a missing folder holds none. */
   const takenIn = useCallback(async (folder: string, names: readonly string[], listings: Map<string, Promise<Set<string>>>): Promise<Set<string>> => {
@@ -122,7 +130,13 @@ export function useUploadBatch({ connection, groupId, visitor, canOverwrite }: U
     (batch: UploadBatch, folder: string) => {
       if (batch.items.length === 0 && batch.folders.length === 0) return;
       void (async () => {
-        const paths = batch.items.map((item) => uploadPath(folder, item));
+        const { sizeLimit: limit, upload: send, groupId: group } = latest.current;
+        // Refused before anything is asked: no question about a file that could never go up.
+        const refused = batch.items.filter((item) => refusalOf(item, limit) !== null);
+        const allowed = { items: batch.items.filter((item) => !refused.includes(item)), folders: batch.folders };
+        // The manager fails them in the list at once (and offers the desktop client for a size).
+        const refuse = (quiet: boolean) => refused.length > 0 && send(refused, { groupId: group, path: folder }, { quiet });
+        const paths = allowed.items.map((item) => uploadPath(folder, item));
         const listings = new Map<string, Promise<Set<string>>>();
         const folders = [...namesByFolder(paths)];
         let clashes: Set<string>;
@@ -130,11 +144,17 @@ export function useUploadBatch({ connection, groupId, visitor, canOverwrite }: U
           const taken = await inParallel(folders, PARALLEL_CHECKS, ([dir, names]) => takenIn(dir, names, listings));
           clashes = new Set(folders.flatMap(([dir], i) => [...taken[i]!].map((name) => `${dir === "/" ? "" : dir}/${name}`)));
         } catch (error) {
+          refuse(false);
           latest.current.showError(error);
           return;
         }
-        if (clashes.size === 0) return go(batch, folder);
-        const next = { batch, folder, clashes };
+        if (clashes.size === 0) {
+          refuse(false);
+          return go(allowed, folder);
+        }
+        // One dialog at a time: the question says what was refused, instead of the desktop-client dialog.
+        refuse(true);
+        const next = { batch: allowed, folder, clashes, refused };
         setQuestion(next);
         setShown(next);
       })();
@@ -181,8 +201,13 @@ export function useUploadBatch({ connection, groupId, visitor, canOverwrite }: U
   };
 
   const names = shown ? [...shown.clashes].map((path) => path.slice(shown.folder === "/" ? 1 : shown.folder.length + 1)) : [];
-  const listed = names.slice(0, NAMES_SHOWN).join(", ");
-  const more = names.length - NAMES_SHOWN;
+  const listOf = (all: readonly string[]) => {
+    const first = all.slice(0, NAMES_SHOWN).join(", ");
+    return all.length > NAMES_SHOWN ? t("transfers.conflict.names-more", { names: first, count: all.length - NAMES_SHOWN, interpolation: { escapeValue: false } }) : first;
+  };
+  const refusedNames = (key: string) => (shown?.refused ?? []).filter((item) => refusalOf(item, sizeLimit)?.errorMsgKey === key).map((item) => item.relativePath || item.file.name);
+  const tooLargeNames = refusedNames(errorMessageKey(ErrorCode.FileTooLarge));
+  const badNames = refusedNames(errorMessageKey(ErrorCode.NameFormat));
   const dialog = (
     <Modal
       open={question !== null}
@@ -206,10 +231,18 @@ export function useUploadBatch({ connection, groupId, visitor, canOverwrite }: U
       }
     >
       <p>{t("transfers.conflict.text", { count: names.length })}</p>
-      <p className="mt-2 break-all font-medium text-gray-900">
-        {more > 0 ? t("transfers.conflict.names-more", { names: listed, count: more, interpolation: { escapeValue: false } }) : listed}
-      </p>
+      <p className="mt-2 break-all font-medium text-gray-900">{listOf(names)}</p>
       <p className="mt-2 text-gray-500">{canOverwrite ? t("transfers.conflict.hint") : t("transfers.conflict.hint-no-replace")}</p>
+      {tooLargeNames.length > 0 && (
+        <p className="mt-3 break-words border-t border-gray-200 pt-3 text-gray-700">
+          {t("transfers.refused.too-large", { limit: formatSize(sizeLimit), count: tooLargeNames.length, names: listOf(tooLargeNames) })}
+        </p>
+      )}
+      {badNames.length > 0 && (
+        <p className={`mt-3 break-words text-gray-700 ${tooLargeNames.length > 0 ? "" : "border-t border-gray-200 pt-3"}`}>
+          {t("transfers.refused.name", { count: badNames.length, names: listOf(badNames) })}
+        </p>
+      )}
     </Modal>
   );
 

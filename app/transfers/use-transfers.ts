@@ -18,7 +18,8 @@ const NO_ITEMS: readonly TransferItem[] = [];
 export interface Transfers {
   items: readonly TransferItem[];
   activeCount: number;
-  upload(items: UploadItem[], target: UploadTarget): void;
+  /** `quiet`: files over the size limit fail without the desktop-client dialog (the page already said so). */
+  upload(items: UploadItem[], target: UploadTarget, options?: { quiet?: boolean }): void;
   download(target: DownloadTarget): void;
   pause(id: string): void;
   resume(id: string): void;
@@ -32,7 +33,7 @@ export interface Transfers {
 const run = (act: (m: TransferManager) => unknown) => void getManager().then(act);
 
 const actions = {
-  upload: (items: UploadItem[], target: UploadTarget) => run((m) => m.upload(items, target)),
+  upload: (items: UploadItem[], target: UploadTarget, options?: { quiet?: boolean }) => run((m) => m.upload(items, target, options)),
   download: (target: DownloadTarget) => run((m) => m.download(target)),
   pause: (id: string) => run((m) => m.pause(id)),
   resume: (id: string) => run((m) => m.resume(id)),

@@ -46,6 +46,8 @@ export const transfersEn = {
   "transfers.conflict.overwrite": "Overwrite",
   "transfers.conflict.skip": "Skip",
   "transfers.conflict.keep-both": "Keep both",
+  "transfers.refused.too-large": "Larger than the {{limit}} allowed, so not uploaded ({{count}}): {{names}}",
+  "transfers.refused.name": "Names the server does not accept, so not uploaded ({{count}}): {{names}}",
 } as const;
 
 export const transfersZh: Record<keyof typeof transfersEn, string> = {
@@ -95,4 +97,6 @@ export const transfersZh: Record<keyof typeof transfersEn, string> = {
   "transfers.conflict.overwrite": "覆盖",
   "transfers.conflict.skip": "跳过",
   "transfers.conflict.keep-both": "保留两者",
+  "transfers.refused.too-large": "超过允许的 {{limit}}，不会上传（{{count}} 个）：{{names}}",
+  "transfers.refused.name": "名称不符合要求，不会上传（{{count}} 个）：{{names}}",
 };
