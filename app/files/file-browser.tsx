@@ -26,6 +26,7 @@ import { ShareDialog, type ShareRequest } from "../shares/share-dialog";
 import { errorCode, fileErrorText } from "./errors";
 import { useConnectionState, useFileConnection, useFileServer } from "./file-server-context";
 import { FolderTree } from "./folder-tree";
+import { GridView, useFileView, useThumbnailBase } from "./grid-view";
 import {
   breadcrumbParts,
   isFolder,
@@ -108,7 +109,9 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
   const [reloads, setReloads] = useState(0);
   const [selectedKeys, setSelectedKeys] = useState<RowKey[]>([]);
   const [sort, setSort] = useState<EntrySort | null>(null);
-  const [view, setView] = useState<"list" | "tree">("list");
+  // The share page has no tree (spec section 6); the grid is on every file page.
+  const views = space === "share" ? (["list", "grid"] as const) : (["list", "tree", "grid"] as const);
+  const [view, setView] = useFileView(views);
   const [dialog, setDialog] = useState<Dialog | null>(null);
   const [attributesOf, setAttributesOf] = useState<string | null>(null);
   const [preview, setPreview] = useState<PreviewState>(null);
@@ -403,6 +406,22 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
       onSortChange={(next) => setSort(next as EntrySort | null)}
     />
   );
+  const thumbnailBase = useThumbnailBase(connection, groupId, path, view === "grid" ? rows : null, reloads);
+  const grid = (
+    <GridView
+      entries={rows}
+      label={t("files.table", { path })}
+      thumbnailBase={thumbnailBase}
+      selectable={selectionUseful(space, permission)}
+      selectedKeys={selectedKeys}
+      onSelectionChange={setSelectedKeys}
+      onOpen={openEntry}
+      folderHref={(entry) => folderHref(joinPath(path, entry.name))}
+      filesOpen={space !== "share"}
+      // The list's own row actions (menu, or a share page's Download), on the tile.
+      actions={(entry) => columns.map((column) => (column.type === "custom" && (column.key === "download" || column.key === "more") && !column.hidden ? <span key={column.key}>{column.render?.(entry, 0)}</span> : null))}
+    />
+  );
 
   return (
     <section className="flex flex-col gap-4">
@@ -480,15 +499,8 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
           <Button variant="text" onClick={reload}>
             {t("files.refresh")}
           </Button>
-          {/* Share pages list only: the tree is not part of a visitor's toolbar (spec section 6). */}
-          {space !== "share" && (
-            <ToggleGroup
-              label={t("files.view")}
-              value={view}
-              onChange={setView}
-              options={(["list", "tree"] as const).map((mode) => ({ value: mode, label: t(`files.view.${mode}`) }))}
-            />
-          )}
+          {/* No tree on share pages: it is not part of a visitor's toolbar (spec section 6). */}
+          <ToggleGroup label={t("files.view")} value={view} onChange={setView} options={views.map((mode) => ({ value: mode, label: t(`files.view.${mode}`) }))} />
         </span>
       </div>
 
@@ -521,6 +533,8 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
             <FolderTree key={`${groupId}-${reloads}`} connection={connection} groupId={groupId} selected={path} onSelect={(folder) => openFolder(folder)} className="max-h-[700px]" />
             {table}
           </div>
+        ) : view === "grid" ? (
+          grid
         ) : (
           table
         )}

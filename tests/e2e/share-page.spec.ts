@@ -160,7 +160,8 @@ test.describe("share page", () => {
       // A download link: download only (no upload, no new folder, no row menu, no search, no tree).
       await expect(toolbar.getByRole("button")).toHaveText(["Download all", "Download"]);
       await expect(page.getByRole("button", { name: "Refresh" })).toBeVisible();
-      await expect(page.getByRole("group", { name: "View" })).toHaveCount(0);
+      // No tree for a visitor: list or grid only.
+      await expect(page.getByRole("group", { name: "View" }).getByRole("button")).toHaveText(["List", "Grid"]);
       await expect(page.getByRole("button", { name: /More actions/ })).toHaveCount(0);
       await table.getByRole("link", { name: "docs", exact: true }).click();
       const docs = page.getByRole("region", { name: "Files in /docs" });
