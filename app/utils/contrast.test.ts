@@ -11,7 +11,7 @@ describe("readablePrimary", () => {
     expect(contrastOn(shade, "#FFFFFF")).toBeGreaterThanOrEqual(MIN_TEXT_CONTRAST);
     // Only just: the nearest shade of the same hue, not black.
     expect(onPage(shade)).toBeLessThan(5.2);
-    const [r, g, b] = [1, 3, 5].map((i) => parseInt(shade.slice(i, i + 2), 16));
+    const [r = 0, g = 0, b = 0] = [1, 3, 5].map((i) => parseInt(shade.slice(i, i + 2), 16));
     expect(r).toBeGreaterThan(g);
     expect(g).toBeGreaterThan(b);
   });

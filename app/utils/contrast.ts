@@ -8,9 +8,9 @@
 export const MIN_TEXT_CONTRAST = 4.5;
 
 function channels(hex: string): [number, number, number] | null {
-  const match = /^#?([0-9a-f]{6})$/i.exec(hex.trim());
-  if (!match) return null;
-  const value = parseInt(match[1], 16);
+  const digits = /^#?([0-9a-f]{6})$/i.exec(hex.trim())?.[1];
+  if (!digits) return null;
+  const value = parseInt(digits, 16);
   return [(value >> 16) & 255, (value >> 8) & 255, value & 255];
 }
 
