@@ -22,10 +22,34 @@ export function openTransferPanel() {
 const uploading = (item: TransferItem) =>
   item.kind === "upload" && ((item.status === TransferStatus.Uploading && !item.paused && !item.needsFile) || item.status === TransferStatus.ServerChecking);
 
+/** The user's own choice of the chevron (open or folded), kept per browser. */
+const PREFERENCE_KEY = "ferry.transfers.panel";
+type Preference = "expanded" | "collapsed";
+function readPreference(): Preference {
+  try {
+    return window.localStorage.getItem(PREFERENCE_KEY) === "collapsed" ? "collapsed" : "expanded";
+  } catch {
+    return "expanded";
+  }
+}
+function writePreference(preference: Preference) {
+  try {
+    window.localStorage.setItem(PREFERENCE_KEY, preference);
+  } catch {
+    // Storage off (private mode, quota): the choice lasts this page only.
+  }
+}
+
 /**
  * The floating transfer list (spec section 2): bottom right, 350 px wide, 50 px collapsed and 470 px
  * expanded, the count of active transfers in its header. It appears when a transfer is added and
- * hides when closed or emptied; while anything runs, leaving the page asks first.
+ * hides when closed or emptied; while an upload runs, leaving the page asks first.
+ *
+ * It never hides what it sits over: while shown it marks `<html data-transfer-panel>` and the
+ * page's `<main>` keeps clear of it (app/tailwind.css), so the table's last column (row menus,
+ * Modified) stays reachable. It folds to its header (the summary) when everything has finished and
+ * when the user clicks elsewhere; a new transfer opens it again unless the user folded it with
+ * the chevron, a choice remembered in localStorage.
  */
 export function TransferPanel({ account }: { account: string }) {
   const { t } = useTranslation();
@@ -35,13 +59,45 @@ export function TransferPanel({ account }: { account: string }) {
   const { items, activeCount } = transfers;
   const [open, setOpen] = useState(false);
   const [expanded, setExpanded] = useState(true);
+  const section = useRef<HTMLElement>(null);
 
   const seen = useRef(0);
   useEffect(() => {
-    if (items.length > seen.current) setOpen(true);
+    if (items.length > seen.current) {
+      setOpen(true);
+      setExpanded(readPreference() === "expanded");
+    }
     if (items.length === 0) setOpen(false);
     seen.current = items.length;
   }, [items.length]);
+
+  // Everything finished: fold to the summary (the user's choice for next time is unchanged).
+  const wasActive = useRef(false);
+  useEffect(() => {
+    if (wasActive.current && activeCount === 0) setExpanded(false);
+    wasActive.current = activeCount > 0;
+  }, [activeCount]);
+
+  // A click anywhere else folds it: the user went back to the page.
+  useEffect(() => {
+    if (!open || !expanded) return;
+    const fold = (event: PointerEvent) => {
+      if (event.target instanceof Node && section.current?.contains(event.target)) return;
+      setExpanded(false);
+    };
+    document.addEventListener("pointerdown", fold, true);
+    return () => document.removeEventListener("pointerdown", fold, true);
+  }, [open, expanded]);
+
+  // The page keeps clear of the panel (app/tailwind.css, `data-transfer-panel`).
+  useEffect(() => {
+    const root = document.documentElement;
+    if (!open) return;
+    root.dataset.transferPanel = expanded ? "expanded" : "collapsed";
+    return () => {
+      delete root.dataset.transferPanel;
+    };
+  }, [open, expanded]);
 
   useEffect(() => {
     const show = () => {
@@ -71,9 +127,10 @@ export function TransferPanel({ account }: { account: string }) {
   if (!open) return null;
   return (
     <section
+      ref={section}
       aria-label={t("transfers.title")}
       // Above the page, below the modals (MODAL_Z_INDEX 10): an open dialog covers the panel like the rest.
-      className="fixed bottom-0 right-4 z-[9] flex w-[350px] flex-col overflow-hidden rounded-t-md border border-gray-200 bg-white shadow-xl"
+      className="fixed bottom-0 left-4 right-4 z-[9] flex flex-col overflow-hidden rounded-t-md border border-gray-200 bg-white shadow-xl md:left-auto md:w-[350px]"
       style={{ height: expanded ? 470 : 50 }}
     >
       <header className="flex h-[50px] shrink-0 items-center gap-2 border-b border-gray-200 px-4">
@@ -88,7 +145,10 @@ export function TransferPanel({ account }: { account: string }) {
           variant="text"
           aria-expanded={expanded}
           aria-label={t(expanded ? "transfers.collapse" : "transfers.expand")}
-          onClick={() => setExpanded(!expanded)}
+          onClick={() => {
+            writePreference(expanded ? "collapsed" : "expanded");
+            setExpanded(!expanded);
+          }}
         >
           <ChevronDownIcon className={expanded ? "" : "rotate-180"} />
         </Button>
