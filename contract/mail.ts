@@ -21,8 +21,10 @@ export interface ProviderPreset {
   provider: EmailProvider;
   /** Display name (a brand: the same in both languages). */
   name: string;
+  /** Empty for "Other": there is no host to guess. */
   host: string;
-  port: number;
+  /** null for "Other": the user's own server decides. */
+  port: number | null;
   encryption: Encryption;
   /** The encryptions this provider accepts, the preset first. */
   allowed: readonly Encryption[];
@@ -35,8 +37,9 @@ const any = [SSL, STARTTLS, None] as const;
 
 /**
  * The presets table of the admin document. The spec leaves the host names out; these are the
- * providers' published submission hosts. "Other" presets a public provider's host as the spec's
- * default, which a user of another provider overwrites.
+ * providers' published submission hosts. "Other" presets no host and no port: any value there would
+ * be a guess (a public provider's host, or the previously chosen provider's values left behind) that
+ * the user could save without noticing (issue 13).
  */
 export const PROVIDER_PRESETS: readonly ProviderPreset[] = [
   { provider: 0, name: "Gmail", host: "smtp.gmail.com", port: 465, encryption: SSL, allowed: sslOnly },
@@ -48,7 +51,7 @@ export const PROVIDER_PRESETS: readonly ProviderPreset[] = [
   { provider: 6, name: "Hotmail", host: "smtp-mail.outlook.com", port: 587, encryption: STARTTLS, allowed: starttlsOnly },
   { provider: 7, name: "Live", host: "smtp-mail.outlook.com", port: 587, encryption: STARTTLS, allowed: starttlsOnly },
   { provider: 8, name: "Yahoo", host: "smtp.mail.yahoo.com", port: 465, encryption: SSL, allowed: any },
-  { provider: 9, name: "Other", host: "smtp.qq.com", port: 465, encryption: SSL, allowed: any },
+  { provider: 9, name: "Other", host: "", port: null, encryption: SSL, allowed: any },
 ];
 
 export function presetOf(provider: number): ProviderPreset | undefined {
@@ -126,13 +129,13 @@ export const smtpSettingsSchema = z
   });
 export type SmtpSettings = z.output<typeof smtpSettingsSchema>;
 
-/** The spec's defaults (end-user section 9): type Other, port 465, SSL; the host is Other's preset. */
+/** The spec's defaults (end-user section 9): type Other, port 465, SSL; no host (Other presets none). */
 export const SMTP_DEFAULTS: SmtpSettings = {
   emailFromName: "",
   emailType: EMAIL_PROVIDERS.Other,
   emailAccount: "",
   emailPassword: "",
-  emailSmtpHost: presetOf(EMAIL_PROVIDERS.Other)!.host,
+  emailSmtpHost: "",
   emailSmtpPort: 465,
   emailEncryptType: ENCRYPTIONS.SSL,
 };

@@ -124,6 +124,49 @@ test.describe("e-mail (SMTP) settings", () => {
     await expect(dialog.getByLabel("SMTP host")).toHaveAttribute("aria-invalid", "true");
   });
 
+  test("'Other' starts with empty host and port: no guessed server, nothing left from the previous provider", async ({ page }) => {
+    const account = uniqueAccount("mailother");
+    await createUser(account, PASSWORD, { emailSenderType: 2 });
+    await signIn(page, account, PASSWORD);
+    await hydrated(page);
+    for (const [lang, width] of [
+      ["en", 1440],
+      ["en", 1280],
+      ["zh", 1440],
+      ["zh", 1280],
+    ] as const) {
+      await page.setViewportSize({ width, height: 900 });
+      const zh = lang === "zh";
+      const dialog = await openDialog(page, account, zh ? "邮箱设置" : "E-mail settings");
+      const provider = dialog.getByLabel(zh ? "邮箱服务商" : "Provider");
+      const host = dialog.getByLabel(zh ? "SMTP 服务器" : "SMTP host");
+      const port = dialog.getByLabel(zh ? "SMTP 端口" : "SMTP port");
+      const encryption = dialog.getByLabel(zh ? "加密方式" : "Encryption");
+      // Nothing saved yet: type Other with the spec's port and SSL, and no host to mistake for one's own.
+      await expect(provider).toHaveValue("9");
+      await expect(host).toHaveValue("");
+      await expect(port).toHaveValue("465");
+
+      await provider.selectOption({ label: "Gmail" });
+      await expect(host).toHaveValue("smtp.gmail.com");
+      await provider.selectOption({ label: "Outlook" });
+      await expect(host).toHaveValue("smtp-mail.outlook.com");
+      await expect(port).toHaveValue("587");
+      await provider.selectOption({ label: zh ? "其他" : "Other" });
+      await expect(host).toHaveValue("");
+      await expect(port).toHaveValue("");
+      expect(await optionsOf(encryption)).toEqual(zh ? ["请选择", "不加密", "SSL", "STARTTLS"] : ["Please select", "None", "SSL", "STARTTLS"]);
+      // Saving asks for the user's own server instead of sending someone else's.
+      await dialog.getByRole("button", { name: zh ? "保存" : "Save" }).click();
+      await expect(host).toHaveAttribute("aria-invalid", "true");
+      await expect(port).toHaveAttribute("aria-invalid", "true");
+      await screenshot(page, `smtp-other-${lang}-${width}`);
+      await dialog.getByRole("button", { name: zh ? "关闭" : "Close" }).click();
+      await expect(dialog).toBeHidden();
+      if (lang === "en" && width === 1280) await page.getByRole("button", { name: "Switch the language to Chinese" }).click();
+    }
+  });
+
   test("in Chinese", async ({ page }) => {
     const account = uniqueAccount("mailzh");
     await createUser(account, PASSWORD, { emailSenderType: 2 });

@@ -23,7 +23,8 @@ export const SMTP_REQUIRED_ON_SERVER = ALL_FIELDS.filter((f) => f !== "emailPass
 /**
  * Watches the provider select: choosing one makes the dialog offer that provider's encryptions and
  * then fills host, port and encryption with its preset (once the options are there, so the preset
- * encryption is one of them). The values the form starts with (the saved ones) stay.
+ * encryption is one of them). "Other" has no host or port: choosing it empties them rather than
+ * leaving the previous provider's. The values the form starts with (the saved ones) stay.
  */
 function ProviderPresets({ shown, onProvider }: { shown: number; onProvider: (provider: number) => void }) {
   const [provider, form] = useField<string>("emailType");
@@ -32,7 +33,7 @@ function ProviderPresets({ shown, onProvider }: { shown: number; onProvider: (pr
   const fill = useCallback(
     (preset: ProviderPreset) => {
       form.update({ name: "emailSmtpHost", value: preset.host });
-      form.update({ name: "emailSmtpPort", value: String(preset.port) });
+      form.update({ name: "emailSmtpPort", value: preset.port === null ? "" : String(preset.port) });
       form.update({ name: "emailEncryptType", value: String(preset.encryption) });
     },
     [form],
