@@ -1,5 +1,9 @@
 import * as z from "zod";
 
+/** The desktop client installers the engine can serve at /download/<platform>: Windows, Ubuntu, CentOS, Mac. */
+export const INSTALLER_PLATFORMS = ["exe", "deb", "rpm", "dmg"] as const;
+export type InstallerPlatform = (typeof INSTALLER_PLATFORMS)[number];
+
 /** GET /api/website/info → data (all site-info fields of the spec). */
 export const siteInfo = z.object({
   primaryColor: z.string(),
@@ -42,5 +46,8 @@ export const serverInfo = z.object({
   certSelect: z.number().int(),
   version: z.string(),
   TCPFileSizeLimit: z.number().int().describe("KB; multiply by 1024 for bytes."),
+  installers: z
+    .array(z.enum(INSTALLER_PLATFORMS))
+    .describe("The platforms whose desktop client installer the administrator has put in the installers folder (GET /download/<platform> serves it); empty: no client to offer."),
 });
 export type ServerInfo = z.infer<typeof serverInfo>;

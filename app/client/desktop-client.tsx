@@ -8,7 +8,7 @@ import { useRootData } from "../root";
 import { onTransferEvent } from "../transfers/events";
 import { formatSize } from "../utils/format";
 import { type FileServerHealth, selectNoticeState } from "./notice-state";
-import { installersFor, type InstallerPlatform } from "./platforms";
+import { installersFor, type InstallerPlatform, offeredInstallers } from "./platforms";
 import { LocalClientProbe, type LocalClientState } from "./probe.client";
 import { MIN_CLIENT_VERSION } from "./protocol";
 import { launchUrl } from "../utils/site";
@@ -21,6 +21,34 @@ export const START_WINDOW_MS = 30_000;
 const FIRST_CONNECT_GRACE_MS = 6000;
 
 type DialogContent = { kind: "start" } | { kind: "overflow"; limit: number } | { kind: "upgrade" };
+
+/** localStorage: "1" once the user closed the invitation to start the client in this browser. */
+export const CLIENT_BAR_DISMISSED_KEY = "ferry.client-bar.dismissed";
+
+/**
+ * The user's dismissal of the client invitation, kept per browser. null until read: the bar shows
+ * nothing before hydration anyway (the probe has not run), so reading it in an effect never flashes.
+ */
+function useBarDismissal(): [boolean | null, () => void] {
+  const [dismissed, setDismissed] = useState<boolean | null>(null);
+  useEffect(() => {
+    try {
+      setDismissed(window.localStorage.getItem(CLIENT_BAR_DISMISSED_KEY) === "1");
+    } catch {
+      // Storage blocked: the dismissal lasts for this page only.
+      setDismissed(false);
+    }
+  }, []);
+  const dismiss = () => {
+    try {
+      window.localStorage.setItem(CLIENT_BAR_DISMISSED_KEY, "1");
+    } catch {
+      // As above.
+    }
+    setDismissed(true);
+  };
+  return [dismissed, dismiss];
+}
 
 function useLocalClient(ports: readonly number[]): { probe: LocalClientProbe | null; state: LocalClientState | null } {
   const [probe, setProbe] = useState<LocalClientProbe | null>(null);
@@ -69,15 +97,19 @@ function launchClient(urlName: string, certSelect: number) {
 /**
  * The desktop transfer client's side of every signed-in page: looks for the local client, shows the
  * notice bar's client and connection states, and the client-start / size-overflow dialog.
+ * `installers` are the platforms the administrator has an installer for (the engine's
+ * /api/service/info): without any, the page does not invite the user to start a client.
  */
-export function DesktopClient({ ports }: { ports: readonly number[] }) {
+export function DesktopClient({ ports, installers }: { ports: readonly number[]; installers: readonly InstallerPlatform[] }) {
   const { t } = useTranslation();
   const root = useRootData();
   const { probe, state: local } = useLocalClient(ports);
   const fileServer = useFileServerHealth();
   const [starting, setStarting] = useState(false);
   const [dialog, setDialog] = useState<DialogContent | null>(null);
-  const [platforms, setPlatforms] = useState<InstallerPlatform[]>([]);
+  const [forBrowser, setForBrowser] = useState<InstallerPlatform[]>([]);
+  const platforms = offeredInstallers(forBrowser, installers);
+  const [dismissed, dismiss] = useBarDismissal();
 
   const connected = local?.status === "connected";
   const [wasConnected, setWasConnected] = useState(connected);
@@ -91,7 +123,7 @@ export function DesktopClient({ ports }: { ports: readonly number[] }) {
   }
 
   useEffect(() => {
-    setPlatforms(installersFor(navigator.userAgent, navigator.platform));
+    setForBrowser(installersFor(navigator.userAgent, navigator.platform));
     return onTransferEvent((event) => {
       if (event.type === "size-overflow") setDialog({ kind: "overflow", limit: event.limit });
     });
@@ -107,7 +139,8 @@ export function DesktopClient({ ports }: { ports: readonly number[] }) {
   const [content, setContent] = useState<DialogContent>({ kind: "start" });
   if (dialog && dialog !== content) setContent(dialog);
 
-  const notice = selectNoticeState({ local, fileServer, starting, minVersion: MIN_CLIENT_VERSION });
+  const invite = installers.length > 0 && dismissed === false;
+  const notice = selectNoticeState({ local, fileServer, starting, invite, minVersion: MIN_CLIENT_VERSION });
 
   return (
     <>
@@ -121,6 +154,10 @@ export function DesktopClient({ ports }: { ports: readonly number[] }) {
           probe?.retryNow();
         }}
         onUpgrade={() => setDialog({ kind: "upgrade" })}
+        onClose={(closed) => {
+          // Closing the invitation is for good in this browser; other news shows again when it changes.
+          if (closed === "start-client" || closed === "starting") dismiss();
+        }}
       />
       <Modal
         open={dialog !== null}

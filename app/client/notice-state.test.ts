@@ -9,7 +9,7 @@ const connected = (version: string, extra: { protocol?: string; latest?: string 
   version,
   ...(extra.latest ? { latest: extra.latest } : {}),
 });
-const base: NoticeInputs = { local: { status: "searching", tries: 0 }, fileServer: "open", starting: false, minVersion: "3.2.0" };
+const base: NoticeInputs = { local: { status: "searching", tries: 0 }, fileServer: "open", starting: false, invite: true, minVersion: "3.2.0" };
 
 describe("isLowVersion", () => {
   it("compares dotted versions number by number, not as text", () => {
@@ -31,6 +31,13 @@ describe("selectNoticeState", () => {
     expect(selectNoticeState(base)).toBe("start-client");
     expect(selectNoticeState({ ...base, local: { status: "searching", tries: 12 }, fileServer: "pending" })).toBe("start-client");
     expect(selectNoticeState({ ...base, local: { status: "gave-up" } })).toBe("start-client");
+  });
+  it("invites nobody when there is no client to offer or the user dismissed the invitation; other news still shows", () => {
+    expect(selectNoticeState({ ...base, invite: false })).toBeNull();
+    expect(selectNoticeState({ ...base, invite: false, starting: true })).toBeNull();
+    expect(selectNoticeState({ ...base, invite: false, fileServer: "down" })).toBe("disconnect");
+    expect(selectNoticeState({ ...base, invite: false, local: connected("3.1.9") })).toBe("low-version");
+    expect(selectNoticeState({ ...base, invite: false, local: connected("3.2.0", { latest: "3.10.0" }) })).toBe("update");
   });
   it("shows starting while the user's start request is pending", () => {
     expect(selectNoticeState({ ...base, starting: true })).toBe("starting");

@@ -12,6 +12,11 @@ export interface NoticeInputs {
   fileServer: FileServerHealth;
   /** The user asked to start the client and it has not answered yet. */
   starting: boolean;
+  /**
+   * Whether to invite the user to start the client at all: the administrator has an installer to
+   * offer and the user has not dismissed the invitation in this browser.
+   */
+  invite: boolean;
   minVersion: string;
 }
 
@@ -23,9 +28,10 @@ export function isLowVersion(client: { protocol: string; version: string }, minV
 /**
  * The one state the notice bar shows (spec section 2). A connected client speaks for itself (too old,
  * or an update waiting); without one, a lost file server matters most, then a start in progress, and
- * otherwise the page invites the user to start the client.
+ * otherwise the page invites the user to start the client — when there is a client to offer and the
+ * user has not dismissed the invitation.
  */
-export function selectNoticeState({ local, fileServer, starting, minVersion }: NoticeInputs): NoticeState | null {
+export function selectNoticeState({ local, fileServer, starting, invite, minVersion }: NoticeInputs): NoticeState | null {
   if (!local) return null;
   if (local.status === "connected") {
     if (isLowVersion(local, minVersion)) return "low-version";
@@ -33,5 +39,6 @@ export function selectNoticeState({ local, fileServer, starting, minVersion }: N
     return null;
   }
   if (fileServer === "down") return "disconnect";
+  if (!invite) return null;
   return starting ? "starting" : "start-client";
 }

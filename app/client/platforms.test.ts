@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { installersFor } from "./platforms";
+import { installersFor, offeredInstallers } from "./platforms";
 
 describe("installersFor", () => {
   it("offers rpm and deb on Linux, exe on Windows, dmg on a Mac", () => {
@@ -13,5 +13,16 @@ describe("installersFor", () => {
   });
   it("offers every installer to a system it cannot tell", () => {
     expect(installersFor("SomeBrowser/1.0", "")).toEqual(["exe", "dmg", "rpm", "deb"]);
+  });
+});
+
+describe("offeredInstallers", () => {
+  it("offers only installers the administrator has, those for the browser's system first", () => {
+    expect(offeredInstallers(["rpm", "deb"], ["exe", "deb"])).toEqual(["deb"]);
+    expect(offeredInstallers(["exe"], ["exe", "deb", "rpm", "dmg"])).toEqual(["exe"]);
+  });
+  it("offers every available installer when none fits the system, and nothing when there is none", () => {
+    expect(offeredInstallers(["dmg"], ["exe", "deb"])).toEqual(["exe", "deb"]);
+    expect(offeredInstallers(["rpm", "deb"], [])).toEqual([]);
   });
 });

@@ -1,5 +1,7 @@
+import type { InstallerPlatform } from "../../contract/site";
+
 /** The installers of /download/<platform> (app/routes/download.$platform.tsx). */
-export type InstallerPlatform = "exe" | "dmg" | "rpm" | "deb";
+export type { InstallerPlatform };
 
 const ALL: InstallerPlatform[] = ["exe", "dmg", "rpm", "deb"];
 
@@ -17,4 +19,14 @@ function fromText(text: string): InstallerPlatform[] | null {
  */
 export function installersFor(userAgent: string, platform = ""): InstallerPlatform[] {
   return fromText(userAgent) ?? fromText(platform) ?? ALL;
+}
+
+/**
+ * What the client dialogs offer: of the installers the administrator has (`available`, from the
+ * engine), those for this browser's system; when none fits, every one there is (the user agent may
+ * be wrong about the system, and an installer on offer beats none).
+ */
+export function offeredInstallers(forBrowser: readonly InstallerPlatform[], available: readonly InstallerPlatform[]): InstallerPlatform[] {
+  const fitting = forBrowser.filter((platform) => available.includes(platform));
+  return fitting.length > 0 ? fitting : [...available];
 }

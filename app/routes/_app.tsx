@@ -35,7 +35,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     tcpFileSizeLimit: server.TCPFileSizeLimit * 1024,
     syncSwitch: server.syncSwitch,
   };
-  return data({ user: info.data.user, unreadCount: notices.data?.unreadCount ?? 0, fileServer, localClientPorts: env.localClientPorts }, { headers: { "Set-Cookie": await user.commit() } });
+  return data({ user: info.data.user, unreadCount: notices.data?.unreadCount ?? 0, fileServer, localClientPorts: env.localClientPorts, installers: server.installers }, { headers: { "Set-Cookie": await user.commit() } });
 }
 
 /** A route hides the left menu with `export const handle = { hideMenu: true }`. */
@@ -44,7 +44,7 @@ export interface ShellHandle {
 }
 
 export default function AppLayout() {
-  const { user, unreadCount, fileServer, localClientPorts } = useLoaderData<typeof loader>();
+  const { user, unreadCount, fileServer, localClientPorts, installers } = useLoaderData<typeof loader>();
   const root = useRootData();
   const { i18n } = useTranslation();
   const hideMenu = useMatches().some((m) => (m.handle as ShellHandle | undefined)?.hideMenu);
@@ -52,7 +52,7 @@ export default function AppLayout() {
   return (
     <FileServerProvider value={fileServer}>
       <div className="flex h-full min-w-[1280px] flex-col">
-        <DesktopClient ports={localClientPorts} />
+        <DesktopClient ports={localClientPorts} installers={installers} />
         <TopBar site={root.site} user={user} unreadCount={unreadCount} product={productName(root.site, i18n.language)} />
         <div className="flex min-h-0 flex-1">
           {!hideMenu && <SideMenu accountType={user.accountType} />}

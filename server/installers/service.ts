@@ -1,10 +1,11 @@
 import type { Dirent } from "node:fs";
 import { type FileHandle, open, readdir, stat } from "node:fs/promises";
 import path from "node:path";
+import { INSTALLER_PLATFORMS, type InstallerPlatform } from "../../contract/site";
 
 /** The desktop clients the spec offers: Windows, Ubuntu, CentOS and Mac. */
-export const PLATFORMS = ["exe", "deb", "rpm", "dmg"] as const;
-export type Platform = (typeof PLATFORMS)[number];
+export const PLATFORMS = INSTALLER_PLATFORMS;
+export type Platform = InstallerPlatform;
 
 export const INSTALLER_MEDIA_TYPES: Record<Platform, string> = {
   exe: "application/vnd.microsoft.portable-executable",
@@ -24,6 +25,8 @@ export interface OpenInstaller {
 export interface Installers {
   /** The platform's installer, or null when the folder holds none. */
   open(platform: Platform): Promise<OpenInstaller | null>;
+  /** The platforms that have an installer now (what open() would find), in PLATFORMS order. */
+  available(): Promise<Platform[]>;
 }
 
 const missing = (error: unknown) => ["ENOENT", "ENOTDIR"].includes((error as NodeJS.ErrnoException).code ?? "");
@@ -34,28 +37,31 @@ const missing = (error: unknown) => ["ENOENT", "ENOTDIR"].includes((error as Nod
  * the request, so nothing outside the folder can be reached.
  */
 export function createInstallers(dir: string): Installers {
+  /** The folder's visible files and links, by name; none when the folder is missing. */
+  async function listing(): Promise<string[]> {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (error) {
+      if (missing(error)) return [];
+      throw error;
+    }
+    return entries
+      .filter((e) => (e.isFile() || e.isSymbolicLink()) && !e.name.startsWith("."))
+      .map((e) => e.name)
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+  const forPlatform = (names: string[], platform: Platform) => names.filter((name) => name.toLowerCase().endsWith(`.${platform}`));
+  // A link may point at anything; only a regular file counts (a FIFO would block the open).
+  const isRegularFile = async (name: string) => (await stat(path.join(dir, name)).catch(() => null))?.isFile() ?? false;
+
   return {
     async open(platform) {
-      let entries: Dirent[];
-      try {
-        entries = await readdir(dir, { withFileTypes: true });
-      } catch (error) {
-        if (missing(error)) return null;
-        throw error;
-      }
-      const suffix = `.${platform}`;
-      const names = entries
-        .filter((e) => (e.isFile() || e.isSymbolicLink()) && !e.name.startsWith(".") && e.name.toLowerCase().endsWith(suffix))
-        .map((e) => e.name)
-        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-      for (const name of names) {
-        const file = path.join(dir, name);
-        // A link may point at anything; only a regular file is opened (a FIFO would block the open).
-        const target = await stat(file).catch(() => null);
-        if (!target?.isFile()) continue;
+      for (const name of forPlatform(await listing(), platform)) {
+        if (!(await isRegularFile(name))) continue;
         let handle: FileHandle;
         try {
-          handle = await open(file, "r");
+          handle = await open(path.join(dir, name), "r");
         } catch (error) {
           if (missing(error)) continue;
           throw error;
@@ -68,6 +74,19 @@ export function createInstallers(dir: string): Installers {
         return { name, size: opened.size, handle };
       }
       return null;
+    },
+    async available() {
+      const names = await listing();
+      const found: Platform[] = [];
+      for (const platform of PLATFORMS) {
+        for (const name of forPlatform(names, platform)) {
+          if (await isRegularFile(name)) {
+            found.push(platform);
+            break;
+          }
+        }
+      }
+      return found;
     },
   };
 }

@@ -5,10 +5,13 @@ import type { Config } from "../config";
 import type { Db } from "../db/connect";
 import { route } from "../http/route";
 import { countOnlineClients } from "../fileserver/clients";
+import { createInstallers } from "../installers/service";
 import type { Settings } from "../settings/service";
 import { VERSION } from "../version";
 
 export function siteRoutes(config: Config, settings: Settings, db: Db, clock: Clock) {
+  // The folder is read at each request: an installer the operator drops in is offered at once.
+  const installers = createInstallers(config.installersDir);
   return [
     route({
       method: "GET",
@@ -49,7 +52,7 @@ export function siteRoutes(config: Config, settings: Settings, db: Db, clock: Cl
       auth: "userOrVisitor",
       response: z.object({ server: serverInfo }),
       handler: async ({ visitor }) => {
-        const [t, clientOnline] = await Promise.all([settings.get("transfer"), countOnlineClients(db, clock.now())]);
+        const [t, clientOnline, available] = await Promise.all([settings.get("transfer"), countOnlineClients(db, clock.now()), installers.available()]);
         return {
           server: {
             client_online: clientOnline,
@@ -69,6 +72,7 @@ export function siteRoutes(config: Config, settings: Settings, db: Db, clock: Cl
             certSelect: t.certSelect,
             version: VERSION,
             TCPFileSizeLimit: t.tcpFileSizeLimitKB,
+            installers: available,
           },
         };
       },

@@ -1,51 +1,18 @@
 import type { Page } from "@playwright/test";
-import { WebSocketServer } from "ws";
 import { LOCAL_PROTOCOL_VERSION, MIN_CLIENT_VERSION } from "../../app/client/protocol";
 import { PERMISSION_FULL } from "../../contract/permissions";
-import { E2E_LOCAL_CLIENT_PORTS } from "../support/e2e-env";
 import { adminToken, createUser, ok, uniqueAccount } from "../support/e2e-helpers";
+import { putInstallers, removeInstallers } from "../support/installers";
+import { startPeer, type Peer } from "./client-peer";
 import { expect, hydrated, screenshot, signIn, test } from "./fixtures";
 
 /**
  * The desktop-client path: the notice bar's states, the client-start / size-overflow dialog. A
- * small WebSocket server on one of the configured local ports stands in for the desktop client.
+ * small WebSocket server on one of the configured local ports stands in for the desktop client
+ * (./client-peer.ts). The bar invites to start a client only when the administrator has installers.
  */
 
 const PASSWORD = "Client#Test2026";
-/** The second configured port: the first stays closed, so "first to answer wins" is exercised. */
-const PEER_PORT = E2E_LOCAL_CLIENT_PORTS[1];
-
-interface Peer {
-  /** Every check request the peer received. */
-  checks: unknown[];
-  close(): Promise<void>;
-}
-
-/** A stand-in desktop client answering the check handshake with `version` (and `latest`, when given). */
-async function startPeer(version: string, latest?: string): Promise<Peer> {
-  const server = new WebSocketServer({ host: "127.0.0.1", port: PEER_PORT });
-  await new Promise<void>((resolve, reject) => {
-    server.once("listening", resolve);
-    server.once("error", reject);
-  });
-  const checks: unknown[] = [];
-  server.on("connection", (socket) => {
-    socket.on("message", (data) => {
-      const message = JSON.parse(String(data)) as { action?: string };
-      if (message.action !== "check") return;
-      checks.push(message);
-      socket.send(JSON.stringify({ action: "check", protocol: LOCAL_PROTOCOL_VERSION, version, ...(latest ? { latest } : {}) }));
-    });
-  });
-  return {
-    checks,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const client of server.clients) client.terminate();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 async function signedInUser(page: Page) {
   const account = uniqueAccount("client");
@@ -63,7 +30,9 @@ test.describe("desktop client", () => {
   // The browser reports Linux, so the dialog offers rpm and deb (Playwright's desktop preset says Windows).
   test.use({ userAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36" });
   let peer: Peer | null = null;
+  test.beforeEach(() => putInstallers("ferry-client-3.0.0.deb", "ferry-client-3.0.0.rpm"));
   test.afterEach(async () => {
+    removeInstallers();
     await peer?.close();
     peer = null;
   });
@@ -142,6 +111,96 @@ test.describe("desktop client", () => {
       await expect(dialog).toBeHidden(PROBE_WAIT);
     } finally {
       await ok("PATCH", "/api/admin/settings/transfer", { token: admin, body: { tcpFileSizeLimitKB: before.tcpFileSizeLimitKB } });
+    }
+  });
+});
+
+test.describe("the client invitation", () => {
+  test.use({ userAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36" });
+  test.afterEach(() => removeInstallers());
+
+  /** The personal space has listed its (empty) root: the page is hydrated and has talked to the file server, so the bar had its chance. */
+  async function settled(page: Page) {
+    await hydrated(page);
+    await expect(page.getByRole("region", { name: /^(Files in|.*中的文件$)/ })).toBeVisible();
+    await expect(page.getByText(/Connecting to the file server|正在连接文件服务器/)).toHaveCount(0);
+  }
+  const invitation = (page: Page) => page.getByRole("status").filter({ hasText: /Start the transfer client|启动传输客户端|Starting the transfer client|正在启动传输客户端/ });
+
+  test("is absent while the administrator has no installer, shows when one exists, and a dismissal lasts in that browser", async ({ page, browser }) => {
+    removeInstallers();
+    const account = uniqueAccount("invite");
+    await createUser(account, PASSWORD, { permission: PERMISSION_FULL });
+    await signIn(page, account, PASSWORD);
+    await page.waitForURL(/\/personal/);
+    await settled(page);
+    await expect(invitation(page)).toHaveCount(0);
+    await page.getByRole("link", { name: "Link", exact: true }).click();
+    await expect(page).toHaveURL(/\/link/);
+    await expect(page.getByRole("tab", { name: "Share files" })).toBeVisible();
+    await expect(invitation(page)).toHaveCount(0);
+
+    // The administrator drops one installer in: the next page offers the client, and only that installer.
+    putInstallers("ferry-client-3.0.0.deb");
+    await page.goto("/personal");
+    await settled(page);
+    await expect(invitation(page)).toBeVisible();
+    for (const [lang, width] of [
+      ["en", 1440],
+      ["en", 1280],
+    ] as const) {
+      await page.setViewportSize({ width, height: 900 });
+      await screenshot(page, `client-invitation-${lang}-${width}`);
+    }
+    await invitation(page).getByRole("button", { name: "Start client" }).click();
+    const dialog = page.getByRole("dialog", { name: "Start the transfer client" });
+    await expect(dialog.getByRole("button", { name: "Ubuntu (deb)" })).toBeVisible();
+    await expect(dialog.getByRole("button", { name: "CentOS (rpm)" })).toHaveCount(0);
+    await screenshot(page, "client-start-dialog-en-1280");
+    await dialog.getByRole("button", { name: "Close" }).last().click();
+    await expect(dialog).toHaveCount(0);
+    // Starting: the bar keeps offering to start it again, and focus is back on that button.
+    await expect(invitation(page)).toContainText("Starting the transfer client…");
+    await expect(invitation(page).getByRole("button", { name: "Start client" })).toBeFocused();
+    await screenshot(page, "client-starting-en-1280");
+
+    // In Chinese too.
+    await page.getByRole("button", { name: "Switch the language to Chinese" }).click();
+    await settled(page);
+    await expect(invitation(page)).toContainText("启动传输客户端");
+    for (const width of [1440, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      await screenshot(page, `client-invitation-zh-${width}`);
+    }
+    await invitation(page).getByRole("button", { name: "启动客户端" }).click();
+    const dialogZh = page.getByRole("dialog", { name: "启动传输客户端" });
+    await expect(dialogZh.getByRole("button", { name: "Ubuntu (deb)" })).toBeVisible();
+    await screenshot(page, "client-start-dialog-zh-1280");
+    await page.keyboard.press("Escape");
+    await expect(dialogZh).toHaveCount(0);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await screenshot(page, "client-starting-zh-1440");
+
+    // Closing the bar dismisses the invitation for this browser: after a reload, on other pages, in either language.
+    await invitation(page).getByRole("button", { name: "关闭" }).click();
+    await expect(invitation(page)).toHaveCount(0);
+    await page.reload();
+    await settled(page);
+    await expect(invitation(page)).toHaveCount(0);
+    await page.getByRole("button", { name: "切换语言为英文" }).click();
+    await settled(page);
+    await expect(invitation(page)).toHaveCount(0);
+
+    // Another browser (a fresh profile) is still invited.
+    const other = await browser.newContext({ userAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36" });
+    try {
+      const second = await other.newPage();
+      await signIn(second, account, PASSWORD);
+      await second.waitForURL(/\/personal/);
+      await settled(second);
+      await expect(invitation(second)).toBeVisible();
+    } finally {
+      await other.close();
     }
   });
 });

@@ -120,6 +120,27 @@ describe("installer downloads", () => {
   });
 });
 
+describe("installers offered in /api/service/info", () => {
+  const offered = async (auth: string) => {
+    const reply = await t.call<{ server: { installers: string[] } }>("GET", "/api/service/info", { token: auth });
+    expect(reply.body.code).toBe(200);
+    return reply.body.data!.server.installers;
+  };
+
+  it("name exactly the platforms that have an installer, so the web offers a client only when there is one", async () => {
+    await rm(dir, { recursive: true, force: true });
+    expect(await offered(token)).toEqual([]);
+    await place({});
+    expect(await offered(token)).toEqual([]);
+    // Hidden files, folders and other names do not count; any case does.
+    await place({ ".hidden.exe": "x", "notes.txt": "x", "Ferry.DEB": "x", "ferry.rpm.sha256": "x" });
+    await mkdir(path.join(dir, "folder.dmg"));
+    expect(await offered(token)).toEqual(["deb"]);
+    await place({ "ferry.dmg": "x", "ferry.exe": "x", "ferry.rpm": "x", "ferry.deb": "x" });
+    expect(await offered(token)).toEqual(["exe", "deb", "rpm", "dmg"]);
+  });
+});
+
 describe("installers folder option", () => {
   it("defaults to <data dir>/installers and follows FERRY_INSTALLERS_DIR", () => {
     expect(loadConfig({ FERRY_DATA_DIR: "/srv/ferry" }).installersDir).toBe(path.resolve("/srv/ferry/installers"));

@@ -21,10 +21,20 @@ describe("NoticeBar", () => {
     expect(onStartClient).toHaveBeenCalledTimes(1);
   });
 
-  it("shows the starting state without action buttons", () => {
-    renderWithI18n(<NoticeBar state="starting" />);
+  it("keeps offering to start the client while it is starting", async () => {
+    const onStartClient = vi.fn();
+    renderWithI18n(<NoticeBar state="starting" onStartClient={onStartClient} />);
     expect(screen.getByRole("status").textContent).toContain("Starting the transfer client…");
-    expect(screen.getAllByRole("button").map((b) => b.getAttribute("aria-label"))).toEqual(["Close"]);
+    await userEvent.click(screen.getByRole("button", { name: "Start client" }));
+    expect(onStartClient).toHaveBeenCalledTimes(1);
+  });
+
+  it("tells onClose which state the user closed", async () => {
+    const onClose = vi.fn();
+    renderWithI18n(<NoticeBar state="start-client" onClose={onClose} />);
+    await userEvent.click(screen.getByRole("button", { name: "Close" }));
+    expect(onClose).toHaveBeenCalledWith("start-client");
+    expect(screen.queryByRole("status")).toBeNull();
   });
 
   it.each<NoticeState>(["update", "low-version"])("offers an upgrade in the %s state", async (state) => {

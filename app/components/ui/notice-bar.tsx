@@ -13,6 +13,8 @@ export type NoticeBarProps = {
   version?: string;
   onStartClient?: () => void;
   onUpgrade?: () => void;
+  /** Called when the user closes the bar, with the state it showed (e.g. to remember a dismissal). */
+  onClose?: (state: NoticeState) => void;
   className?: string;
 };
 
@@ -28,7 +30,7 @@ const messages = {
  * The bar above every page telling the user about the transfer client or the server connection.
  * Closing it hides it until the state changes (a new state is news worth showing again).
  */
-export function NoticeBar({ state, version, onStartClient, onUpgrade, className }: NoticeBarProps) {
+export function NoticeBar({ state, version, onStartClient, onUpgrade, onClose, className }: NoticeBarProps) {
   const { t } = useTranslation();
   const [closed, setClosed] = useState(false);
   const [shownState, setShownState] = useState(state);
@@ -49,7 +51,8 @@ export function NoticeBar({ state, version, onStartClient, onUpgrade, className 
       )}
     >
       <p className="flex-1">{t(messages[state], { version })}</p>
-      {state === "start-client" && (
+      {/* Still offered while starting: the user may ask again, and the client dialog gives focus back to it. */}
+      {(state === "start-client" || state === "starting") && (
         <Button size="small" onClick={onStartClient}>
           {t("app.notice.start-client.button")}
         </Button>
@@ -62,7 +65,10 @@ export function NoticeBar({ state, version, onStartClient, onUpgrade, className 
       <button
         type="button"
         aria-label={t("global.close")}
-        onClick={() => setClosed(true)}
+        onClick={() => {
+          setClosed(true);
+          onClose?.(state);
+        }}
         className="rounded p-1 text-gray-500 hover:bg-black/5 hover:text-gray-800 focus-visible:outline focus-visible:outline-2 focus-visible:outline-primary"
       >
         <CloseIcon size={14} />
