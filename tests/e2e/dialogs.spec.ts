@@ -1,0 +1,216 @@
+import type { Locator, Page } from "@playwright/test";
+import { PERMISSION_FULL } from "../../contract/permissions";
+import { E2E_FILE_PORT, WEB_URL } from "../support/e2e-env";
+import { createUser, login, ok, uniqueAccount } from "../support/e2e-helpers";
+import { connectFiles, type FileClient } from "../support/file-client";
+import { putInstallers, removeInstallers } from "../support/installers";
+import { solidPng } from "../support/sample-files";
+import { blake3Hex, tusClient } from "../support/tus-client";
+import { startPeer, type Peer } from "./client-peer";
+import { expect, hydrated, signIn, test } from "./fixtures";
+
+/**
+ * Every dialog of the product closes three ways — its own Close/Cancel button, the × in its corner
+ * and Escape — and gives the keyboard focus back to what opened it (issue 13, item 2: the client
+ * dialog could not be closed at all).
+ */
+
+const FILE_URL = `http://127.0.0.1:${E2E_FILE_PORT}`;
+const PASSWORD = "Dialog#Test2026";
+
+type Way = "button" | "x" | "escape";
+
+interface DialogCase {
+  /** The dialog's accessible name (its title). */
+  name: string | RegExp;
+  /** Opens the dialog; `way` lets a case alternate between keyboard and mouse. */
+  open: (attempt: number) => Promise<void>;
+  /** Where focus must be once the dialog is gone (what the user used to open it). */
+  opener: () => Locator;
+  /** The dialog's own closing button (Cancel or Close); none for dialogs that only have × (a form with a submit). */
+  button?: string;
+}
+
+/** Presses Enter on `target`, the way a keyboard user opens things. */
+async function pressOn(target: Locator) {
+  await target.focus();
+  await target.press("Enter");
+}
+
+async function closeBy(page: Page, dialog: Locator, way: Way, button: string | undefined) {
+  if (way === "escape") return page.keyboard.press("Escape");
+  // The × comes right after the title, before the content and the footer.
+  if (way === "x") return dialog.getByRole("button", { name: /^(Close|关闭)$/ }).first().click();
+  await dialog.getByRole("button", { name: button, exact: true }).last().click();
+}
+
+/** Opens the dialog and closes it every way it offers; each time it must be gone and focus back on the opener. */
+async function walk(page: Page, c: DialogCase) {
+  const ways: Way[] = c.button ? ["button", "x", "escape"] : ["x", "escape"];
+  let attempt = 0;
+  for (const way of ways) {
+    await c.open(attempt++);
+    const dialog = page.getByRole("dialog", { name: c.name });
+    await expect(dialog, `${String(c.name)} opens`).toBeVisible();
+    await closeBy(page, dialog, way, c.button);
+    await expect(dialog, `${String(c.name)} closes by ${way}`).toHaveCount(0);
+    await expect(c.opener(), `focus returns to the opener of ${String(c.name)} after ${way}`).toBeFocused();
+  }
+}
+
+async function seedFile(files: FileClient, socketToken: string, path: string, content: string | Uint8Array) {
+  const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
+  const created = await tusClient(FILE_URL, socketToken).create({ groupId: "0", path }, bytes.length, bytes);
+  expect(created.id, created.text).toBeTruthy();
+  await files.ok("commit", { uploadId: created.id!, hash: await blake3Hex(bytes) });
+}
+
+/** A user with every permission and an e-mail sender type, with a folder, a text file and an image. */
+async function scene(page: Page) {
+  const account = uniqueAccount("dialogs");
+  await createUser(account, PASSWORD, { permission: PERMISSION_FULL, emailSenderType: 2 });
+  const signedIn = (await login(account, PASSWORD)).data!;
+  const files = await connectFiles(FILE_URL, signedIn.websocket_token);
+  await files.ok("mkdir", { groupId: 0, path: "/", name: "docs" });
+  await seedFile(files, signedIn.websocket_token, "/notes.txt", "some notes");
+  await seedFile(files, signedIn.websocket_token, "/photo.png", solidPng(24, 16));
+  await files.close();
+  await signIn(page, account, PASSWORD);
+  await page.waitForURL(/\/personal/);
+  await hydrated(page);
+  return { account, token: signedIn.token };
+}
+
+const table = (page: Page) => page.getByRole("region", { name: /^(Files in|.*中的文件$)/ });
+const row = (page: Page, name: string) => table(page).getByRole("row").filter({ hasText: name });
+const toolbar = (page: Page) => page.getByRole("toolbar", { name: "File actions" });
+const clientBar = (page: Page) => page.getByRole("status").filter({ hasText: /transfer client|传输客户端/ });
+
+test.describe("every dialog closes by its button, its × and Escape, and returns focus to its opener", () => {
+  // The browser reports Linux, so the client dialog offers the Linux installers.
+  test.use({ userAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36" });
+  let peer: Peer | null = null;
+  test.beforeEach(() => putInstallers("ferry-client.deb", "ferry-client.rpm"));
+  test.afterEach(async () => {
+    removeInstallers();
+    await peer?.close();
+    peer = null;
+  });
+
+  test("the client-start dialog (English and Chinese) and the upgrade dialog", async ({ page }) => {
+    await scene(page);
+    const start = () => clientBar(page).getByRole("button", { name: /^(Start client|启动客户端)$/ });
+    const startCase: DialogCase = {
+      name: /^(Start the transfer client|启动传输客户端)$/,
+      open: (attempt) => (attempt % 2 ? start().click() : pressOn(start())),
+      opener: start,
+      button: "Close",
+    };
+    await walk(page, startCase);
+
+    await page.getByRole("button", { name: "Switch the language to Chinese" }).click();
+    await expect(clientBar(page).getByRole("button", { name: "启动客户端" })).toBeVisible();
+    await walk(page, { ...startCase, button: "关闭" });
+    await page.getByRole("button", { name: "切换语言为英文" }).click();
+
+    // A client older than the minimum: the bar offers the upgrade dialog.
+    peer = await startPeer("1.0.0");
+    const upgrade = () => clientBar(page).getByRole("button", { name: "Upgrade" });
+    await expect(upgrade()).toBeVisible({ timeout: 15_000 });
+    await walk(page, { name: "Upgrade the transfer client", open: (n) => (n % 2 ? upgrade().click() : pressOn(upgrade())), opener: upgrade, button: "Close" });
+  });
+
+  test("the file dialogs: create folder, rename, move, copy, delete, attributes, search, preview", async ({ page }) => {
+    await scene(page);
+    const bar = toolbar(page);
+    await expect(row(page, "notes.txt")).toBeVisible();
+
+    const mkdir = () => bar.getByRole("button", { name: "New folder" });
+    await walk(page, { name: "Create folder", open: () => pressOn(mkdir()), opener: mkdir, button: "Cancel" });
+
+    const search = () => page.getByRole("button", { name: "Search", exact: true });
+    await walk(page, { name: "Search", open: (n) => (n % 2 ? search().click() : pressOn(search())), opener: search });
+
+    // Toolbar actions on a selection.
+    await table(page).getByRole("checkbox", { name: /notes\.txt/ }).check();
+    for (const [label, title] of [
+      ["Move", "Move to"],
+      ["Copy", "Copy to"],
+      ["Delete", "Delete"],
+      ["Share", "Share"],
+    ] as const) {
+      const opener = () => bar.getByRole("button", { name: label, exact: true });
+      await walk(page, { name: title, open: (n) => (n % 2 ? opener().click() : pressOn(opener())), opener, button: label === "Share" ? undefined : "Cancel" });
+    }
+    await table(page).getByRole("checkbox", { name: /notes\.txt/ }).uncheck();
+
+    const invite = () => bar.getByRole("button", { name: "Invite", exact: true });
+    await walk(page, { name: "Invite upload", open: () => pressOn(invite()), opener: invite });
+
+    // Row menu items: focus goes back to the row's menu button.
+    for (const [entry, item, title, button] of [
+      ["notes.txt", "Rename", "Rename", "Cancel"],
+      ["docs", "Attributes", "Attributes", "Confirm"],
+    ] as const) {
+      const more = () => page.getByRole("button", { name: `More actions for ${entry}` });
+      await walk(page, {
+        name: title,
+        open: async (n) => {
+          if (n % 2) await more().click();
+          else await pressOn(more());
+          await page.getByRole("menuitem", { name: item }).click();
+        },
+        opener: more,
+        button,
+      });
+    }
+
+    // Preview: Enter on the file's name opens it.
+    const photo = () => row(page, "photo.png").getByRole("button", { name: "photo.png", exact: true }).or(row(page, "photo.png").getByRole("link", { name: "photo.png", exact: true }));
+    await walk(page, { name: "photo.png", open: () => pressOn(photo()), opener: photo });
+  });
+
+  test("the account menu's dialogs: change password and e-mail settings", async ({ page }) => {
+    const { account } = await scene(page);
+    const accountMenu = () => page.getByRole("button", { name: `Account menu for ${account}` });
+    for (const [item, title, button] of [
+      ["Change password", "Change password", "Cancel"],
+      ["E-mail settings", "E-mail settings", undefined],
+    ] as const) {
+      await walk(page, {
+        name: title,
+        open: async (n) => {
+          if (n % 2) await accountMenu().click();
+          else await pressOn(accountMenu());
+          await page.getByRole("menuitem", { name: item }).click();
+        },
+        opener: accountMenu,
+        button,
+      });
+    }
+  });
+
+  test("the link page's confirmations, per row and in bulk", async ({ page }) => {
+    const { token } = await scene(page);
+    await ok("POST", "/api/share/link/create", { token, body: { shareUrlType: 1, shareBaseUrl: WEB_URL, shareFiles: ["/docs"] } });
+    await page.goto("/link");
+    await hydrated(page);
+    const links = page.getByRole("region", { name: "Share links" });
+    for (const [label, title] of [
+      ["Cancel link docs", "Cancel links"],
+      ["Delete link docs", "Delete links"],
+    ] as const) {
+      const opener = () => links.getByRole("button", { name: label });
+      await walk(page, { name: title, open: (n) => (n % 2 ? opener().click() : pressOn(opener())), opener, button: "Cancel" });
+    }
+    await links.getByRole("checkbox", { name: "Select row docs" }).check();
+    const bulk = page.getByRole("group", { name: "Selected links" });
+    for (const [label, title] of [
+      ["Cancel", "Cancel links"],
+      ["Delete", "Delete links"],
+    ] as const) {
+      const opener = () => bulk.getByRole("button", { name: label, exact: true });
+      await walk(page, { name: title, open: (n) => (n % 2 ? opener().click() : pressOn(opener())), opener, button: "Cancel" });
+    }
+  });
+});
