@@ -1,6 +1,8 @@
 import { isRouteErrorResponse, useLocation, useRouteError } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { formatSize } from "~/utils/format";
+import { buttonSizes } from "./ui/button";
+import { cn } from "./ui/cn";
 import { ErrorFallback } from "./ui/error-fallback";
 
 /** Statuses with their own words: what went wrong and what to do (global.error.<status>.title / .tip). */
@@ -24,12 +26,15 @@ export function GeneralErrorBoundary() {
     return <ErrorFallback status={413} title={t("global.error.too-large.title")} tip={tip} backHref={`${location.pathname}${location.search}`} />;
   }
   const known = EXPLAINED.has(status) ? status : status >= 500 ? 500 : 400;
+  // A plain link: it works without JavaScript, and reloading an address that is wrong would not help.
+  const home = (
+    <a href="/" className={cn("inline-flex items-center justify-center rounded border border-primary bg-primary font-medium text-white hover:opacity-90", buttonSizes.middle)}>
+      {t("global.error.home")}
+    </a>
+  );
   return (
     <div className="flex min-h-full flex-col items-center justify-center">
-      <ErrorFallback status={status} title={t(`global.error.${known}.title`)} tip={t(`global.error.${known}.tip`)} />
-      <a href="/" className="mb-16 text-sm text-primary underline underline-offset-2">
-        {t("global.error.home")}
-      </a>
+      <ErrorFallback status={status} title={t(`global.error.${known}.title`)} tip={t(`global.error.${known}.tip`)} action={home} />
     </div>
   );
 }

@@ -17,11 +17,13 @@ export type ErrorFallbackProps = {
    * post, where reloading would send the same post again. A plain link, so it works without JavaScript.
    */
   backHref?: string;
+  /** Replaces the Refresh button (or the back link): e.g. a link to the start page, which works without JavaScript. */
+  action?: ReactNode;
   className?: string;
 };
 
 /** The error screen: a heading, a tip, optional details, and a Refresh button that reloads the page. */
-export function ErrorFallback({ status, details, title, tip, backHref, className }: ErrorFallbackProps) {
+export function ErrorFallback({ status, details, title, tip, backHref, action, className }: ErrorFallbackProps) {
   const { t } = useTranslation();
   const titleId = useId();
   return (
@@ -32,13 +34,13 @@ export function ErrorFallback({ status, details, title, tip, backHref, className
       <p className="text-sm text-gray-600">{tip ?? t("global.error.tip")}</p>
       {status !== undefined && <p className="text-sm text-gray-500">{t("global.error.status", { status })}</p>}
       {details && <div className="max-w-xl text-sm text-gray-500">{details}</div>}
-      {backHref ? (
+      {action ?? (backHref ? (
         <a href={backHref} className={cn("inline-flex items-center justify-center rounded border border-primary bg-primary font-medium text-white hover:opacity-90", buttonSizes.middle)}>
           {t("global.error.back")}
         </a>
       ) : (
         <Button onClick={() => window.location.reload()}>{t("global.refresh")}</Button>
-      )}
+      ))}
     </section>
   );
 }
