@@ -1,5 +1,15 @@
 import { createUser, sendNotice, uniqueAccount } from "../support/e2e-helpers";
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
 import { expect, hydrated, screenshot, signIn, test } from "./fixtures";
+
+/** Serious and critical axe findings on the page (WCAG 2.1 A and AA). */
+async function seriousViolations(page: Page) {
+  // The pointer rests where nothing hovers (a resize leaves it over whichever top-bar button moved there).
+  await page.mouse.move(600, 600);
+  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  return results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
 
 const PASSWORD = "Live#Ferry2026";
 
@@ -33,6 +43,7 @@ test.describe("notifications arrive live", () => {
       await page.setViewportSize({ width, height: 900 });
       await screenshot(page, `notifications-live-en-${width}`);
     }
+    expect(await seriousViolations(page)).toEqual([]);
 
     await page.getByRole("button", { name: "Mark all as read" }).click();
     await expect(page.getByRole("link", { name: "Notifications", exact: true })).toBeVisible();
@@ -60,6 +71,7 @@ test.describe("notifications arrive live", () => {
       await page.setViewportSize({ width, height: 900 });
       await screenshot(page, `notifications-live-zh-${width}`);
     }
+    expect(await seriousViolations(page)).toEqual([]);
     await page.getByRole("button", { name: "全部标为已读" }).click();
     await expect(page.getByRole("link", { name: "通知", exact: true })).toBeVisible();
     await expect(page.getByRole("button", { name: /未读$/ })).toHaveCount(0);

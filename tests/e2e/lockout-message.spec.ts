@@ -1,6 +1,13 @@
+import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { createUser, getSecurity, setSecurity, uniqueAccount } from "../support/e2e-helpers";
 import { expect, screenshot, signIn, test } from "./fixtures";
+
+/** Serious and critical axe findings on the page (WCAG 2.1 A and AA). */
+async function seriousViolations(page: Page) {
+  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  return results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
 
 const PASSWORD = "Lock#Ferry2026";
 
@@ -30,6 +37,7 @@ test.describe("the lockout message says for how long", () => {
         await page.setViewportSize({ width, height: 900 });
         await screenshot(page, `signin-locked-en-${width}`);
       }
+      expect(await seriousViolations(page)).toEqual([]);
 
       await setSecurity({ lockMinutes: 1 });
       const brief = uniqueAccount("brief");
@@ -56,6 +64,7 @@ test.describe("the lockout message says for how long", () => {
         await page.setViewportSize({ width, height: 900 });
         await screenshot(page, `signin-locked-zh-${width}`);
       }
+      expect(await seriousViolations(page)).toEqual([]);
     } finally {
       await setSecurity({ lockTimes: before.lockTimes, lockMinutes: before.lockMinutes });
     }
