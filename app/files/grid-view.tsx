@@ -2,7 +2,11 @@ import { useEffect, useState, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { Checkbox } from "../components/ui/checkbox";
 import { cn } from "../components/ui/cn";
-import { FileIcon, FolderIcon, VirtualFolderIcon } from "../components/ui/icons";
+import {
+  FileIcon,
+  FolderIcon,
+  VirtualFolderIcon,
+} from "../components/ui/icons";
 import { formatSize } from "../utils/format";
 import { type FileEntry, hasThumbnail } from "../../contract/files";
 import type { FileConnection } from "./connection.client";
@@ -24,7 +28,9 @@ const nameClass =
  * The view chosen last in this browser (list, tree or grid); `allowed` are the views the page
  * offers (a share page has no tree). The server render and the first client render show the list.
  */
-export function useFileView(allowed: readonly FileView[]): [FileView, (view: FileView) => void] {
+export function useFileView(
+  allowed: readonly FileView[]
+): [FileView, (view: FileView) => void] {
   const [view, setView] = useState<FileView>("list");
   useEffect(() => {
     const saved = window.localStorage.getItem(VIEW_KEY) as FileView | null;
@@ -47,9 +53,17 @@ export function useFileView(allowed: readonly FileView[]): [FileView, (view: Fil
  * The signed base URL of the folder's thumbnails, or null (not asked, preview off, no Download,
  * or refused: the tiles then show icons). Asked only while the grid shows and the folder has images.
  */
-export function useThumbnailBase(connection: FileConnection | null, groupId: number, path: string, shown: FileEntry[] | null, reloads: number): string | null {
+export function useThumbnailBase(
+  connection: FileConnection | null,
+  groupId: number,
+  path: string,
+  shown: FileEntry[] | null,
+  reloads: number
+): string | null {
   const [base, setBase] = useState<string | null>(null);
-  const wanted = !!shown?.some((entry) => entry.file_type === "File" && hasThumbnail(entry.name));
+  const wanted = !!shown?.some(
+    (entry) => entry.file_type === "File" && hasThumbnail(entry.name)
+  );
   useEffect(() => {
     setBase(null);
     if (!connection || !wanted) return;
@@ -57,7 +71,7 @@ export function useThumbnailBase(connection: FileConnection | null, groupId: num
     connection.cmd("thumbnails", { groupId, path }).then(
       (result) => live && setBase(connection.href(result.url)),
       // A refusal (preview off, no Download) is no error to report: the grid shows icons.
-      () => undefined,
+      () => undefined
     );
     return () => {
       live = false;
@@ -84,12 +98,26 @@ export interface GridViewProps {
   actions?: (entry: FileEntry) => ReactNode;
 }
 
-export function GridView({ entries, label, thumbnailBase, selectable, selectedKeys, onSelectionChange, onOpen, folderHref, filesOpen, actions }: GridViewProps) {
+export function GridView({
+  entries,
+  label,
+  thumbnailBase,
+  selectable,
+  selectedKeys,
+  onSelectionChange,
+  onOpen,
+  folderHref,
+  filesOpen,
+  actions,
+}: GridViewProps) {
   const { t } = useTranslation();
   const selected = new Set(selectedKeys.map(String));
   if (entries.length === 0) {
     return (
-      <section aria-label={label} className="flex h-40 items-center justify-center rounded border border-gray-200 text-sm text-gray-500">
+      <section
+        aria-label={label}
+        className="flex h-40 items-center justify-center rounded border border-gray-200 text-sm text-gray-500"
+      >
         {t("global.no-data")}
       </section>
     );
@@ -104,7 +132,9 @@ export function GridView({ entries, label, thumbnailBase, selectable, selectedKe
               key={entry.name}
               className={cn(
                 "group relative flex flex-col rounded border bg-white p-2 hover:border-primary/60",
-                isSelected ? "border-primary ring-1 ring-primary" : "border-gray-200",
+                isSelected
+                  ? "border-primary ring-1 ring-primary"
+                  : "border-gray-200"
               )}
             >
               <div className="flex h-28 items-center justify-center overflow-hidden rounded bg-gray-50">
@@ -117,7 +147,14 @@ export function GridView({ entries, label, thumbnailBase, selectable, selectedKe
                     className={nameClass}
                     title={entry.name}
                     onClick={(event) => {
-                      if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey || event.button !== 0) return;
+                      if (
+                        event.metaKey ||
+                        event.ctrlKey ||
+                        event.shiftKey ||
+                        event.altKey ||
+                        event.button !== 0
+                      )
+                        return;
                       event.preventDefault();
                       onOpen(entry);
                     }}
@@ -125,28 +162,51 @@ export function GridView({ entries, label, thumbnailBase, selectable, selectedKe
                     {entry.name}
                   </a>
                 ) : filesOpen ? (
-                  <button type="button" className={nameClass} title={entry.name} onClick={() => onOpen(entry)}>
+                  <button
+                    type="button"
+                    className={nameClass}
+                    title={entry.name}
+                    onClick={() => onOpen(entry)}
+                  >
                     {entry.name}
                   </button>
                 ) : (
-                  <span className="min-w-0 flex-1 truncate text-sm text-gray-900" title={entry.name}>
+                  <span
+                    className="min-w-0 flex-1 truncate text-sm text-gray-900"
+                    title={entry.name}
+                  >
                     {entry.name}
                   </span>
                 )}
-                {actions && <span className="-my-1 shrink-0">{actions(entry)}</span>}
               </div>
-              <div className="mt-0.5 flex items-center justify-between gap-2 text-xs text-gray-600">
-                <span>{isFolder(entry) ? t(`files.type.${entry.file_type}`) : formatSize(entry.size)}</span>
-                {selectable && (
-                  <Checkbox
-                    label={t("files.grid.select", { name: entry.name })}
-                    hideLabel
-                    checked={isSelected}
-                    onChange={(checked) =>
-                      onSelectionChange(checked ? [...selected, entry.name] : [...selected].filter((key) => key !== entry.name))
-                    }
-                  />
-                )}
+              <div className="mt-0.5 flex flex-wrap items-center justify-between gap-x-2 gap-y-1 text-xs text-gray-600">
+                <span className="shrink-0 whitespace-nowrap">
+                  {isFolder(entry)
+                    ? t(`files.type.${entry.file_type}`)
+                    : formatSize(entry.size)}
+                </span>
+                {/* The name keeps the tile's whole width; the row's actions sit beside its checkbox. */}
+                <span className="ml-auto flex shrink-0 items-center gap-2">
+                  {actions && (
+                    <span className="-my-1 flex items-center">
+                      {actions(entry)}
+                    </span>
+                  )}
+                  {selectable && (
+                    <Checkbox
+                      label={t("files.grid.select", { name: entry.name })}
+                      hideLabel
+                      checked={isSelected}
+                      onChange={(checked) =>
+                        onSelectionChange(
+                          checked
+                            ? [...selected, entry.name]
+                            : [...selected].filter((key) => key !== entry.name)
+                        )
+                      }
+                    />
+                  )}
+                </span>
               </div>
             </li>
           );
@@ -159,7 +219,10 @@ export function GridView({ entries, label, thumbnailBase, selectable, selectedKe
 function Thumbnail({ entry, base }: { entry: FileEntry; base: string | null }) {
   const { t } = useTranslation();
   const [failed, setFailed] = useState(false);
-  const src = base && entry.file_type === "File" && hasThumbnail(entry.name) ? base + encodeURIComponent(entry.name) : null;
+  const src =
+    base && entry.file_type === "File" && hasThumbnail(entry.name)
+      ? base + encodeURIComponent(entry.name)
+      : null;
   useEffect(() => setFailed(false), [src]);
   if (src && !failed) {
     return (
@@ -173,6 +236,19 @@ function Thumbnail({ entry, base }: { entry: FileEntry; base: string | null }) {
       />
     );
   }
-  const Icon = entry.file_type === "File" ? FileIcon : entry.file_type === "Folder" ? FolderIcon : VirtualFolderIcon;
-  return <Icon size={48} title={t(`files.type.${entry.file_type}`)} className={entry.file_type === "File" ? "text-gray-400" : "text-amber-500"} />;
+  const Icon =
+    entry.file_type === "File"
+      ? FileIcon
+      : entry.file_type === "Folder"
+      ? FolderIcon
+      : VirtualFolderIcon;
+  return (
+    <Icon
+      size={48}
+      title={t(`files.type.${entry.file_type}`)}
+      className={
+        entry.file_type === "File" ? "text-gray-400" : "text-amber-500"
+      }
+    />
+  );
 }

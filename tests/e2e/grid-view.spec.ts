@@ -1,3 +1,4 @@
+import AxeBuilder from "@axe-core/playwright";
 import type { Locator, Page } from "@playwright/test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -34,6 +35,13 @@ async function seedFile(files: FileClient, socketToken: string, filePath: string
 async function expectLoaded(image: Locator) {
   await expect(image).toBeVisible();
   await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+}
+
+/** No serious or critical accessibility violation on the page as it is. */
+async function expectAccessible(page: Page) {
+  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  expect(serious).toEqual([]);
 }
 
 async function atWidths(page: Page, name: string, widths: number[]) {
@@ -89,6 +97,7 @@ test.describe("grid view", () => {
     await expect(pick).toBeChecked();
     await expect(page.getByRole("toolbar", { name: "File actions" }).getByRole("button", { name: "Download", exact: true })).toBeEnabled();
     await expect(grid.getByRole("button", { name: "More actions for sunset.png" })).toBeVisible();
+    await expectAccessible(page);
     await atWidths(page, "grid-personal-en", [1440, 1280]);
 
     // The choice is the browser's: after a reload the grid is back, thumbnails and all.
@@ -109,6 +118,7 @@ test.describe("grid view", () => {
     const zhGrid = page.getByRole("region", { name: "/ 中的文件" });
     await expectLoaded(zhGrid.getByRole("img", { name: "sunset.png 的缩略图" }));
     await expect(zhGrid.getByRole("checkbox", { name: "选择 sea.jpg" })).toBeVisible();
+    await expectAccessible(page);
     await atWidths(page, "grid-personal-zh", [1440, 1280]);
 
     // Back to the list: the table returns and the choice is remembered again.
@@ -150,6 +160,7 @@ test.describe("grid view", () => {
       await expectLoaded(grid.getByRole("img", { name: "Thumbnail of meadow.png" }));
       await expectLoaded(grid.getByRole("img", { name: "Thumbnail of night.jpg" }));
       await expect(grid.getByRole("checkbox", { name: "Select night.jpg" })).toBeVisible();
+      await expectAccessible(page);
       await atWidths(page, "grid-share-en", [1440, 1280, 390]);
 
       await page.reload();
@@ -159,6 +170,7 @@ test.describe("grid view", () => {
       await page.getByRole("button", { name: "Switch the language to Chinese" }).click();
       await expect(page.locator("html")).toHaveAttribute("lang", "zh");
       await expectLoaded(page.getByRole("region", { name: "/pics 中的文件" }).getByRole("img", { name: "meadow.png 的缩略图" }));
+      await expectAccessible(page);
       await atWidths(page, "grid-share-zh", [1440, 1280, 390]);
     } finally {
       await context.close();
