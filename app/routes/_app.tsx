@@ -3,6 +3,7 @@ import { Outlet, useLoaderData, useMatches } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { DesktopClient } from "~/client/desktop-client";
 import { SessionTimers } from "~/components/session-timers";
+import { LiveNotices } from "~/components/shell/live-notices";
 import { SideMenu } from "~/components/shell/side-menu";
 import { TopBar } from "~/components/shell/top-bar";
 import { FileServerProvider } from "~/files/file-server-context";
@@ -60,6 +61,7 @@ export default function AppLayout() {
           </main>
         </div>
         <SessionTimers />
+        <LiveNotices />
         <TransferPanel account={user.account} />
       </div>
     </FileServerProvider>
