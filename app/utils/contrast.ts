@@ -2,7 +2,7 @@
  * The site's primary colour as text and button colour. Branding may pick any colour (the default,
  * FD5C1F, has a contrast of 3.1:1 on white), but text in it, on white or on the page's F7F7F7, and
  * white text on it must stay readable (WCAG AA: 4.5:1). This gives the nearest darker shade of the
- * same hue that reaches 4.5:1 on the page background (and so on white); a colour that already does
+ * same hue that reaches 4.5:1 on the page background and the kit's hover grey (and so on white); a colour that already does
  * is returned as it is.
  */
 export const MIN_TEXT_CONTRAST = 4.5;
@@ -22,8 +22,11 @@ function luminance([r, g, b]: [number, number, number]): number {
   return 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
 }
 
-/** The page background (spec: F7F7F7); white cards sit on it. */
-export const PAGE_BACKGROUND = "#F7F7F7";
+/**
+ * The darkest light background primary text sits on: the kit's hover background (Tailwind gray-100,
+ * F3F4F6), just darker than the page (spec: F7F7F7) and the white cards.
+ */
+export const PAGE_BACKGROUND = "#F3F4F6";
 
 /** Contrast ratio of a colour against a lighter background (1 to 21). */
 export function contrastOn(hex: string, background: string): number {
