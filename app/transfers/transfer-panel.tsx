@@ -47,9 +47,9 @@ function writePreference(preference: Preference) {
  *
  * It never hides what it sits over: while shown it marks `<html data-transfer-panel>` and the
  * page's `<main>` keeps clear of it (app/tailwind.css), so the table's last column (row menus,
- * Modified) stays reachable. It folds to its header (the summary) when everything has finished and
- * when the user clicks elsewhere; a new transfer opens it again unless the user folded it with
- * the chevron, a choice remembered in localStorage.
+ * Modified) stays reachable. It folds to its header (the summary) when the user clicks elsewhere
+ * on the page; a new transfer opens it again unless the user folded it with the chevron, a choice
+ * remembered in localStorage.
  */
 export function TransferPanel({ account }: { account: string }) {
   const { t } = useTranslation();
@@ -71,22 +71,18 @@ export function TransferPanel({ account }: { account: string }) {
     seen.current = items.length;
   }, [items.length]);
 
-  // Everything finished: fold to the summary (the user's choice for next time is unchanged).
-  const wasActive = useRef(false);
-  useEffect(() => {
-    if (wasActive.current && activeCount === 0) setExpanded(false);
-    wasActive.current = activeCount > 0;
-  }, [activeCount]);
-
-  // A click anywhere else folds it: the user went back to the page.
+  // A click anywhere else on the page folds it: the user went back to the page. A dialog's
+  // buttons (a question about the transfers themselves) do not count.
   useEffect(() => {
     if (!open || !expanded) return;
-    const fold = (event: PointerEvent) => {
-      if (event.target instanceof Node && section.current?.contains(event.target)) return;
+    const fold = (event: MouseEvent) => {
+      const target = event.target;
+      if (!(target instanceof Element) || section.current?.contains(target) || target.closest('[role="dialog"]')) return;
       setExpanded(false);
     };
-    document.addEventListener("pointerdown", fold, true);
-    return () => document.removeEventListener("pointerdown", fold, true);
+    // On click, not pointerdown: the page under the pointer must not change between press and release.
+    document.addEventListener("click", fold, true);
+    return () => document.removeEventListener("click", fold, true);
   }, [open, expanded]);
 
   // The page keeps clear of the panel (app/tailwind.css, `data-transfer-panel`).
