@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { Button } from "../components/ui/button";
+import { Button, ButtonLink } from "../components/ui/button";
 import { Modal } from "../components/ui/modal";
 import { NoticeBar } from "../components/ui/notice-bar";
 import { useConnectionState, useFileConnection } from "../files/file-server-context";
@@ -81,17 +81,15 @@ function useFileServerHealth(): FileServerHealth {
   return "pending";
 }
 
-/** Asks the operating system to start the client through its URL scheme (spec section 7: urlName, secure flag, host, certSelect). */
-function launchClient(urlName: string, certSelect: number) {
-  const link = launchUrl(urlName, { secure: window.location.protocol === "https:", hostname: window.location.hostname, certSelect });
-  // Not a custom scheme (javascript:, http:…): nothing is launched; the dialog still offers the installers.
-  if (!link) return;
-  // A frame, so that a scheme nobody handles fails inside it instead of replacing the page.
-  const frame = document.createElement("iframe");
-  frame.hidden = true;
-  frame.src = link;
-  document.body.appendChild(frame);
-  setTimeout(() => frame.remove(), 2000);
+/**
+ * The link that asks the operating system to start the client (spec section 7: urlName, secure
+ * flag, host, certSelect), or null when urlName is not a custom scheme. It is a link the user
+ * clicks, never a navigation the page starts by itself: a browser answers an app's URL scheme with
+ * its own prompt ("Open Ferry?"), and one the page triggered unasked (a hidden frame) left the tab
+ * unresponsive under that prompt, so the dialog could not be closed (issue 13, item 2).
+ */
+function clientLaunchUrl(urlName: string, certSelect: number): string | null {
+  return launchUrl(urlName, { secure: window.location.protocol === "https:", hostname: window.location.hostname, certSelect });
 }
 
 /**
@@ -107,6 +105,7 @@ export function DesktopClient({ ports, installers }: { ports: readonly number[];
   const fileServer = useFileServerHealth();
   const [starting, setStarting] = useState(false);
   const [dialog, setDialog] = useState<DialogContent | null>(null);
+  const [launchLink, setLaunchLink] = useState<string | null>(null);
   const [forBrowser, setForBrowser] = useState<InstallerPlatform[]>([]);
   const platforms = offeredInstallers(forBrowser, installers);
   const [dismissed, dismiss] = useBarDismissal();
@@ -148,7 +147,7 @@ export function DesktopClient({ ports, installers }: { ports: readonly number[];
         state={notice}
         version={MIN_CLIENT_VERSION}
         onStartClient={() => {
-          if (root) launchClient(root.site.urlName, root.site.certSelect);
+          setLaunchLink(root ? clientLaunchUrl(root.site.urlName, root.site.certSelect) : null);
           setStarting(true);
           setDialog({ kind: "start" });
           probe?.retryNow();
@@ -166,6 +165,17 @@ export function DesktopClient({ ports, installers }: { ports: readonly number[];
         title={t(`client.dialog.${content.kind}.title`)}
         footer={
           <div className="mt-6 flex flex-wrap justify-end gap-2">
+            {content.kind === "start" && launchLink && (
+              <ButtonLink
+                href={launchLink}
+                onClick={() => {
+                  setStarting(true);
+                  probe?.retryNow();
+                }}
+              >
+                {t("client.dialog.start.open")}
+              </ButtonLink>
+            )}
             {platforms.map((platform) => (
               <Button key={platform} onClick={() => window.location.assign(`/download/${platform}`)}>
                 {t(`shell.download.${platform}`)}

@@ -78,9 +78,9 @@ describe("error catalogue", () => {
     );
   });
   it("shows byte counts as sizes, never as raw bytes", () => {
-    expect(formatErrorMessage(errorByCode(4205)!,"en", { limit: 104857600 })).toBe("The file is larger than the server allows (100.00 MB)");
-    expect(formatErrorMessage(errorByCode(4205)!,"zh", { limit: 104857600 })).toBe("文件超过服务器允许的大小（100.00 MB）");
-    expect(formatErrorMessage(errorByCode(4207)!,"en", { offset: 512, size: 2048 })).toBe("The upload is not complete yet (512 B of 2.00 KB received)");
+    expect(formatErrorMessage(errorByCode(4205)!, "en", { limit: 104857600 })).toBe("The file is larger than the server allows (100.00 MB)");
+    expect(formatErrorMessage(errorByCode(4205)!, "zh", { limit: 104857600 })).toBe("文件超过服务器允许的大小（100.00 MB）");
+    expect(formatErrorMessage(errorByCode(4207)!, "en", { offset: 512, size: 2048 })).toBe("The upload is not complete yet (512 B of 2.00 KB received)");
     const text = (s: string) => s.replace(/\{\{[^}]*\}\}/g, "");
     for (const e of errors) expect({ code: e.code, en: /\bbytes\b/.test(text(e.en)), zh: text(e.zh).includes("字节") }).toEqual({ code: e.code, en: false, zh: false });
   });

@@ -1,4 +1,4 @@
-import { forwardRef, type ButtonHTMLAttributes, type MouseEvent } from "react";
+import { forwardRef, type AnchorHTMLAttributes, type ButtonHTMLAttributes, type MouseEvent } from "react";
 import { cn } from "./cn";
 import { SpinnerGlyph } from "./spinner";
 
@@ -26,6 +26,15 @@ const variants: Record<ButtonVariant, { normal: string; danger: string }> = {
     danger: "border border-transparent bg-transparent text-red-600 hover:bg-red-50",
   },
 };
+
+function buttonLook(size: ButtonSize, variant: ButtonVariant, danger: boolean): string {
+  return cn(
+    "inline-flex shrink-0 items-center justify-center whitespace-nowrap rounded font-medium transition-colors",
+    "focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-primary",
+    buttonSizes[size],
+    variants[variant][danger ? "danger" : "normal"],
+  );
+}
 
 export type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & {
   size?: ButtonSize;
@@ -57,14 +66,7 @@ export const Button = forwardRef<HTMLButtonElement, ButtonProps>(function Button
       aria-busy={loading || undefined}
       aria-disabled={loading || undefined}
       onClick={handleClick}
-      className={cn(
-        "inline-flex shrink-0 items-center justify-center whitespace-nowrap rounded font-medium transition-colors",
-        "focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-primary",
-        buttonSizes[size],
-        variants[variant][danger ? "danger" : "normal"],
-        inert && "cursor-not-allowed opacity-50",
-        className,
-      )}
+      className={cn(buttonLook(size, variant, danger), inert && "cursor-not-allowed opacity-50", className)}
       {...props}
     >
       {loading && <SpinnerGlyph size={size === "small" ? 12 : 14} />}
@@ -72,3 +74,14 @@ export const Button = forwardRef<HTMLButtonElement, ButtonProps>(function Button
     </button>
   );
 });
+
+export type ButtonLinkProps = AnchorHTMLAttributes<HTMLAnchorElement> & { size?: ButtonSize; variant?: ButtonVariant; href: string };
+
+/** A link that looks like a button: for what is a navigation (an installer, an app's URL scheme), not an action of the page. */
+export function ButtonLink({ size = "middle", variant = "contained", className, children, ...props }: ButtonLinkProps) {
+  return (
+    <a className={cn(buttonLook(size, variant, false), "no-underline", className)} {...props}>
+      {children}
+    </a>
+  );
+}

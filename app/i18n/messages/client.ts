@@ -5,7 +5,8 @@ const freeVersion = errorByCode(ErrorCode.FreeVersionClientLimit)!;
 /** The desktop transfer client: the client-start / size-overflow dialog and the client's own errors. */
 export const clientEn = {
   "client.dialog.start.title": "Start the transfer client",
-  "client.dialog.start.text": "The page is asking the transfer client to start. If nothing happens, it is probably not installed: download the latest version, install it and start it. This window closes by itself once the client connects.",
+  "client.dialog.start.text": "Choose \"Open the client\" and allow your browser to open it. If nothing happens, it is probably not installed: download the latest version, install it and start it. This window closes by itself once the client connects.",
+  "client.dialog.start.open": "Open the client",
   "client.dialog.overflow.title": "File too large for the browser",
   "client.dialog.overflow.text": "The browser transfers files up to {{limit}}. For larger files, download the latest version of the transfer client, install it and start it. This window closes by itself once the client connects.",
   "client.dialog.upgrade.title": "Upgrade the transfer client",
@@ -16,7 +17,8 @@ export const clientEn = {
 
 export const clientZh: Record<keyof typeof clientEn, string> = {
   "client.dialog.start.title": "启动传输客户端",
-  "client.dialog.start.text": "页面正在请求启动传输客户端。如果没有反应，可能尚未安装：请下载最新版本，安装后启动。客户端连接后此窗口会自动关闭。",
+  "client.dialog.start.text": "请点击“打开客户端”，并允许浏览器打开它。如果没有反应，可能尚未安装：请下载最新版本，安装后启动。客户端连接后此窗口会自动关闭。",
+  "client.dialog.start.open": "打开客户端",
   "client.dialog.overflow.title": "文件超出浏览器传输上限",
   "client.dialog.overflow.text": "浏览器最多传输 {{limit}} 的文件。传输更大的文件，请下载最新版本的传输客户端，安装后启动。客户端连接后此窗口会自动关闭。",
   "client.dialog.upgrade.title": "升级传输客户端",
