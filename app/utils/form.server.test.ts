@@ -130,9 +130,9 @@ describe("readForm", () => {
     const en = await refusal(readForm(post("x".repeat(LIMIT + 1)), { limit: LIMIT }));
     expect(en.headers.get("Cache-Control")).toBe("no-store");
     const enBody = (await en.json()) as TooLargeData;
-    expect(enBody).toEqual({ code: 4280, limit: LIMIT, message: "The request is too large (at most 4096 bytes)" });
+    expect(enBody).toEqual({ code: 4280, limit: LIMIT, message: "The request is too large (at most 4.00 KB)" });
     const zh = await refusal(readForm(post("x".repeat(LIMIT + 1), { "Accept-Language": "zh-CN,zh;q=0.9" }), { limit: LIMIT }));
-    expect(((await zh.json()) as TooLargeData).message).toBe("请求过大（最多 4096 字节）");
+    expect(((await zh.json()) as TooLargeData).message).toBe("请求过大（最多 4.00 KB）");
   });
 
   it("reads multipart forms, and refuses them over the cap", async () => {
