@@ -195,7 +195,7 @@ describe("tus uploads", () => {
       const big = await tus.create(meta("/big.bin"), 1025);
       expect(big.status).toBe(413);
       expect(big.body?.code).toBe(ErrorCode.FileTooLarge);
-      expect(big.body?.message).toContain("1024");
+      expect(big.body?.message).toContain("1.00 KB");
       expect(big.body?.message).toMatch(/文件/);
       expect((await tus.create(meta("/fits.bin"), 1024)).status).toBe(201);
     } finally {
