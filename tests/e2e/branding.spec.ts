@@ -47,7 +47,7 @@ test.describe("branding from the server's site settings", () => {
     await page.clock.runFor(499);
     expect(posts).toHaveLength(0);
     await page.clock.runFor(2);
-    await expect(page.getByText(/wrong password 1 times/)).toBeVisible();
+    await expect(page.getByText(/failed attempts 1 of \d+/)).toBeVisible();
     expect(posts).toHaveLength(1);
   });
 });

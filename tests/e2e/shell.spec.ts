@@ -50,7 +50,7 @@ test.describe("shell", () => {
     await dialog.getByLabel("New password", { exact: true }).fill("Newer#Ferry2026");
     await dialog.getByLabel("Confirm password").fill("Newer#Ferry2026");
     await dialog.getByRole("button", { name: "Confirm" }).click();
-    await expect(dialog.getByRole("alert")).toContainText("wrong password 1 times");
+    await expect(dialog.getByRole("alert")).toContainText("failed attempts 1 of 5");
 
     await dialog.getByLabel("Old password").fill(PASSWORD);
     await dialog.getByLabel("New password", { exact: true }).fill("Newer#Ferry2026");

@@ -53,7 +53,7 @@ test.describe("sign-in counted per client address through the web", () => {
       // Forged claims the preload and the web must ignore: another peer, another forwarded address.
       const forged = { "x-ferry-peer": `198.51.100.${i + 1}`, "x-forwarded-for": `203.0.113.${i + 1}`, "x-ferry-client-address": `192.0.2.${i + 1}` };
       const { html } = await postSignIn("127.0.0.2", uniqueAccount(`spray${i}`), "Winter#2026x", forged);
-      outcomes.push(html.includes("This IP address has been locked") ? "locked" : html.includes("wrong password 1 times") ? "wrong" : "other");
+      outcomes.push(html.includes("This IP address has been locked") ? "locked" : html.includes("failed attempts 1 of") ? "wrong" : "other");
     }
     expect(outcomes).toEqual([...Array(ADDRESS_LIMIT - 1).fill("wrong"), "locked", "locked", "locked"]);
     // The right password of a real account is refused from that address too.

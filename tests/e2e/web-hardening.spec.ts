@@ -104,7 +104,7 @@ test.describe("request bodies past the form cap", () => {
       expect({ path, status: answer.status, json: /application\/json/.test(answer.headers["content-type"] ?? "") }).toEqual({ path, status: 413, json: true });
       const body = JSON.parse(answer.body) as { code: number; limit: number; message: string };
       const limit = path === "/link/create" ? MiB : FORM_LIMIT;
-      expect(body).toEqual({ code: 4280, limit, message: `请求过大（最多 ${limit} 字节）` });
+      expect(body).toEqual({ code: 4280, limit, message: `请求过大（最多 ${path === "/link/create" ? "1.00 MB" : "64.00 KB"}）` });
     }
   });
 
@@ -230,7 +230,7 @@ test.describe("request bodies past the form cap", () => {
     }
     // None of them counted as a wrong password: the first real wrong one is the first.
     await signIn(page, account, "Wrong#Pass1");
-    await expect(page.getByRole("alert").filter({ hasText: "wrong password" })).toContainText("wrong password 1 times");
+    await expect(page.getByRole("alert").filter({ hasText: "Wrong password" })).toContainText("failed attempts 1 of");
   });
 });
 
