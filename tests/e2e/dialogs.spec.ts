@@ -2,12 +2,11 @@ import type { Locator, Page } from "@playwright/test";
 import { PERMISSION_FULL } from "../../contract/permissions";
 import { E2E_FILE_PORT, WEB_URL } from "../support/e2e-env";
 import { createUser, login, ok, uniqueAccount } from "../support/e2e-helpers";
-import { connectFiles, type FileClient } from "../support/file-client";
+import { connectFiles } from "../support/file-client";
 import { putInstallers, removeInstallers } from "../support/installers";
 import { solidPng } from "../support/sample-files";
-import { blake3Hex, tusClient } from "../support/tus-client";
 import { startPeer, type Peer } from "./client-peer";
-import { expect, hydrated, signIn, test } from "./fixtures";
+import { expect, hydrated, signIn, test, seedFile } from "./fixtures";
 
 /**
  * Every dialog of the product closes three ways — its own Close/Cancel button, the × in its corner
@@ -56,13 +55,6 @@ async function walk(page: Page, c: DialogCase) {
     await expect(dialog, `${String(c.name)} closes by ${way}`).toHaveCount(0);
     await expect(c.opener(), `focus returns to the opener of ${String(c.name)} after ${way}`).toBeFocused();
   }
-}
-
-async function seedFile(files: FileClient, socketToken: string, path: string, content: string | Uint8Array) {
-  const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
-  const created = await tusClient(FILE_URL, socketToken).create({ groupId: "0", path }, bytes.length, bytes);
-  expect(created.id, created.text).toBeTruthy();
-  await files.ok("commit", { uploadId: created.id!, hash: await blake3Hex(bytes) });
 }
 
 /** A user with every permission and an e-mail sender type, with a folder, a text file and an image. */

@@ -4,21 +4,12 @@ import { E2E_FILE_PORT } from "../support/e2e-env";
 import { adminToken, createUser, login, ok, uniqueAccount } from "../support/e2e-helpers";
 import { connectFiles, type FileClient } from "../support/file-client";
 import { solidPng, tinyPdf } from "../support/sample-files";
-import { blake3Hex, tusClient } from "../support/tus-client";
-import { expect, hydrated, screenshot, signIn, test } from "./fixtures";
+import { expect, hydrated, screenshot, signIn, test, seedFile } from "./fixtures";
 
 const FILE_URL = `http://127.0.0.1:${E2E_FILE_PORT}`;
 const PASSWORD = "Files#Test2026";
 
 /** A new user with `permission`, signed in through the page; `files` is the same user's socket, to set the scene and to forge commands. */
-/** Puts a small file into the personal space the way a browser does: tus upload, then commit with its hash. */
-async function seedFile(files: FileClient, token: string, path: string, content: string | Uint8Array) {
-  const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
-  const created = await tusClient(FILE_URL, token).create({ groupId: "0", path }, bytes.length, bytes);
-  expect(created.id, created.text).toBeTruthy();
-  await files.ok("commit", { uploadId: created.id!, hash: await blake3Hex(bytes) });
-}
-
 async function userWith(page: Page, permission: number): Promise<{ account: string; id: number; files: FileClient; socketToken: string }> {
   const account = uniqueAccount("files");
   const user = await createUser(account, PASSWORD, { permission });

@@ -1,5 +1,8 @@
 import { test as base, expect, type Page } from "@playwright/test";
 import path from "node:path";
+import { E2E_FILE_PORT } from "../support/e2e-env";
+import type { FileClient } from "../support/file-client";
+import { blake3Hex, tusClient } from "../support/tus-client";
 
 /**
  * Every e2e test fails on an uncaught error in the page (a broken hydration, a `*.server` import
@@ -41,4 +44,12 @@ export async function sessionTimersRunning(page: Page) {
 /** Waits until Remix has hydrated the page (before that, forms behave as plain HTML, without scripts). */
 export async function hydrated(page: Page) {
   await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
+}
+
+/** Puts a file into a user's personal space as a browser does: a tus upload, then the commit with its hash. */
+export async function seedFile(files: FileClient, socketToken: string, filePath: string, content: string | Uint8Array) {
+  const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
+  const created = await tusClient(`http://127.0.0.1:${E2E_FILE_PORT}`, socketToken).create({ groupId: "0", path: filePath }, bytes.length, bytes);
+  expect(created.id, created.text).toBeTruthy();
+  await files.ok("commit", { uploadId: created.id!, hash: await blake3Hex(bytes) });
 }

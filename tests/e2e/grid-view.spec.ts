@@ -7,9 +7,8 @@ import sharp from "sharp";
 import { PERMISSION_FULL } from "../../contract/permissions";
 import { E2E_FILE_PORT } from "../support/e2e-env";
 import { createUser, login, ok, uniqueAccount, WEB_URL } from "../support/e2e-helpers";
-import { connectFiles, type FileClient } from "../support/file-client";
-import { blake3Hex, tusClient } from "../support/tus-client";
-import { expect, hydrated, screenshot, signIn, test } from "./fixtures";
+import { connectFiles } from "../support/file-client";
+import { expect, hydrated, screenshot, signIn, test, seedFile } from "./fixtures";
 
 /**
  * The grid view (docs/web.md, "Grid view"; issue 13 item 15): a List | Tree | Grid switch on the
@@ -24,12 +23,6 @@ const SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="80" height="80"><rec
 
 const png = (width: number, height: number, background: string) => sharp({ create: { width, height, channels: 3, background } }).png().toBuffer();
 const jpeg = (width: number, height: number, background: string) => sharp({ create: { width, height, channels: 3, background } }).jpeg().toBuffer();
-
-async function seedFile(files: FileClient, socketToken: string, filePath: string, bytes: Uint8Array) {
-  const created = await tusClient(FILE_URL, socketToken).create({ groupId: "0", path: filePath }, bytes.length, bytes);
-  expect(created.id, created.text).toBeTruthy();
-  await files.ok("commit", { uploadId: created.id!, hash: await blake3Hex(bytes) });
-}
 
 /** Waits until the image has really been decoded (a broken image has naturalWidth 0). */
 async function expectLoaded(image: Locator) {

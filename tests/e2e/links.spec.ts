@@ -5,20 +5,12 @@ import type { ShareListItem } from "../../contract/share";
 import { formatUnixTime } from "../../app/utils/format";
 import { E2E_FILE_PORT, WEB_URL } from "../support/e2e-env";
 import { createUser, login, ok, uniqueAccount } from "../support/e2e-helpers";
-import { connectFiles, type FileClient } from "../support/file-client";
-import { blake3Hex, tusClient } from "../support/tus-client";
-import { expect, hydrated, screenshot, signIn, test } from "./fixtures";
+import { connectFiles } from "../support/file-client";
+import { expect, hydrated, screenshot, signIn, test, seedFile } from "./fixtures";
 
 const FILE_URL = `http://127.0.0.1:${E2E_FILE_PORT}`;
 const PASSWORD = "Links#Test2026";
 const SHARE_URL = new RegExp(`^${WEB_URL.replace(/[.]/g, "\\.")}/share/[0-9a-f-]{36}$`);
-
-async function seedFile(files: FileClient, socketToken: string, path: string, content: string) {
-  const bytes = new TextEncoder().encode(content);
-  const created = await tusClient(FILE_URL, socketToken).create({ groupId: "0", path }, bytes.length, bytes);
-  expect(created.id, created.text).toBeTruthy();
-  await files.ok("commit", { uploadId: created.id!, hash: await blake3Hex(bytes) });
-}
 
 /** A new user with every permission, signed in through the page; `token` and `files` set the scene through the engine. */
 async function newUser(page: Page) {

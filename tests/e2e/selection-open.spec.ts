@@ -6,20 +6,12 @@ import { PERMISSION_FULL } from "../../contract/permissions";
 import type { ShareListItem } from "../../contract/share";
 import { E2E_FILE_PORT, WEB_URL } from "../support/e2e-env";
 import { createUser, login, ok, uniqueAccount } from "../support/e2e-helpers";
-import { connectFiles, type FileClient } from "../support/file-client";
+import { connectFiles } from "../support/file-client";
 import { solidPng } from "../support/sample-files";
-import { blake3Hex, tusClient } from "../support/tus-client";
-import { expect, hydrated, screenshot, signIn, test } from "./fixtures";
+import { expect, hydrated, screenshot, signIn, test, seedFile } from "./fixtures";
 
 const FILE_URL = `http://127.0.0.1:${E2E_FILE_PORT}`;
 const PASSWORD = "Select#Test2026";
-
-async function seedFile(files: FileClient, socketToken: string, path: string, content: string | Uint8Array) {
-  const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
-  const created = await tusClient(FILE_URL, socketToken).create({ groupId: "0", path }, bytes.length, bytes);
-  expect(created.id, created.text).toBeTruthy();
-  await files.ok("commit", { uploadId: created.id!, hash: await blake3Hex(bytes) });
-}
 
 /** A new user with every permission, signed in on `page`; `files` and `token` set the scene through the engine. */
 async function newUser(page: Page) {

@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, Download, Page } from "@playwright/test";
+import type { Download, Page } from "@playwright/test";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,6 +10,7 @@ import { createUser, login, ok, setSite, uniqueAccount, WEB_URL } from "../suppo
 import { connectFiles, type FileClient } from "../support/file-client";
 import { blake3Hex, tusClient } from "../support/tus-client";
 import { expect, hydrated, screenshot, test } from "./fixtures";
+import { withContext } from "./share-scene";
 
 /**
  * The public share page /share/{shareId} (docs/web.md, "Share page"): links are made through the
@@ -75,20 +76,6 @@ async function downloadCount(o: Owner, shareId: string): Promise<number> {
 async function toChinese(page: Page) {
   await page.getByRole("button", { name: "Switch the language to Chinese" }).click();
   await expect(page.locator("html")).toHaveAttribute("lang", "zh");
-}
-
-async function withContext<T>(browser: Browser, options: { javaScriptEnabled?: boolean }, run: (context: BrowserContext, page: Page) => Promise<T>): Promise<T> {
-  const context = await browser.newContext({ acceptDownloads: true, ...options });
-  try {
-    const page = await context.newPage();
-    const errors: Error[] = [];
-    page.on("pageerror", (error) => errors.push(error));
-    const result = await run(context, page);
-    expect(errors.map((e) => e.message), "uncaught errors in the page").toEqual([]);
-    return result;
-  } finally {
-    await context.close();
-  }
 }
 
 test.describe("share page", () => {
