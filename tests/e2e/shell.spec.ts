@@ -18,6 +18,9 @@ test.describe("shell", () => {
     await createUser(linux, PASSWORD, { accountType: 6 });
     await page.getByRole("button", { name: new RegExp(`Account menu for ${normal}`) }).click();
     await page.getByRole("menuitem", { name: "Sign out" }).click();
+    // Wait for the sign-out to end: a sign-in page opened while the engine is still revoking the
+    // token finds the old cookie, goes on to /personal, and that page's refused token reads as expired.
+    await expect(page).toHaveURL(/\/signin$/);
     await signIn(page, linux, PASSWORD);
     await expect(page.getByRole("navigation", { name: "Main menu" }).getByRole("link", { name: "Personal" })).toBeVisible();
     await expect(page.getByRole("navigation", { name: "Main menu" }).getByRole("link", { name: "Group" })).toHaveCount(0);
