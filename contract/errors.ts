@@ -374,6 +374,22 @@ const catalogue = {
     en: "The folder holds too many items or is nested too deeply for this operation (at most {{entries}} items, {{depth}} levels)",
     zh: "该文件夹包含的项目过多或层级过深，无法执行此操作（最多 {{entries}} 项、{{depth}} 层）",
   },
+
+  // Upload rules of a user or group (docs/file-server.md, "Upload rules"): kinds of the spec's "upload restricted"; 4340 up
+  FileFormatRefused: {
+    code: 4340,
+    status: 400,
+    value: "File format restricted",
+    en: "{{name}} cannot be uploaded: files of this type are not allowed for your account",
+    zh: "无法上传 {{name}}：你的账号不允许此类型的文件",
+  },
+  UploadNewOnly: {
+    code: 4341,
+    status: 400,
+    value: "Upload new files only",
+    en: "Only new files may be uploaded here: {{name}} already exists and cannot be replaced",
+    zh: "此处只能上传新文件：{{name}} 已存在，不能替换",
+  },
 } as const satisfies Record<string, Omit<ErrorDef, "name">>;
 
 export type ErrorName = keyof typeof catalogue;

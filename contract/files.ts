@@ -1,5 +1,6 @@
 import * as z from "zod";
 import type { ShareLoginData } from "./share-files";
+import type { UploadRules } from "./upload-rules";
 
 /**
  * The file server's contract (docs/file-server.md): WebSocket commands, upload metadata, download
@@ -101,6 +102,8 @@ export const socketCommands = {
   thumbnails: z.object({ groupId, path: userPath.describe("The folder.") }),
   /** Finishes a tus upload whose bytes have all arrived: checks the hash, places the file. */
   commit: z.object({ uploadId: z.string().min(1).max(200), hash: hashHex }),
+  /** What the caller may upload into the space now: permission, quota, format and new-only rules (contract/upload-rules.ts). */
+  uploadRules: z.object({ groupId }),
 } as const;
 export type SocketCommand = keyof typeof socketCommands;
 export type SocketArgs<C extends SocketCommand> = z.input<(typeof socketCommands)[C]>;
@@ -150,6 +153,7 @@ export interface SocketResults {
   /** Ends with "/": `url + encodeURIComponent(name)` is the thumbnail of `name` in the folder. */
   thumbnails: { url: string };
   commit: { path: string; size: number; hash: string };
+  uploadRules: UploadRules;
 }
 
 /**

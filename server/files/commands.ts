@@ -1,5 +1,6 @@
 import type { FileServerPart } from "../fileserver/parts";
 import { createFileService } from "./service";
+import { uploadRulesOf } from "./upload-rules";
 
 /**
  * The file server's file commands (docs/file-server.md, "Commands"): socket.ts has parsed and
@@ -20,6 +21,7 @@ export const fileCommandParts: FileServerPart = (services) => {
       attributes: (s, a) => files.attributes(s.user.id, a.groupId, a.paths, s.signal),
       tree: (s, a) => files.tree(s.user.id, a.groupId, a.path),
       search: (s, a) => files.search(s.user.id, a.groupId, a.path, a.keyword, a.limit, s.signal),
+      uploadRules: (s, a) => uploadRulesOf(services, s.user.id, a.groupId),
     },
   };
 };

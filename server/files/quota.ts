@@ -115,6 +115,16 @@ export function createQuota(db: Db, usage: UsageCache, clock: Clock) {
     limitOf,
 
     /**
+     * The space's quota (0 = none) and the bytes counted against it now: stored, reserved by uploads
+     * in progress and held by commits and copies running (the `uploadRules` command; docs/file-server.md).
+     */
+    async usageOf(userId: number, space: Space): Promise<{ quota: number; used: number }> {
+      const quota = await limitOf(userId, space);
+      const { size } = await usage.get(space.home);
+      return { quota, used: size + (await reservedIn(db.kysely, space.key)) + (reserved.get(space.home) ?? 0) };
+    },
+
+    /**
      * An upload's creation: reserves what a file of `size` bytes at `rel` adds to the space, or
      * refuses it (QuotaExceeded) when that does not fit next to what is stored and reserved. The
      * reservations in `replaces` (the parts of an assembled upload) are left out of the count; the

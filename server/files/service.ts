@@ -1,5 +1,6 @@
 import { type FileAttributes, type FileEntry, fileTypeCode, type Listing, type SocketResults } from "../../contract/files";
 import { hasPermission, Permission } from "../../contract/permissions";
+import type { Db } from "../db/connect";
 import { FerryError } from "../errors";
 import { baseName, commonParent, isUnder, joinName, normaliseUserPath, parentOf } from "../storage/paths";
 import { type Entry, storageError, type Usage } from "../storage/storage";
@@ -7,6 +8,7 @@ import { WalkBudget } from "../storage/walk";
 import type { Hashes } from "./hashes";
 import type { Quota } from "./quota";
 import { checkAllowed, isForbidden, type Space, type Spaces } from "./spaces";
+import { checkFormat, rulesOf } from "./upload-rules";
 
 /**
  * The file commands on a space (docs/file-server.md, "Commands"): list, mkdir, rename, exists,
@@ -59,6 +61,7 @@ function listingOf(path: string, entries: readonly Entry[]): Listing {
 const isError = (err: unknown, name: FerryError["errorName"]) => err instanceof FerryError && err.errorName === name;
 
 export interface FileServiceDeps {
+  db: Db;
   spaces: Spaces;
   hashes: Hashes;
   quota: Quota;
@@ -70,7 +73,7 @@ interface Ctx {
   forbidden: string[];
 }
 
-export function createFileService({ spaces, hashes, quota }: FileServiceDeps) {
+export function createFileService({ db, spaces, hashes, quota }: FileServiceDeps) {
   async function open(userId: number, groupId: number, bit: number): Promise<Ctx> {
     const space = await spaces.open(userId, groupId);
     if (!hasPermission(space.permission, bit)) throw new FerryError("PermissionDenied");
@@ -215,13 +218,19 @@ export function createFileService({ spaces, hashes, quota }: FileServiceDeps) {
     await folderAt(ctx, dir);
     // Moving an item into the folder it is already in changes nothing.
     const work = items.filter((i) => i.src !== i.dest);
-    // Replacing an item destroys what it held: overwrite takes the Delete bit as well. Without it an
-    // existing name is refused, and nothing that appears meanwhile is replaced either.
-    const replace = overwrite && hasPermission(ctx.space.permission, Permission.Delete);
+    // Replacing an item destroys what it held: overwrite takes the Delete bit as well, and is not
+    // for a user (or group space) limited to new files. Without it an existing name is refused, and
+    // nothing that appears meanwhile is replaced either.
+    const newOnly = overwrite && (await rulesOf(db, userId, ctx.space)).uploadNewOnly;
+    const replace = overwrite && !newOnly && hasPermission(ctx.space.permission, Permission.Delete);
     if (!replace) {
       const taken = await Promise.all(work.map((i) => existsAt(ctx, i.dest)));
       const existing = work.filter((_, n) => taken[n]).map((i) => baseName(i.dest));
-      if (existing.length > 0) throw overwrite ? new FerryError("PermissionDenied") : new FerryError("TargetExists", { existing });
+      if (existing.length > 0) {
+        if (!overwrite) throw new FerryError("TargetExists", { existing });
+        if (newOnly) throw new FerryError("UploadNewOnly", { name: existing[0], existing }, { name: existing[0]! });
+        throw new FerryError("PermissionDenied");
+      }
     }
     const outcome: Outcome = { done: items.filter((i) => i.src === i.dest).map((i) => i.src), failed: [] };
     const run = async () => {
@@ -266,6 +275,8 @@ export function createFileService({ spaces, hashes, quota }: FileServiceDeps) {
       const to = joinName(parentOf(from), newName);
       await guard(ctx, from, true);
       await guard(ctx, to, true);
+      // A file renamed to a type its user may not upload would get around the format rule.
+      if ((await ctx.space.storage.stat(from)).type === "file") checkFormat(await rulesOf(db, userId, ctx.space), to);
       await ctx.space.storage.rename(from, to);
       await hashes.movePrefix(ctx.space.key, from, to);
       return { path: to };

@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http";
 import type { Upload } from "@tus/server";
 import type { Lang } from "../../contract/envelope";
 import { FerryError } from "../errors";
+import { rulesOf } from "../files/upload-rules";
 import type { Services } from "../services";
 import { type ShareAccess, visitorToOwnerPath } from "../shares/access";
 import { checkTargetFree, isOwner, parseTarget, reserveQuota, SHARE_LINK_KEY, sizeLimit, storedMetadata, uploadSpace } from "../uploads/checks";
@@ -69,7 +70,8 @@ export function createVisitorUploads(services: Services, store: UploadStore) {
       const space = await uploadSpace(services, access.ownerId, 0);
       const limit = await sizeLimit(services);
       if ((upload.size ?? 0) > limit) throw new FerryError("FileTooLarge", { limit }, { limit });
-      await checkTargetFree(space, target);
+      // The owner's rules: a visitor uploads into the owner's space (and never replaces a file).
+      await checkTargetFree(space, target, await rulesOf(services.db, access.ownerId, space));
       // Counts against the owner's quota from now on, like the owner's own uploads.
       await reserveQuota(services, upload.id, access.ownerId, space, target, upload.size ?? 0);
       return { ...storedMetadata({ ...target, filetype: sent.filetype }, access.ownerId, space), [SHARE_LINK_KEY]: access.linkId };

@@ -3,6 +3,7 @@ import { hasPermission, Permission } from "../../contract/permissions";
 import type { Services } from "../services";
 import { FerryError } from "../errors";
 import { checkAllowed, type Space } from "../files/spaces";
+import { checkFormat, checkReplace, type SpaceRules } from "../files/upload-rules";
 import { joinName, normaliseUserPath, parentOf } from "../storage/paths";
 import { OWNER_KEY, SPACE_KEY, type UploadRecord } from "./store";
 
@@ -66,11 +67,14 @@ export async function sizeLimit(services: Services): Promise<number> {
  * without overwrite (PathExists) or, with overwrite, without the Delete bit (PermissionDenied), a
  * file where a parent folder should be (PathIsFile). Missing parents are created by commit, which
  * takes the Mkdir bit as well as Upload (PermissionDenied without it). Forbidden paths are
- * refused, also through a symbolic link (checkAllowed). Checked at creation and again at commit.
+ * refused, also through a symbolic link (checkAllowed). The uploader's rules (files/upload-rules.ts):
+ * a file format the rule refuses (FileFormatRefused), replacing a file where only new files may be
+ * uploaded (UploadNewOnly). Checked at creation and again at commit.
  */
-export async function checkTargetFree(space: Space, target: UploadTarget): Promise<void> {
+export async function checkTargetFree(space: Space, target: UploadTarget, rules: SpaceRules): Promise<void> {
   // A forbidden path answers like a missing permission, as the file commands do.
   await checkAllowed(space, target.path);
+  checkFormat(rules, target.path);
   let existing;
   try {
     existing = await space.storage.stat(target.path);
@@ -81,6 +85,7 @@ export async function checkTargetFree(space: Space, target: UploadTarget): Promi
   }
   if (existing.type === "folder") throw new FerryError("PathIsNotFile");
   if (!target.overwrite) throw new FerryError("PathExists");
+  checkReplace(rules, target.path);
   // Replacing a file destroys what it held: that takes the Delete bit as well as Upload.
   if (!hasPermission(space.permission, Permission.Delete)) throw new FerryError("PermissionDenied");
 }

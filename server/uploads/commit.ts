@@ -3,6 +3,7 @@ import type { Locker } from "@tus/server";
 import type { SocketResults } from "../../contract/files";
 import type { Services } from "../services";
 import { FerryError } from "../errors";
+import { rulesOf } from "../files/upload-rules";
 import type { CommandHandler } from "../fileserver/socket";
 import { parentOf } from "../storage/paths";
 import { checkTargetFree, isOwner, targetOf, uploadSpace } from "./checks";
@@ -100,7 +101,7 @@ export function commitCommand(services: Services, store: UploadStore, locker: Lo
           throw new FerryError("HashCheckError");
         }
         if (!record.hash) await store.records.set(uploadId, { ...record, hash: actual });
-        await checkTargetFree(space, target);
+        await checkTargetFree(space, target, await rulesOf(services.db, session.user.id, space));
         const parent = parentOf(target.path);
         // Past the quota the bytes stay in the store: the user may make room and commit again.
         const result = await services.quota.placeFile(session.user.id, space, target.path, size, async () => {

@@ -4,6 +4,7 @@ import { lstat, rename, rm } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
 import type { Services } from "../services";
 import { FerryError } from "../errors";
+import { rulesOf } from "../files/upload-rules";
 import { STREAM_BUFFER } from "../storage/storage";
 import { checkTargetFree, isOwner, parseTarget, reserveQuota, sizeLimit, storedMetadata, uploadSpace } from "./checks";
 import { PARTIAL_KEY, type UploadStore } from "./store";
@@ -52,7 +53,7 @@ export async function concatenate(services: Services, store: UploadStore, userId
   }
   const limit = await sizeLimit(services);
   if (total > limit) throw new FerryError("FileTooLarge", { limit }, { limit });
-  await checkTargetFree(space, target);
+  await checkTargetFree(space, target, await rulesOf(services.db, userId, space));
   const id = randomBytes(16).toString("hex");
   // The parts' reservations are left out of the check; they end once the parts are gone.
   await reserveQuota(services, id, userId, space, target, total, { replaces: ids });

@@ -7,6 +7,7 @@ import { FILE_SERVER_PATHS } from "../../contract/files";
 import type { AuthUser } from "../auth/tokens";
 import { envelope } from "../envelope";
 import { FerryError } from "../errors";
+import { rulesOf } from "../files/upload-rules";
 import { RESERVATION_TTL_MS } from "../files/quota";
 import { originAllowed } from "../fileserver/origin";
 import type { FileServerPart } from "../fileserver/parts";
@@ -106,7 +107,7 @@ export const uploadParts: FileServerPart = async (services, log) => {
         const space = await uploadSpace(services, user.id, target.groupId);
         const limit = await sizeLimit(services);
         if ((upload.size ?? 0) > limit) throw new FerryError("FileTooLarge", { limit }, { limit });
-        await checkTargetFree(space, target);
+        await checkTargetFree(space, target, await rulesOf(services.db, user.id, space));
         const partial = req.headers.get("upload-concat") === "partial";
         await reserveQuota(services, upload.id, user.id, space, target, upload.size ?? 0, { partial });
         const metadata = storedMetadata(target, user.id, space);

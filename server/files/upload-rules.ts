@@ -1,0 +1,53 @@
+import { formatAllowed, parseFileFormats, type UploadRules } from "../../contract/upload-rules";
+import type { Db } from "../db/connect";
+import { FerryError } from "../errors";
+import type { Services } from "../services";
+import { baseName } from "../storage/paths";
+import type { Space } from "./spaces";
+
+/**
+ * The upload rules of a user on a space (docs/file-server.md, "Upload rules"), read from the
+ * database at every check so that a change by the administrator applies to the next request:
+ * the user's file-format rule (on every space the user writes to) and the upload-new-files-only
+ * limit of the user or, on a group space, of the group (either one forbids replacing a file).
+ */
+export interface SpaceRules {
+  uploadNewOnly: boolean;
+  fileFormatMode: number;
+  fileFormats: string[];
+}
+
+const flag = (value: unknown) => Number(value) === 1 || value === true;
+
+export async function rulesOf(db: Db, userId: number, space: Pick<Space, "groupId">): Promise<SpaceRules> {
+  const k = db.kysely;
+  const user = await k.selectFrom("users").select(["upload_new_only", "file_format_mode", "file_formats"]).where("id", "=", userId).executeTakeFirst();
+  if (!user) throw new FerryError("PermissionDenied");
+  let uploadNewOnly = flag(user.upload_new_only);
+  if (!uploadNewOnly && space.groupId !== 0) {
+    const group = await k.selectFrom("user_groups").select("upload_new_only").where("id", "=", space.groupId).executeTakeFirst();
+    uploadNewOnly = flag(group?.upload_new_only);
+  }
+  return { uploadNewOnly, fileFormatMode: Number(user.file_format_mode), fileFormats: parseFileFormats(user.file_formats) };
+}
+
+/** Refuses a file at `path` whose name the format rule does not let in (FileFormatRefused, the name in data and message). */
+export function checkFormat(rules: SpaceRules, path: string): void {
+  const name = baseName(path);
+  if (!formatAllowed(rules.fileFormatMode, rules.fileFormats, name)) throw new FerryError("FileFormatRefused", { name }, { name });
+}
+
+/** Refuses replacing the existing file at `path` when only new files may be uploaded (UploadNewOnly). */
+export function checkReplace(rules: SpaceRules, path: string): void {
+  if (rules.uploadNewOnly) {
+    const name = baseName(path);
+    throw new FerryError("UploadNewOnly", { name }, { name });
+  }
+}
+
+/** The `uploadRules { groupId }` command: the caller's rules on the space, for the web to refuse a file before it asks anything. */
+export async function uploadRulesOf(services: Pick<Services, "db" | "spaces" | "quota">, userId: number, groupId: number): Promise<UploadRules> {
+  const space = await services.spaces.open(userId, groupId);
+  const [rules, usage] = await Promise.all([rulesOf(services.db, userId, space), services.quota.usageOf(userId, space)]);
+  return { permission: space.permission, ...usage, ...rules };
+}
