@@ -17,6 +17,7 @@ import { createSpaces, type Spaces } from "./files/spaces";
 import { createNotices, type Notices } from "./notices/service";
 import { createShares, type Shares } from "./shares/service";
 import { createSettings, type Settings } from "./settings/service";
+import { createSpeed, type Speed } from "./speed/service";
 import { createHomes } from "./storage/homes";
 import { countHome, createUsageCache } from "./storage/usage";
 
@@ -45,6 +46,8 @@ export interface Services {
   shareMailer: ShareMailer;
   /** Share links and invitations; `shares.access.resolveShareToken` serves the file server. */
   shares: Shares;
+  /** Users' and group spaces' speed limits, per engine process (docs/file-server.md, "Speed limits"). */
+  speed: Speed;
 }
 
 /** Opens the database and wires the services; shared by the engine and the operator CLI. */
@@ -74,7 +77,7 @@ export async function openServices(config: Config, clock: Clock = systemClock): 
     limits: config.shareLimits,
   });
   await shares.sealStoredPasswords();
-  return { config, clock, db, settings, tokens, accounts, notices, spaces, hashes, quota, mail, shareMailer, shares };
+  return { config, clock, db, settings, tokens, accounts, notices, spaces, hashes, quota, mail, shareMailer, shares, speed: createSpeed(db) };
 }
 
 /**

@@ -138,6 +138,8 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
     if (kind === "download" && req.method === "GET" && admitted.access && admitted.visitorPaths) {
       await services.shares.countDownload({ access: admitted.access, files: admitted.visitorPaths, visitorAddress: clientAddress?.(req) ?? null });
     }
+    // The user's download limit (for a share link: its owner's), and the group space's (server/speed/).
+    const throttle = req.method === "GET" ? await services.speed.throttle(ticket.userId, ticket.groupId, "download") : null;
 
     try {
       if (kind === "preview") {
@@ -150,6 +152,7 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
           contentType: mediaType,
           disposition: "inline",
           extraHeaders: { "content-security-policy": PREVIEW_CSP },
+          throttle,
         });
         return;
       }
@@ -161,6 +164,7 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
           contentType: "application/octet-stream",
           disposition: "attachment",
           accelRedirect: config.accelRedirect ? accelUri(config.accelRedirect, space, first.path) : undefined,
+          throttle,
         });
         return;
       }
@@ -179,7 +183,8 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
         res.end();
         return;
       }
-      await pipeline(await zipStream(space.storage, entries), res).catch((error: unknown) => {
+      const zip = await zipStream(space.storage, entries);
+      await (throttle ? pipeline(zip, throttle.transform(), res) : pipeline(zip, res)).catch((error: unknown) => {
         if (clientGone(res, error)) return;
         // Headers are out: the broken connection is the only signal left to the client.
         log.warn({ err: error, space: space.key }, "zip download failed midway");
@@ -189,6 +194,8 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
       if (gone.signal.aborted && error instanceof FerryError && error.errorName === "StoppedByClient") return;
       if (!(error instanceof FerryError) || res.headersSent) throw error;
       refuse(req, res, error.errorName, error.vars);
+    } finally {
+      throttle?.release();
     }
   }
 

@@ -1,4 +1,5 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type { Throttle } from "../speed/throttle";
 import { type FileReader, type StatResult, type Storage, STREAM_BUFFER } from "../storage/storage";
 import { ifRangeAllows, parseRange } from "./range";
 
@@ -78,6 +79,8 @@ export interface SendFile {
   extraHeaders?: OutgoingHttpHeaders;
   /** Set behind nginx: the internal URI nginx serves the bytes from. */
   accelRedirect?: string;
+  /** The speed limit the bytes pass (server/speed/); a limited download is never handed to nginx. */
+  throttle?: Throttle | null;
 }
 
 export async function sendFile(req: IncomingMessage, res: ServerResponse, file: SendFile): Promise<void> {
@@ -94,7 +97,7 @@ export async function sendFile(req: IncomingMessage, res: ServerResponse, file: 
     "last-modified": lastModified,
   };
 
-  if (file.accelRedirect !== undefined) {
+  if (file.accelRedirect !== undefined && !file.throttle) {
     // nginx answers Range itself from the internal location; the body here is empty.
     res.writeHead(200, { ...headers, "x-accel-redirect": file.accelRedirect, "content-length": 0 });
     res.end();
@@ -128,12 +131,13 @@ export async function sendFile(req: IncomingMessage, res: ServerResponse, file: 
   }
   // Opened before the status is sent, so a file removed since the check is still a clean error.
   const reader = await file.storage.openReader(info.path);
-  const size = Math.min(downloadBufferSize(buffersInUse), length);
+  // A limited download reads pieces of the limit's size, so its bytes leave evenly rather than in 1 MiB bursts.
+  const size = Math.min(downloadBufferSize(buffersInUse), length, file.throttle?.pieceSize ?? Infinity);
   buffersInUse += 2 * size;
   try {
     res.writeHead(range.kind === "range" ? 206 : 200, headers);
     // A file that shrank since stat() gives fewer bytes than promised: close the connection so the client sees the break instead of waiting.
-    if (await sendBytes(res, reader, start, length, size)) res.end();
+    if (await sendBytes(res, reader, start, length, size, file.throttle ?? undefined)) res.end();
     else res.socket?.destroy();
   } finally {
     buffersInUse -= 2 * size;
@@ -150,7 +154,7 @@ export async function sendFile(req: IncomingMessage, res: ServerResponse, file: 
  * and a download holds exactly 2 × size, taken from and given back to the spare buffers. False
  * when the file ended early or the client went away.
  */
-async function sendBytes(res: ServerResponse, reader: FileReader, start: number, length: number, size: number): Promise<boolean> {
+async function sendBytes(res: ServerResponse, reader: FileReader, start: number, length: number, size: number, throttle?: Throttle): Promise<boolean> {
   // A client that goes away settles the writes in flight, so a callback that never comes cannot
   // hang the loop. (Not Promise.race with one "closed" promise: every race would leave a reaction
   // on it until the download ends — one per chunk.)
@@ -172,14 +176,14 @@ async function sendBytes(res: ServerResponse, reader: FileReader, start: number,
       });
     });
   try {
-    return await copy(reader, start, length, size, write);
+    return await copy(reader, start, length, size, write, throttle);
   } finally {
     res.off("close", onClose);
   }
 }
 
 /** sendBytes' loop: reads into one buffer while the other one's bytes are being written. */
-async function copy(reader: FileReader, start: number, length: number, size: number, write: (chunk: Buffer) => Promise<boolean>): Promise<boolean> {
+async function copy(reader: FileReader, start: number, length: number, size: number, write: (chunk: Buffer) => Promise<boolean>, throttle?: Throttle): Promise<boolean> {
   // `next` is read into while `spare`'s bytes are still being written.
   let next = { buffer: takeBuffer(size), written: Promise.resolve(true) };
   let spare = { buffer: takeBuffer(size), written: Promise.resolve(true) };
@@ -188,6 +192,9 @@ async function copy(reader: FileReader, start: number, length: number, size: num
   while (sent < length) {
     const got = await reading;
     if (got === 0) break;
+    // A limited download: the piece goes out when the limit lets its bytes through (the next read waits with it).
+    const due = throttle?.take(got);
+    if (due) await due;
     next.written = write(got === size ? next.buffer : next.buffer.subarray(0, got));
     sent += got;
     [next, spare] = [spare, next];

@@ -6,6 +6,7 @@ import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { FileStore } from "@tus/file-store";
 import { ERRORS, type KvStore, type Upload } from "@tus/server";
+import type { Throttle } from "../speed/throttle";
 import { STREAM_BUFFER } from "../storage/storage";
 
 /**
@@ -75,8 +76,16 @@ export class AtomicFileKvStore implements KvStore<UploadRecord> {
 /** Only what the engine really offers: no deferred length (the size limit is checked at creation); concatenation is concat.ts. */
 const EXTENSIONS = ["creation", "creation-with-upload", "termination", "expiration", "concatenation"];
 
+/** The upload speed limit of an upload's owner in its space (server/speed/); null when none applies. */
+export type UploadThrottle = (userId: number, groupId: number) => Promise<Throttle | null>;
+
 export class UploadStore extends FileStore {
   readonly records: AtomicFileKvStore;
+  /**
+   * Set by the file server: every byte tus hands to `write` — a PATCH's, or a POST's with
+   * creation-with-upload, a user's or a share visitor's — passes its owner's limit here.
+   */
+  throttle?: UploadThrottle;
 
   constructor(directory: string, expirationMs: number) {
     const records = new AtomicFileKvStore(directory);
@@ -110,13 +119,26 @@ export class UploadStore extends FileStore {
    * short keeps what was written, and the stored size stays the offset to resume from.
    */
   override async write(readable: Readable, id: string, offset: number): Promise<number> {
+    const throttle = await this.throttleOf(id);
     const out = createWriteStream(this.dataPath(id), { flags: "r+", start: offset, highWaterMark: STREAM_BUFFER });
     try {
-      await pipeline(readable, out);
+      await (throttle ? pipeline(readable, throttle.transform(), out) : pipeline(readable, out));
     } catch {
       throw ERRORS.FILE_WRITE_ERROR;
+    } finally {
+      throttle?.release();
     }
     return offset + out.bytesWritten;
+  }
+
+  /** The throttle of an upload's owner (a visitor's upload is stored as its link owner's) in the upload's space. */
+  private async throttleOf(id: string): Promise<Throttle | null> {
+    if (!this.throttle) return null;
+    const metadata = (await this.records.get(id))?.metadata;
+    const userId = Number(metadata?.[OWNER_KEY]);
+    const groupId = Number(metadata?.groupId ?? 0);
+    if (!Number.isSafeInteger(userId) || !Number.isSafeInteger(groupId)) return null;
+    return this.throttle(userId, groupId);
   }
 
   /**

@@ -73,6 +73,8 @@ const nodeRequest = (req: { runtime?: { node?: { req: object } } }) => req.runti
 
 export const uploadParts: FileServerPart = async (services, log) => {
   const store = await UploadStore.open(path.join(services.spaces.root, STAGING_NAME, "tus"), UPLOAD_EXPIRY_MS);
+  // The owner's upload limit, and the group space's, on every byte stored (server/speed/).
+  store.throttle = (userId, groupId) => services.speed.throttle(userId, groupId, "upload");
   const locker = new MemoryLocker();
   const hashes = createHashCache(store);
   const visitorUploads = createVisitorUploads(services, store);
