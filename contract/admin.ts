@@ -2,6 +2,7 @@ import * as z from "zod";
 import { PERMISSION_MAX } from "./permissions";
 import { ACCOUNT_PATTERN, EMAIL_PATTERN, NAME_FORMAT_MESSAGE, nameProblem, PERSON_NAME_MAX } from "./validation";
 import { accountType, filterSwitches } from "./users";
+import { ipWhitelistProblem } from "./ip-whitelist";
 
 /** The administrator API (Ferry's own design; docs/admin-api.md). Passwords here are plain JSON over TLS. */
 
@@ -39,7 +40,14 @@ const userSettings = {
   maxDownloadSpeed: z.number().int().min(0),
   fileFormatMode: z.number().int().min(0).max(2).describe("0 off, 1 whitelist, 2 blacklist."),
   fileFormats: z.string().max(254).describe("Extensions separated by ';'."),
-  ipWhitelist: z.string().max(1024),
+  ipWhitelist: z
+    .string()
+    .max(1024)
+    .refine((text) => ipWhitelistProblem(text) === null, {
+      message: "IP whitelist entries: 10.0.0.7, 10.80.90.[1-100], 10.0.0.0/8, 2001:db8::/32, separated by ';'",
+      params: { ferryError: "IpWhitelistFormat" },
+    })
+    .describe("IP login whitelist: addresses, per-octet ranges (10.80.90.[1-100], *), IPv4/IPv6 CIDR, separated by ';'. Empty: any address. A sign-in from outside: 1091; a bad entry: 4019."),
   notifyAdmin: z.boolean(),
   shareEmailMode: z.number().int().min(0).max(1),
   forbiddenPaths: z.array(homePath).max(100),

@@ -29,6 +29,7 @@ import { downloadParts } from "./fileserver/downloads";
 import { thumbnailParts } from "./fileserver/thumbnails";
 import { uploadParts } from "./uploads/tus";
 import { clientAddressReader } from "./http/client-address";
+import { requireWhitelistedUser } from "./auth/ip-whitelist";
 import { loadForwardSecret } from "../contract/forwarding";
 import { shareFileRoutes } from "./fileserver/share-routes";
 import { createShareSockets } from "./fileserver/share-socket";
@@ -119,7 +120,7 @@ export async function startEngine(config: Config, clock: Clock = systemClock): P
       tls: config.tls && { port: config.fileTlsPort, ...config.tls },
       allowedOrigins: config.webOrigins,
       handlers: parts.flatMap((p) => p.handlers),
-      onSocket: (socket, req) => handleSocket(socket, req, { tokens: services.tokens, handlers: commands, shares, clients, userSockets, clientAddress, log: api.log }),
+      onSocket: (socket, req) => handleSocket(socket, req, { tokens: services.tokens, handlers: commands, shares, clients, userSockets, clientAddress, requireWhitelisted: (userId, ip) => requireWhitelistedUser(services.db, userId, ip), log: api.log }),
       log: api.log,
     }).catch(async (error: unknown) => {
       await closeParts();

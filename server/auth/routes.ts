@@ -2,7 +2,6 @@ import * as z from "zod";
 import { accountLookupBody, accountLookupData, loginBody, loginData, passwordUpdateBody, refreshData } from "../../contract/auth";
 import { groupListData, userInfo } from "../../contract/users";
 import type { Accounts } from "../accounts/service";
-import { fail } from "../errors";
 import { route } from "../http/route";
 import type { Auth } from "./service";
 import type { Tokens } from "./tokens";
@@ -13,7 +12,7 @@ export function authRoutes(auth: Auth, tokens: Tokens, accounts: Accounts) {
       method: "POST",
       url: "/api/user/login",
       tag: "auth",
-      summary: "Sign in with the encoded account and password (UK). 1005 wrong password, 1050 locked, 1074 must reset.",
+      summary: "Sign in with the encoded account and password (UK). 1005 wrong password, 1050 locked, 1074 must reset, 1091 address outside the user's IP whitelist.",
       auth: "public",
       body: loginBody,
       response: loginData,
@@ -33,10 +32,10 @@ export function authRoutes(auth: Auth, tokens: Tokens, accounts: Accounts) {
       url: "/api/user/auth",
       tag: "auth",
       summary:
-        "New access token and refresh token; the refresh token is the bearer and stops working. Its reuse after FERRY_REFRESH_REUSE_GRACE revokes the session (1009).",
+        "New access token and refresh token; the refresh token is the bearer and stops working. 1091 from outside the user's IP whitelist. Its reuse after FERRY_REFRESH_REUSE_GRACE revokes the session (1009).",
       auth: "refresh",
       response: refreshData,
-      handler: async ({ bearer }) => (await tokens.rotate(bearer!)) ?? fail("InvalidToken"),
+      handler: ({ bearer, auth: ctx, ip }) => auth.refresh(bearer!, ctx!, ip),
     }),
     route({
       method: "POST",

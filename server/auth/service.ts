@@ -11,6 +11,7 @@ import type { Settings } from "../settings/service";
 import type { RateLimits } from "../limits/rate-limits";
 import { type CounterKey, type Lockout, type LockoutPolicy, accountKey, addressKey } from "./lockout";
 import { forgetInitialAdminPassword } from "../data-dir";
+import { requireWhitelisted, requireWhitelistedUser } from "./ip-whitelist";
 import { dummyHash, hashPassword, MAX_PASSWORD_INPUT, verifyPassword } from "./password-hash";
 import type { AuthContext, Tokens } from "./tokens";
 
@@ -93,6 +94,8 @@ export function createAuth({ db, clock, codec, tokens, lockout, rates, settings,
       if (credentials.password.length > MAX_PASSWORD_INPUT) fail("ParameterError", { field: "UK" });
       const user = await checkPassword(account, credentials.password, ip);
       if (user.locked) fail("AccountLocked");
+      // After the password, so the whitelist tells nothing to someone who does not know it.
+      requireWhitelisted(user.ip_whitelist, ip);
       if (user.need_update_pwd) fail("NeedResetPassword", { account: user.account });
       const issued = await tokens.issue(user.id, ip ?? "");
       const p = await policy();
@@ -107,6 +110,12 @@ export function createAuth({ db, clock, codec, tokens, lockout, rates, settings,
         lockPeriod: p.lockPeriod,
         maxLockTimes: p.maxFailures,
       };
+    },
+
+    /** PUT /api/user/auth: a refresh is a sign-in too, so it meets the user's IP whitelist (1091). */
+    async refresh(refreshToken: string, auth: AuthContext, ip: string | null) {
+      await requireWhitelistedUser(db, auth.user.id, ip);
+      return (await tokens.rotate(refreshToken)) ?? fail("InvalidToken");
     },
 
     /**

@@ -43,6 +43,8 @@ export interface SocketDeps {
   userSockets?: UserSockets;
   /** The client's address (http/client-address.ts): a share visitor's, for the owner's notices. */
   clientAddress: (req: IncomingMessage) => string | null;
+  /** Throws 1091 when the address is outside the user's IP login whitelist (server/auth/ip-whitelist.ts). */
+  requireWhitelisted: (userId: number, ip: string | null) => Promise<void>;
   log: Logger;
 }
 
@@ -129,6 +131,7 @@ export function handleSocket(socket: WebSocket, req: IncomingMessage, deps: Sock
         if (login.token === undefined) throw new FerryError("BadRequired", { issues: [{ path: "token", message: "token or shareToken is required" }] });
         const auth = await deps.tokens.authenticateSocket(login.token);
         if (!auth) throw new FerryError("InvalidToken");
+        await deps.requireWhitelisted(auth.user.id, deps.clientAddress(req));
         const client = (args.data as Args<"login">).client;
         // Over the edition's limit this throws 4110 and the socket stays logged out.
         if (client && !clientId) {

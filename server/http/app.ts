@@ -30,6 +30,14 @@ function validationFailure(error: z.ZodError, input: unknown): FerryError {
     for (const key of first.path) value = value == null ? undefined : (value as Record<PropertyKey, unknown>)[key];
     name = value === undefined ? "BadRequired" : "ParameterTypeError";
   }
+  // A check can name the catalogue error it stands for (refine's params.ferryError, e.g. 4019 for an IP whitelist).
+  for (const issue of error.issues) {
+    const named: unknown = issue.code === "custom" ? issue.params?.ferryError : undefined;
+    if (typeof named === "string" && Object.prototype.hasOwnProperty.call(ErrorCode, named)) {
+      name = named as ErrorName;
+      break;
+    }
+  }
   const issues = error.issues.slice(0, 20).map((i) => ({ path: i.path.join("."), message: i.message }));
   return new FerryError(name, { issues });
 }
