@@ -37,7 +37,7 @@ const userSettings = {
   emailSenderType: z.number().int().min(0).max(2),
   uploadNewOnly: z.boolean(),
   maxUploadSpeed: z.number().int().min(0).describe("KB/s, 0 unlimited."),
-  maxDownloadSpeed: z.number().int().min(0),
+  maxDownloadSpeed: z.number().int().min(0).describe("KB/s, 0 unlimited."),
   fileFormatMode: z.number().int().min(0).max(2).describe("0 off, 1 whitelist, 2 blacklist."),
   fileFormats: z.string().max(254).describe("Extensions separated by ';'."),
   ipWhitelist: z
@@ -101,10 +101,11 @@ export const memberParams = z
   .object({ id: z.coerce.number().int().positive(), userId: z.coerce.number().int().positive() })
   .strict();
 
+const groupSpeed = z.number().int().min(0).describe("Mbps (10^6 bits/s), 0 unlimited; for all transfers in the group space together (docs/file-server.md, \"Speed limits\").");
 const groupSettings = {
   home: homePath,
-  maxUploadSpeed: z.number().int().min(0),
-  maxDownloadSpeed: z.number().int().min(0),
+  maxUploadSpeed: groupSpeed,
+  maxDownloadSpeed: groupSpeed,
   uploadNewOnly: z.boolean(),
   quota,
   ...filterSwitches.shape,
