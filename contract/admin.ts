@@ -26,6 +26,28 @@ export const homePath = z
   .regex(/^\/(?:[^/\\\u0000-\u001f]+(?:\/[^/\\\u0000-\u001f]+)*)?$/, "home must be an absolute path like /alice")
   .refine((p) => !p.split("/").some((s) => s === "." || s === ".."), "home may not contain . or ..");
 
+/**
+ * A virtual directory's alias (admin spec section 5): not empty, not only "/", no "//", no trailing
+ * "/", none of : * < > | " \ ?; Ferry also wants it to be one valid folder name at the top of the
+ * personal space ("/Projects" or "Projects"). The normalised alias ("/Projects"), or null when the
+ * rule is broken (1097, InvalidVirtualPathFormat).
+ */
+export function virtualAlias(alias: string): string | null {
+  if (typeof alias !== "string" || alias === "" || alias === "/" || alias.includes("//") || alias.endsWith("/")) return null;
+  const name = (alias.startsWith("/") ? alias.slice(1) : alias).normalize("NFC");
+  if (nameProblem(name) !== null || name.toLowerCase() === ".ferry-tmp") return null;
+  return `/${name}`;
+}
+
+/** A virtual directory: `alias` appears at the top of the user's personal space and is the folder `path` of Ferry's storage. */
+export const virtualDirectory = z
+  .object({
+    alias: z.string().max(256).describe("One folder name at the top of the personal space, e.g. /Projects (1097 when malformed or repeated)."),
+    path: homePath.describe("The target folder, relative to Ferry's storage root, like a home; created when missing (4157 when it is a file)."),
+  })
+  .strict();
+export type VirtualDirectory = z.infer<typeof virtualDirectory>;
+
 const userSettings = {
   fullname: z.string().max(PERSON_NAME_MAX).refine((n) => n === "" || nameProblem(n, PERSON_NAME_MAX) === null, NAME_FORMAT_MESSAGE),
   email: z.union([z.literal(""), z.string().max(255).regex(EMAIL_PATTERN)]),
@@ -51,6 +73,7 @@ const userSettings = {
   notifyAdmin: z.boolean(),
   shareEmailMode: z.number().int().min(0).max(1),
   forbiddenPaths: z.array(homePath).max(100),
+  virtualDirectories: z.array(virtualDirectory).max(10).describe("Aliases in the personal space mapped to folders of the storage (docs/storage.md, \"Virtual directories\")."),
   quota,
   ...filterSwitches.shape,
 };

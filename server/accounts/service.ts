@@ -1,6 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { type Selectable, sql } from "kysely";
-import type { AdminGroup, AdminUser, CreateGroupBody, CreateUserBody, SpaceUsage, UpdateGroupBody, UpdateUserBody } from "../../contract/admin";
+import {
+  type AdminGroup,
+  type AdminUser,
+  type CreateGroupBody,
+  type CreateUserBody,
+  type SpaceUsage,
+  type UpdateGroupBody,
+  type UpdateUserBody,
+  type VirtualDirectory,
+  virtualAlias,
+} from "../../contract/admin";
 import { normalizePermission } from "../../contract/permissions";
 import type { UserInfo } from "../../contract/users";
 import { isValidFileName, passwordProblem } from "../../contract/validation";
@@ -10,13 +20,18 @@ import { type Clock, toSeconds } from "../clock";
 import { type Db, insertReturningId, isUniqueViolation } from "../db/connect";
 import { escapeLike } from "../db/like";
 import type { GroupsTable, UsersTable } from "../db/schema";
-import { fail } from "../errors";
+import { fail, FerryError } from "../errors";
+import { parseVirtualDirectories } from "../files/spaces";
 import type { Settings } from "../settings/service";
 import type { Homes } from "../storage/homes";
+import { normaliseUserPath } from "../storage/paths";
 import type { UsageCache } from "../storage/usage";
 
 type UserRow = Selectable<UsersTable>;
 type GroupRow = Selectable<GroupsTable>;
+
+/** The stored virtual directories fit their column (varchar 4096 since migration 0001). */
+const VIRTUAL_DIRS_MAX_CHARS = 4096;
 
 const bool = (v: number) => v === 1;
 const flag = (v: boolean | undefined) => (v === undefined ? undefined : v ? 1 : 0);
@@ -65,6 +80,7 @@ function userColumns(input: UpdateUserBody) {
     notify_admin: flag(input.notifyAdmin),
     share_email_mode: input.shareEmailMode,
     forbidden_paths: input.forbiddenPaths === undefined ? undefined : JSON.stringify(input.forbiddenPaths),
+    virtual_dirs: input.virtualDirectories === undefined ? undefined : JSON.stringify(input.virtualDirectories),
     quota: input.quota,
     ...switchColumns(input),
   };
@@ -166,6 +182,31 @@ export function createAccounts({ db, clock, tokens, settings, homes, usage }: Ac
     }
   }
 
+  /**
+   * The virtual directories as stored (docs/storage.md, "Virtual directories"): each alias passes
+   * the alias rule and appears once, ignoring case (1097, InvalidVirtualPathFormat); each target is
+   * made when missing and must be a folder inside the storage (4157, InvalidVirtualDirectory).
+   */
+  async function virtualDirectories(list: VirtualDirectory[] | undefined): Promise<VirtualDirectory[] | undefined> {
+    if (list === undefined) return undefined;
+    const out: VirtualDirectory[] = [];
+    for (const v of list) {
+      const alias = virtualAlias(v.alias);
+      if (alias === null || out.some((o) => o.alias.toLowerCase() === alias.toLowerCase())) return fail("InvalidVirtualPathFormat", { alias: v.alias });
+      let path: string;
+      try {
+        path = normaliseUserPath(v.path);
+        await homes.ensure(path);
+      } catch (error) {
+        if (error instanceof FerryError) fail("InvalidVirtualDirectory", { path: v.path });
+        throw error;
+      }
+      out.push({ alias, path });
+    }
+    if (JSON.stringify(out).length > VIRTUAL_DIRS_MAX_CHARS) fail("InvalidVirtualDirectory");
+    return out;
+  }
+
   /** Makes a new account's home; when that fails the account row goes again, so a refused create leaves nothing behind. */
   async function homeOrUndo(home: string, undo: () => Promise<unknown>) {
     try {
@@ -218,6 +259,7 @@ export function createAccounts({ db, clock, tokens, settings, homes, usage }: Ac
       notifyAdmin: bool(row.notify_admin),
       shareEmailMode: row.share_email_mode,
       forbiddenPaths: JSON.parse(row.forbidden_paths) as string[],
+      virtualDirectories: parseVirtualDirectories(row.virtual_dirs),
       quota: Number(row.quota),
       ...switchesOf(row),
       space: await spaceOf(row.home),
@@ -268,6 +310,7 @@ export function createAccounts({ db, clock, tokens, settings, homes, usage }: Ac
   const accounts = {
     async createUser(input: CreateUserBody, role: "user" | "admin" = "user"): Promise<AdminUser> {
       await checkNewPassword(input.password, input.account);
+      input = { ...input, virtualDirectories: await virtualDirectories(input.virtualDirectories) };
       // Without a permission, the security settings' default (List;Download unless an administrator changed it).
       const permission = input.permission ?? (await settings.get("security")).defaultPermission;
       const now = clock.now();
@@ -297,7 +340,7 @@ export function createAccounts({ db, clock, tokens, settings, homes, usage }: Ac
     async updateUser(id: number, patch: UpdateUserBody): Promise<AdminUser> {
       const before = await userRow(id);
       if (before.role === "admin" && patch.locked) fail("InvalidOperation");
-      const columns = defined(userColumns(patch));
+      const columns = defined(userColumns({ ...patch, virtualDirectories: await virtualDirectories(patch.virtualDirectories) }));
       await unique(
         () => k.updateTable("users").set({ ...columns, updated_at: clock.now() }).where("id", "=", id).execute(),
         () => duplicateUser(undefined, patch.email, id),

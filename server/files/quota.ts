@@ -6,7 +6,7 @@ import { FerryError } from "../errors";
 import { parentOf } from "../storage/paths";
 import type { StatResult, Usage } from "../storage/storage";
 import type { UsageCache } from "../storage/usage";
-import type { Space } from "./spaces";
+import { rootPathOf, type Space, virtualOf } from "./spaces";
 
 /**
  * Storage quotas (docs/file-server.md, "Quotas"): a personal space is limited by its user's
@@ -67,8 +67,10 @@ export function createQuota(db: Db, usage: UsageCache, clock: Clock) {
     return Number(row?.total ?? 0);
   }
 
-  /** A space path as a path below the storage root, the way the usage cache knows homes. */
-  const inRoot = (space: Space, rel: string) => (rel === "/" ? space.home : space.home === "/" ? rel : `${space.home}${rel}`);
+  /** A space path as a path below the storage root, the way the usage cache knows homes (a virtual directory's: its target's). */
+  const inRoot = rootPathOf;
+  /** Bytes written into a virtual directory land in its target, outside the home: no quota of the user's counts them (docs/storage.md). */
+  const outsideQuota = (space: Space, rel: string) => virtualOf(space, rel) !== undefined;
 
   async function statOrNull(space: Space, rel: string): Promise<StatResult | null> {
     try {
@@ -133,7 +135,7 @@ export function createQuota(db: Db, usage: UsageCache, clock: Clock) {
      */
     async reserveUpload(uploadId: string, userId: number, space: Space, rel: string, size: number, options: { overwrite: boolean; replaces?: string[] }): Promise<void> {
       const existing = options.overwrite ? await statOrNull(space, rel) : null;
-      const growth = Math.max(0, size - replacedSize(existing));
+      const growth = outsideQuota(space, rel) ? 0 : Math.max(0, size - replacedSize(existing));
       // Counting a home can take a while: done before the transaction, which holds the quota row.
       const stored = async () => (await usage.get(space.home)).size;
       let used = growth > 0 && (await limitOf(userId, space)) > 0 ? await stored() : null;
@@ -177,7 +179,7 @@ export function createQuota(db: Db, usage: UsageCache, clock: Clock) {
      * reservation itself, once the commit is recorded.
      */
     async placeFile<T>(userId: number, space: Space, rel: string, size: number, place: () => Promise<T>): Promise<T> {
-      const quota = await limitOf(userId, space);
+      const quota = outsideQuota(space, rel) ? 0 : await limitOf(userId, space);
       const path = inRoot(space, rel);
       let delta: Usage | undefined;
       let release: () => void = nothing;
@@ -219,6 +221,7 @@ export function createQuota(db: Db, usage: UsageCache, clock: Clock) {
         if (quota > 0) {
           let growth = 0;
           for (const { src, dest } of items) {
+            if (outsideQuota(space, dest)) continue;
             // A source that is gone fails in the copy itself, item by item.
             growth += (await space.storage.usage(src).catch(() => ({ size: 0 }))).size;
             if (overwrite) growth -= replacedSize(await statOrNull(space, dest));

@@ -1,6 +1,7 @@
 import type { Db } from "../db/connect";
 import { FerryError } from "../errors";
 import { createLocalStorage } from "../storage/local";
+import { createMountedStorage } from "../storage/mounts";
 import { isUnder, normaliseUserPath, resolveUserPath } from "../storage/paths";
 import type { Storage } from "../storage/storage";
 import { WALK_DEFAULTS, type WalkLimits } from "../storage/walk";
@@ -24,7 +25,55 @@ export interface Space {
    * when a symbolic link lies on it; empty on group spaces.
    */
   forbidden: string[];
+  /**
+   * The user's virtual directories on the personal space (docs/storage.md, "Virtual directories"):
+   * each alias ("/Projects") and its target folder below the storage root; empty on group spaces.
+   * `storage` already routes their paths, so callers only need this for root-relative paths.
+   */
+  virtual: { alias: string; path: string }[];
   storage: Storage;
+}
+
+/** The stored virtual directories (JSON array of { alias, path }), normalised; unusable entries are dropped. */
+export function parseVirtualDirectories(json: string): { alias: string; path: string }[] {
+  let list: unknown;
+  try {
+    list = JSON.parse(json);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(list)) return [];
+  const out: { alias: string; path: string }[] = [];
+  for (const item of list) {
+    if (typeof item !== "object" || item === null) continue;
+    const { alias, path } = item as Record<string, unknown>;
+    if (typeof alias !== "string" || typeof path !== "string") continue;
+    try {
+      const a = normaliseUserPath(alias);
+      // One name at the top, each alias once: anything else was never accepted (accounts/service.ts).
+      if (a === "/" || a.lastIndexOf("/") !== 0 || out.some((v) => v.alias === a)) continue;
+      out.push({ alias: a, path: normaliseUserPath(path) });
+    } catch {
+      // an entry that names no path maps nothing
+    }
+  }
+  return out;
+}
+
+/** The virtual directory `path` lies in (the alias itself or below it), if any. */
+export function virtualOf(space: Pick<Space, "virtual">, path: string): { alias: string; path: string } | undefined {
+  return space.virtual.find((v) => isUnder(path, v.alias));
+}
+
+/**
+ * A space path as a path below the storage root ("/users/alice/docs", or the target's for a path
+ * in a virtual directory): how the usage counts, previews' cache and the download accelerator
+ * know a file.
+ */
+export function rootPathOf(space: Pick<Space, "home" | "virtual">, path: string): string {
+  const v = virtualOf(space, path);
+  const [base, rest] = v ? [v.path, path.slice(v.alias.length) || "/"] : [space.home, path];
+  return rest === "/" ? base : base === "/" ? rest : `${base}${rest}`;
 }
 
 /** The stored forbidden paths (JSON array of paths relative to the home), normalised; unusable entries are dropped. */
@@ -110,15 +159,24 @@ export function createSpaces(db: Db, storageRoot: string, walkLimits: WalkLimits
     async open(userId, groupId) {
       const k = db.kysely;
       if (groupId === 0) {
-        const user = await k.selectFrom("users").select(["home", "permission", "locked", "forbidden_paths"]).where("id", "=", userId).executeTakeFirst();
+        const user = await k
+          .selectFrom("users")
+          .select(["home", "permission", "locked", "forbidden_paths", "virtual_dirs"])
+          .where("id", "=", userId)
+          .executeTakeFirst();
         if (!user || user.locked) throw new FerryError("PermissionDenied");
-        const storage = storageOf(user.home);
+        const virtual = parseVirtualDirectories(user.virtual_dirs);
+        const storage = createMountedStorage(
+          storageOf(user.home),
+          virtual.map((v) => ({ alias: v.alias, storage: storageOf(v.path) })),
+        );
         return {
           groupId,
           key: `user:${userId}`,
           home: user.home,
           permission: user.permission,
           forbidden: await withCanonical(storage, parseForbiddenPaths(user.forbidden_paths)),
+          virtual,
           storage,
         };
       }
@@ -132,7 +190,7 @@ export function createSpaces(db: Db, storageRoot: string, walkLimits: WalkLimits
         .executeTakeFirst();
       // Not a member and no such group look the same: the caller learns nothing about other groups.
       if (!row || row.locked) throw new FerryError("PermissionDenied");
-      return { groupId, key: `group:${groupId}`, home: row.home, permission: row.group_permission, forbidden: [], storage: storageOf(row.home) };
+      return { groupId, key: `group:${groupId}`, home: row.home, permission: row.group_permission, forbidden: [], virtual: [], storage: storageOf(row.home) };
     },
   };
 }

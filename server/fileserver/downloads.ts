@@ -7,7 +7,7 @@ import { hasPermission, Permission } from "../../contract/permissions";
 import type { Config } from "../config";
 import type { Services } from "../services";
 import { FerryError } from "../errors";
-import { checkAllowed, type Space } from "../files/spaces";
+import { checkAllowed, rootPathOf, type Space } from "../files/spaces";
 import { baseName, normaliseUserPath } from "../storage/paths";
 import type { StatResult } from "../storage/storage";
 import type { FileServerPart } from "./parts";
@@ -57,7 +57,7 @@ async function openForDownload(services: Services, userId: number, groupId: numb
 
 /** The root-relative URI of a stored file under the nginx internal location; each segment percent-encoded (nginx decodes it). */
 function accelUri(prefix: string, space: Space, path: string): string {
-  const full = `${space.home}/${path}`.split("/").filter(Boolean);
+  const full = rootPathOf(space, path).split("/").filter(Boolean);
   return `${prefix}/${full.map(encodeURIComponent).join("/")}`;
 }
 

@@ -5,7 +5,7 @@ import { type ErrorName, errorByCode, ErrorCode, formatErrorMessage } from "../.
 import { FILE_SERVER_PATHS, hasThumbnail, type SocketResults } from "../../contract/files";
 import { hasPermission, Permission } from "../../contract/permissions";
 import { FerryError } from "../errors";
-import { checkAllowed, type Space } from "../files/spaces";
+import { checkAllowed, rootPathOf, type Space } from "../files/spaces";
 import type { Services } from "../services";
 import type { ShareAccess } from "../shares/access";
 import { baseName, normaliseUserPath, parentOf } from "../storage/paths";
@@ -147,7 +147,7 @@ export const thumbnailParts: FileServerPart = (services) => {
       if (info.type !== "file") throw new FerryError("PathIsNotFile");
       if (!hasThumbnail(name)) throw new FerryError("PreviewUnsupported");
       image = await cache.get({
-        key: `${space.home}${info.path}`,
+        key: rootPathOf(space, info.path),
         size: info.size,
         mtime: info.mtime,
         open: () => space.storage.createReadStream(info.path),

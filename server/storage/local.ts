@@ -149,6 +149,42 @@ function checkRange(range: ReadRange): void {
 }
 
 /** A storage rooted at a local directory (which must exist). */
+/** What moveAcross and copyAcross need of a local storage: its confinement and its placing steps. */
+interface Crossing {
+  locate(rel: string): Promise<ResolvedPath>;
+  renameIn(from: ResolvedPath, toRel: string, opts: OverwriteOption): Promise<void>;
+  copyIn(from: ResolvedPath, toRel: string, opts: OverwriteOption & WalkOptions): Promise<void>;
+}
+const crossings = new WeakMap<Storage, Crossing>();
+
+function crossingOf(storage: Storage): Crossing {
+  const crossing = crossings.get(storage);
+  if (!crossing) throw new FerryError("UnsupportedOperation");
+  return crossing;
+}
+
+/**
+ * Moves a path of one local storage to another (a virtual directory's boundary, docs/storage.md):
+ * each path is confined to its own root, then the same steps as rename() place it, atomically.
+ * Roots on different file systems answer UnsupportedOperation (EXDEV).
+ */
+export async function moveAcross(from: Storage, fromRel: string, to: Storage, toRel: string, options: OverwriteOption = {}): Promise<void> {
+  try {
+    await crossingOf(to).renameIn(await crossingOf(from).locate(fromRel), toRel, options);
+  } catch (err) {
+    throw storageError(err);
+  }
+}
+
+/** Copies a path of one local storage into another, as copy() does: the target appears only when complete. */
+export async function copyAcross(from: Storage, fromRel: string, to: Storage, toRel: string, options: OverwriteOption & WalkOptions = {}): Promise<void> {
+  try {
+    await crossingOf(to).copyIn(await crossingOf(from).locate(fromRel), toRel, options);
+  } catch (err) {
+    throw storageError(err);
+  }
+}
+
 export function createLocalStorage(root: string, options: LocalStorageOptions = {}): Storage {
   if (!path.isAbsolute(root)) throw new Error(`storage root must be an absolute path, got ${root}`);
   const base = path.resolve(root);
@@ -459,7 +495,56 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
     return writer;
   };
 
-  return {
+  /** rename() of a located source, which may belong to another local storage (moveAcross). */
+  const renameIn = async (from: ResolvedPath, toRel: string, opts: OverwriteOption): Promise<void> => {
+    const to = await locate(toRel);
+    if (from.relative === "/") throw new FerryError("InvalidOperation");
+    checkNewName(to.relative);
+    if (from.absolute === to.absolute) {
+      await lstat(from.absolute);
+      return;
+    }
+    if (isInside(from.absolute, to.absolute)) throw new FerryError("InvalidOperation");
+    const source = await stat(from.absolute);
+    await checkParent(to.relative);
+    const existing = await lstatOrNull(to.absolute);
+    if (existing && !opts.overwrite) throw new FerryError("PathExists");
+    if (existing) checkTypes(source, existing);
+    await place(from.absolute, to, !source.isDirectory(), opts.overwrite === true);
+  };
+
+  /** copy() of a located source, which may belong to another local storage (copyAcross). */
+  const copyIn = async (from: ResolvedPath, toRel: string, opts: OverwriteOption & WalkOptions): Promise<void> => {
+    const to = await locate(toRel);
+    if (from.relative === "/") throw new FerryError("InvalidOperation");
+    checkNewName(to.relative);
+    if (isInside(from.absolute, to.absolute)) throw new FerryError("InvalidOperation");
+    const source = await stat(from.absolute);
+    if (!entryOf("", source)) throw new FerryError("PathNotFound");
+    await checkParent(to.relative);
+    const existing = await lstatOrNull(to.absolute);
+    if (existing && !opts.overwrite) throw new FerryError("PathExists");
+    if (existing) checkTypes(source, existing);
+
+    await ensureStaging();
+    const name = stagedName("copy");
+    const staged = path.join(staging, name);
+    try {
+      if (source.isDirectory()) {
+        const budget = new WalkBudget(walkLimits, opts);
+        await budget.run(() => copyTree(from.absolute, staged, budget));
+      } else {
+        await copyFile(from.absolute, staged, constants.COPYFILE_FICLONE);
+        await syncFile(staged);
+      }
+      await place(staged, to, !source.isDirectory(), opts.overwrite === true);
+    } finally {
+      await rm(staged, { recursive: true, force: true }).catch(() => undefined);
+      active.delete(name);
+    }
+  };
+
+  const storage: Storage = {
     stat: guard(async (rel: string) => statOf(await locate(rel))),
 
     resolve: guard(async (rel: string) => canonical((await locate(rel)).absolute)),
@@ -518,54 +603,9 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
       if (!(await stat(target.absolute)).isDirectory()) throw new FerryError("PathIsFile");
     }),
 
-    rename: guard(async (fromRel: string, toRel: string, opts: OverwriteOption = {}) => {
-      const from = await locate(fromRel);
-      const to = await locate(toRel);
-      if (from.relative === "/") throw new FerryError("InvalidOperation");
-      checkNewName(to.relative);
-      if (from.relative === to.relative) {
-        await lstat(from.absolute);
-        return;
-      }
-      if (isInside(from.absolute, to.absolute)) throw new FerryError("InvalidOperation");
-      const source = await stat(from.absolute);
-      await checkParent(to.relative);
-      const existing = await lstatOrNull(to.absolute);
-      if (existing && !opts.overwrite) throw new FerryError("PathExists");
-      if (existing) checkTypes(source, existing);
-      await place(from.absolute, to, !source.isDirectory(), opts.overwrite === true);
-    }),
+    rename: guard(async (fromRel: string, toRel: string, opts: OverwriteOption = {}) => renameIn(await locate(fromRel), toRel, opts)),
 
-    copy: guard(async (fromRel: string, toRel: string, opts: OverwriteOption & WalkOptions = {}) => {
-      const from = await locate(fromRel);
-      const to = await locate(toRel);
-      if (from.relative === "/") throw new FerryError("InvalidOperation");
-      checkNewName(to.relative);
-      if (isInside(from.absolute, to.absolute)) throw new FerryError("InvalidOperation");
-      const source = await stat(from.absolute);
-      if (!entryOf("", source)) throw new FerryError("PathNotFound");
-      await checkParent(to.relative);
-      const existing = await lstatOrNull(to.absolute);
-      if (existing && !opts.overwrite) throw new FerryError("PathExists");
-      if (existing) checkTypes(source, existing);
-
-      await ensureStaging();
-      const name = stagedName("copy");
-      const staged = path.join(staging, name);
-      try {
-        if (source.isDirectory()) {
-          const budget = new WalkBudget(walkLimits, opts);
-          await budget.run(() => copyTree(from.absolute, staged, budget));
-        } else {
-          await copyFile(from.absolute, staged, constants.COPYFILE_FICLONE);
-          await syncFile(staged);
-        }
-        await place(staged, to, !source.isDirectory(), opts.overwrite === true);
-      } finally {
-        await rm(staged, { recursive: true, force: true }).catch(() => undefined);
-        active.delete(name);
-      }
-    }),
+    copy: guard(async (fromRel: string, toRel: string, opts: OverwriteOption & WalkOptions = {}) => copyIn(await locate(fromRel), toRel, opts)),
 
     remove: guard(async (rel: string) => {
       const target = await locate(rel);
@@ -634,4 +674,6 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
       return removed;
     }),
   };
+  crossings.set(storage, { locate, renameIn, copyIn });
+  return storage;
 }
