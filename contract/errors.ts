@@ -381,7 +381,7 @@ const catalogue = {
     status: 400,
     value: "File format restricted",
     en: "{{name}} cannot be uploaded: files of this type are not allowed for your account",
-    zh: "无法上传 {{name}}：你的账号不允许此类型的文件",
+    zh: "无法上传 {{name}}：您的账号不允许此类型的文件",
   },
   UploadNewOnly: {
     code: 4341,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ErrorCode, errorMessageKey } from "../../contract/errors";
-import { refusalOf } from "./refusals";
+import { PERMISSION_FULL, Permission } from "../../contract/permissions";
+import { NO_ROOM, NO_UPLOAD, refusalOf, refusedForRoom } from "./refusals";
 
 const item = (name: string, size: number, relativePath = "") => ({ file: new File([new Uint8Array(size)], name), relativePath });
 
@@ -18,5 +19,33 @@ describe("refusalOf", () => {
     expect(refusalOf(item("a.bin", 1, "ok/bad:name/a.bin"), 0)).toEqual({ errorMsgKey: errorMessageKey(ErrorCode.NameFormat) });
     expect(refusalOf(item(`${"x".repeat(256)}.txt`, 1), 0)?.errorMsgKey).toBe(errorMessageKey(ErrorCode.NameFormat));
     expect(refusalOf(item("a.bin", 1, "ok/fine/a.bin"), 0)).toBeNull();
+  });
+});
+
+describe("refusals from the space's upload rules", () => {
+  const rules = { permission: PERMISSION_FULL, quota: 0, used: 0, uploadNewOnly: false, fileFormatMode: 0, fileFormats: [] as string[] };
+
+  it("refuses every file without the Upload bit, before its size or name", () => {
+    expect(refusalOf(item("a.bin", 500), 100, { ...rules, permission: PERMISSION_FULL & ~Permission.Upload })).toEqual({ errorMsgKey: NO_UPLOAD });
+  });
+
+  it("refuses a file type the format rule refuses, naming the file", () => {
+    const black = { ...rules, fileFormatMode: 2, fileFormats: ["exe"] };
+    expect(refusalOf(item("Setup.EXE", 1, "tools/Setup.EXE"), 0, black)).toEqual({ errorMsgKey: errorMessageKey(ErrorCode.FileFormatRefused), errorVars: { name: "Setup.EXE" } });
+    expect(refusalOf(item("notes.txt", 1), 0, black)).toBeNull();
+    expect(refusalOf(item("notes.txt", 1), 0, { ...rules, fileFormatMode: 1, fileFormats: ["jpg"] })?.errorMsgKey).toBe(errorMessageKey(ErrorCode.FileFormatRefused));
+  });
+
+  it("refuses, in the order picked, the files that no longer fit; a name that may be replaced is left to the engine", () => {
+    const [a, b, c, d] = [item("a.bin", 60), item("b.bin", 50), item("c.bin", 30), item("d.bin", 500)];
+    const room = { ...rules, quota: 100, used: 10 };
+    const refused = refusedForRoom([a, b, c].map((i) => ({ item: i, clash: false })), room, true);
+    expect([...refused.keys()]).toEqual([b]);
+    expect(refused.get(b)).toEqual({ errorMsgKey: NO_ROOM, errorVars: { size: 50, free: 30, quota: 100 } });
+    expect(refusedForRoom([{ item: d, clash: true }], room, true).size).toBe(0);
+    expect(refusedForRoom([{ item: d, clash: true, replaces: 450 }], room, true).size).toBe(0);
+    expect(refusedForRoom([{ item: d, clash: true, replaces: 300 }], room, true).get(d)?.errorVars).toEqual({ size: 200, free: 90, quota: 100 });
+    expect(refusedForRoom([{ item: d, clash: true }], room, false).has(d)).toBe(true);
+    expect(refusedForRoom([{ item: d, clash: false }], { ...room, quota: 0 }, false).size).toBe(0);
   });
 });

@@ -22,6 +22,12 @@ export function openTransferPanel() {
 const uploading = (item: TransferItem) =>
   item.kind === "upload" && ((item.status === TransferStatus.Uploading && !item.paused && !item.needsFile) || item.status === TransferStatus.ServerChecking);
 
+const failed = (item: TransferItem) => item.status === TransferStatus.UploadFailed || item.status === TransferStatus.DownloadFailed;
+const done = (item: TransferItem) => item.status === TransferStatus.Uploaded || item.status === TransferStatus.Downloaded;
+
+/** How long a finished list stays open before folding to its summary: long enough to see the last row end. */
+const IDLE_FOLD_MS = 1500;
+
 /** The user's own choice of the chevron (open or folded), kept per browser. */
 const PREFERENCE_KEY = "ferry.transfers.panel";
 type Preference = "expanded" | "collapsed";
@@ -47,9 +53,12 @@ function writePreference(preference: Preference) {
  *
  * It never hides what it sits over: while shown it marks `<html data-transfer-panel>` and the
  * page's `<main>` keeps clear of it (app/tailwind.css), so the table's last column (row menus,
- * Modified) stays reachable. It folds to its header (the summary) when the user clicks elsewhere
- * on the page; a new transfer opens it again unless the user folded it with the chevron, a choice
- * remembered in localStorage.
+ * Modified) stays reachable. It folds to its header (the summary: "3 done · 1 failed") when the
+ * user clicks elsewhere on the page, and by itself a moment after every transfer has finished,
+ * unless one of them failed (the error and its Retry stay in view), the user opened it by hand
+ * (top bar, summary or chevron: pinned until it folds), or the pointer or focus is in it. A new
+ * transfer opens it again unless the user folded it with the chevron, a choice remembered in
+ * localStorage.
  */
 export function TransferPanel({ account }: { account: string }) {
   const { t } = useTranslation();
@@ -60,6 +69,10 @@ export function TransferPanel({ account }: { account: string }) {
   const [open, setOpen] = useState(false);
   const [expanded, setExpanded] = useState(true);
   const section = useRef<HTMLElement>(null);
+  /** Opened by the user's own hand: it does not fold by itself (a click elsewhere or the chevron still folds it). */
+  const pinned = useRef(false);
+  const failedCount = items.filter(failed).length;
+  const doneCount = items.filter(done).length;
 
   const seen = useRef(0);
   useEffect(() => {
@@ -70,6 +83,38 @@ export function TransferPanel({ account }: { account: string }) {
     if (items.length === 0) setOpen(false);
     seen.current = items.length;
   }, [items.length]);
+
+  // Everything finished: fold to the summary after a moment, unless this run left a failure to see.
+  const wasActive = useRef(false);
+  const failuresAtStart = useRef(0);
+  const [settling, setSettling] = useState(false);
+  useEffect(() => {
+    if (activeCount > 0) {
+      if (!wasActive.current) failuresAtStart.current = failedCount;
+      wasActive.current = true;
+      setSettling(false);
+    } else if (wasActive.current) {
+      wasActive.current = false;
+      setSettling(failedCount <= failuresAtStart.current);
+    } else if (failedCount > failuresAtStart.current) {
+      // A late failure (a download the file server refused after the browser took it) stays in view too.
+      setSettling(false);
+    }
+  }, [activeCount, failedCount]);
+  useEffect(() => {
+    if (!settling) return;
+    const timer = window.setTimeout(() => {
+      setSettling(false);
+      const panel = section.current;
+      // Nothing folds under the user's pointer or focus.
+      if (pinned.current || !panel || panel.matches(":hover") || panel.contains(document.activeElement)) return;
+      setExpanded(false);
+    }, IDLE_FOLD_MS);
+    return () => window.clearTimeout(timer);
+  }, [settling]);
+  useEffect(() => {
+    if (!expanded || !open) pinned.current = false;
+  }, [expanded, open]);
 
   // A click anywhere else on the page folds it: the user went back to the page. A dialog's
   // buttons (a question about the transfers themselves) do not count.
@@ -97,6 +142,7 @@ export function TransferPanel({ account }: { account: string }) {
 
   useEffect(() => {
     const show = () => {
+      pinned.current = true;
       setOpen(true);
       setExpanded(true);
     };
@@ -129,11 +175,33 @@ export function TransferPanel({ account }: { account: string }) {
       className="fixed bottom-0 left-4 right-4 z-[9] flex flex-col overflow-hidden rounded-t-md border border-gray-200 bg-white shadow-xl md:left-auto md:w-[350px]"
       style={{ height: expanded ? 470 : 50 }}
     >
-      <header className="flex h-[50px] shrink-0 items-center gap-2 border-b border-gray-200 px-4">
-        <h2 className="flex-1 text-sm font-medium text-gray-800">
+      {/* Folded, the whole summary opens it on a click (the chevron is its keyboard control). */}
+      <header
+        className={`flex h-[50px] shrink-0 items-center gap-2 border-b border-gray-200 px-4 ${expanded ? "" : "cursor-pointer"}`}
+        onClick={(event) => {
+          if (expanded || (event.target instanceof Element && event.target.closest("button"))) return;
+          pinned.current = true;
+          setExpanded(true);
+        }}
+      >
+        <h2 className="flex min-w-0 flex-1 items-center gap-2 text-sm font-medium text-gray-800">
           {t("transfers.title")}
-          <span className={`ml-2 rounded-full px-2 py-0.5 text-xs ${activeCount > 0 ? "bg-primary text-white" : "bg-gray-100 text-gray-600"}`} aria-live="polite">
-            {t("transfers.active", { count: activeCount })}
+          <span aria-live="polite" className="flex items-center gap-1 text-xs">
+            {activeCount > 0 || items.length === 0 ? (
+              <span className={`rounded-full px-2 py-0.5 ${activeCount > 0 ? "bg-primary text-white" : "bg-gray-100 text-gray-600"}`}>
+                {t("transfers.active", { count: activeCount })}
+              </span>
+            ) : (
+              <>
+                {doneCount > 0 && <span className="rounded-full bg-gray-100 px-2 py-0.5 text-gray-600">{t("transfers.done", { count: doneCount })}</span>}
+                {doneCount > 0 && failedCount > 0 && (
+                  <span aria-hidden="true" className="text-gray-400">
+                    ·
+                  </span>
+                )}
+                {failedCount > 0 && <span className="rounded-full bg-red-600 px-2 py-0.5 text-white">{t("transfers.failed", { count: failedCount })}</span>}
+              </>
+            )}
           </span>
         </h2>
         <Button
@@ -143,6 +211,7 @@ export function TransferPanel({ account }: { account: string }) {
           aria-label={t(expanded ? "transfers.collapse" : "transfers.expand")}
           onClick={() => {
             writePreference(expanded ? "collapsed" : "expanded");
+            pinned.current = !expanded;
             setExpanded(!expanded);
           }}
         >

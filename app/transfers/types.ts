@@ -49,6 +49,8 @@ export interface UploadItem {
   relativePath: string;
   /** Replace a file of the same name at the target (the user chose Overwrite); the engine still checks the permission. */
   overwrite?: boolean;
+  /** Refused by the page before anything was asked (refusals.ts): it fails in the transfer list with this reason. */
+  refused?: { errorMsgKey: string; errorVars?: Record<string, string | number> };
 }
 
 /** What one pick or drop gives: the files, and the empty folders of a dropped tree (relative paths, "photos/empty"). */

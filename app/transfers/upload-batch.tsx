@@ -4,6 +4,7 @@ import { Button } from "../components/ui/button";
 import { Modal } from "../components/ui/modal";
 import { ErrorCode, errorMessageKey } from "../../contract/errors";
 import type { SocketArgs, SocketCommand, SocketResults } from "../../contract/files";
+import type { UploadRules } from "../../contract/upload-rules";
 import { errorCode } from "../files/errors";
 import { useFileServer } from "../files/file-server-context";
 import { formatSize } from "../utils/format";
@@ -11,7 +12,7 @@ import { useFileErrors } from "../files/use-file-errors";
 import { candidateNames, namesByFolder, pickFreeNames, resolveConflicts, splitPath, type ConflictChoice } from "./conflicts";
 import { folderSteps, uploadPath } from "./drop";
 import { emitTransferEvent } from "./events";
-import { refusalOf } from "./refusals";
+import { NO_ROOM, refusalOf, refusedForRoom } from "./refusals";
 import type { UploadBatch, UploadItem } from "./types";
 import { useTransfers } from "./use-transfers";
 
@@ -33,8 +34,12 @@ interface Question {
   batch: UploadBatch;
   folder: string;
   clashes: Set<string>;
-  /** Files of the pick or drop refused before the question (too large, a name the engine refuses): the question says so. */
+  /** Files of the pick or drop refused before the question (refusals.ts, each with its `refused` reason): the question says so. */
   refused: UploadItem[];
+  /** Whether "Overwrite" is offered: the Delete bit, and not where only new files may be uploaded. */
+  canReplace: boolean;
+  /** Only new files may be uploaded here (the user's or the group's rule): the question says why it cannot replace. */
+  newOnly: boolean;
 }
 
 /** Folders asked about at once; a folder upload can name hundreds. */
@@ -74,8 +79,8 @@ export function useUploadBatch({ connection, groupId, visitor, canOverwrite }: U
   const [question, setQuestion] = useState<Question | null>(null);
   const [shown, setShown] = useState<Question | null>(null);
   const sizeLimit = useFileServer()?.tcpFileSizeLimit ?? 0;
-  const latest = useRef({ connection, groupId, visitor, upload, showError, sizeLimit });
-  latest.current = { connection, groupId, visitor, upload, showError, sizeLimit };
+  const latest = useRef({ connection, groupId, visitor, upload, showError, sizeLimit, canOverwrite });
+  latest.current = { connection, groupId, visitor, upload, showError, sizeLimit, canOverwrite };
 
   /** Which of `names` exist in `folder` on the server; a missing folder holds none. */
   const takenIn = useCallback(async (folder: string, names: readonly string[], listings: Map<string, Promise<Set<string>>>): Promise<Set<string>> => {
@@ -130,10 +135,18 @@ export function useUploadBatch({ connection, groupId, visitor, canOverwrite }: U
     (batch: UploadBatch, folder: string) => {
       if (batch.items.length === 0 && batch.folders.length === 0) return;
       void (async () => {
-        const { sizeLimit: limit, upload: send, groupId: group } = latest.current;
+        const { sizeLimit: limit, upload: send, groupId: group, connection: conn, visitor: isVisitor, canOverwrite: mayReplace } = latest.current;
+        // The space's permission, room and rules as they are now (the page's may be stale); without
+        // them (a share visitor, an older engine) the engine's own refusals still say why.
+        const rules: UploadRules | null = conn && !isVisitor ? await conn.cmd("uploadRules", { groupId: group }).catch(() => null) : null;
+        const canReplace = mayReplace && !rules?.uploadNewOnly;
         // Refused before anything is asked: no question about a file that could never go up.
-        const refused = batch.items.filter((item) => refusalOf(item, limit) !== null);
-        const allowed = { items: batch.items.filter((item) => !refused.includes(item)), folders: batch.folders };
+        let refused: UploadItem[] = batch.items.flatMap((item) => {
+          const refusal = refusalOf(item, limit, rules);
+          return refusal ? [{ ...item, refused: refusal }] : [];
+        });
+        const refusedFiles = new Set(refused.map((item) => item.file));
+        const allowed = { items: batch.items.filter((item) => !refusedFiles.has(item.file)), folders: batch.folders };
         // The manager fails them in the list at once (and offers the desktop client for a size).
         const refuse = (quiet: boolean) => refused.length > 0 && send(refused, { groupId: group, path: folder }, { quiet });
         const paths = allowed.items.map((item) => uploadPath(folder, item));
@@ -148,13 +161,28 @@ export function useUploadBatch({ connection, groupId, visitor, canOverwrite }: U
           latest.current.showError(error);
           return;
         }
+        // What does not fit in the quota is refused too, before the question. A file that may replace
+        // one of its name needs only the difference: the sizes of those too large to fit are asked.
+        const room = rules && rules.quota > 0 ? rules.quota - rules.used : Infinity;
+        const replaces = new Map<string, number>();
+        const askSizes = canReplace && conn ? paths.filter((path, i) => clashes.has(path) && allowed.items[i]!.file.size > room) : [];
+        await inParallel(askSizes, PARALLEL_CHECKS, async (path) => {
+          const size = await conn!.cmd("attributes", { groupId: group, paths: [path] }).then((a) => a.file_size, () => undefined);
+          if (size !== undefined) replaces.set(path, size);
+        });
+        const noRoom = refusedForRoom(allowed.items.map((item, i) => ({ item, clash: clashes.has(paths[i]!), replaces: replaces.get(paths[i]!) })), rules, canReplace);
+        if (noRoom.size > 0) {
+          refused = [...refused, ...[...noRoom].map(([item, refusal]) => ({ ...item, refused: refusal }))];
+          allowed.items = allowed.items.filter((item) => !noRoom.has(item));
+          clashes = new Set(allowed.items.map((item) => uploadPath(folder, item)).filter((path) => clashes.has(path)));
+        }
         if (clashes.size === 0) {
           refuse(false);
           return go(allowed, folder);
         }
         // One dialog at a time: the question says what was refused, instead of the desktop-client dialog.
         refuse(true);
-        const next = { batch: allowed, folder, clashes, refused };
+        const next = { batch: allowed, folder, clashes, refused, canReplace, newOnly: !!rules?.uploadNewOnly };
         setQuestion(next);
         setShown(next);
       })();
@@ -205,9 +233,15 @@ export function useUploadBatch({ connection, groupId, visitor, canOverwrite }: U
     const first = all.slice(0, NAMES_SHOWN).join(", ");
     return all.length > NAMES_SHOWN ? t("transfers.conflict.names-more", { names: first, count: all.length - NAMES_SHOWN, interpolation: { escapeValue: false } }) : first;
   };
-  const refusedNames = (key: string) => (shown?.refused ?? []).filter((item) => refusalOf(item, sizeLimit)?.errorMsgKey === key).map((item) => item.relativePath || item.file.name);
-  const tooLargeNames = refusedNames(errorMessageKey(ErrorCode.FileTooLarge));
-  const badNames = refusedNames(errorMessageKey(ErrorCode.NameFormat));
+  const refusedNames = (key: string) => (shown?.refused ?? []).filter((item) => item.refused?.errorMsgKey === key).map((item) => item.relativePath || item.file.name);
+  // What was refused before the question, one line per reason (the transfer list has each file's own).
+  const refusedLines = [
+    { names: refusedNames(errorMessageKey(ErrorCode.FileTooLarge)), text: (count: number, names: string) => t("transfers.refused.too-large", { limit: formatSize(sizeLimit), count, names }) },
+    { names: refusedNames(errorMessageKey(ErrorCode.NameFormat)), text: (count: number, names: string) => t("transfers.refused.name", { count, names }) },
+    { names: refusedNames(errorMessageKey(ErrorCode.FileFormatRefused)), text: (count: number, names: string) => t("transfers.refused.format", { count, names }) },
+    { names: refusedNames(NO_ROOM), text: (count: number, names: string) => t("transfers.refused.room", { count, names }) },
+  ].filter((line) => line.names.length > 0);
+  const replace = shown?.canReplace ?? canOverwrite;
   const dialog = (
     <Modal
       open={question !== null}
@@ -223,26 +257,21 @@ export function useUploadBatch({ connection, groupId, visitor, canOverwrite }: U
           <Button variant="outlined" onClick={() => void answer("skip")}>
             {t("transfers.conflict.skip")}
           </Button>
-          <Button variant={canOverwrite ? "outlined" : "contained"} onClick={() => void answer("keep-both")}>
+          <Button variant={replace ? "outlined" : "contained"} onClick={() => void answer("keep-both")}>
             {t("transfers.conflict.keep-both")}
           </Button>
-          {canOverwrite && <Button onClick={() => void answer("overwrite")}>{t("transfers.conflict.overwrite")}</Button>}
+          {replace && <Button onClick={() => void answer("overwrite")}>{t("transfers.conflict.overwrite")}</Button>}
         </div>
       }
     >
       <p>{t("transfers.conflict.text", { count: names.length })}</p>
       <p className="mt-2 break-all font-medium text-gray-900">{listOf(names)}</p>
-      <p className="mt-2 text-gray-500">{canOverwrite ? t("transfers.conflict.hint") : t("transfers.conflict.hint-no-replace")}</p>
-      {tooLargeNames.length > 0 && (
-        <p className="mt-3 break-words border-t border-gray-200 pt-3 text-gray-700">
-          {t("transfers.refused.too-large", { limit: formatSize(sizeLimit), count: tooLargeNames.length, names: listOf(tooLargeNames) })}
+      <p className="mt-2 text-gray-500">{replace ? t("transfers.conflict.hint") : shown?.newOnly ? t("transfers.conflict.hint-new-only") : t("transfers.conflict.hint-no-replace")}</p>
+      {refusedLines.map((line, i) => (
+        <p key={i} className={`mt-3 break-words text-gray-700 ${i === 0 ? "border-t border-gray-200 pt-3" : ""}`}>
+          {line.text(line.names.length, listOf(line.names))}
         </p>
-      )}
-      {badNames.length > 0 && (
-        <p className={`mt-3 break-words text-gray-700 ${tooLargeNames.length > 0 ? "" : "border-t border-gray-200 pt-3"}`}>
-          {t("transfers.refused.name", { count: badNames.length, names: listOf(badNames) })}
-        </p>
-      )}
+      ))}
     </Modal>
   );
 

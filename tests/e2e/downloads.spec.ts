@@ -9,7 +9,7 @@ import { E2E_FILE_PORT } from "../support/e2e-env";
 import { adminToken, createUser, login, ok, uniqueAccount, WEB_URL } from "../support/e2e-helpers";
 import { connectFiles, type FileClient } from "../support/file-client";
 import { blake3Hex, tusClient } from "../support/tus-client";
-import { expect, hydrated, signIn, test } from "./fixtures";
+import { expect, hydrated, openTransfers, signIn, test } from "./fixtures";
 
 /**
  * Issue 13, items 1 and 13 (zip name): a download never asks "Leave site?" (the page is not
@@ -88,6 +88,7 @@ test.describe("downloads", () => {
     expect(dialogs, "no leave warning for a download").toEqual([]);
     expect(file?.suggestedFilename()).toBe("notes.txt");
     expect((await savedBytes(file!)).toString()).toBe("notes");
+    await openTransfers(page);
     await expect(panel(page).getByRole("listitem", { name: "notes.txt" })).toContainText("Saved by your browser");
     // The page was not navigated: still the file browser, still hydrated.
     await expect(page).toHaveURL(/\/personal/);
@@ -98,6 +99,7 @@ test.describe("downloads", () => {
     const folder = await downloadFromToolbar(page);
     expect(dialogs).toEqual([]);
     expect(folder?.suggestedFilename()).toBe("photos.zip");
+    await openTransfers(page);
     await expect(panel(page).getByRole("listitem", { name: "photos.zip" })).toContainText("Saved by your browser");
 
     // Several items: one name again, in the panel and on disk.
@@ -107,6 +109,7 @@ test.describe("downloads", () => {
     expect(dialogs).toEqual([]);
     const zipName = several!.suggestedFilename();
     expect(zipName).toMatch(/\.zip$/);
+    await openTransfers(page);
     await expect(panel(page).getByRole("listitem", { name: zipName })).toContainText("Saved by your browser");
     await expect(panel(page).getByRole("listitem")).toHaveCount(3);
 
@@ -116,12 +119,14 @@ test.describe("downloads", () => {
     const saved: string[] = [];
     page.on("download", (download) => saved.push(download.suggestedFilename()));
     await toolbar(page).getByRole("button", { name: "Download", exact: true }).click();
+    await openTransfers(page);
     await expect(panel(page).getByRole("listitem", { name: "notes.txt" }).last()).toContainText("Download failed");
     await expect(panel(page).getByRole("listitem", { name: "notes.txt" }).last()).toContainText("The file server refused the download. Try again.");
     await expect(page).toHaveURL(/\/personal/);
     expect(dialogs).toEqual([]);
     expect(saved).toEqual([]);
     // The downloads that arrived are still shown as such: their frames never reported a page.
+    await openTransfers(page);
     await expect(panel(page).getByRole("listitem", { name: "photos.zip" })).toContainText("Saved by your browser");
     await expect(panel(page).getByRole("listitem", { name: zipName })).toContainText("Saved by your browser");
     await user.files.close();
@@ -165,6 +170,7 @@ test.describe("downloads", () => {
     expect(page.isClosed()).toBe(false);
     await expect(panel(page).getByRole("listitem", { name: "slow.bin" })).toContainText("Uploading");
     await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await openTransfers(page);
     await expect(panel(page).getByRole("listitem", { name: "slow.bin" })).toContainText("Uploaded", { timeout: 60_000 });
     await user.files.close();
   });

@@ -53,3 +53,27 @@ export async function seedFile(files: FileClient, socketToken: string, filePath:
   expect(created.id, created.text).toBeTruthy();
   await files.ok("commit", { uploadId: created.id!, hash: await blake3Hex(bytes) });
 }
+
+/** The transfer panel (app/transfers/transfer-panel.tsx), in either language. */
+export const transferPanel = (page: Page) => page.getByRole("region", { name: /^(Transfers|传输列表)$/ });
+
+/**
+ * Opens the transfer panel by hand, as a person does to read its rows: the top bar's Transfer list
+ * button. The panel folds to its summary by itself a moment after everything has finished; opened by
+ * hand it stays open (until a click elsewhere on the page folds it), so call this before reading
+ * finished rows, and again after such a click.
+ */
+export async function openTransfers(page: Page) {
+  await page.getByRole("banner").getByRole("button", { name: /^(Transfer list|传输列表)$/ }).click();
+  await expect(transferPanel(page).getByRole("button", { name: /^(Collapse the transfer list|收起传输列表)$/ })).toBeVisible();
+}
+
+/** The serious and critical WCAG 2.1 AA violations axe finds on the page (or in `include`, a CSS selector), each with the elements it names. */
+export async function seriousViolations(page: Page, include?: string): Promise<string[]> {
+  const { default: AxeBuilder } = await import("@axe-core/playwright");
+  const builder = new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]);
+  const results = await (include ? builder.include(include) : builder).analyze();
+  return results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}

@@ -9,7 +9,7 @@ import { E2E_FILE_PORT, WEB_EN_URL } from "../support/e2e-env";
 import { createUser, login, ok, setSite, uniqueAccount, WEB_URL } from "../support/e2e-helpers";
 import { connectFiles, type FileClient } from "../support/file-client";
 import { blake3Hex, tusClient } from "../support/tus-client";
-import { expect, hydrated, screenshot, test } from "./fixtures";
+import { expect, hydrated, openTransfers, screenshot, test } from "./fixtures";
 import { withContext } from "./share-scene";
 
 /**
@@ -212,6 +212,7 @@ test.describe("share page", () => {
         await screenshot(page, "share-invite-en");
         await page.getByLabel("Upload folder").setInputFiles(path.join(dir, "album"));
         const panel = page.getByRole("region", { name: "Transfers" });
+        await openTransfers(page);
         await expect(panel.getByText("Uploaded")).toHaveCount(2, { timeout: 60_000 });
         await expect(page.getByRole("region", { name: "Files in /" }).getByRole("link", { name: "album", exact: true })).toBeVisible();
         await toChinese(page);

@@ -8,7 +8,7 @@ import { Permission, PERMISSION_FULL } from "../../contract/permissions";
 import { createUser, login, ok, uniqueAccount, WEB_URL } from "../support/e2e-helpers";
 import { E2E_FILE_PORT } from "../support/e2e-env";
 import { connectFiles } from "../support/file-client";
-import { expect, hydrated, screenshot, signIn, test } from "./fixtures";
+import { expect, hydrated, openTransfers, screenshot, signIn, test } from "./fixtures";
 
 const PASSWORD = "Tr4nsfer#Ferry";
 const FILE_URL = `http://127.0.0.1:${E2E_FILE_PORT}`;
@@ -99,9 +99,10 @@ test.describe("transfers", () => {
 
     await page.getByLabel("Upload files").setInputFiles(file);
     await expect(panel(page)).toBeVisible();
+    await openTransfers(page);
     await expect(row(page, "report.bin")).toContainText("Uploaded", { timeout: 30_000 });
     await expect(row(page, "report.bin")).toContainText("3.00 MB");
-    await expect(panel(page).getByText("0 active")).toBeVisible();
+    await expect(panel(page).getByText("1 done")).toBeVisible();
     await expect(page.getByRole("table").getByText("report.bin")).toBeVisible();
     const attributes = await storedAttributes(socketToken, "/report.bin");
     expect(attributes.file_size).toBe(bytes.length);
@@ -115,6 +116,7 @@ test.describe("transfers", () => {
       return dt;
     });
     await page.getByRole("table").dispatchEvent("drop", { dataTransfer: dropped });
+    await openTransfers(page);
     await expect(row(page, "dropped.txt")).toContainText("Uploaded");
     expect((await storedAttributes(socketToken, "/dropped.txt")).hash).toBe(await blake3("dropped by hand\n"));
 
@@ -137,6 +139,7 @@ test.describe("transfers", () => {
     });
 
     await page.getByLabel("Upload files").setInputFiles(file);
+    await openTransfers(page);
     await expect(row(page, "large.bin")).toContainText("Uploaded", { timeout: 60_000 });
     expect(offsets).toEqual(["0"]);
     expect((await storedAttributes(socketToken, "/large.bin")).hash).toBe(await blake3(bytes));
@@ -149,6 +152,7 @@ test.describe("transfers", () => {
     makeFile("album/disc1/track2.txt", Buffer.from("two"));
 
     await page.getByLabel("Upload folder").setInputFiles(path.join(workDir, "album"));
+    await openTransfers(page);
     for (const name of ["cover.txt", "track1.txt", "track2.txt"]) await expect(row(page, name)).toContainText("Uploaded");
     expect((await storedAttributes(socketToken, "/album/disc1/track2.txt")).hash).toBe(await blake3("two"));
     await expect(page.getByRole("table").getByText("album")).toBeVisible();
@@ -161,6 +165,7 @@ test.describe("transfers", () => {
     const data = { items: [], files: [path.join(workDir, "drop-me")], dragOperationsMask: 1 };
     const cdp = await page.context().newCDPSession(page);
     for (const type of ["dragEnter", "dragOver", "drop"] as const) await cdp.send("Input.dispatchDragEvent", { type, ...at, data });
+    await openTransfers(page);
     for (const name of ["deep.txt", "top.txt"]) await expect(row(page, name)).toContainText("Uploaded");
     expect((await storedAttributes(socketToken, "/drop-me/inner/deep.txt")).hash).toBe(await blake3("deep"));
   });
@@ -207,6 +212,7 @@ test.describe("transfers", () => {
     // It goes on from what the server holds, not from the first byte.
     expect(await resumedAt).toBeGreaterThan(0);
     await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await openTransfers(page);
     await expect(row(page, "movie.bin")).toContainText("Uploaded", { timeout: 120_000 });
     const attributes = await storedAttributes(socketToken, "/movie.bin");
     expect(attributes.file_size).toBe(bytes.length);
@@ -239,6 +245,7 @@ test.describe("transfers", () => {
     const resumedAt = resumeOffset(page);
     await row(page, "archive.bin").locator('input[type="file"]').setInputFiles(file);
     expect(await resumedAt).toBeGreaterThan(0);
+    await openTransfers(page);
     await expect(row(page, "archive.bin")).toContainText("Uploaded", { timeout: 60_000 });
     expect((await storedAttributes(socketToken, "/archive.bin")).hash).toBe(await blake3(bytes));
   });
@@ -251,6 +258,7 @@ test.describe("transfers", () => {
     mkdirSync(path.join(workDir, "all-empty"), { recursive: true });
 
     await dragFromDesktop(page, [path.join(workDir, "with-empty"), path.join(workDir, "all-empty")]);
+    await openTransfers(page);
     await expect(row(page, "keep.txt")).toContainText("Uploaded");
     await expect.poll(() => storedListing(socketToken, "/with-empty")).toEqual({ deeper: 1, hollow: 1, "keep.txt": 0 });
     await expect.poll(() => storedListing(socketToken, "/with-empty/deeper")).toEqual({ "empty-too": 1 });
@@ -265,6 +273,7 @@ test.describe("transfers", () => {
     const { socketToken } = await signedInUser(page);
     const conflict = page.getByRole("dialog", { name: "Files already exist" });
     await page.getByLabel("Upload files").setInputFiles([makeFile("clash/v1/same.txt", Buffer.from("version one")), makeFile("clash/v1/other.txt", Buffer.from("other one"))]);
+    await openTransfers(page);
     await expect(row(page, "same.txt")).toContainText("Uploaded");
     await expect(row(page, "other.txt")).toContainText("Uploaded");
     await expect(conflict).toHaveCount(0);
@@ -278,6 +287,7 @@ test.describe("transfers", () => {
     await screenshot(page, "transfers-conflict-en");
     await conflict.getByRole("button", { name: "Overwrite" }).click();
     await expect(conflict).toHaveCount(0);
+    await openTransfers(page);
     await expect(row(page, "same.txt").last()).toContainText("Uploaded");
     await expect.poll(async () => (await storedBytes(socketToken, "/same.txt")).toString()).toBe("version two");
     await expect.poll(async () => (await storedBytes(socketToken, "/other.txt")).toString()).toBe("other two");
@@ -286,6 +296,7 @@ test.describe("transfers", () => {
     await page.getByLabel("Upload files").setInputFiles([makeFile("clash/v3/same.txt", Buffer.from("version three")), makeFile("clash/v3/fresh.txt", Buffer.from("fresh"))]);
     await expect(conflict).toContainText("(1):");
     await conflict.getByRole("button", { name: "Skip" }).click();
+    await openTransfers(page);
     await expect(row(page, "fresh.txt")).toContainText("Uploaded");
     expect((await storedBytes(socketToken, "/fresh.txt")).toString()).toBe("fresh");
     expect((await storedBytes(socketToken, "/same.txt")).toString()).toBe("version two");
@@ -294,11 +305,13 @@ test.describe("transfers", () => {
     // Keep both: the new file gets the first free "name (n).ext".
     await page.getByLabel("Upload files").setInputFiles(makeFile("clash/v4/same.txt", Buffer.from("version four")));
     await conflict.getByRole("button", { name: "Keep both" }).click();
+    await openTransfers(page);
     await expect(row(page, "same (1).txt")).toContainText("Uploaded");
     expect((await storedBytes(socketToken, "/same (1).txt")).toString()).toBe("version four");
     expect((await storedBytes(socketToken, "/same.txt")).toString()).toBe("version two");
     await page.getByLabel("Upload files").setInputFiles(makeFile("clash/v5/same.txt", Buffer.from("version five")));
     await conflict.getByRole("button", { name: "Keep both" }).click();
+    await openTransfers(page);
     await expect(row(page, "same (2).txt")).toContainText("Uploaded");
     expect((await storedBytes(socketToken, "/same (2).txt")).toString()).toBe("version five");
 
@@ -339,6 +352,7 @@ test.describe("transfers", () => {
         // The page's heading is "Upload files" too: the file input is the toolbar's.
         const pick = page.getByRole("toolbar", { name: "File actions" }).getByLabel("Upload files", { exact: true });
         await pick.setInputFiles(makeFile("visitor/v1/note.txt", Buffer.from("first visit")));
+        await openTransfers(page);
         await expect(row(page, "note.txt")).toContainText("Uploaded");
 
         await pick.setInputFiles(makeFile("visitor/v2/note.txt", Buffer.from("second visit")));
@@ -347,6 +361,7 @@ test.describe("transfers", () => {
         await expect(conflict.getByRole("button", { name: "Skip" })).toBeVisible();
         await expect(conflict.getByRole("button", { name: "Overwrite" })).toHaveCount(0);
         await conflict.getByRole("button", { name: "Keep both" }).click();
+        await openTransfers(page);
         await expect(row(page, "note (1).txt")).toContainText("Uploaded");
       } finally {
         await context.close();
@@ -391,6 +406,7 @@ test.describe("transfers", () => {
     await page.close();
     await expect(row(second, "shared.bin")).toBeVisible();
     expect(await resumedAt).toBeGreaterThan(0);
+    await openTransfers(second);
     await expect(row(second, "shared.bin")).toContainText("Uploaded", { timeout: 60_000 });
     const attributes = await storedAttributes(socketToken, "/shared.bin");
     expect(attributes.file_size).toBe(bytes.length);
@@ -402,6 +418,7 @@ test.describe("transfers", () => {
     await signedInUser(page);
     const bytes = randomBytes(1024 * 1024 + 5);
     await page.getByLabel("Upload files").setInputFiles(makeFile("down/data.bin", bytes));
+    await openTransfers(page);
     await expect(row(page, "data.bin")).toContainText("Uploaded");
 
     await page.getByRole("table").getByRole("row", { name: /data\.bin/ }).getByRole("checkbox").check();
@@ -410,6 +427,7 @@ test.describe("transfers", () => {
     const saved = await download;
     expect(saved.suggestedFilename()).toBe("data.bin");
     expect(readFileSync((await saved.path())!).equals(bytes)).toBe(true);
+    await openTransfers(page);
     await expect(panel(page).getByRole("listitem", { name: "data.bin" }).last()).toContainText("Saved by your browser");
   });
 
@@ -417,6 +435,7 @@ test.describe("transfers", () => {
     const { socketToken } = await signedInUser(page, PERMISSION_FULL & ~Permission.Delete);
     const files = await connectFiles(FILE_URL, socketToken);
     await page.getByLabel("Upload files").setInputFiles(makeFile("nodelete/v1/mine.txt", Buffer.from("first")));
+    await openTransfers(page);
     await expect(row(page, "mine.txt")).toContainText("Uploaded");
 
     const conflict = page.getByRole("dialog", { name: "Files already exist" });

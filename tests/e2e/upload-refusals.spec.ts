@@ -6,7 +6,7 @@ import { PERMISSION_FULL } from "../../contract/permissions";
 import { adminToken, createUser, login, ok, uniqueAccount, WEB_URL } from "../support/e2e-helpers";
 import { E2E_FILE_PORT } from "../support/e2e-env";
 import { connectFiles } from "../support/file-client";
-import { expect, hydrated, screenshot, signIn, test } from "./fixtures";
+import { expect, hydrated, openTransfers, screenshot, signIn, test } from "./fixtures";
 
 /**
  * Issue 13, item 4: what cannot be uploaded (here: over the size limit) is refused before the page
@@ -27,8 +27,6 @@ function makeFile(relative: string, bytes: Buffer): string {
 
 const panel = (page: Page) => page.getByRole("region", { name: /^(Transfers|传输列表)$/ });
 const row = (page: Page, name: string) => panel(page).getByRole("listitem", { name });
-/** Opens the transfer list from the top bar (it folds when the user works elsewhere on the page). */
-const openPanel = (page: Page) => page.getByRole("banner").getByRole("button", { name: /^(Transfer list|传输列表)$/ }).click();
 
 async function listing(socketToken: string, folder: string): Promise<string[]> {
   const files = await connectFiles(FILE_URL, socketToken);
@@ -66,6 +64,7 @@ test.describe("uploads that cannot go up are refused first", () => {
       const socketToken = (await login(account, PASSWORD)).data!.websocket_token;
 
       await page.getByLabel("Upload files").setInputFiles(makeFile("v1/same.bin", Buffer.from("small")));
+      await openTransfers(page);
       await expect(row(page, "same.bin")).toContainText("Uploaded", UPLOADED_WAIT);
 
       // The same name, now over the limit: only the refusal, no "Files already exist".
@@ -79,7 +78,7 @@ test.describe("uploads that cannot go up are refused first", () => {
       await expect(refusal).toHaveCount(0);
       await expect(page.getByRole("dialog", { name: "Files already exist" })).toHaveCount(0);
       // The transfer list (behind the dialog until it closed) says why, with the same readable size.
-      await openPanel(page);
+      await openTransfers(page);
       const failed = row(page, "same.bin").last();
       await expect(failed).toContainText("The file is larger than the server allows (100.00 KB)");
       await expect(failed).not.toContainText(String(LIMIT_KB * 1024));
@@ -89,7 +88,7 @@ test.describe("uploads that cannot go up are refused first", () => {
       await page.getByLabel("Upload files").setInputFiles([makeFile("v3/huge.bin", big()), makeFile("v3/fine.txt", Buffer.from("fine"))]);
       await expect(refusal).toBeVisible();
       await refusal.getByRole("button", { name: "Close" }).last().click();
-      await openPanel(page);
+      await openTransfers(page);
       await expect(row(page, "fine.txt")).toContainText("Uploaded", UPLOADED_WAIT);
       await expect(row(page, "huge.bin")).toContainText("(100.00 KB)");
       expect(await listing(socketToken, "/")).toEqual(["fine.txt", "same.bin"]);
@@ -104,7 +103,7 @@ test.describe("uploads that cannot go up are refused first", () => {
       await expect(refusal).toHaveCount(0);
       await screenshot(page, "upload-refused-and-clash-en-1440");
       await conflict.getByRole("button", { name: "Keep both" }).click();
-      await openPanel(page);
+      await openTransfers(page);
       await expect(row(page, "fine (1).txt")).toContainText("Uploaded", UPLOADED_WAIT);
       await expect(row(page, "giant.bin")).toContainText("(100.00 KB)");
       expect(await listing(socketToken, "/")).toEqual(["fine (1).txt", "fine.txt", "same.bin"]);
@@ -121,7 +120,7 @@ test.describe("uploads that cannot go up are refused first", () => {
       await page.setViewportSize({ width: 1280, height: 900 });
       await screenshot(page, "upload-refused-zh-1280");
       await refusalZh.getByRole("button", { name: "关闭" }).last().click();
-      await openPanel(page);
+      await openTransfers(page);
       await expect(row(page, "same.bin").last()).toContainText("文件超过服务器允许的大小（100.00 KB）");
       await expect(panel(page)).not.toContainText("字节");
       await screenshot(page, "upload-refused-panel-zh-1280");
@@ -153,9 +152,11 @@ test.describe("uploads that cannot go up are refused first", () => {
           await page.getByRole("button", { name: "Open" }).click();
           const pick = page.getByRole("toolbar", { name: "File actions" }).getByLabel("Upload files", { exact: true });
           await pick.setInputFiles(makeFile("visitor/v1/note.txt", Buffer.from("first visit")));
+          await openTransfers(page);
           await expect(row(page, "note.txt")).toContainText("Uploaded", UPLOADED_WAIT);
 
           await pick.setInputFiles([makeFile("visitor/v2/note.txt", big()), makeFile("visitor/v2/other.txt", Buffer.from("other"))]);
+          await openTransfers(page);
           await expect(row(page, "other.txt")).toContainText("Uploaded", UPLOADED_WAIT);
           await expect(row(page, "note.txt").last()).toContainText("The file is larger than the server allows (100.00 KB)");
           await expect(page.getByRole("dialog", { name: "Files already exist" })).toHaveCount(0);

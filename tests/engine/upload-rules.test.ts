@@ -62,7 +62,7 @@ describe("file-format rule", () => {
     expect(refused.id).toBeNull();
     expect(refused.body).toMatchObject({ code: ErrorCode.FileFormatRefused, message: "setup.Exe cannot be uploaded: files of this type are not allowed for your account", data: { name: "setup.Exe" } });
     const zh = await send(user, "/docs/run.bat", Buffer.from("@echo"), 0, false, { "accept-language": "zh-CN" });
-    expect(zh.body).toMatchObject({ code: ErrorCode.FileFormatRefused, message: "无法上传 run.bat：你的账号不允许此类型的文件" });
+    expect(zh.body).toMatchObject({ code: ErrorCode.FileFormatRefused, message: "无法上传 run.bat：您的账号不允许此类型的文件" });
     expect((await send(user, "/a.tar.gz", Buffer.from("gz"))).body?.code).toBe(ErrorCode.FileFormatRefused);
 
     for (const name of ["/notes.txt", "/exe", "/a.exe.txt", "/b.gz"]) expect(await upload(user, name, Buffer.from(name))).toMatchObject({ code: 200 });

@@ -2,6 +2,8 @@
 export const transfersEn = {
   "transfers.title": "Transfers",
   "transfers.active": "{{count}} active",
+  "transfers.done": "{{count}} done",
+  "transfers.failed": "{{count}} failed",
   "transfers.expand": "Expand the transfer list",
   "transfers.collapse": "Collapse the transfer list",
   "transfers.close": "Close the transfer list",
@@ -48,11 +50,18 @@ export const transfersEn = {
   "transfers.conflict.keep-both": "Keep both",
   "transfers.refused.too-large": "Larger than the {{limit}} allowed, so not uploaded ({{count}}): {{names}}",
   "transfers.refused.name": "Names the server does not accept, so not uploaded ({{count}}): {{names}}",
+  "transfers.refused.format": "Types your account may not upload, so not uploaded ({{count}}): {{names}}",
+  "transfers.refused.room": "Not enough room left in this space, so not uploaded ({{count}}): {{names}}",
+  "transfers.refused.no-room": "Not enough room: the file needs {{size, size}}, the space has {{free, size}} left of {{quota, size}}",
+  "transfers.refused.no-upload": "You may not upload here: your account has no upload permission in this space",
+  "transfers.conflict.hint-new-only": "Only new files may be uploaded here: existing files cannot be replaced. Skip uploads only the others, Keep both uploads them under a new name such as \"name (1).ext\".",
 } as const;
 
 export const transfersZh: Record<keyof typeof transfersEn, string> = {
   "transfers.title": "传输列表",
   "transfers.active": "{{count}} 个进行中",
+  "transfers.done": "{{count}} 个已完成",
+  "transfers.failed": "{{count}} 个失败",
   "transfers.expand": "展开传输列表",
   "transfers.collapse": "收起传输列表",
   "transfers.close": "关闭传输列表",
@@ -99,4 +108,9 @@ export const transfersZh: Record<keyof typeof transfersEn, string> = {
   "transfers.conflict.keep-both": "保留两者",
   "transfers.refused.too-large": "超过允许的 {{limit}}，不会上传（{{count}} 个）：{{names}}",
   "transfers.refused.name": "名称不符合要求，不会上传（{{count}} 个）：{{names}}",
+  "transfers.refused.format": "您的账号不允许上传此类型的文件，不会上传（{{count}} 个）：{{names}}",
+  "transfers.refused.room": "此空间剩余容量不足，不会上传（{{count}} 个）：{{names}}",
+  "transfers.refused.no-room": "空间不足：该文件需要 {{size, size}}，此空间剩余 {{free, size}}（共 {{quota, size}}）",
+  "transfers.refused.no-upload": "您不能在此处上传：您的账号在此空间没有上传权限",
+  "transfers.conflict.hint-new-only": "此处只能上传新文件，不能替换已有文件。跳过：只上传其他文件；保留两者：以新名称上传，如“名称 (1).扩展名”。",
 };
