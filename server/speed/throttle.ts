@@ -79,16 +79,16 @@ export class Throttle {
   transform(): Transform {
     const stage: Transform = new Transform({
       transform: (chunk: Buffer, _encoding, done) => {
-        this.pass(chunk, (piece) => stage.push(piece)).then(() => done(), done);
+        this.pass(chunk, (piece) => stage.push(piece), () => stage.destroyed).then(() => done(), done);
       },
     });
     return stage;
   }
 
-  /** Gives `chunk` to `push` in pieces, each when it is due. */
-  async pass(chunk: Buffer, push: (piece: Buffer) => void): Promise<void> {
+  /** Gives `chunk` to `push` in pieces, each when it is due; stops once `stopped()` (the stream went away: its bytes take nothing from the limit). */
+  async pass(chunk: Buffer, push: (piece: Buffer) => void, stopped: () => boolean): Promise<void> {
     const size = this.pieceSize;
-    for (let at = 0; at < chunk.length; at += size) {
+    for (let at = 0; at < chunk.length && !stopped(); at += size) {
       const piece = chunk.subarray(at, at + size);
       const wait = this.take(piece.length);
       if (wait) await wait;
