@@ -8,6 +8,9 @@ export const ENCODED_PASSWORD_MAX = 1024;
 /** Longest UK: an encoded account or e-mail address (255 characters) and an encoded password. */
 export const UK_MAX = 2048;
 
+/** The single administrator's account, created at the first start (server/services.ts). */
+export const ADMIN_ACCOUNT = "admin";
+
 /** POST /api/user/login. */
 export const loginBody = z
   .object({ UK: z.string().min(1).max(UK_MAX).describe("Encoded account and password joined by '.' (docs/credential-encoding.md).") })

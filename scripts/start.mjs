@@ -242,18 +242,21 @@ async function main() {
   if (stopping) return;
   if (!engineReady || !webReady) return stopAll(1);
 
+  // The administrator signs in at the admin console (docs/web.md, "Admin console").
+  const consoleUrl = `http://localhost:${webPort}/admin`;
   const signIn = firstStart
     ? [
+        `First sign-in at the admin console, ${consoleUrl}:`,
         fromEnvPassword || !initialPassword
-          ? `First sign-in: account "admin" with the initial password from FERRY_ADMIN_PASSWORD.`
-          : `First sign-in: account "admin", initial password:  ${initialPassword}`,
+          ? `account "admin" with the initial password from FERRY_ADMIN_PASSWORD.`
+          : `account "admin", initial password:  ${initialPassword}`,
         ...(initialPasswordFile
           ? [`The password is also in ${initialPasswordFile}`, "(readable only by you; deleted after the first password change)."]
           : []),
         "You will be asked to choose a new password at that first sign-in.",
       ]
     : [
-        `Sign in: account "admin". The first time, use the initial password the engine printed on its first`,
+        `Admin console: ${consoleUrl}, account "admin". The first time, use the initial password the engine printed on its first`,
         `start (kept in ${path.resolve(root, setting("FERRY_DATA_DIR", "./data"), "initial-admin-password")} until it is changed;`,
         "or FERRY_ADMIN_PASSWORD if you set it) and choose a new one when asked; after that, use the",
         "password you chose then.",

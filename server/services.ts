@@ -1,6 +1,7 @@
 import { randomInt } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { ADMIN_ACCOUNT } from "../contract/auth";
 import { passwordProblem } from "../contract/validation";
 import { type Accounts, createAccounts } from "./accounts/service";
 import { createTokens, type Tokens } from "./auth/tokens";
@@ -27,7 +28,8 @@ import { countHome, createUsageCache } from "./storage/usage";
  * the file server's libraries.
  */
 
-export const ADMIN_ACCOUNT = "admin";
+/** The single administrator's account (contract/auth.ts: the web's console checks it too). */
+export { ADMIN_ACCOUNT };
 
 export interface Services {
   config: Config;

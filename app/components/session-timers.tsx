@@ -10,9 +10,9 @@ const REFRESH_FETCHER = "session-refresh";
 /**
  * The browser side of the session: any request (navigation, form, fetcher) is activity. The server
  * enforces the same limits on every request, so this only makes them happen on time while a page
- * sits open. Not used on share pages.
+ * sits open. Not used on share pages. The admin console passes its own sign-out and refresh actions.
  */
-export function SessionTimers() {
+export function SessionTimers({ logoutAction = "/logout", sessionAction = "/session" }: { logoutAction?: string; sessionAction?: string } = {}) {
   const navigation = useNavigation();
   const fetchers = useFetchers();
   const logout = useFetcher();
@@ -34,10 +34,10 @@ export function SessionTimers() {
       if (now - activeAt.current >= IDLE_TIMEOUT_MS) {
         if (signingOut.current) return;
         signingOut.current = true;
-        logout.submit({ reason: "expired" }, { method: "post", action: "/logout" });
+        logout.submit({ reason: "expired" }, { method: "post", action: logoutAction });
       } else if (now - refreshedAt.current >= REFRESH_INTERVAL_MS) {
         refreshedAt.current = now;
-        refresh.submit({ intent: "refresh" }, { method: "post", action: "/session" });
+        refresh.submit({ intent: "refresh" }, { method: "post", action: sessionAction });
       }
     }, CHECK_INTERVAL_MS);
     // Like data-hydrated (root.tsx): from here on the page keeps time for the session, which the

@@ -1,5 +1,6 @@
 import { errors } from "../../contract/errors";
 import type { ZhMessages } from "./plural";
+import { adminEn, adminZh } from "./messages/admin";
 import { authEn, authZh } from "./messages/auth";
 import { clientEn, clientZh } from "./messages/client";
 import { filesEn, filesZh } from "./messages/files";
@@ -81,7 +82,7 @@ const en = {
   "global.table.edit": "Edit",
 } as const;
 
-export type MessageKey = keyof typeof en | keyof typeof authEn | keyof typeof shellEn | `error.${number}`;
+export type MessageKey = keyof typeof en | keyof typeof authEn | keyof typeof shellEn | keyof typeof adminEn | `error.${number}`;
 
 const zh: ZhMessages<typeof en> = {
   "global.tips": "提示",
@@ -154,6 +155,6 @@ export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 export const NAMESPACE = "common";
 
 export const resources = {
-  en: { [NAMESPACE]: { ...en, ...authEn, ...clientEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
-  zh: { [NAMESPACE]: { ...zh, ...authZh, ...clientZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
+  en: { [NAMESPACE]: { ...en, ...adminEn, ...authEn, ...clientEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
+  zh: { [NAMESPACE]: { ...zh, ...adminZh, ...authZh, ...clientZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
 };

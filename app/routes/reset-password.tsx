@@ -4,13 +4,11 @@ import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from
 import { Form, useActionData, useNavigation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import * as z from "zod";
+import { changePassword } from "~/auth/password.server";
 import { LanguageSwitch } from "~/components/language-switch";
 import { checkNewPassword, NewPasswordFields, newPasswordShape } from "~/components/new-password-fields";
 import { Button } from "~/components/ui/button";
 import { FormError } from "~/components/ui/form-error";
-import { getT } from "~/i18n/i18next.server";
-import { codec } from "~/utils/credentials.server";
-import { engineFetch, EngineError } from "~/utils/engine.server";
 import { commitSession, getSession, readPendingReset } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
 import { readForm } from "~/utils/form.server";
@@ -29,27 +27,11 @@ export async function action({ request }: ActionFunctionArgs) {
   const session = await getSession(request);
   const pending = readPendingReset(session);
   if (!pending) throw redirect("/signin");
-  const t = await getT(request);
   const submission = parseWithZod(form, { schema });
-  if (submission.status !== "success") return data(submission.reply({ hideFields: ["newPassword", "confirmPassword"] }), { status: 400 });
-  const refuse = (message: string) => data(submission.reply({ formErrors: [message], hideFields: ["newPassword", "confirmPassword"] }), { status: 400 });
-  try {
-    const reply = await engineFetch("/api/user/password/update", {
-      method: "PUT",
-      request,
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({
-        account: pending.account,
-        oldPassword: codec.encode(pending.oldPassword),
-        newPassword: codec.encode(submission.value.newPassword),
-        needUpdatePwd: false,
-      }),
-    });
-    if (!reply.result) return refuse(reply.code === 1023 ? t("atuh.password.rule-error") : t(`error.${reply.code}`, { defaultValue: reply.message }));
-  } catch (error) {
-    if (error instanceof EngineError) return refuse(t("global.server.error"));
-    throw error;
-  }
+  const hideFields = ["newPassword", "confirmPassword"];
+  if (submission.status !== "success") return data(submission.reply({ hideFields }), { status: 400 });
+  const refused = await changePassword(request, { account: pending.account, oldPassword: pending.oldPassword, newPassword: submission.value.newPassword });
+  if (refused) return data(submission.reply({ formErrors: [refused], hideFields }), { status: 400 });
   session.unset("reset");
   return redirectWithToast("/signin", { type: "success", message: "auth.reset.success" }, { headers: { "Set-Cookie": await commitSession(request, session) } });
 }

@@ -4,38 +4,18 @@ import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from
 import { Form, useActionData, useNavigation, useSearchParams, useSubmit } from "@remix-run/react";
 import { useRef } from "react";
 import { useTranslation } from "react-i18next";
-import * as z from "zod";
 import { LanguageSwitch } from "~/components/language-switch";
-import { typedPassword } from "~/components/new-password-fields";
 import { Button } from "~/components/ui/button";
 import { FormError } from "~/components/ui/form-error";
 import { Modal } from "~/components/ui/modal";
 import { TextInput, useAnswerCount } from "~/components/ui/text-input";
-import { getT } from "~/i18n/i18next.server";
 import { useRootData } from "~/root";
-import { codec } from "~/utils/credentials.server";
-import { engineFetch, EngineError } from "~/utils/engine.server";
 import { safeRedirect } from "~/utils/redirect";
-import { commitSession, getSession, readEngine, setPendingReset, startSession, type EngineSession } from "~/utils/session.server";
+import { keepSignIn, signIn as signInWith, SignInRefused } from "~/auth/authenticator.server";
+import { getSession, readEngine } from "~/utils/session.server";
 import { productName, productTitleMeta } from "~/utils/site";
-import { accountLookupBody, lockedData } from "../../contract/auth";
-import { ErrorCode } from "../../contract/errors";
-import { EMAIL_PATTERN } from "../../contract/validation";
+import { signInSchema as schema } from "~/auth/signin-form";
 import { readForm } from "~/utils/form.server";
-
-/**
- * Every field is bounded before anything is encoded or sent: the account field takes an account or
- * an e-mail address, so the e-mail's bound (the account lookup's, contract/auth.ts) is the longest.
- */
-const schema = z.object({
-  account: z
-    .string({ error: "auth.account.required" })
-    .trim()
-    .min(1, "auth.account.required")
-    .max(accountLookupBody.shape.email.maxLength ?? 255, "auth.account.too-long"),
-  password: typedPassword,
-  redirectTo: z.string().optional(),
-});
 
 /** The sign-in page debounces submission by 500 ms when JavaScript runs (spec section 9). */
 export const SIGNIN_DEBOUNCE_MS = 500;
@@ -48,64 +28,17 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return null;
 }
 
-interface LoginData extends Omit<EngineSession, "refreshToken" | "socketToken"> {
-  refresh_token: string;
-  websocket_token: string;
-}
-
 export async function action({ request }: ActionFunctionArgs) {
   const form = await readForm(request);
-  const t = await getT(request);
   const submission = parseWithZod(form, { schema });
   if (submission.status !== "success") return data(submission.reply({ hideFields: ["password"] }), { status: 400 });
-  const { password } = submission.value;
   // Decided before any token exists: an odd target falls back here, never fails after signing in.
   const target = safeRedirect(submission.value.redirectTo, "/personal");
-  let { account } = submission.value;
-  const refuse = (message: string) => data(submission.reply({ formErrors: [message], hideFields: ["password"] }), { status: 400 });
-
   try {
-    // An e-mail address is first resolved to its account (spec section 5).
-    if (EMAIL_PATTERN.test(account)) {
-      const lookup = await engineFetch<{ result: number; account: string }>("/api/user/account/lookup", {
-        method: "POST",
-        request,
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ action: "get_account", email: account }),
-      });
-      if (!lookup.result || lookup.data?.result !== 0) return refuse(t(`error.${lookup.code}`));
-      account = lookup.data.account;
-    }
-    const reply = await engineFetch<LoginData & { loginFailTimes: number; lockPeriod: number; maxLockTimes: number }>("/api/user/login", {
-      method: "POST",
-      request,
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ UK: codec.encodeUK(account, password) }),
-    });
-    const session = await getSession(request);
-    if (reply.code === 200 && reply.data) {
-      const { token, refresh_token, websocket_token, userId, accountType, isAdmin } = reply.data;
-      startSession(session, { token, refreshToken: refresh_token, socketToken: websocket_token, account: reply.data.account, userId, accountType, isAdmin });
-      return redirect(target, { headers: { "Set-Cookie": await commitSession(request, session) } });
-    }
-    if (reply.code === 1074) {
-      // The account and the old password travel to /reset-password sealed in the session, never in the URL.
-      setPendingReset(session, { account, oldPassword: password });
-      return redirect("/reset-password", { headers: { "Set-Cookie": await commitSession(request, session) } });
-    }
-    if (reply.code === 1005 && reply.data) {
-      const { loginFailTimes, maxLockTimes, lockPeriod } = reply.data as unknown as { loginFailTimes: number; maxLockTimes: number; lockPeriod: number };
-      return refuse(t("error.1005", { wrongTimes: loginFailTimes, maxLockTimes, lockPeriod: Math.round(lockPeriod / 60) }));
-    }
-    // A lock that ends by itself says when: the minutes left, rounded up (an administrator's lock has no data).
-    const lock = (reply.code === ErrorCode.AccountLocked || reply.code === ErrorCode.IpLocked) && lockedData.safeParse(reply.data);
-    if (lock && lock.success) {
-      const count = Math.ceil(lock.data.retryAfter / 60);
-      return refuse(t(reply.code === ErrorCode.AccountLocked ? "auth.locked.account" : "auth.locked.address", { count }));
-    }
-    return refuse(t(`error.${reply.code}`, { defaultValue: reply.message }));
+    const result = await signInWith("user", request, submission.value);
+    return await keepSignIn(request, result, "user", target);
   } catch (error) {
-    if (error instanceof EngineError) return refuse(t("global.server.error"));
+    if (error instanceof SignInRefused) return data(submission.reply({ formErrors: [error.message], hideFields: ["password"] }), { status: 400 });
     throw error;
   }
 }

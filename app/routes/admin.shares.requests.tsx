@@ -1,0 +1,6 @@
+import { ComingPage } from "~/admin/shell/coming-page";
+
+/** Placeholder until this console screen is built (docs/web.md, "Admin console"). */
+export default function SharesRequestsPage() {
+  return <ComingPage to="/admin/shares/requests" />;
+}
