@@ -132,10 +132,10 @@ test.describe("transfer panel", () => {
     await hydrated(page);
     await expect(transferList(page).getByRole("listitem", { name: "slow.bin" })).toBeVisible();
     await expect(panel(page).getByRole("button", { name: "Collapse the transfer list" })).toBeVisible();
-    await lastColumnReachable(page);
     await screenshot(page, "transfer-panel-open-en-1440");
     await page.setViewportSize({ width: 1280, height: 900 });
     await screenshot(page, "transfer-panel-open-en-1280");
+    await lastColumnReachable(page);
     await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
     // The menu click of the check above folded it; the summary tells when the upload is done.
     await expect(panel(page)).toContainText("1 done", { timeout: 60_000 });
