@@ -227,3 +227,28 @@ describe("a group's limit", () => {
     within10(await rate(4 * SIZE, () => fetched(url)), 4 * LIMIT);
   });
 });
+
+describe("behind nginx (FERRY_ACCEL_REDIRECT)", () => {
+  it("sends a limited user's download itself, and leaves an unlimited user's to nginx", async () => {
+    const e = await startTestEngine({ FERRY_ACCEL_REDIRECT: "/ferry-storage" });
+    try {
+      const small = data.subarray(0, LIMIT / 4);
+      const headersOf = async (account: string, options: Record<string, unknown>) => {
+        const user = await e.createUser(account, { permission: PERMISSION_FULL, ...options });
+        const space = await e.engine.services.spaces.open(user.id, 0);
+        await writeFile(path.join(e.engine.services.spaces.root, space.home, "small.bin"), small);
+        const files = await connectFiles(e.fileUrl, user.socketToken);
+        try {
+          const res = await fetch(e.fileUrl + (await downloadUrl(files, ["/small.bin"])));
+          return { accel: res.headers.get("x-accel-redirect"), bytes: (await res.arrayBuffer()).byteLength };
+        } finally {
+          await files.close();
+        }
+      };
+      expect(await headersOf("accel_slow", { maxDownloadSpeed: LIMIT_KB })).toEqual({ accel: null, bytes: small.length });
+      expect(await headersOf("accel_fast", {})).toEqual({ accel: "/ferry-storage/users/accel_fast/small.bin", bytes: 0 });
+    } finally {
+      await e.stop();
+    }
+  });
+});
