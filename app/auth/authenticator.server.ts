@@ -1,12 +1,16 @@
-import { redirect } from "@remix-run/node";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, redirect } from "@remix-run/node";
 import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
 import { getT } from "~/i18n/i18next.server";
 import { codec } from "~/utils/credentials.server";
+import { readForm } from "~/utils/form.server";
+import { safeRedirect } from "~/utils/redirect";
 import { engineFetch, EngineError } from "~/utils/engine.server";
 import { commitSession, getSession, setPendingReset, startSession, type EngineSession, type PendingReset, type SessionArea } from "~/utils/session.server";
 import { ADMIN_ACCOUNT, lockedData, type loginData, wrongPasswordData } from "../../contract/auth";
 import { ErrorCode } from "../../contract/errors";
+import { signInSchema } from "./signin-form";
 import { EMAIL_PATTERN } from "../../contract/validation";
 import type * as z from "zod";
 
@@ -14,7 +18,8 @@ import type * as z from "zod";
  * Sign-in with remix-auth (v4 keeps no session of its own): a form strategy asks the engine and
  * answers what the sign-in led to; the route stores it in the web's own session
  * (utils/session.server.ts). Two strategies: `user` for /signin, `admin` for /admin/signin, which
- * lets only the administrator in (docs/web.md, "Admin console").
+ * lets only the administrator in (docs/web.md, "Admin console"); a strategy is named after the
+ * session area it signs in to.
  */
 export type SignInResult =
   /** Signed in: the engine's tokens, to keep in the session. */
@@ -26,8 +31,6 @@ export type SignInResult =
 export class SignInRefused extends Error {
   override name = "SignInRefused";
 }
-
-export type SignInStrategy = "user" | "admin";
 
 type LoginReply = z.infer<typeof loginData>;
 
@@ -106,7 +109,7 @@ export const authenticator = new Authenticator<SignInResult>()
  * and checked. The strategy reads its form from a request of its own, which carries the visitor's
  * headers (address, language) and abort signal.
  */
-export function signIn(strategy: SignInStrategy, request: Request, credentials: { account: string; password: string }): Promise<SignInResult> {
+export function signIn(strategy: SessionArea, request: Request, credentials: { account: string; password: string }): Promise<SignInResult> {
   const headers = new Headers(request.headers);
   headers.delete("content-length");
   headers.set("content-type", "application/x-www-form-urlencoded;charset=UTF-8");
@@ -124,4 +127,24 @@ export async function keepSignIn(request: Request, result: SignInResult, area: S
   else setPendingReset(session, result.reset);
   const next = result.kind === "session" ? target : area === "admin" ? "/admin/update-info" : "/reset-password";
   return redirect(next, { headers: { "Set-Cookie": await commitSession(request, session, area) } });
+}
+
+/**
+ * The action of a sign-in page: reads the form (readForm: bounded, same-site), checks it, runs the
+ * area's strategy and keeps the result. `fallback` is where a signed-in visitor goes without a
+ * usable `redirectTo`; `accepts` narrows the targets further (the console only returns to itself).
+ */
+export async function signInAction(request: Request, area: SessionArea, fallback: string, accepts: (target: string) => boolean = () => true) {
+  const form = await readForm(request);
+  const submission = parseWithZod(form, { schema: signInSchema });
+  if (submission.status !== "success") return data(submission.reply({ hideFields: ["password"] }), { status: 400 });
+  // Decided before any token exists: an odd target falls back, never fails after signing in.
+  const back = safeRedirect(submission.value.redirectTo, fallback);
+  const target = accepts(back) ? back : fallback;
+  try {
+    return await keepSignIn(request, await signIn(area, request, submission.value), area, target);
+  } catch (error) {
+    if (error instanceof SignInRefused) return data(submission.reply({ formErrors: [error.message], hideFields: ["password"] }), { status: 400 });
+    throw error;
+  }
 }

@@ -76,6 +76,11 @@ for (const lang of ["en", "zh"] as const) {
       await auditPage(page, `${name} (${lang})`);
     }
     await screenshot(page, `admin-coming-${lang}`);
+    // Below the minimum width the console keeps 1400 px and the window scrolls sideways.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeGreaterThanOrEqual(1400);
+    await screenshot(page, `admin-coming-${lang}-1280`);
+    await page.setViewportSize({ width: 1440, height: 900 });
 
     await header.getByRole("link", { name: text.account }).click();
     await expect(page).toHaveURL(/\/admin\/update-info$/);
