@@ -163,6 +163,8 @@ describe("a virtual directory in the user's space", () => {
     const thumb = await fetch(t.fileUrl + thumbs + "pic.png");
     expect(thumb.status).toBe(200);
     expect((await sharp(Buffer.from(await thumb.arrayBuffer())).metadata()).width).toBe(256);
+    expect(await code("thumbnails", { groupId: 0, path: "/Team/secret" })).toBe(1008);
+    expect(await code("preview", { groupId: 0, path: "/Team/secret/keys.txt" })).toBe(1008);
   });
 
   it("cannot itself be renamed, moved, copied or removed, but files cross its boundary both ways", async () => {
