@@ -25,6 +25,8 @@ describe("the first start", () => {
     const banner = /\n(=+)\n( Ferry is running\.[\s\S]*?)\n(=+)\n\n$/.exec(output);
     expect(banner, output.slice(-2000)).not.toBeNull();
     expect(banner![2]).toContain(`initial password:  ${generated}`);
+    // The administrator's first sign-in is at the admin console (docs/web.md, "Admin console").
+    expect(banner![2]).toContain(`First sign-in at the admin console, http://localhost:${new URL(product.webUrl).port}/admin:`);
     const file = path.join(product.dataDir, "initial-admin-password");
     expect(banner![2]).toContain(`The password is also in ${file}`);
     expect(output.lastIndexOf(generated!)).toBeGreaterThan(output.indexOf(" Ferry is running."));
