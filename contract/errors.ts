@@ -390,6 +390,15 @@ const catalogue = {
     en: "Only new files may be uploaded here: {{name}} already exists and cannot be replaced",
     zh: "此处只能上传新文件：{{name}} 已存在，不能替换",
   },
+
+  // Authentication ways (docs/authentication.md); 4360 up
+  AuthUrlNotAllowed: {
+    code: 4360,
+    status: 400,
+    value: "Authentication URL not allowed",
+    en: "The authentication URL must be an http or https address outside this server's own network",
+    zh: "认证地址须为本服务器所在网络之外的 http 或 https 地址",
+  },
 } as const satisfies Record<string, Omit<ErrorDef, "name">>;
 
 export type ErrorName = keyof typeof catalogue;

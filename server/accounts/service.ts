@@ -11,6 +11,7 @@ import {
   type VirtualDirectory,
   virtualAlias,
 } from "../../contract/admin";
+import { type AuthSource, UNLISTED_SOURCES } from "../../contract/authentication";
 import { normalizePermission } from "../../contract/permissions";
 import type { UserInfo } from "../../contract/users";
 import { isValidFileName, passwordProblem } from "../../contract/validation";
@@ -21,13 +22,15 @@ import { type Db, insertReturningId, isUniqueViolation } from "../db/connect";
 import { escapeLike } from "../db/like";
 import type { GroupsTable, UsersTable } from "../db/schema";
 import { fail, FerryError } from "../errors";
-import { parseVirtualDirectories } from "../files/spaces";
+import { overlaps, parseVirtualDirectories } from "../files/spaces";
 import type { Settings } from "../settings/service";
 import type { Homes } from "../storage/homes";
 import { normaliseUserPath } from "../storage/paths";
 import type { UsageCache } from "../storage/usage";
 
 type UserRow = Selectable<UsersTable>;
+/** The stored hash of an account without a local password: no password verifies against it (not a scrypt hash). */
+const NO_LOCAL_PASSWORD = "external";
 type GroupRow = Selectable<GroupsTable>;
 
 /** The stored virtual directories fit their column (varchar 4096 since migration 0001). */
@@ -185,9 +188,11 @@ export function createAccounts({ db, clock, tokens, settings, homes, usage }: Ac
   /**
    * The virtual directories as stored (docs/storage.md, "Virtual directories"): each alias passes
    * the alias rule and appears once, ignoring case (1097, InvalidVirtualPathFormat); each target is
-   * made when missing and must be a folder inside the storage (4157, InvalidVirtualDirectory).
+   * a folder inside the storage that neither holds the user's `home` nor lies in it nor overlaps
+   * another target (so a file has one path in the space and forbidden paths cover it), made when
+   * missing (4157, InvalidVirtualDirectory).
    */
-  async function virtualDirectories(list: VirtualDirectory[] | undefined): Promise<VirtualDirectory[] | undefined> {
+  async function virtualDirectories(list: VirtualDirectory[] | undefined, home: string): Promise<VirtualDirectory[] | undefined> {
     if (list === undefined) return undefined;
     const out: VirtualDirectory[] = [];
     for (const v of list) {
@@ -196,14 +201,21 @@ export function createAccounts({ db, clock, tokens, settings, homes, usage }: Ac
       let path: string;
       try {
         path = normaliseUserPath(v.path);
-        await homes.ensure(path);
+      } catch {
+        return fail("InvalidVirtualDirectory", { path: v.path });
+      }
+      if (overlaps(path, home) || out.some((o) => overlaps(o.path, path))) fail("InvalidVirtualDirectory", { path: v.path });
+      out.push({ alias, path });
+    }
+    if (JSON.stringify(out).length > VIRTUAL_DIRS_MAX_CHARS) fail("InvalidVirtualDirectory");
+    for (const v of out) {
+      try {
+        await homes.ensure(v.path);
       } catch (error) {
         if (error instanceof FerryError) fail("InvalidVirtualDirectory", { path: v.path });
         throw error;
       }
-      out.push({ alias, path });
     }
-    if (JSON.stringify(out).length > VIRTUAL_DIRS_MAX_CHARS) fail("InvalidVirtualDirectory");
     return out;
   }
 
@@ -308,9 +320,13 @@ export function createAccounts({ db, clock, tokens, settings, homes, usage }: Ac
   }
 
   const accounts = {
-    async createUser(input: CreateUserBody, role: "user" | "admin" = "user"): Promise<AdminUser> {
-      await checkNewPassword(input.password, input.account);
-      input = { ...input, virtualDirectories: await virtualDirectories(input.virtualDirectories) };
+    /**
+     * Creates an account. One an authentication way creates (`source` other than local) has no
+     * password of its own: it is checked by that way, and its stored hash matches nothing.
+     */
+    async createUser(input: CreateUserBody, role: "user" | "admin" = "user", source: AuthSource = "local"): Promise<AdminUser> {
+      if (source === "local") await checkNewPassword(input.password, input.account);
+      input = { ...input, virtualDirectories: await virtualDirectories(input.virtualDirectories, input.home ?? `/users/${input.account}`) };
       // Without a permission, the security settings' default (List;Download unless an administrator changed it).
       const permission = input.permission ?? (await settings.get("security")).defaultPermission;
       const now = clock.now();
@@ -321,7 +337,8 @@ export function createAccounts({ db, clock, tokens, settings, homes, usage }: Ac
             insertReturningId(db, "users", {
               account: input.account,
               account_key: input.account.toLowerCase(),
-              password_hash: await hashPassword(input.password),
+              password_hash: source === "local" ? await hashPassword(input.password) : NO_LOCAL_PASSWORD,
+              auth_source: source,
               role,
               home,
               permission: normalizePermission(permission),
@@ -340,7 +357,9 @@ export function createAccounts({ db, clock, tokens, settings, homes, usage }: Ac
     async updateUser(id: number, patch: UpdateUserBody): Promise<AdminUser> {
       const before = await userRow(id);
       if (before.role === "admin" && patch.locked) fail("InvalidOperation");
-      const columns = defined(userColumns({ ...patch, virtualDirectories: await virtualDirectories(patch.virtualDirectories) }));
+      // A new home is checked against the virtual directories kept, as new ones are against the home kept.
+      const kept = patch.home === undefined ? undefined : parseVirtualDirectories(before.virtual_dirs);
+      const columns = defined(userColumns({ ...patch, virtualDirectories: await virtualDirectories(patch.virtualDirectories ?? kept, patch.home ?? before.home) }));
       await unique(
         () => k.updateTable("users").set({ ...columns, updated_at: clock.now() }).where("id", "=", id).execute(),
         () => duplicateUser(undefined, patch.email, id),
@@ -386,7 +405,8 @@ export function createAccounts({ db, clock, tokens, settings, homes, usage }: Ac
     },
 
     async listUsers(page: { pageNum: number; pageSize: number; search?: string }) {
-      let query = k.selectFrom("users");
+      // Accounts of the system and HTTP ways have no list entry (admin document section 6).
+      let query = k.selectFrom("users").where("auth_source", "not in", UNLISTED_SOURCES);
       if (page.search) query = query.where((eb) => eb.or([contains("account_key", page.search!), contains("email_key", page.search!)]));
       const { total } = await query.select((eb) => eb.fn.countAll<number>().as("total")).executeTakeFirstOrThrow();
       const rows = await query

@@ -14,6 +14,7 @@ import { forgetInitialAdminPassword } from "../data-dir";
 import { requireWhitelisted, requireWhitelistedUser } from "./ip-whitelist";
 import { dummyHash, hashPassword, MAX_PASSWORD_INPUT, verifyPassword } from "./password-hash";
 import type { AuthContext, Tokens } from "./tokens";
+import type { Authentication } from "../authentication/service";
 
 export interface AuthDeps {
   db: Db;
@@ -30,10 +31,12 @@ export interface AuthDeps {
   config: { dataDir: string };
   /** Per client address, across accounts (FERRY_LOGIN_ADDRESS_MAX_FAILURES, FERRY_LOOKUP_ADDRESS_MAX, FERRY_LOGIN_ADDRESS_WINDOW). */
   addressLimits: { maxFailures: number; maxLookups: number; windowMs: number };
+  /** The authentication ways (server/authentication/): who a sign-in is under the way in force. */
+  ways: Pick<Authentication, "verify">;
 }
 
 /** Sign-in, password change, refresh and sign-out: the rules of end-user spec sections 4, 5 and 7. */
-export function createAuth({ db, clock, codec, tokens, lockout, rates, settings, accounts, edition, addressLimits, config }: AuthDeps) {
+export function createAuth({ db, clock, codec, tokens, lockout, rates, settings, accounts, edition, addressLimits, config, ways }: AuthDeps) {
   async function policy(): Promise<LockoutPolicy & { lockPeriod: number }> {
     const s = await settings.get("security");
     return { maxFailures: s.lockTimes, windowMs: s.lockMinutes * 60_000, lockPeriod: s.lockMinutes * 60 };
@@ -56,8 +59,12 @@ export function createAuth({ db, clock, codec, tokens, lockout, rates, settings,
    * (1050); one that reaches the address's limit locks the address (4116). A right password clears
    * the account's count and gives the address its attempt back. Unknown accounts (and e-mail
    * addresses) take the same path and cost the same hash, so they look the same.
+   *
+   * `viaWays`: a sign-in, where the authentication way in force decides who may sign in and checks
+   * the password (docs/authentication.md); a way that cannot be asked gives the attempt back and
+   * says why (1056, 4114, ...). Without it (the password change), only the local password counts.
    */
-  async function checkPassword(account: string, password: string, ip: string | null) {
+  async function checkPassword(account: string, password: string, ip: string | null, viaWays = false) {
     const user = await findUser(account);
     const p = await policy();
     const byAccount: CounterKey = { key: accountKey(user?.account ?? account), policy: p };
@@ -66,10 +73,19 @@ export function createAuth({ db, clock, codec, tokens, lockout, rates, settings,
 
     const taken = await lockout.take(keys);
     if (taken.refusedBy !== null) return fail(taken.refusedBy === byAccount.key ? "AccountLocked" : "IpLocked", lockedFor(taken.lockedUntil));
-    const ok = password.length <= MAX_PASSWORD_INPUT && (await verifyPassword(password, user?.password_hash ?? (await dummyHash())));
-    if (ok && user) {
+    const local = async (hash: string | undefined) => verifyPassword(password, hash ?? (await dummyHash()));
+    let proven: typeof user | null;
+    try {
+      if (password.length > MAX_PASSWORD_INPUT) proven = null;
+      else if (viaWays) proven = await ways.verify(user, account, password, ip, local);
+      else proven = (await local(user?.password_hash)) && user ? user : null;
+    } catch (error) {
+      await lockout.succeed([], keys.map((k) => k.key));
+      throw error;
+    }
+    if (proven) {
       await lockout.succeed([byAccount.key], keys.slice(1).map((k) => k.key));
-      return user;
+      return proven;
     }
 
     const locked = await lockout.fail(keys, taken.counts);
@@ -92,7 +108,7 @@ export function createAuth({ db, clock, codec, tokens, lockout, rates, settings,
       if (!credentials.password) fail("PasswordRequired");
       // Longer than any password can be: refused as bad input, never hashed nor counted as a guess.
       if (credentials.password.length > MAX_PASSWORD_INPUT) fail("ParameterError", { field: "UK" });
-      const user = await checkPassword(account, credentials.password, ip);
+      const user = await checkPassword(account, credentials.password, ip, true);
       if (user.locked) fail("AccountLocked");
       // After the password, so the whitelist tells nothing to someone who does not know it.
       requireWhitelisted(user.ip_whitelist, ip);

@@ -301,6 +301,13 @@ const migrations = (dialect: Dialect): Record<string, Migration> => ({
       await db.schema.createIndex("share_visitor_uploads_token").on("share_visitor_uploads").column("token_hash").execute();
     },
   },
+  "0012_auth_source": {
+    async up(db: Kysely<any>) {
+      // Where an account's password is checked: its own hash (local) or the authentication way that
+      // created it (server/authentication/, docs/authentication.md).
+      await db.schema.alterTable("users").addColumn("auth_source", "varchar(16)", (c) => c.notNull().defaultTo("local")).execute();
+    },
+  },
 });
 
 /** Runs every pending migration; throws if one fails, so the engine never starts on a half schema. */

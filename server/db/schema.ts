@@ -42,6 +42,8 @@ export interface UsersTable extends FilterSwitchColumns {
   virtual_dirs: D<string>;
   /** Bytes the personal space may hold; 0 = unlimited. */
   quota: D<number>;
+  /** "local", or the way that created the account and checks its password (contract/authentication.ts AUTH_SOURCES). */
+  auth_source: D<string>;
   created_at: number;
   updated_at: number;
 }

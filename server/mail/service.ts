@@ -16,7 +16,7 @@ import { FerryError, fail } from "../errors";
 import type { Settings } from "../settings/service";
 import { checkSmtpHostOnSave } from "./address";
 import { createSecretBox, loadEngineSecret, type SecretBox } from "./secret";
-import { deliver, type OutgoingMail } from "./transport";
+import { deliver, type OutgoingMail, smtpAuthenticates } from "./transport";
 
 /** Whose SMTP account: the server's (admin "Email settings") or one user's own. */
 export type MailOwner = { kind: "server" } | { kind: "user"; userId: number };
@@ -173,6 +173,19 @@ export function createMail({ db, config, clock, settings }: MailDeps) {
     /** Sends one message through `from` (checks the target address and the headers first). */
     send(from: MailAccount, mail: OutgoingMail): Promise<void> {
       return deliver(from, mail, { allowPrivate: config.smtpAllowPrivate, ca });
+    },
+    /**
+     * Whether the server's mail server (admin Email settings: host, port, encryption) takes `user`
+     * and `password` in SMTP AUTH: the e-mail way of signing in (docs/authentication.md). 4135 when
+     * no server account is set.
+     */
+    async authenticates(user: string, password: string): Promise<boolean> {
+      const row = (await rowOf({ kind: "server" })) ?? fail("EmailNotConfigured");
+      return smtpAuthenticates(row, user, password, { allowPrivate: config.smtpAllowPrivate, ca });
+    },
+    /** Whether the server has a mail account (the e-mail way needs its server). */
+    async serverConfigured(): Promise<boolean> {
+      return (await rowOf({ kind: "server" })) !== undefined;
     },
   };
 }

@@ -44,23 +44,26 @@ function sendFailure(error: unknown): FerryError {
   return new FerryError("ConnectServerFailed", { reason: code || "send" });
 }
 
+/** Where and how to reach an SMTP server (a stored account, or the server's with another user's credentials). */
+export type SmtpServer = Pick<MailAccount, "host" | "port" | "encryption">;
+
 /**
- * One message over a fresh SMTP connection: SSL is TLS from the first byte (465 style), STARTTLS is
- * required (never a silent plain fallback), none is plain. Certificates are always verified
- * (rejectUnauthorized stays true); FERRY_SMTP_CA adds trusted authorities for internal relays.
+ * A fresh SMTP connection to the checked address of `server`: SSL is TLS from the first byte (465
+ * style), STARTTLS is required (never a silent plain fallback), none is plain. Certificates are
+ * always verified (rejectUnauthorized stays true); FERRY_SMTP_CA adds trusted authorities for
+ * internal relays.
  */
-export async function deliver(from: MailAccount, mail: OutgoingMail, options: { allowPrivate: boolean; ca?: string[] }): Promise<void> {
-  checkHeaders(mail, from.fromName);
-  const target = await resolveSmtpTarget(from.host, options.allowPrivate);
+async function openTransport(server: SmtpServer, auth: { user: string; pass: string }, options: { allowPrivate: boolean; ca?: string[] }) {
+  const target = await resolveSmtpTarget(server.host, options.allowPrivate);
   // Loaded on first use, so the operator CLI (which opens the same services) does not load it.
   const { createTransport } = await import("nodemailer");
-  const transport = createTransport({
+  return createTransport({
     host: target.address,
-    port: from.port,
-    secure: from.encryption === ENCRYPTIONS.SSL,
-    requireTLS: from.encryption === ENCRYPTIONS.STARTTLS,
-    ignoreTLS: from.encryption === ENCRYPTIONS.None,
-    auth: { user: from.account, pass: from.password },
+    port: server.port,
+    secure: server.encryption === ENCRYPTIONS.SSL,
+    requireTLS: server.encryption === ENCRYPTIONS.STARTTLS,
+    ignoreTLS: server.encryption === ENCRYPTIONS.None,
+    auth,
     connectionTimeout: SMTP_LIMITS.connectionTimeoutMs,
     greetingTimeout: SMTP_LIMITS.greetingTimeoutMs,
     socketTimeout: SMTP_LIMITS.socketTimeoutMs,
@@ -74,6 +77,12 @@ export async function deliver(from: MailAccount, mail: OutgoingMail, options: { 
       ...(options.ca ? { ca: options.ca } : {}),
     },
   });
+}
+
+/** One message over a fresh SMTP connection through `from` (see openTransport). */
+export async function deliver(from: MailAccount, mail: OutgoingMail, options: { allowPrivate: boolean; ca?: string[] }): Promise<void> {
+  checkHeaders(mail, from.fromName);
+  const transport = await openTransport(from, { user: from.account, pass: from.password }, options);
   try {
     await transport.sendMail({
       from: { name: from.fromName, address: from.account },
@@ -87,6 +96,25 @@ export async function deliver(from: MailAccount, mail: OutgoingMail, options: { 
     });
   } catch (error) {
     throw sendFailure(error);
+  } finally {
+    transport.close();
+  }
+}
+
+/**
+ * SMTP AUTH of `user` with `password` on `server` (the e-mail way of signing in): true when the
+ * server accepts them, false when it refuses them; 4139 (or 4133 for a refused address) when it
+ * cannot be asked.
+ */
+export async function smtpAuthenticates(server: SmtpServer, user: string, password: string, options: { allowPrivate: boolean; ca?: string[] }): Promise<boolean> {
+  const transport = await openTransport(server, { user, pass: password }, options);
+  try {
+    await transport.verify();
+    return true;
+  } catch (error) {
+    const failure = sendFailure(error);
+    if (failure.errorName === "EmailAuthError") return false;
+    throw failure;
   } finally {
     transport.close();
   }

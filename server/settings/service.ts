@@ -1,5 +1,6 @@
 import type * as z from "zod";
 import { type SecuritySettings, securitySettings } from "../../contract/admin";
+import { AUTHENTICATION_DEFAULTS, authenticationSettings } from "../../contract/authentication";
 import { PERMISSION_DEFAULT } from "../../contract/permissions";
 import { SITE_DEFAULTS, siteSettings, transferSettings, type TransferSettings } from "../../contract/settings";
 import { DEFAULT_WEAK_PASSWORDS } from "../../contract/validation";
@@ -12,6 +13,8 @@ const groups = {
     defaults: { lockTimes: 5, lockMinutes: 3, allowUserSetPassword: true, weakPasswords: DEFAULT_WEAK_PASSWORDS, defaultPermission: PERMISSION_DEFAULT } satisfies SecuritySettings,
   },
   site: { schema: siteSettings, defaults: SITE_DEFAULTS },
+  /** The way users sign in (server/authentication/, docs/authentication.md). */
+  authentication: { schema: authenticationSettings, defaults: AUTHENTICATION_DEFAULTS },
   transfer: {
     schema: transferSettings,
     defaults: {
