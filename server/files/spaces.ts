@@ -34,8 +34,16 @@ export interface Space {
   storage: Storage;
 }
 
-/** The stored virtual directories (JSON array of { alias, path }), normalised; unusable entries are dropped. */
-export function parseVirtualDirectories(json: string): { alias: string; path: string }[] {
+/** True when one of two storage paths holds the other (or they are the same). */
+export const overlaps = (a: string, b: string) => isUnder(a, b) || isUnder(b, a);
+
+/**
+ * The stored virtual directories (JSON array of { alias, path }), normalised; unusable entries are
+ * dropped. With `home`, so is a target that holds the home, lies in it or overlaps an earlier
+ * target: the same file would have two paths in the space, and a forbidden path written with one
+ * would not cover the other (the admin API refuses these with 4157; this guards older rows).
+ */
+export function parseVirtualDirectories(json: string, home?: string): { alias: string; path: string }[] {
   let list: unknown;
   try {
     list = JSON.parse(json);
@@ -52,7 +60,9 @@ export function parseVirtualDirectories(json: string): { alias: string; path: st
       const a = normaliseUserPath(alias);
       // One name at the top, each alias once: anything else was never accepted (accounts/service.ts).
       if (a === "/" || a.lastIndexOf("/") !== 0 || out.some((v) => v.alias === a)) continue;
-      out.push({ alias: a, path: normaliseUserPath(path) });
+      const target = normaliseUserPath(path);
+      if (home !== undefined && (overlaps(target, home) || out.some((v) => overlaps(v.path, target)))) continue;
+      out.push({ alias: a, path: target });
     } catch {
       // an entry that names no path maps nothing
     }
@@ -165,7 +175,7 @@ export function createSpaces(db: Db, storageRoot: string, walkLimits: WalkLimits
           .where("id", "=", userId)
           .executeTakeFirst();
         if (!user || user.locked) throw new FerryError("PermissionDenied");
-        const virtual = parseVirtualDirectories(user.virtual_dirs);
+        const virtual = parseVirtualDirectories(user.virtual_dirs, user.home);
         const storage = createMountedStorage(
           storageOf(user.home),
           virtual.map((v) => ({ alias: v.alias, storage: storageOf(v.path) })),

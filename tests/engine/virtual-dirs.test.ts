@@ -95,11 +95,28 @@ describe("the administrator's virtual directories", () => {
     for (const p of ["/shared/../users", "shared", "/shared/.ferry-tmp"]) {
       expect((await admin("PATCH", `/api/admin/users/${user.id}`, { virtualDirectories: [{ alias: "/F", path: p }] })).code, p).not.toBe(200);
     }
+    // A target that holds the home, lies in it or overlaps another would give a file two paths, one
+    // of them outside the forbidden paths.
+    for (const dirs of [
+      [{ alias: "/All", path: "/" }],
+      [{ alias: "/Users", path: "/users" }],
+      [{ alias: "/Own", path: "/users/virt/private" }],
+      [
+        { alias: "/A", path: "/shared/x" },
+        { alias: "/B", path: "/shared/x/y" },
+      ],
+    ]) {
+      expect((await admin("PATCH", `/api/admin/users/${user.id}`, { virtualDirectories: dirs })).code, JSON.stringify(dirs)).toBe(4157);
+    }
+    expect((await admin("PATCH", `/api/admin/users/${user.id}`, { home: "/shared/team/inside" })).code).toBe(4157);
+    expect((await admin("PATCH", `/api/admin/users/${user.id}`, { home: "/shared" })).code).toBe(4157);
     const made = await admin("POST", "/api/admin/users", { account: "virtbad", password: "Str0ng#Pass", virtualDirectories: [{ alias: "a/b", path: "/x" }] });
     expect(made.code).toBe(1097);
     expect((await admin("GET", `/api/admin/users/${user.id}`)).data).toMatchObject({ virtualDirectories: [{ alias: "/Team", path: "/shared/team" }] });
     await expect(stat(path.join(t.dataDir, "storage", "users", "virtbad"))).rejects.toThrow();
     await expect(stat(path.join(t.dataDir, "storage", "shared", "other"))).rejects.toThrow();
+    await expect(stat(path.join(t.dataDir, "storage", "shared", "x"))).rejects.toThrow();
+    await expect(stat(path.join(team, "inside"))).rejects.toThrow();
   });
 });
 
