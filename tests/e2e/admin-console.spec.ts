@@ -1,7 +1,7 @@
 import type { Browser } from "@playwright/test";
 import { ADMIN_PASSWORD, createUser, uniqueAccount } from "../support/e2e-helpers";
 import { adminSignIn, auditPage } from "./admin-console";
-import { expect, hydrated, screenshot, signIn, test } from "./fixtures";
+import { expect, hydrated, screenshot, sessionTimersRunning, signIn, test } from "./fixtures";
 
 /**
  * The admin console's frame (docs/web.md, "Admin console"): its own sign-in, the header, the
@@ -147,4 +147,42 @@ test("a user who signs in at /admin/signin gets Site Access Denied, and a user s
   await expect(page).toHaveURL(/\/personal$/);
   await page.goto("/admin/users");
   await expect(page).toHaveURL(/\/admin\/signin\?redirectTo=%2Fadmin%2Fusers$/);
+});
+
+test("the console's session follows the user app's rules: refreshed every 20 minutes, ended after 30 idle", async ({ page }) => {
+  await page.clock.install();
+  await adminSignIn(page, "admin", ADMIN_PASSWORD);
+  await expect(page).toHaveURL(/\/admin$/);
+  await sessionTimersRunning(page);
+
+  // Activity keeps it alive; at 20 minutes the timer refreshes the token through /admin/session.
+  await page.clock.fastForward("15:00");
+  await page.getByRole("navigation", { name: "Console menu" }).getByRole("link", { name: "Storage" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Storage" })).toBeVisible();
+  const refreshed = page.waitForResponse((r) => /^\/admin\/session(\.data)?$/.test(new URL(r.url()).pathname) && r.request().method() === "POST");
+  await page.clock.runFor("06:00");
+  expect((await refreshed).ok()).toBe(true);
+
+  // 30 minutes without activity end it, with the logout notice at the console's sign-in.
+  await page.clock.fastForward("31:00");
+  await expect(page).toHaveURL(/\/admin\/signin\?reason=expired$/);
+  await expect(page.getByRole("dialog", { name: "Signed out" })).toBeVisible();
+  await page.goto("/admin");
+  await expect(page).toHaveURL(/\/admin\/signin$/);
+});
+
+test("account settings refuse a wrong old password with the catalogue's message, and change nothing", async ({ page }) => {
+  await adminSignIn(page, "admin", ADMIN_PASSWORD);
+  await expect(page).toHaveURL(/\/admin$/);
+  await page.getByRole("banner").getByRole("link", { name: "Account settings" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Account settings" })).toBeVisible();
+  await page.getByLabel("Old password").fill("Not#The0ldOne");
+  await page.getByLabel("New password", { exact: true }).fill("Another#Chief26");
+  await page.getByLabel("Confirm password").fill("Another#Chief26");
+  await page.getByRole("button", { name: "Confirm" }).click();
+  await expect(page.getByText(/^Wrong password/)).toBeVisible();
+  await expect(page).toHaveURL(/\/admin\/update-info$/);
+  // Still signed in with the same password: the console opens.
+  await page.getByRole("link", { name: "Back to the console" }).click();
+  await expect(page).toHaveURL(/\/admin$/);
 });
