@@ -16,6 +16,11 @@ const STOP_GRACE_MS = 10_000;
 const RESTART_MAX_DELAY_MS = 30_000;
 /** Restarts are counted over this window; more than FERRY_RESTART_LIMIT in it and Ferry exits. */
 const RESTART_WINDOW_MS = 60_000;
+/**
+ * The engine's exit codes for the administrator's dashboard actions (server/main.ts, ENGINE_EXIT):
+ * restart starts it again at once, uncounted; shutdown stops Ferry (the web too) with exit code 0.
+ */
+const ENGINE_EXIT = { restart: 75, shutdown: 76 };
 
 /** The same precedence as the engine (server/config.ts): environment, then the FERRY_CONFIG file, then defaults. */
 function setting(name, fallback) {
@@ -111,6 +116,16 @@ function supervise(label, start) {
     say(`${label} started (pid ${child.pid})`);
     void child.exited.then(({ code, signal }) => {
       if (stopping) return;
+      if (label === "engine" && code === ENGINE_EXIT.restart) {
+        say("engine restarting at the administrator's request");
+        watch(start());
+        return;
+      }
+      if (label === "engine" && code === ENGINE_EXIT.shutdown) {
+        say("shut down at the administrator's request");
+        void stopAll(0);
+        return;
+      }
       const how = signal ?? `exit code ${code}`;
       const now = Date.now();
       while (restarts.length && restarts[0] <= now - RESTART_WINDOW_MS) restarts.shift();
@@ -209,7 +224,8 @@ async function main() {
   // The engine trusts no local process as a proxy: the web vouches for each visitor's address with
   // a signature instead (FERRY_FORWARD_SECRET, docs/security.md section 2), so nothing else on this
   // machine can claim an address by sending X-Forwarded-For.
-  const engineEnv = { ...process.env, FERRY_TRUSTED_PROXIES: setting("FERRY_TRUSTED_PROXIES", "") };
+  // FERRY_SUPERVISED: the engine leaves restarts to this script (exit code ENGINE_EXIT.restart).
+  const engineEnv = { ...process.env, FERRY_TRUSTED_PROXIES: setting("FERRY_TRUSTED_PROXIES", ""), FERRY_SUPERVISED: "1" };
   supervise("engine", () =>
     run("engine", [...ENGINE_NODE_OPTIONS, path.relative(root, ENGINE_ENTRY)], engineEnv, (line) => {
       // The engine announces the administrator it created; the banner then speaks of this start.

@@ -72,15 +72,6 @@ export const configSchema = z.object({
     .default("0")
     .describe("1: SMTP hosts on loopback, private, link-local or metadata addresses are allowed (a mail relay on the LAN)."),
   FERRY_SMTP_CA: z.string().min(1).optional().describe("PEM file of extra certificate authorities trusted for SMTP TLS (e.g. an internal relay's CA)."),
-  FERRY_AUTH_HTTP_ALLOW_PRIVATE: z
-    .enum(["0", "1"])
-    .default("0")
-    .describe("1: the external HTTP authentication URL may be on a loopback, private, link-local or metadata address (an auth service on the LAN)."),
-  FERRY_PAM_SERVICE: z
-    .string()
-    .regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be a PAM service name (a file name in /etc/pam.d)")
-    .default("login")
-    .describe("PAM service the system authentication way checks host accounts with (/etc/pam.d/<name>)."),
   FERRY_WALK_MAX_DEPTH: z.coerce.number().int().min(1).default(64).describe("Deepest folder level below its start that a folder walk (zip, search, size sums, copy) enters; deeper trees are refused (code 4260)."),
   FERRY_WALK_MAX_ENTRIES: z.coerce.number().int().min(1).default(1_000_000).describe("Entries one folder walk (size sums, copy) looks at before it gives up (code 4260); a search stops there too, answering truncated."),
   FERRY_ZIP_MAX_ENTRIES: z.coerce.number().int().min(1).default(100_000).describe("Entries one zip download may hold (each is kept in memory while the zip streams); more are refused (code 4260)."),
@@ -92,6 +83,8 @@ export const configSchema = z.object({
   FERRY_SHARE_LIVE_TOKENS: seconds.default(10).describe("Unexpired share tokens kept per link and client address; a new one replaces the oldest."),
   FERRY_SHARE_COUNTS_PER_ADDRESS: seconds.default(60).describe("Share downloads counted per client address per window (a repeat of the same selection of a link counts once)."),
   FERRY_PURGE_INTERVAL: seconds.default(600).describe("Seconds between purges of expired share tokens, attempt counters and rate counters."),
+  FERRY_DASHBOARD_SAMPLE_MS: z.coerce.number().int().min(100).max(60_000).default(5000).describe("Milliseconds between the dashboard's CPU, memory and network samples."),
+  FERRY_DASHBOARD_WINDOW: z.coerce.number().int().min(10).max(86_400).default(600).describe("Seconds of samples the dashboard's charts keep (the last minutes)."),
   FERRY_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info").describe("Log level."),
   FERRY_CONFIG: z.string().optional().describe("Optional JSON file with any of these keys; the environment wins."),
 });
@@ -132,14 +125,12 @@ export interface Config {
   smtpAllowPrivate: boolean;
   /** Extra CA file for SMTP TLS; null: the system's roots only. */
   smtpCa: string | null;
-  /** FERRY_AUTH_HTTP_ALLOW_PRIVATE: the external HTTP way may reach private addresses. */
-  authHttpAllowPrivate: boolean;
-  /** FERRY_PAM_SERVICE: the PAM service of the system way. */
-  pamService: string;
   /** Per-address limits on anonymous share calls (docs/security.md, section 1). */
   shareLimits: { windowSeconds: number; tokensPerAddress: number; liveTokens: number; countsPerAddress: number };
   /** Seconds between purges of expired rows. */
   purgeInterval: number;
+  /** The dashboard's CPU and network charts: sample interval and window, milliseconds. */
+  dashboardSamples: { intervalMs: number; windowMs: number };
   /** Folder walks: deepest level entered, entries looked at (FERRY_WALK_MAX_*), entries of one zip (FERRY_ZIP_MAX_ENTRIES). */
   walkMaxDepth: number;
   walkMaxEntries: number;
@@ -202,8 +193,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secret: c.FERRY_SECRET ?? null,
     smtpAllowPrivate: c.FERRY_SMTP_ALLOW_PRIVATE === "1",
     smtpCa: c.FERRY_SMTP_CA ? path.resolve(c.FERRY_SMTP_CA) : null,
-    authHttpAllowPrivate: c.FERRY_AUTH_HTTP_ALLOW_PRIVATE === "1",
-    pamService: c.FERRY_PAM_SERVICE,
     shareLimits: {
       windowSeconds: c.FERRY_SHARE_RATE_WINDOW,
       tokensPerAddress: c.FERRY_SHARE_TOKENS_PER_ADDRESS,
@@ -211,6 +200,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       countsPerAddress: c.FERRY_SHARE_COUNTS_PER_ADDRESS,
     },
     purgeInterval: c.FERRY_PURGE_INTERVAL,
+    dashboardSamples: { intervalMs: c.FERRY_DASHBOARD_SAMPLE_MS, windowMs: c.FERRY_DASHBOARD_WINDOW * 1000 },
     walkMaxDepth: c.FERRY_WALK_MAX_DEPTH,
     walkMaxEntries: c.FERRY_WALK_MAX_ENTRIES,
     zipMaxEntries: c.FERRY_ZIP_MAX_ENTRIES,

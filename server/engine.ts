@@ -1,9 +1,10 @@
 import type { FastifyInstance } from "fastify";
 import { createCredentialCodec } from "../contract/credentials";
 import { adminRoutes } from "./admin/routes";
+import { dashboardRoutes } from "./dashboard/routes";
+import { createDashboard, type Dashboard, type Lifecycle, type LifecycleActions } from "./dashboard/service";
+import { createSampler } from "./dashboard/samples";
 import { authRoutes } from "./auth/routes";
-import { authenticationRoutes } from "./authentication/routes";
-import { createAuthentication } from "./authentication/service";
 import { createAuth } from "./auth/service";
 import { createLockout } from "./auth/lockout";
 import { createRateLimits } from "./limits/rate-limits";
@@ -51,12 +52,15 @@ export interface Engine {
   stop(): Promise<void>;
 }
 
-export function allRoutes(s: Services): RouteDef[] {
+/** The dashboard of an engine that is not serving (OpenAPI generation): routes only, never sampled. */
+const describedDashboard = (s: Services) =>
+  createDashboard({ services: s, lifecycle: { state: "running", startedAt: Date.now(), actions: null }, sampler: createSampler(s.config.dashboardSamples) });
+
+export function allRoutes(s: Services, dashboard: Dashboard = describedDashboard(s)): RouteDef[] {
   const codec = createCredentialCodec(s.config.hashidSalt);
   const lockout = createLockout(s.db, s.clock);
-  const authentication = createAuthentication(s);
-  const auth = createAuth({ ...s, codec, lockout, rates: createRateLimits(s.db, s.clock), edition: s.config.edition, addressLimits: s.config.addressLimits, ways: authentication });
-  const routes = [...authRoutes(auth, s.tokens, s.accounts), ...authenticationRoutes(authentication), ...siteRoutes(s.config, s.settings, s.db, s.clock), ...noticeRoutes(s.notices), ...adminRoutes(s.accounts, s.notices, s.settings), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s)];
+  const auth = createAuth({ ...s, codec, lockout, rates: createRateLimits(s.db, s.clock), edition: s.config.edition, addressLimits: s.config.addressLimits });
+  const routes = [...authRoutes(auth, s.tokens, s.accounts), ...siteRoutes(s.config, s.settings, s.db, s.clock), ...noticeRoutes(s.notices), ...adminRoutes(s.accounts, s.notices, s.settings), ...dashboardRoutes(dashboard), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s)];
   routes.push(
     route({
       method: "GET",
@@ -71,10 +75,19 @@ export function allRoutes(s: Services): RouteDef[] {
   return routes;
 }
 
-export async function startEngine(config: Config, clock: Clock = systemClock): Promise<Engine> {
+/**
+ * `lifecycle`: what restart and shutdown do (server/main.ts); without it the dashboard refuses them,
+ * as an engine embedded in another process (tests) cannot restart itself.
+ */
+export async function startEngine(config: Config, clock: Clock = systemClock, lifecycleActions: LifecycleActions | null = null): Promise<Engine> {
   const tightened = securePrivateFiles(config);
   const services = await openServices(config, clock);
+  const lifecycle: Lifecycle = { state: "starting", startedAt: Date.now(), actions: lifecycleActions };
+  const sampler = createSampler(config.dashboardSamples);
   try {
+    // Signed-in sockets by user: notice events (below) and the dashboard's connections.
+    const userSockets = createUserSockets();
+    const dashboard = createDashboard({ services, lifecycle, sampler, userSockets });
     const initialAdminPassword = await ensureAdministrator(services);
     let log: { warn(message: string): void } | null = null;
     const clientAddress = clientAddressReader({
@@ -90,7 +103,7 @@ export async function startEngine(config: Config, clock: Clock = systemClock): P
       logLevel: config.logLevel,
       tokens: services.tokens,
       shareTokens: (token) => services.shares.access.checkToken(token),
-      routes: allRoutes(services),
+      routes: allRoutes(services, dashboard),
     });
     for (const { path, from, to } of tightened) api.log.warn({ path, from: from.toString(8), to: to.toString(8) }, "file mode tightened: it was readable by other users");
     log = api.log;
@@ -104,7 +117,6 @@ export async function startEngine(config: Config, clock: Clock = systemClock): P
     // Expired share tokens and counters go on a schedule (docs/security.md, section 1).
     const purge = startPurgeTimer(services.db, clock, config.purgeInterval, config.addressLimits.windowMs, api.log);
     // A change of a user's notices reaches their open pages at once (docs/file-server.md, "Events").
-    const userSockets = createUserSockets();
     const stopNoticeEvents = services.notices.onChange((userIds) => {
       for (const userId of userSockets.online(userIds)) {
         services.notices.unreadCount(userId).then(
@@ -113,9 +125,10 @@ export async function startEngine(config: Config, clock: Clock = systemClock): P
         );
       }
     });
+    sampler.start();
     const closeParts = () => {
       stopNoticeEvents();
-      return Promise.all([...parts.map((p) => p.close?.()), clients.close(), purge.stop()]);
+      return Promise.all([sampler.stop(), ...parts.map((p) => p.close?.()), clients.close(), purge.stop()]);
     };
     const fileServer = await startFileServer({
       host: config.host,
@@ -133,6 +146,8 @@ export async function startEngine(config: Config, clock: Clock = systemClock): P
     // With port 0 (tests) the system picked one; clients learn the port in use from /api/service/info.
     config.filePort = Number(new URL(fileServer.url).port);
     if (fileServer.tlsUrl) config.fileTlsPort = Number(new URL(fileServer.tlsUrl).port);
+    lifecycle.state = "running";
+    lifecycle.startedAt = Date.now();
     return {
       services,
       api,
@@ -147,6 +162,7 @@ export async function startEngine(config: Config, clock: Clock = systemClock): P
       },
     };
   } catch (error) {
+    await sampler.stop();
     await services.db.close();
     throw error;
   }

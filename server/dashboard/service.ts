@@ -1,0 +1,164 @@
+import { readFileSync } from "node:fs";
+import { stat, statfs } from "node:fs/promises";
+import { arch, cpus, hostname, networkInterfaces, release, totalmem, type as osType } from "node:os";
+import path from "node:path";
+import type {
+  DashboardConnections,
+  DashboardInfo,
+  DashboardLicense,
+  DashboardMetrics,
+  DashboardStatus,
+  DashboardStorage,
+  DashboardSummary,
+  ServerState,
+} from "../../contract/dashboard";
+import { countOnlineClients, FREE_CLIENT_LIMIT } from "../fileserver/clients";
+import type { UserSockets } from "../fileserver/user-sockets";
+import { fail } from "../errors";
+import type { Services } from "../services";
+import { VERSION } from "../version";
+import type { Sampler } from "./samples";
+
+/**
+ * What the engine's process does when the administrator restarts or shuts Ferry down (server/main.ts
+ * gives it; an engine embedded elsewhere, as in the tests, has none and refuses with 4109).
+ */
+export interface LifecycleActions {
+  restart(): void;
+  shutdown(): void;
+}
+
+/** The engine's own state (spec section 4), kept by startEngine and changed by the actions. */
+export interface Lifecycle {
+  state: ServerState;
+  startedAt: number;
+  actions: LifecycleActions | null;
+}
+
+export interface DashboardDeps {
+  services: Services;
+  lifecycle: Lifecycle;
+  sampler: Sampler;
+  /** Signed-in file-server sockets of this engine; absent while routes are only described (OpenAPI). */
+  userSockets?: UserSockets;
+}
+
+/** The operating system's own name where it tells it (/etc/os-release), with kernel and architecture. */
+function osName(): string {
+  let pretty = "";
+  try {
+    pretty = /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(readFileSync("/etc/os-release", "utf8"))?.[1] ?? "";
+  } catch {
+    // Not Linux, or no os-release: the kernel's name will do.
+  }
+  return [pretty, `${osType()} ${release()}`, arch()].filter(Boolean).join(", ");
+}
+
+function firstMac(): string {
+  for (const list of Object.values(networkInterfaces())) {
+    for (const item of list ?? []) if (!item.internal && item.mac && item.mac !== "00:00:00:00:00:00") return item.mac;
+  }
+  return "";
+}
+
+/** How long after the answer the engine stops, so the answer reaches the administrator first. */
+const ACTION_DELAY_MS = 100;
+
+/** The dashboard's panels (docs/admin-api.md, "Dashboard"): live values, read at each call. */
+export function createDashboard({ services, lifecycle, sampler, userSockets }: DashboardDeps) {
+  const { config, db, tokens, settings, clock } = services;
+  const clientLimit = config.edition === "free" ? FREE_CLIENT_LIMIT : null;
+
+  async function connections(): Promise<DashboardConnections> {
+    const [online, clientOnline] = await Promise.all([tokens.onlineUserIds(), countOnlineClients(db, clock.now())]);
+    return {
+      webOnline: online.size,
+      socketOnline: userSockets ? userSockets.online([...online]).length : 0,
+      client_online: clientOnline,
+      clientLimit,
+    };
+  }
+
+  /** Each filesystem Ferry keeps something on, once, with df's numbers. */
+  async function storage(): Promise<DashboardStorage> {
+    const places = [path.join(config.dataDir, "storage"), config.dataDir];
+    const disks = new Map<string, DashboardStorage["disks"][number]>();
+    for (const place of places) {
+      let dev: string;
+      try {
+        dev = String((await stat(place)).dev);
+      } catch {
+        continue;
+      }
+      const known = disks.get(dev);
+      if (known) {
+        known.paths.push(place);
+        continue;
+      }
+      const s = await statfs(place);
+      disks.set(dev, { id: dev, paths: [place], total: s.blocks * s.bsize, used: (s.blocks - s.bfree) * s.bsize, free: s.bavail * s.bsize });
+    }
+    return { disks: [...disks.values()] };
+  }
+
+  async function license(): Promise<DashboardLicense> {
+    const row = await db.kysely
+      .selectFrom("users")
+      .select((eb) => eb.fn.countAll<number | string>().as("n"))
+      .where("role", "=", "user")
+      .executeTakeFirst();
+    return { status: "activated", edition: config.edition, userLimit: null, userCount: Number(row?.n ?? 0), clientLimit, activationDate: null, expiryDate: null };
+  }
+
+  function status(): DashboardStatus {
+    return {
+      state: lifecycle.state,
+      startedAt: lifecycle.startedAt,
+      uptime: Math.max(0, Math.floor((Date.now() - lifecycle.startedAt) / 1000)),
+      pid: process.pid,
+      canRestart: lifecycle.actions !== null,
+    };
+  }
+
+  async function info(): Promise<DashboardInfo> {
+    const transfer = await settings.get("transfer");
+    return {
+      name: hostname(),
+      version: VERSION,
+      mac: firstMac(),
+      os: osName(),
+      host: transfer.host || config.host,
+      apiport: config.apiPort,
+      no_ssl_port: config.filePort,
+      ssl_port: config.tls ? config.fileTlsPort : null,
+      cpus: cpus().length,
+      memory: totalmem(),
+    };
+  }
+
+  /** Restart or shutdown: answers with the new state at once, and acts just after. */
+  function act(action: keyof LifecycleActions, state: ServerState): DashboardStatus {
+    const actions = lifecycle.actions ?? fail("FeatureNotSupported", { reason: "this engine is embedded and cannot restart or stop itself" });
+    if (lifecycle.state !== "running") fail("FeatureNotSupported", { reason: `the engine is ${lifecycle.state}` });
+    lifecycle.state = state;
+    setTimeout(() => actions[action](), ACTION_DELAY_MS);
+    return status();
+  }
+
+  return {
+    connections,
+    storage,
+    license,
+    status,
+    info,
+    metrics: (): DashboardMetrics => sampler.series(),
+    async summary(): Promise<DashboardSummary> {
+      const [c, s, l, i] = await Promise.all([connections(), storage(), license(), info()]);
+      return { connections: c, storage: s, license: l, status: status(), info: i };
+    },
+    restart: () => act("restart", "restarting"),
+    shutdown: () => act("shutdown", "shuttingDown"),
+  };
+}
+
+export type Dashboard = ReturnType<typeof createDashboard>;
