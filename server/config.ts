@@ -72,6 +72,15 @@ export const configSchema = z.object({
     .default("0")
     .describe("1: SMTP hosts on loopback, private, link-local or metadata addresses are allowed (a mail relay on the LAN)."),
   FERRY_SMTP_CA: z.string().min(1).optional().describe("PEM file of extra certificate authorities trusted for SMTP TLS (e.g. an internal relay's CA)."),
+  FERRY_AUTH_HTTP_ALLOW_PRIVATE: z
+    .enum(["0", "1"])
+    .default("0")
+    .describe("1: the external HTTP authentication URL may be on a loopback, private, link-local or metadata address (an auth service on the LAN)."),
+  FERRY_PAM_SERVICE: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be a PAM service name (a file name in /etc/pam.d)")
+    .default("login")
+    .describe("PAM service the system authentication way checks host accounts with (/etc/pam.d/<name>)."),
   FERRY_WALK_MAX_DEPTH: z.coerce.number().int().min(1).default(64).describe("Deepest folder level below its start that a folder walk (zip, search, size sums, copy) enters; deeper trees are refused (code 4260)."),
   FERRY_WALK_MAX_ENTRIES: z.coerce.number().int().min(1).default(1_000_000).describe("Entries one folder walk (size sums, copy) looks at before it gives up (code 4260); a search stops there too, answering truncated."),
   FERRY_ZIP_MAX_ENTRIES: z.coerce.number().int().min(1).default(100_000).describe("Entries one zip download may hold (each is kept in memory while the zip streams); more are refused (code 4260)."),
@@ -125,6 +134,10 @@ export interface Config {
   smtpAllowPrivate: boolean;
   /** Extra CA file for SMTP TLS; null: the system's roots only. */
   smtpCa: string | null;
+  /** FERRY_AUTH_HTTP_ALLOW_PRIVATE: the external HTTP way may reach private addresses. */
+  authHttpAllowPrivate: boolean;
+  /** FERRY_PAM_SERVICE: the PAM service of the system way. */
+  pamService: string;
   /** Per-address limits on anonymous share calls (docs/security.md, section 1). */
   shareLimits: { windowSeconds: number; tokensPerAddress: number; liveTokens: number; countsPerAddress: number };
   /** Seconds between purges of expired rows. */
@@ -193,6 +206,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secret: c.FERRY_SECRET ?? null,
     smtpAllowPrivate: c.FERRY_SMTP_ALLOW_PRIVATE === "1",
     smtpCa: c.FERRY_SMTP_CA ? path.resolve(c.FERRY_SMTP_CA) : null,
+    authHttpAllowPrivate: c.FERRY_AUTH_HTTP_ALLOW_PRIVATE === "1",
+    pamService: c.FERRY_PAM_SERVICE,
     shareLimits: {
       windowSeconds: c.FERRY_SHARE_RATE_WINDOW,
       tokensPerAddress: c.FERRY_SHARE_TOKENS_PER_ADDRESS,

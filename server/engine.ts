@@ -5,6 +5,8 @@ import { dashboardRoutes } from "./dashboard/routes";
 import { createDashboard, type Dashboard, type Lifecycle, type LifecycleActions } from "./dashboard/service";
 import { createSampler } from "./dashboard/samples";
 import { authRoutes } from "./auth/routes";
+import { authenticationRoutes } from "./authentication/routes";
+import { createAuthentication } from "./authentication/service";
 import { createAuth } from "./auth/service";
 import { createLockout } from "./auth/lockout";
 import { createRateLimits } from "./limits/rate-limits";
@@ -59,8 +61,9 @@ const describedDashboard = (s: Services) =>
 export function allRoutes(s: Services, dashboard: Dashboard = describedDashboard(s)): RouteDef[] {
   const codec = createCredentialCodec(s.config.hashidSalt);
   const lockout = createLockout(s.db, s.clock);
-  const auth = createAuth({ ...s, codec, lockout, rates: createRateLimits(s.db, s.clock), edition: s.config.edition, addressLimits: s.config.addressLimits });
-  const routes = [...authRoutes(auth, s.tokens, s.accounts), ...siteRoutes(s.config, s.settings, s.db, s.clock), ...noticeRoutes(s.notices), ...adminRoutes(s.accounts, s.notices, s.settings), ...dashboardRoutes(dashboard), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s)];
+  const authentication = createAuthentication(s);
+  const auth = createAuth({ ...s, codec, lockout, rates: createRateLimits(s.db, s.clock), edition: s.config.edition, addressLimits: s.config.addressLimits, ways: authentication });
+  const routes = [...authRoutes(auth, s.tokens, s.accounts), ...authenticationRoutes(authentication), ...siteRoutes(s.config, s.settings, s.db, s.clock), ...noticeRoutes(s.notices), ...adminRoutes(s.accounts, s.notices, s.settings), ...dashboardRoutes(dashboard), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s)];
   routes.push(
     route({
       method: "GET",
