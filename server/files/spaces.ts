@@ -34,6 +34,16 @@ export interface Space {
   storage: Storage;
 }
 
+/** The items of a JSON array stored in a text column; nothing when the text is not one. */
+function storedList(json: string): unknown[] {
+  try {
+    const list: unknown = JSON.parse(json);
+    return Array.isArray(list) ? (list as unknown[]) : [];
+  } catch {
+    return [];
+  }
+}
+
 /** True when one of two storage paths holds the other (or they are the same). */
 export const overlaps = (a: string, b: string) => isUnder(a, b) || isUnder(b, a);
 
@@ -44,15 +54,8 @@ export const overlaps = (a: string, b: string) => isUnder(a, b) || isUnder(b, a)
  * would not cover the other (the admin API refuses these with 4157; this guards older rows).
  */
 export function parseVirtualDirectories(json: string, home?: string): { alias: string; path: string }[] {
-  let list: unknown;
-  try {
-    list = JSON.parse(json);
-  } catch {
-    return [];
-  }
-  if (!Array.isArray(list)) return [];
   const out: { alias: string; path: string }[] = [];
-  for (const item of list) {
+  for (const item of storedList(json)) {
     if (typeof item !== "object" || item === null) continue;
     const { alias, path } = item as Record<string, unknown>;
     if (typeof alias !== "string" || typeof path !== "string") continue;
@@ -88,15 +91,8 @@ export function rootPathOf(space: Pick<Space, "home" | "virtual">, path: string)
 
 /** The stored forbidden paths (JSON array of paths relative to the home), normalised; unusable entries are dropped. */
 export function parseForbiddenPaths(json: string): string[] {
-  let list: unknown;
-  try {
-    list = JSON.parse(json);
-  } catch {
-    return [];
-  }
-  if (!Array.isArray(list)) return [];
   const out: string[] = [];
-  for (const item of list) {
+  for (const item of storedList(json)) {
     if (typeof item !== "string") continue;
     try {
       out.push(normaliseUserPath(item));
