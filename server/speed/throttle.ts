@@ -86,7 +86,7 @@ export class Throttle {
   }
 
   /** Gives `chunk` to `push` in pieces, each when it is due; stops once `stopped()` (the stream went away: its bytes take nothing from the limit). */
-  async pass(chunk: Buffer, push: (piece: Buffer) => void, stopped: () => boolean): Promise<void> {
+  private async pass(chunk: Buffer, push: (piece: Buffer) => void, stopped: () => boolean): Promise<void> {
     const size = this.pieceSize;
     for (let at = 0; at < chunk.length && !stopped(); at += size) {
       const piece = chunk.subarray(at, at + size);
