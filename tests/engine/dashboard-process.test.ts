@@ -41,39 +41,46 @@ const alive = (pid: number) => {
   }
 };
 
+/** Starts `server/main.ts` as its own process on a free port and signs the administrator in. */
+async function startProcess(extraEnv: Record<string, string>) {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    FERRY_DATA_DIR: dataDir,
+    DATABASE_URL: database.url,
+    FERRY_API_PORT: String(port),
+    FERRY_FILE_PORT: "0",
+    FERRY_HOST: "127.0.0.1",
+    FERRY_ADMIN_PASSWORD: ADMIN_INITIAL_PASSWORD,
+    FERRY_HASHID_SALT: SALT,
+    FERRY_LOG_LEVEL: "warn",
+    ...extraEnv,
+  };
+  if (!extraEnv.FERRY_SUPERVISED) delete env.FERRY_SUPERVISED;
+  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], { cwd: root, env, stdio: "ignore" });
+  pids.add(child.pid!);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const call = async <T>(method: string, p: string, token?: string, body?: unknown) => {
+    const res = await fetch(base + p, {
+      method,
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { "content-type": "application/json" } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return (await res.json()) as { code: number; data: T };
+  };
+  const answers = async () => await fetch(`${base}/api/health`).then((r) => r.ok).catch(() => false);
+  await expect.poll(answers, { timeout: 60_000, interval: 300 }).toBe(true);
+  // The first start of the data directory asks for a new password; later starts sign in at once.
+  await call("PUT", "/api/user/password/update", undefined, { account: "admin", oldPassword: codec.encode(ADMIN_INITIAL_PASSWORD), newPassword: codec.encode(ADMIN_PASSWORD), needUpdatePwd: false });
+  const login = await call<{ token: string }>("POST", "/api/user/login", undefined, { UK: codec.encodeUK("admin", ADMIN_PASSWORD) });
+  expect(login.code).toBe(200);
+  return { child, exited, call, answers, token: login.data.token };
+}
+
 describe("restart and shutdown of the engine process", () => {
   it("restarts into a new process that serves again, and shuts down for good", async () => {
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      FERRY_DATA_DIR: dataDir,
-      DATABASE_URL: database.url,
-      FERRY_API_PORT: String(port),
-      FERRY_FILE_PORT: "0",
-      FERRY_HOST: "127.0.0.1",
-      FERRY_ADMIN_PASSWORD: ADMIN_INITIAL_PASSWORD,
-      FERRY_HASHID_SALT: SALT,
-      FERRY_LOG_LEVEL: "warn",
-    };
-    delete env.FERRY_SUPERVISED;
-    const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], { cwd: root, env, stdio: "ignore" });
-    pids.add(child.pid!);
-    const call = async <T>(method: string, p: string, token?: string, body?: unknown) => {
-      const res = await fetch(base + p, {
-        method,
-        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { "content-type": "application/json" } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      return (await res.json()) as { code: number; data: T };
-    };
-    const answers = async () => (await fetch(`${base}/api/health`).then((r) => r.ok).catch(() => false));
-    await expect.poll(answers, { timeout: 60_000, interval: 300 }).toBe(true);
-
-    await call("PUT", "/api/user/password/update", undefined, { account: "admin", oldPassword: codec.encode(ADMIN_INITIAL_PASSWORD), newPassword: codec.encode(ADMIN_PASSWORD), needUpdatePwd: false });
-    const login = await call<{ token: string }>("POST", "/api/user/login", undefined, { UK: codec.encodeUK("admin", ADMIN_PASSWORD) });
-    expect(login.code).toBe(200);
-    const token = login.data.token;
+    const { child, exited, call, answers, token } = await startProcess({});
 
     const first = await call<DashboardStatus>("GET", "/api/admin/dashboard/status", token);
     expect(first.data).toMatchObject({ state: "running", pid: child.pid, canRestart: true });
@@ -82,7 +89,6 @@ describe("restart and shutdown of the engine process", () => {
     expect(restarting.code).toBe(200);
     expect(restarting.data.state).toBe("restarting");
     // The old process leaves; a new one answers on the same port, with the same sessions (the database).
-    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
     expect(await exited).toBe(0);
     let second: DashboardStatus | undefined;
     await expect
@@ -104,5 +110,17 @@ describe("restart and shutdown of the engine process", () => {
     expect(shutting.data.state).toBe("shuttingDown");
     await expect.poll(() => alive(second!.pid), { timeout: 30_000, interval: 200 }).toBe(false);
     expect(await answers()).toBe(false);
+  });
+
+  it("under npm start's supervisor, leaves with the exit code the supervisor acts on and starts nothing itself", async () => {
+    const restarted = await startProcess({ FERRY_SUPERVISED: "1" });
+    expect((await restarted.call<DashboardStatus>("POST", "/api/admin/dashboard/restart", restarted.token)).data.state).toBe("restarting");
+    expect(await restarted.exited).toBe(75);
+    expect(await restarted.answers()).toBe(false);
+
+    const stopped = await startProcess({ FERRY_SUPERVISED: "1" });
+    expect((await stopped.call<DashboardStatus>("POST", "/api/admin/dashboard/shutdown", stopped.token)).data.state).toBe("shuttingDown");
+    expect(await stopped.exited).toBe(76);
+    expect(await stopped.answers()).toBe(false);
   });
 });
