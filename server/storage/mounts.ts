@@ -64,7 +64,8 @@ export function createMountedStorage(home: Storage, mounts: readonly Mount[]): S
     async list(dirRel) {
       const r = route(dirRel);
       const entries = await r.storage.list(r.inner);
-      if (r.prefix !== "") return entries;
+      // A link's target is a canonical path: of the space, like resolve()'s.
+      if (r.prefix !== "") return entries.map((e) => (e.link ? { ...e, link: { target: withPrefix(r.prefix, e.link.target) } } : e));
       const here = mounts.filter((m) => parentOf(m.alias) === r.inner);
       if (here.length === 0) return entries;
       const shown: Entry[] = [];

@@ -58,6 +58,8 @@ beforeAll(async () => {
   // A link inside the target that leads out of it, to the storage root and to the user's home.
   await symlink(path.join(t.dataDir, "storage"), path.join(team, "up-root"));
   await symlink("../../users", path.join(team, "up-rel"));
+  // A link inside the target to its forbidden folder: hidden and refused like the folder.
+  await symlink("secret", path.join(team, "to-secret"));
   user = await t.createUser("virt", {
     permission: PERMISSION_FULL,
     quota: 1000,
@@ -133,7 +135,7 @@ describe("a virtual directory in the user's space", () => {
   });
 
   it("refuses the forbidden path inside it on every command, and every way out of the target", async () => {
-    for (const p of ["/Team/secret", "/Team/secret/keys.txt"]) {
+    for (const p of ["/Team/secret", "/Team/secret/keys.txt", "/Team/to-secret", "/Team/to-secret/keys.txt"]) {
       expect(await code("list", { groupId: 0, path: p }), p).toBe(1008);
       expect(await code("download", { groupId: 0, paths: [p] }), p).toBe(1008);
       expect(await code("attributes", { groupId: 0, paths: [p] }), p).toBe(1008);
