@@ -1,9 +1,6 @@
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { PERMISSION_FULL } from "../../contract/permissions";
@@ -11,6 +8,7 @@ import { startTestEngine, type TestEngine } from "../support/engine";
 import { connectFiles, type FileClient } from "../support/file-client";
 import { connectVisitor, downloadShared, makeLink, SHARE_ENV, shareTokenOf, writeTree } from "../support/share-visitor";
 import { blake3Hex, tusClient } from "../support/tus-client";
+import { zipNames } from "../support/zip-listing";
 
 /**
  * A path forbidden (admin API, `forbiddenPaths`) after something was handed out for it: every
@@ -20,21 +18,17 @@ import { blake3Hex, tusClient } from "../support/tus-client";
  */
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
 
-const run = promisify(execFile);
 let t: TestEngine;
 let user: Awaited<ReturnType<TestEngine["createUser"]>>;
 let files: FileClient;
 let home: string;
-let scratch: string;
 
 const forbid = async (paths: string[]) =>
   expect((await t.call("PATCH", `/api/admin/users/${user.id}`, { token: await t.adminToken(), body: { forbiddenPaths: paths } })).body.code).toBe(200);
 
 async function zipListing(res: Response): Promise<string[]> {
   expect(res.status).toBe(200);
-  const file = path.join(scratch, `${randomBytes(4).toString("hex")}.zip`);
-  await writeFile(file, Buffer.from(await res.arrayBuffer()));
-  return (await run("zipinfo", ["-1", file])).stdout.split("\n").filter(Boolean).sort();
+  return zipNames(Buffer.from(await res.arrayBuffer()));
 }
 
 beforeAll(async () => {
@@ -50,12 +44,10 @@ beforeAll(async () => {
     "drop/keep.txt": "keep",
   });
   files = await connectFiles(t.fileUrl, user.socketToken);
-  scratch = await mkdtemp(path.join(tmpdir(), "ferry-later-"));
 });
 afterAll(async () => {
   await files?.close();
   await t?.stop();
-  if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
 describe("a path forbidden after it was handed out", () => {

@@ -1,9 +1,6 @@
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { PERMISSION_FULL } from "../../contract/permissions";
@@ -12,6 +9,7 @@ import { startTestEngine, type TestEngine } from "../support/engine";
 import { connectFiles, type FileClient } from "../support/file-client";
 import { connectVisitor, downloadShared, makeLink, SHARE_ENV, shareTokenOf, writeTree } from "../support/share-visitor";
 import { blake3Hex, tusClient } from "../support/tus-client";
+import { zipNames } from "../support/zip-listing";
 
 /**
  * Virtual directories (docs/storage.md, "Virtual directories"): an alias of the personal space that
@@ -21,13 +19,11 @@ import { blake3Hex, tusClient } from "../support/tus-client";
  */
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
 
-const run = promisify(execFile);
 let t: TestEngine;
 let user: Awaited<ReturnType<TestEngine["createUser"]>>;
 let files: FileClient;
 let home: string;
 let team: string;
-let scratch: string;
 
 const admin = async (method: string, url: string, body?: unknown) => (await t.call(method, url, { token: await t.adminToken(), body })).body;
 const code = async (cmd: Parameters<FileClient["cmd"]>[0], args: Record<string, unknown>) => (await files.cmd(cmd, args as never)).code;
@@ -41,9 +37,7 @@ async function zipListing(url: string) {
   const res = await fetch(t.fileUrl + url);
   expect(res.status).toBe(200);
   const body = Buffer.from(await res.arrayBuffer());
-  const file = path.join(scratch, `${randomBytes(4).toString("hex")}.zip`);
-  await writeFile(file, body);
-  return { listing: (await run("zipinfo", ["-1", file])).stdout.split("\n").filter(Boolean).sort(), body };
+  return { listing: await zipNames(body), body };
 }
 
 beforeAll(async () => {
@@ -69,12 +63,10 @@ beforeAll(async () => {
   home = path.join(t.dataDir, "storage", "users", "virt");
   await writeTree(home, { "mine.txt": "my own file" });
   files = await connectFiles(t.fileUrl, user.socketToken);
-  scratch = await mkdtemp(path.join(tmpdir(), "ferry-virtual-"));
 });
 afterAll(async () => {
   await files?.close();
   await t?.stop();
-  if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
 describe("the administrator's virtual directories", () => {
