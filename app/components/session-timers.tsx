@@ -1,5 +1,5 @@
 import { useFetcher, useFetchers, useNavigation } from "@remix-run/react";
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 
 /** Spec section 4/9: inactivity 30 minutes (checked every 60 s) signs out; the token is refreshed every 20 minutes. */
 export const IDLE_TIMEOUT_MS = 30 * 60_000;
@@ -21,6 +21,8 @@ export function SessionTimers({ logoutAction = "/logout", sessionAction = "/sess
   const refreshedAt = useRef(Date.now());
   /** One sign-out per page: a late or fast-forwarded timer ticking twice must not send a second one. */
   const signingOut = useRef(false);
+  const [expired, setExpired] = useState(false);
+  const refreshIdle = refresh.state === "idle";
 
   // The timer's own refresh is not the user's activity.
   const busy = navigation.state !== "idle" || fetchers.some((f) => f.key !== REFRESH_FETCHER && f.state !== "idle");
@@ -32,9 +34,7 @@ export function SessionTimers({ logoutAction = "/logout", sessionAction = "/sess
     const timer = setInterval(() => {
       const now = Date.now();
       if (now - activeAt.current >= IDLE_TIMEOUT_MS) {
-        if (signingOut.current) return;
-        signingOut.current = true;
-        logout.submit({ reason: "expired" }, { method: "post", action: logoutAction });
+        setExpired(true);
       } else if (now - refreshedAt.current >= REFRESH_INTERVAL_MS) {
         refreshedAt.current = now;
         refresh.submit({ intent: "refresh" }, { method: "post", action: sessionAction });
@@ -50,6 +50,16 @@ export function SessionTimers({ logoutAction = "/logout", sessionAction = "/sess
     // The fetchers' submit functions are stable for the life of the component.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
+
+  // The sign-out waits for a refresh still under way (its post and the loaders it revalidates): their
+  // answers set the session cookie, and one arriving after the sign-out's would sign the browser back
+  // in — the page then stayed signed in (or ended at /signin without the notice).
+  useEffect(() => {
+    if (!expired || !refreshIdle || signingOut.current) return;
+    signingOut.current = true;
+    logout.submit({ reason: "expired" }, { method: "post", action: logoutAction });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [expired, refreshIdle]);
 
   return null;
 }
