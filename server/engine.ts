@@ -1,6 +1,5 @@
 import type { FastifyInstance } from "fastify";
 import { createCredentialCodec } from "../contract/credentials";
-import { adminRoutes } from "./admin/routes";
 import { dashboardRoutes } from "./dashboard/routes";
 import { createDashboard, type Dashboard, type Lifecycle, type LifecycleActions } from "./dashboard/service";
 import { createSampler } from "./dashboard/samples";
@@ -20,6 +19,10 @@ import { installerRoutes } from "./installers/routes";
 import { createInstallers } from "./installers/service";
 import { VERSION } from "./version";
 import { noticeRoutes } from "./notices/routes";
+import { noticeAdminRoutes } from "./notices/admin-routes";
+import { settingsRoutes } from "./settings/routes";
+import { userRoutes } from "./users/routes";
+import { groupRoutes } from "./groups/routes";
 import { mailRoutes } from "./mail/routes";
 import { siteRoutes } from "./site/routes";
 import { shareRoutes } from "./shares/routes";
@@ -63,7 +66,7 @@ export function allRoutes(s: Services, dashboard: Dashboard = describedDashboard
   const lockout = createLockout(s.db, s.clock);
   const authentication = createAuthentication(s);
   const auth = createAuth({ ...s, codec, lockout, rates: createRateLimits(s.db, s.clock), edition: s.config.edition, addressLimits: s.config.addressLimits, ways: authentication });
-  const routes = [...authRoutes(auth, s.tokens, s.accounts), ...authenticationRoutes(authentication), ...siteRoutes(s.config, s.settings, s.db, s.clock), ...noticeRoutes(s.notices), ...adminRoutes(s.accounts, s.notices, s.settings), ...dashboardRoutes(dashboard), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s)];
+  const routes = [...authRoutes(auth, s.tokens, s.users), ...authenticationRoutes(authentication), ...siteRoutes(s.config, s.settings, s.db, s.clock), ...noticeRoutes(s.notices), ...userRoutes(s.users), ...groupRoutes(s.groups), ...noticeAdminRoutes(s.notices), ...settingsRoutes(s.settings), ...dashboardRoutes(dashboard), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s)];
   routes.push(
     route({
       method: "GET",

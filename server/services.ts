@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ADMIN_ACCOUNT } from "../contract/auth";
 import { passwordProblem } from "../contract/validation";
-import { type Accounts, createAccounts } from "./accounts/service";
+import { createAccountHomes } from "./accounts/shared";
 import { createTokens, type Tokens } from "./auth/tokens";
 import { type Clock, systemClock } from "./clock";
 import { type Config, ConfigError } from "./config";
@@ -15,12 +15,14 @@ import { createMail, type Mail } from "./mail/service";
 import { createShareMailer, type ShareMailer } from "./mail/share-mail";
 import { createSecretBox, loadEngineSecret, type SecretBox } from "./mail/secret";
 import { createSpaces, type Spaces } from "./files/spaces";
+import { createGroups, type Groups } from "./groups/service";
 import { createNotices, type Notices } from "./notices/service";
 import { createShares, type Shares } from "./shares/service";
 import { createSettings, type Settings } from "./settings/service";
 import { createSpeed, type Speed } from "./speed/service";
 import { createHomes } from "./storage/homes";
 import { countHome, createUsageCache } from "./storage/usage";
+import { createUsers, type Users } from "./users/service";
 
 /*
  * The engine's services over the database and the storage, without any listener: the engine
@@ -37,7 +39,8 @@ export interface Services {
   db: Db;
   settings: Settings;
   tokens: Tokens;
-  accounts: Accounts;
+  users: Users;
+  groups: Groups;
   notices: Notices;
   spaces: Spaces;
   hashes: Hashes;
@@ -61,7 +64,9 @@ export async function openServices(config: Config, clock: Clock = systemClock): 
   const homes = createHomes(storageRoot);
   const spaces = createSpaces(db, path.resolve(storageRoot), { maxDepth: config.walkMaxDepth, maxEntries: config.walkMaxEntries });
   const usage = createUsageCache((home) => countHome(spaces.storageOf(home)), clock);
-  const accounts = createAccounts({ db, clock, tokens, settings, homes, usage });
+  const accountHomes = createAccountHomes(homes, usage);
+  const users = createUsers({ db, clock, tokens, settings, homes: accountHomes });
+  const groups = createGroups({ db, clock, homes: accountHomes, users });
   const notices = createNotices(db, clock);
   const hashes = createHashes(db);
   const quota = createQuota(db, usage, clock);
@@ -79,7 +84,7 @@ export async function openServices(config: Config, clock: Clock = systemClock): 
     limits: config.shareLimits,
   });
   await shares.sealStoredPasswords();
-  return { config, clock, db, settings, tokens, accounts, notices, spaces, hashes, quota, mail, shareMailer, shares, speed: createSpeed(db) };
+  return { config, clock, db, settings, tokens, users, groups, notices, spaces, hashes, quota, mail, shareMailer, shares, speed: createSpeed(db) };
 }
 
 /**
@@ -137,7 +142,7 @@ export async function ensureAdministrator(services: Services): Promise<string | 
       `FERRY_ADMIN_PASSWORD breaks the password rules (${problem}): 8–20 characters, three of upper/lower/digit/other, no spaces or Chinese, not containing "${ADMIN_ACCOUNT}", not a weak password.`,
     );
   }
-  await services.accounts.createUser({ account: ADMIN_ACCOUNT, password, needUpdatePwd: true, fullname: "Administrator" }, "admin");
+  await services.users.createUser({ account: ADMIN_ACCOUNT, password, needUpdatePwd: true, fullname: "Administrator" }, "admin");
   if (!services.config.adminPassword) {
     const file = initialAdminPasswordFile(services.config.dataDir);
     mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });

@@ -1,12 +1,12 @@
 import * as z from "zod";
 import { accountLookupBody, accountLookupData, loginBody, loginData, passwordUpdateBody, refreshData } from "../../contract/auth";
 import { groupListData, userInfo } from "../../contract/users";
-import type { Accounts } from "../accounts/service";
+import type { Users } from "../users/service";
 import { route } from "../http/route";
 import type { Auth } from "./service";
 import type { Tokens } from "./tokens";
 
-export function authRoutes(auth: Auth, tokens: Tokens, accounts: Accounts) {
+export function authRoutes(auth: Auth, tokens: Tokens, users: Users) {
   return [
     route({
       method: "POST",
@@ -65,7 +65,7 @@ export function authRoutes(auth: Auth, tokens: Tokens, accounts: Accounts) {
       summary: "The signed-in user, with group memberships.",
       auth: "user",
       response: z.object({ user: userInfo }),
-      handler: async ({ auth: ctx }) => ({ user: await accounts.userInfo(ctx!.user.id) }),
+      handler: async ({ auth: ctx }) => ({ user: await users.userInfo(ctx!.user.id) }),
     }),
     route({
       method: "GET",
@@ -74,7 +74,7 @@ export function authRoutes(auth: Auth, tokens: Tokens, accounts: Accounts) {
       summary: "The groups of the signed-in user: name, permission, home size and create time.",
       auth: "user",
       response: groupListData,
-      handler: async ({ auth: ctx }) => ({ groupList: await accounts.groupList(ctx!.user.id) }),
+      handler: async ({ auth: ctx }) => ({ groupList: await users.groupList(ctx!.user.id) }),
     }),
   ];
 }

@@ -2,7 +2,7 @@ import type { LockedData } from "../../contract/auth";
 import type { CredentialCodec } from "../../contract/credentials";
 import { ACCOUNT_TYPES } from "../../contract/users";
 import { EMAIL_PATTERN } from "../../contract/validation";
-import type { Accounts } from "../accounts/service";
+import type { Users } from "../users/service";
 import type { Clock } from "../clock";
 import type { Edition } from "../config";
 import type { Db } from "../db/connect";
@@ -25,7 +25,7 @@ export interface AuthDeps {
   /** Fixed-window counters per key (account look-ups per address). */
   rates: RateLimits;
   settings: Settings;
-  accounts: Accounts;
+  users: Users;
   edition: Edition;
   /** Where the initial administrator password file lives (removed at the administrator's first change). */
   config: { dataDir: string };
@@ -36,7 +36,7 @@ export interface AuthDeps {
 }
 
 /** Sign-in, password change, refresh and sign-out: the rules of end-user spec sections 4, 5 and 7. */
-export function createAuth({ db, clock, codec, tokens, lockout, rates, settings, accounts, edition, addressLimits, config, ways }: AuthDeps) {
+export function createAuth({ db, clock, codec, tokens, lockout, rates, settings, users, edition, addressLimits, config, ways }: AuthDeps) {
   async function policy(): Promise<LockoutPolicy & { lockPeriod: number }> {
     const s = await settings.get("security");
     return { maxFailures: s.lockTimes, windowMs: s.lockMinutes * 60_000, lockPeriod: s.lockMinutes * 60 };
@@ -49,7 +49,7 @@ export function createAuth({ db, clock, codec, tokens, lockout, rates, settings,
   const lockedFor = (untilMs: number): LockedData => ({ lockedUntil: Math.ceil(untilMs / 1000), retryAfter: Math.max(1, Math.ceil((untilMs - clock.now()) / 1000)) });
 
   /** Account names never contain "@" (contract/validation.ts), so a name with one is an e-mail address. */
-  const findUser = (account: string) => (account.includes("@") ? accounts.findByEmail(account) : accounts.findByAccount(account));
+  const findUser = (account: string) => (account.includes("@") ? users.findByEmail(account) : users.findByAccount(account));
 
   /**
    * Checks an account's password under the lockout rules. The attempt is counted against the account
@@ -151,7 +151,7 @@ export function createAuth({ db, clock, codec, tokens, lockout, rates, settings,
       if (user.locked) fail("AccountLocked");
       if (user.account_type !== ACCOUNT_TYPES.Normal) fail("AccountNotAllowed");
       if (!user.need_update_pwd && !(await settings.get("security")).allowUserSetPassword) fail("PasswordChangeNotAllowed");
-      await accounts.checkNewPassword(newPassword, user.account);
+      await users.checkNewPassword(newPassword, user.account);
       if (newPassword === oldPassword) fail("PasswordSameAsOld");
       await db.kysely
         .updateTable("users")

@@ -14,7 +14,6 @@ import { type CredentialCodec, createCredentialCodec } from "../../contract/cred
 import { normalizePermission } from "../../contract/permissions";
 import { ACCOUNT_TYPES } from "../../contract/users";
 import { ACCOUNT_PATTERN, nameProblem, PERSON_NAME_MAX } from "../../contract/validation";
-import type { Accounts } from "../accounts/service";
 import type { Config } from "../config";
 import type { Db } from "../db/connect";
 import type { UsersTable } from "../db/schema";
@@ -22,6 +21,7 @@ import { fail, FerryError } from "../errors";
 import type { Mail } from "../mail/service";
 import { createSecretBox, loadEngineSecret, type SecretBox } from "../mail/secret";
 import type { Settings } from "../settings/service";
+import type { Users } from "../users/service";
 import { askHttpWay, checkAuthUrlOnSave } from "./http";
 import { createLdapWay, type DirectoryEntry, isImportableName, type LdapServer } from "./ldap";
 import { createSystemWay, systemWayProblem } from "./system";
@@ -32,7 +32,7 @@ export interface AuthenticationDeps {
   db: Db;
   config: Config;
   settings: Settings;
-  accounts: Accounts;
+  users: Users;
   mail: Mail;
 }
 
@@ -65,7 +65,7 @@ interface Proven {
  * (docs/authentication.md). The sign-in service (server/auth/service.ts) asks `verify` who a
  * sign-in is; everything else is the administrator's.
  */
-export function createAuthentication({ db, config, settings, accounts, mail }: AuthenticationDeps) {
+export function createAuthentication({ db, config, settings, users, mail }: AuthenticationDeps) {
   const k = db.kysely;
   const codec: CredentialCodec = createCredentialCodec(config.hashidSalt);
   let lazyBox: SecretBox | null = null;
@@ -128,7 +128,7 @@ export function createAuthentication({ db, config, settings, accounts, mail }: A
     if (base.length < 3) base = base.padEnd(3, "_");
     for (let n = 1; n < 100; n++) {
       const name = n === 1 ? base : `${base}_${n}`;
-      if (!(await accounts.findByAccount(name))) return name;
+      if (!(await users.findByAccount(name))) return name;
     }
     return fail("AccountNotAllowed", { reason: "no-free-name" });
   }
@@ -138,9 +138,9 @@ export function createAuthentication({ db, config, settings, accounts, mail }: A
     const account = source === "email" ? await accountForEmail(proven.email) : proven.account;
     if (!ACCOUNT_PATTERN.test(account)) fail("AccountNotAllowed", { reason: "name-format" });
     // An address another account holds stays with it.
-    const email = proven.email && !(await accounts.findByEmail(proven.email)) ? proven.email : "";
+    const email = proven.email && !(await users.findByEmail(proven.email)) ? proven.email : "";
     try {
-      await accounts.createUser(
+      await users.createUser(
         { account, password: "", fullname: personName(proven.fullname), email, accountType: TYPE_OF_SOURCE[source] as 2 | 4 | 5 | 6, needUpdatePwd: false },
         "user",
         source,
@@ -148,7 +148,7 @@ export function createAuthentication({ db, config, settings, accounts, mail }: A
     } catch (error) {
       if (!(error instanceof FerryError && error.errorName === "AccountExists")) throw error;
     }
-    const row = (await accounts.findByAccount(account)) ?? fail("ServerError");
+    const row = (await users.findByAccount(account)) ?? fail("ServerError");
     if (row.auth_source !== source) fail("AccountNotAllowed", { reason: "name-taken" });
     return row;
   }
@@ -158,10 +158,10 @@ export function createAuthentication({ db, config, settings, accounts, mail }: A
     if (found === null) return { account: name, reason: "not-found" };
     if (found === "ambiguous") return { account: name, reason: "ambiguous" };
     if (!isImportableName(found.account)) return { account: found.account, reason: "name-format" };
-    if (await accounts.findByAccount(found.account)) return { account: found.account, reason: "exists" };
-    const email = found.email && !(await accounts.findByEmail(found.email)) ? found.email : "";
+    if (await users.findByAccount(found.account)) return { account: found.account, reason: "exists" };
+    const email = found.email && !(await users.findByEmail(found.email)) ? found.email : "";
     try {
-      const user = await accounts.createUser(
+      const user = await users.createUser(
         { account: found.account, password: "", fullname: personName(found.fullname), email, accountType: ACCOUNT_TYPES.Domain, permission, needUpdatePwd: false },
         "user",
         "ldap",
@@ -215,7 +215,7 @@ export function createAuthentication({ db, config, settings, accounts, mail }: A
     async searchLdap(search: string, limit: number): Promise<{ list: DirectoryAccount[]; truncated: boolean }> {
       const { entries, truncated } = await ldap.search(await ldapServer(), search, limit);
       const list = await Promise.all(
-        entries.map(async (e: DirectoryEntry) => ({ ...e, importable: isImportableName(e.account), exists: (await accounts.findByAccount(e.account)) !== undefined })),
+        entries.map(async (e: DirectoryEntry) => ({ ...e, importable: isImportableName(e.account), exists: (await users.findByAccount(e.account)) !== undefined })),
       );
       return { list, truncated };
     },
@@ -261,7 +261,7 @@ export function createAuthentication({ db, config, settings, accounts, mail }: A
           const { defaultPermission } = await settings.get("security");
           await k.updateTable("users").set({ permission: normalizePermission(defaultPermission) }).where("id", "=", user.id).execute();
         }
-        return (await accounts.findByAccount(user.account)) ?? null;
+        return (await users.findByAccount(user.account)) ?? null;
       }
       return provision(wayName, proven);
     },

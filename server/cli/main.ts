@@ -121,7 +121,7 @@ function validate<S extends z.ZodType>(schema: S, input: unknown, usage: string)
 // Look-ups by name (the services work by id)
 
 async function userByAccount(s: Services, account: string) {
-  const user = await s.accounts.findByAccount(account);
+  const user = await s.users.findByAccount(account);
   if (!user) throw new DetailedError("UserNotFound", `no account "${account}"`);
   return user;
 }
@@ -137,7 +137,7 @@ async function everyPage<T>(list: (page: { pageNum: number; pageSize: number; se
 }
 
 async function groupByName(s: Services, name: string): Promise<AdminGroup> {
-  const found = await s.accounts.findGroupByName(name);
+  const found = await s.groups.findGroupByName(name);
   if (!found) throw new DetailedError("GroupNotFound", `no group "${name}"`);
   return found;
 }
@@ -236,7 +236,7 @@ const commands: Record<string, Command> = {
         usage,
       );
       return async (s) => {
-        const user = await s.accounts.createUser(input);
+        const user = await s.users.createUser(input);
         out(`Created user ${user.account} (id ${user.id}): type ${typeName(user.accountType)}, permission ${labels(user.permission)}, home ${user.home}.`);
         out(user.needUpdatePwd ? "The password must be changed at the first sign-in." : "The password is ready to use.");
       };
@@ -251,7 +251,7 @@ const commands: Record<string, Command> = {
       const search = optional(v, "search");
       if (search !== undefined && search.length > 64) throw new UsageError("--search: at most 64 characters", this.usage);
       return async (s) => {
-        const users = await everyPage(s.accounts.listUsers, search);
+        const users = await everyPage(s.users.listUsers, search);
         if (v.json) out(JSON.stringify(users, null, 2));
         else out(users.length ? userTable(users) : "No users.");
       };
@@ -267,7 +267,7 @@ const commands: Record<string, Command> = {
       return async (s) => {
         const row = await userByAccount(s, account);
         if (row.role === "admin") throw new DetailedError("InvalidOperation", "the administrator cannot be locked");
-        const user = await s.accounts.updateUser(row.id, { locked: true });
+        const user = await s.users.updateUser(row.id, { locked: true });
         out(`Locked user ${user.account}; its sessions have been ended.`);
       };
     },
@@ -280,7 +280,7 @@ const commands: Record<string, Command> = {
     prepare(v) {
       const account = required(v, "account", this.usage);
       return async (s) => {
-        const user = await s.accounts.updateUser((await userByAccount(s, account)).id, { locked: false });
+        const user = await s.users.updateUser((await userByAccount(s, account)).id, { locked: false });
         out(`Unlocked user ${user.account}.`);
       };
     },
@@ -296,7 +296,7 @@ const commands: Record<string, Command> = {
       const body = validate(resetPasswordBody, { password: password(v, this.usage), needUpdatePwd: !v["no-force-change"] }, this.usage);
       return async (s) => {
         const user = await userByAccount(s, account);
-        await s.accounts.setPassword(user.id, body.password, body.needUpdatePwd);
+        await s.users.setPassword(user.id, body.password, body.needUpdatePwd);
         out(`Password of ${user.account} changed; its sessions have been ended.`);
         out(body.needUpdatePwd ? "The password must be changed at the next sign-in." : "The password is ready to use.");
       };
@@ -312,7 +312,7 @@ const commands: Record<string, Command> = {
       return async (s) => {
         const user = await userByAccount(s, account);
         if (user.role === "admin") throw new DetailedError("OnlyOneAdministrator", "the administrator cannot be deleted");
-        await s.accounts.deleteUser(user.id);
+        await s.users.deleteUser(user.id);
         out(`Deleted user ${user.account} (id ${user.id}); the home folder ${user.home} was kept.`);
       };
     },
@@ -326,7 +326,7 @@ const commands: Record<string, Command> = {
       const quotaBytes = v.quota === undefined ? undefined : quota(String(v.quota), this.usage);
       const input = validate(createGroupBody, { name: required(v, "name", this.usage), home: optional(v, "home"), quota: quotaBytes }, this.usage);
       return async (s) => {
-        const group = await s.accounts.createGroup(input);
+        const group = await s.groups.createGroup(input);
         out(`Created group ${group.name} (id ${group.id}), home ${group.home}.`);
       };
     },
@@ -338,7 +338,7 @@ const commands: Record<string, Command> = {
     options: { json: { type: "boolean" } },
     prepare(v) {
       return async (s) => {
-        const groups = await everyPage(s.accounts.listGroups);
+        const groups = await everyPage(s.groups.listGroups);
         if (v.json) out(JSON.stringify(groups, null, 2));
         else out(groups.length ? groupTable(groups) : "No groups.");
       };
@@ -356,7 +356,7 @@ const commands: Record<string, Command> = {
       return async (s) => {
         const group = await groupByName(s, name);
         const user = await userByAccount(s, account);
-        const updated = await s.accounts.setMember(group.id, user.id, body.groupPermission);
+        const updated = await s.groups.setMember(group.id, user.id, body.groupPermission);
         const member = updated.members.find((m) => m.userId === user.id);
         out(`${user.account} is a member of ${updated.name} with permission ${labels(member?.groupPermission ?? body.groupPermission)}.`);
       };
@@ -373,7 +373,7 @@ const commands: Record<string, Command> = {
       return async (s) => {
         const group = await groupByName(s, name);
         const user = await userByAccount(s, account);
-        await s.accounts.removeMember(group.id, user.id);
+        await s.groups.removeMember(group.id, user.id);
         out(`Removed ${user.account} from ${group.name}.`);
       };
     },

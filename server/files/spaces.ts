@@ -61,7 +61,7 @@ export function parseVirtualDirectories(json: string, home?: string): { alias: s
     if (typeof alias !== "string" || typeof path !== "string") continue;
     try {
       const a = normaliseUserPath(alias);
-      // One name at the top, each alias once: anything else was never accepted (accounts/service.ts).
+      // One name at the top, each alias once: anything else was never accepted (users/service.ts).
       if (a === "/" || a.lastIndexOf("/") !== 0 || out.some((v) => v.alias === a)) continue;
       const target = normaliseUserPath(path);
       if (home !== undefined && (overlaps(target, home) || out.some((v) => overlaps(v.path, target)))) continue;

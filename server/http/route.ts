@@ -1,4 +1,4 @@
-import type * as z from "zod";
+import * as z from "zod";
 import type { Lang } from "../../contract/envelope";
 import type { AuthContext } from "../auth/tokens";
 import type { ShareAccess } from "../shares/access";
@@ -41,6 +41,9 @@ export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
   response?: z.ZodType;
   handler(ctx: RequestContext<z.infer<B>, z.infer<Q>, z.infer<P>>): Promise<unknown>;
 }
+
+/** The response of a route whose envelope carries `data: null` (deletes, password changes). */
+export const nullData = z.null();
 
 export function route<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, P extends z.ZodType = z.ZodType>(
   def: RouteDef<B, Q, P>,
