@@ -136,7 +136,7 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
     if (!connection) return;
     let live = true;
     const { openFolder, showError } = listingCallbacks.current;
-    connection.cmd("list", { groupId, path }).then(
+    const list = (): void => void connection.cmd("list", { groupId, path }).then(
       (result) => {
         if (!live) return;
         setEntries(listingEntries(result));
@@ -147,6 +147,10 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
       (error: unknown) => {
         if (!live) return;
         const code = errorCode(error);
+        // The socket dropped with the listing under way (say, the reload after an upload): it is
+        // reconnecting, and the command asked again waits for it. Kept as it was, the table showed
+        // the folder before the change (an empty one: "No data") until Refresh.
+        if (code === ErrorCode.Disconnected && connection.state === "connecting") return list();
         if (code === ErrorCode.PathIsFile) return openFolder(parentPath(path), true);
         if (code === ErrorCode.PathNotFound || code === ErrorCode.DirectoryNotExist) {
           setEntries([]);
@@ -156,6 +160,7 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
         showError(error);
       },
     );
+    list();
     return () => {
       live = false;
     };

@@ -128,6 +128,34 @@ test.describe("transfers", () => {
     await expect(panel(page)).toHaveCount(0);
   });
 
+  test("the socket dropping while the listing reloads after an upload: the listing is asked again once it is back", async ({ page }) => {
+    // The page's file-server socket, passed through; the first listing after the upload loses it.
+    let dropNextList = false;
+    await page.routeWebSocket(
+      (url) => url.port === String(E2E_FILE_PORT),
+      (ws) => {
+        const server = ws.connectToServer();
+        ws.onMessage((message) => {
+          if (dropNextList && typeof message === "string" && (JSON.parse(message) as { cmd?: string }).cmd === "list") {
+            dropNextList = false;
+            void ws.close();
+            void server.close();
+            return;
+          }
+          server.send(message);
+        });
+      },
+    );
+    await signedInUser(page);
+    const files = page.getByRole("region", { name: /^Files in/ });
+    await expect(files.getByText("No data")).toBeVisible();
+    dropNextList = true;
+    await page.getByLabel("Upload files").setInputFiles(makeFile("dropped-socket/late.txt", Buffer.from("listed after all")));
+    // The page reconnects after a few seconds (connection.client.ts) and lists the folder then, no Refresh.
+    await expect(files.getByText("late.txt")).toBeVisible({ timeout: 20_000 });
+    expect(dropNextList).toBe(false);
+  });
+
   test("a file goes up in one PATCH from the first byte, however large", async ({ page }) => {
     const { socketToken } = await signedInUser(page);
     // Larger than the 64 MiB chunks the panel once used, so a return to chunks shows here.
