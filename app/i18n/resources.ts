@@ -1,6 +1,7 @@
 import { errors } from "../../contract/errors";
 import type { ZhMessages } from "./plural";
 import { adminEn, adminZh } from "./messages/admin";
+import { adminGroupsEn, adminGroupsZh } from "./messages/admin-groups";
 import { adminUsersEn, adminUsersZh } from "./messages/admin-users";
 import { authEn, authZh } from "./messages/auth";
 import { clientEn, clientZh } from "./messages/client";
@@ -168,6 +169,6 @@ export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 export const NAMESPACE = "common";
 
 export const resources = {
-  en: { [NAMESPACE]: { ...en, ...adminEn, ...adminUsersEn, ...authEn, ...clientEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
-  zh: { [NAMESPACE]: { ...zh, ...adminZh, ...adminUsersZh, ...authZh, ...clientZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
+  en: { [NAMESPACE]: { ...en, ...adminEn, ...adminGroupsEn, ...adminUsersEn, ...authEn, ...clientEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
+  zh: { [NAMESPACE]: { ...zh, ...adminZh, ...adminGroupsZh, ...adminUsersZh, ...authZh, ...clientZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
 };

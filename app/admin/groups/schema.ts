@@ -1,0 +1,40 @@
+import * as z from "zod";
+import { homePath } from "../../../contract/admin";
+import { Permission, PERMISSION_DEFAULT, PERMISSION_FULL } from "../../../contract/permissions";
+
+/** The group dialog's quota is typed in GB (2^30 bytes); the engine keeps bytes. */
+export const GB = 2 ** 30;
+export const QUOTA_GB_MAX = 1_000_000;
+/** Mbps, the engine's unit for group speeds (contract/admin.ts). */
+export const SPEED_MBPS_MAX = 100_000;
+
+/** What a member may do in the group space: the dialog offers two masks. */
+export const MEMBER_PERMISSIONS = { read: PERMISSION_DEFAULT, full: PERMISSION_FULL } as const;
+export type MemberLevel = keyof typeof MEMBER_PERMISSIONS;
+export const levelOf = (mask: number): MemberLevel => ((mask & Permission.Upload) === Permission.Upload ? "full" : "read");
+
+/** One associated user as the dialog posts it: `<userId>:<read|full>`. */
+const member = z
+  .string()
+  .max(32)
+  .regex(/^\d{1,12}:(read|full)$/)
+  .transform((v) => {
+    const [id, level] = v.split(":") as [string, MemberLevel];
+    return { userId: Number(id), groupPermission: MEMBER_PERMISSIONS[level] };
+  });
+
+/** The add / edit dialog's form, shared by the dialog (conform) and the action. */
+export const groupFormSchema = z.object({
+  intent: z.literal("save"),
+  id: z.coerce.number().int().positive().optional(),
+  name: z.string().trim().min(1).max(64),
+  home: z.union([z.literal(""), homePath]).optional(),
+  maxUploadSpeed: z.coerce.number().int().min(0).max(SPEED_MBPS_MAX),
+  maxDownloadSpeed: z.coerce.number().int().min(0).max(SPEED_MBPS_MAX),
+  uploadNewOnly: z.literal("on").optional(),
+  quotaGb: z.coerce.number().int().min(0).max(QUOTA_GB_MAX),
+  member: z.array(member).max(1000).default([]),
+});
+export type GroupForm = z.output<typeof groupFormSchema>;
+
+export const deleteSchema = z.object({ intent: z.literal("delete"), id: z.coerce.number().int().positive() });

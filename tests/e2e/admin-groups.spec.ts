@@ -1,0 +1,135 @@
+import type { Browser } from "@playwright/test";
+import type { AdminGroup } from "../../contract/admin";
+import { ADMIN_PASSWORD, adminToken, createUser, ok, uniqueAccount } from "../support/e2e-helpers";
+import { adminSignIn, auditPage } from "./admin-console";
+import { expect, hydrated, screenshot, test } from "./fixtures";
+
+/**
+ * The admin console's Group spaces screen (admin document, section 2 "Groups"; section 3 "Group
+ * space"): a group with associated users is created and edited in the dialog, deleting it is refused
+ * while it has members (1059, translated) and allowed once they are removed — all against the engine.
+ */
+
+const PASSWORD = "Gr0up!Pass";
+
+async function consolePage(browser: Browser, locale: string) {
+  const context = await browser.newContext({ locale, viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  await adminSignIn(page, "admin", ADMIN_PASSWORD);
+  await expect(page).toHaveURL(/\/admin$/);
+  return { context, page };
+}
+
+async function groupNamed(name: string): Promise<AdminGroup | undefined> {
+  const page = await ok<{ list: AdminGroup[] }>("GET", `/api/admin/groups?pageNum=1&pageSize=10&search=${encodeURIComponent(name)}`, { token: await adminToken() });
+  return page.list.find((g) => g.name === name);
+}
+
+test("the administrator creates a group with users, edits it, and deletes it once it has no members (1059 before)", async ({ browser }) => {
+  test.setTimeout(90_000);
+  const alice = await createUser(uniqueAccount("gal"), PASSWORD);
+  const bob = await createUser(uniqueAccount("gbo"), PASSWORD);
+  const name = uniqueAccount("team");
+  const { context, page } = await consolePage(browser, "en-US");
+  await page.goto("/admin/groups");
+  await hydrated(page);
+  await expect(page.getByRole("heading", { level: 1, name: "Group spaces" })).toBeVisible();
+
+  await page.getByRole("button", { name: "Add group" }).click();
+  const dialog = page.getByRole("dialog", { name: "Add group" });
+  await dialog.getByLabel("Group name").fill(name);
+  await dialog.getByLabel("Max upload speed (Mbps)").fill("5");
+  await dialog.getByLabel("Max download speed (Mbps)").fill("10");
+  await dialog.getByLabel("Quota (GB)").fill("2");
+  await dialog.getByLabel("Upload new files only (existing files cannot be overwritten)").check();
+  for (const user of [alice, bob]) {
+    await dialog.getByLabel("Find users to add").fill(user.account);
+    await dialog.getByRole("button", { name: `Add ${user.account}` }).click();
+    await expect(dialog.getByRole("button", { name: `Remove ${user.account}` })).toBeVisible();
+  }
+  await dialog.getByLabel(`Permission of ${bob.account}`).selectOption("full");
+  await auditPage(page, "group dialog (en)");
+  await screenshot(page, "admin-groups-dialog-en");
+  await dialog.getByRole("button", { name: "Confirm" }).click();
+  await expect(page.getByText("Group saved")).toBeVisible();
+  await expect(dialog).toBeHidden();
+
+  let group = await groupNamed(name);
+  expect(group).toMatchObject({ maxUploadSpeed: 5, maxDownloadSpeed: 10, quota: 2 * 2 ** 30, uploadNewOnly: true, home: `/groups/${name}` });
+  expect(group!.members.map((m) => m.account).sort()).toEqual([alice.account, bob.account].sort());
+  const bobPermission = group!.members.find((m) => m.userId === bob.id)!.groupPermission;
+  expect(bobPermission & 128, "Full access includes Upload").toBe(128);
+
+  await page.getByRole("searchbox", { name: "Search groups" }).fill(name);
+  await page.getByRole("button", { name: "Search", exact: true }).click();
+  const row = page.getByRole("row").filter({ hasText: name });
+  await expect(row).toHaveCount(1);
+  await expect(row).toContainText(alice.account);
+  await expect(row).toContainText("0 B / 2.00 GB");
+  await page.mouse.move(0, 0); // the pointer off the Search button (a hovered button is paler)
+  await auditPage(page, "group list (en)");
+  await screenshot(page, "admin-groups-en");
+
+  // Edit: another speed, Bob leaves.
+  await row.getByRole("button", { name: "Edit" }).click();
+  const edit = page.getByRole("dialog", { name: "Edit group" });
+  await expect(edit.getByLabel("Group name")).toHaveValue(name);
+  await edit.getByLabel("Max download speed (Mbps)").fill("20");
+  await edit.getByRole("button", { name: `Remove ${bob.account}` }).click();
+  await edit.getByRole("button", { name: "Confirm" }).click();
+  await expect(edit).toBeHidden();
+  await expect.poll(async () => (await groupNamed(name))?.maxDownloadSpeed).toBe(20);
+  group = await groupNamed(name);
+  expect(group!.members.map((m) => m.account)).toEqual([alice.account]);
+  await expect(row).not.toContainText(bob.account);
+
+  // Delete while Alice is a member: the engine's 1059, translated.
+  await row.getByRole("button", { name: "Delete" }).click();
+  const confirm = page.getByRole("dialog", { name: "Delete group" });
+  await confirm.getByRole("button", { name: "Delete" }).click();
+  await expect(page.getByText("The user group is not empty")).toBeVisible();
+  expect(await groupNamed(name)).toBeDefined();
+  await confirm.getByRole("button", { name: "Cancel" }).click();
+
+  // Without members it goes.
+  await row.getByRole("button", { name: "Edit" }).click();
+  await edit.getByRole("button", { name: `Remove ${alice.account}` }).click();
+  await expect(edit.getByText("No associated users yet.")).toBeVisible();
+  await edit.getByRole("button", { name: "Confirm" }).click();
+  await expect(edit).toBeHidden();
+  await expect.poll(async () => (await groupNamed(name))?.members.length).toBe(0);
+  await row.getByRole("button", { name: "Delete" }).click();
+  await confirm.getByRole("button", { name: "Delete" }).click();
+  await expect(page.getByText("Group deleted")).toBeVisible();
+  await expect(row).toHaveCount(0);
+  expect(await groupNamed(name)).toBeUndefined();
+  await context.close();
+});
+
+test("the Group spaces screen in Chinese: the list, the dialog and the 1059 refusal", async ({ browser }) => {
+  test.setTimeout(60_000);
+  const carol = await createUser(uniqueAccount("gca"), PASSWORD);
+  const name = uniqueAccount("zu");
+  const token = await adminToken();
+  const created = await ok<AdminGroup>("POST", "/api/admin/groups", { token, body: { name, maxUploadSpeed: 8 } });
+  await ok("PUT", `/api/admin/groups/${created.id}/members/${carol.id}`, { token, body: { groupPermission: 6 } });
+  const { context, page } = await consolePage(browser, "zh-CN");
+  await page.goto(`/admin/groups?q=${name}`);
+  await hydrated(page);
+  await expect(page.getByRole("heading", { level: 1, name: "群组空间" })).toBeVisible();
+  const row = page.getByRole("row").filter({ hasText: name });
+  await expect(row).toContainText(carol.account);
+  await auditPage(page, "group list (zh)");
+  await screenshot(page, "admin-groups-zh");
+  await row.getByRole("button", { name: "编辑" }).click();
+  const dialog = page.getByRole("dialog", { name: "编辑群组" });
+  await expect(dialog.getByLabel("最大上传速度（Mbps）")).toHaveValue("8");
+  await expect(dialog.getByRole("button", { name: `移除 ${carol.account}` })).toBeVisible();
+  await auditPage(page, "group dialog (zh)");
+  await screenshot(page, "admin-groups-dialog-zh");
+  await dialog.getByRole("button", { name: "取消" }).click();
+  await row.getByRole("button", { name: "删除" }).click();
+  await page.getByRole("dialog", { name: "删除群组" }).getByRole("button", { name: "删除" }).click();
+  await expect(page.getByText("用户组不为空")).toBeVisible();
+  await context.close();
+});
