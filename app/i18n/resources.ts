@@ -5,6 +5,7 @@ import { adminGroupsEn, adminGroupsZh } from "./messages/admin-groups";
 import { adminUsersEn, adminUsersZh } from "./messages/admin-users";
 import { authEn, authZh } from "./messages/auth";
 import { clientEn, clientZh } from "./messages/client";
+import { dashboardEn, dashboardZh } from "./messages/dashboard";
 import { filesEn, filesZh } from "./messages/files";
 import { mailEn, mailZh } from "./messages/mail";
 import { notificationsEn, notificationsZh } from "./messages/notifications";
@@ -169,6 +170,6 @@ export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 export const NAMESPACE = "common";
 
 export const resources = {
-  en: { [NAMESPACE]: { ...en, ...adminEn, ...adminGroupsEn, ...adminUsersEn, ...authEn, ...clientEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
-  zh: { [NAMESPACE]: { ...zh, ...adminZh, ...adminGroupsZh, ...adminUsersZh, ...authZh, ...clientZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
+  en: { [NAMESPACE]: { ...en, ...adminEn, ...adminGroupsEn, ...adminUsersEn, ...authEn, ...clientEn, ...dashboardEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
+  zh: { [NAMESPACE]: { ...zh, ...adminZh, ...adminGroupsZh, ...adminUsersZh, ...authZh, ...clientZh, ...dashboardZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
 };

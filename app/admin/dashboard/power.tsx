@@ -1,0 +1,143 @@
+import { Form, Link } from "@remix-run/react";
+import { useId, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { Button } from "../../components/ui/button";
+import { Modal } from "../../components/ui/modal";
+import { useHydrated } from "../../utils/use-hydrated";
+import type { DashboardStatus, ServerState } from "../../../contract/dashboard";
+import type { PowerIntent, PowerResult } from "./data.server";
+
+/** Where a restart or shutdown the administrator asked for stands. */
+export type PowerPhase = "idle" | "restarting" | "restarted" | "shuttingDown";
+
+/**
+ * The phase of what the administrator asked, and the server state to show (spec section 4): a
+ * restart is over once the engine answers `running` with another start time than the one that
+ * said "restarting"; an engine that does not answer otherwise is in `error`.
+ */
+export function powerPhase(result: PowerResult | undefined, unreachable: boolean, status: DashboardStatus | undefined): { phase: PowerPhase; state: ServerState } {
+  if (result?.status && result.intent === "shutdown") return { phase: "shuttingDown", state: "shuttingDown" };
+  if (result?.status && result.intent === "restart") {
+    const back = !unreachable && status !== undefined && status.startedAt !== result.status.startedAt && status.state === "running";
+    return back ? { phase: "restarted", state: "running" } : { phase: "restarting", state: "restarting" };
+  }
+  return { phase: "idle", state: unreachable || !status ? "error" : status.state };
+}
+
+const TEXT = {
+  restart: { button: "dashboard.restart", title: "dashboard.restart.title", body: "dashboard.restart.body" },
+  shutdown: { button: "dashboard.shutdown", title: "dashboard.shutdown.title", body: "dashboard.shutdown.body" },
+} as const;
+
+/**
+ * Restart and shut down the Ferry service (never the host), each after a confirmation: the kit's
+ * modal with JavaScript; without it the buttons open `?confirm=…`, a confirmation in the page
+ * whose form posts the action.
+ */
+export function PowerControls({
+  canRestart,
+  confirm,
+  result,
+  phase,
+  busy,
+  onConfirm,
+}: {
+  canRestart: boolean;
+  /** The confirmation asked for without JavaScript (`?confirm=restart`). */
+  confirm: PowerIntent | null;
+  result: PowerResult | undefined;
+  phase: PowerPhase;
+  /** The request on its way to the engine. */
+  busy: PowerIntent | null;
+  onConfirm: (intent: PowerIntent) => void;
+}) {
+  const { t } = useTranslation();
+  const hydrated = useHydrated();
+  const [asking, setAsking] = useState<PowerIntent | null>(null);
+  const [shown, setShown] = useState<PowerIntent>("restart");
+  const titleId = useId();
+  const stopped = phase === "shuttingDown";
+  return (
+    <div className="mt-4 border-t border-gray-200 pt-4">
+      <h3 className="mb-1 text-sm font-semibold">{t("dashboard.power")}</h3>
+      <p className="mb-2 text-xs text-gray-600">{t("dashboard.power.note")}</p>
+      {!canRestart && <p className="mb-2 text-xs text-gray-600">{t("dashboard.power.embedded")}</p>}
+      <Form method="get" className="flex gap-2">
+        {(["restart", "shutdown"] as const).map((intent) => (
+          <Button
+            key={intent}
+            type="submit"
+            name="confirm"
+            value={intent}
+            variant="outlined"
+            danger={intent === "shutdown"}
+            loading={busy === intent}
+            disabled={stopped || phase === "restarting"}
+            onClick={(event) => {
+              event.preventDefault();
+              setShown(intent);
+              setAsking(intent);
+            }}
+          >
+            {t(TEXT[intent].button)}
+          </Button>
+        ))}
+      </Form>
+      <Outcome result={result} phase={phase} hydrated={hydrated} />
+      {confirm && !result && (
+        // Without JavaScript: the confirmation is part of the page.
+        <div role="group" aria-labelledby={titleId} className="mt-3 rounded border border-amber-300 bg-amber-50 p-3 text-sm">
+          <h4 id={titleId} className="font-semibold">
+            {t(TEXT[confirm].title)}
+          </h4>
+          <p className="my-2">{t(TEXT[confirm].body)}</p>
+          <p className="mb-2 text-gray-700">{t("dashboard.confirm.nojs")}</p>
+          <Form method="post" className="flex gap-2">
+            <input type="hidden" name="intent" value={confirm} />
+            <Button type="submit" danger={confirm === "shutdown"}>
+              {t(TEXT[confirm].button)}
+            </Button>
+            <Link to="/admin" className="inline-flex h-8 items-center rounded border border-gray-300 bg-white px-4 text-sm text-gray-800 hover:bg-gray-50">
+              {t("global.cancel")}
+            </Link>
+          </Form>
+        </div>
+      )}
+      <Modal
+        open={asking !== null}
+        onClose={() => setAsking(null)}
+        title={t(TEXT[shown].title)}
+        danger={shown === "shutdown"}
+        confirmLabel={t(TEXT[shown].button)}
+        onConfirm={() => onConfirm(shown)}
+      >
+        <p className="text-sm text-gray-700">{t(TEXT[shown].body)}</p>
+        <p className="mt-2 text-xs text-gray-600">{t("dashboard.power.note")}</p>
+      </Modal>
+    </div>
+  );
+}
+
+/** What came of the request: the engine's refusal, or the restart's and shutdown's progress. */
+export function Outcome({ result, phase, hydrated }: { result: PowerResult | undefined; phase: PowerPhase; hydrated: boolean }) {
+  const { t } = useTranslation();
+  if (result?.code !== undefined) {
+    return (
+      <p role="alert" className="mt-3 rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800">
+        {t("dashboard.refused", { message: t(`error.${result.code}`, { defaultValue: t("global.error.unknown", { code: result.code }) }) })}
+      </p>
+    );
+  }
+  const message = {
+    idle: null,
+    restarting: hydrated ? t("dashboard.restart.pending") : t("dashboard.restart.nojs"),
+    restarted: t("dashboard.restart.done"),
+    shuttingDown: t("dashboard.shutdown.done"),
+  }[phase];
+  if (!message) return null;
+  return (
+    <p role="status" className="mt-3 rounded border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-gray-900">
+      {message}
+    </p>
+  );
+}
