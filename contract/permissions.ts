@@ -18,6 +18,8 @@ export const Permission = {
 export type PermissionName = keyof typeof Permission;
 
 const UNUSED = Permission.CWD | Permission.Append;
+/** The used bits, in the order the admin console lists them as checkboxes (CWD and Append are never offered). */
+export const USED_PERMISSIONS = ["List", "Download", "Upload", "Delete", "Rename", "Mkdir", "Move", "Copy", "Share", "Invite", "HotFolder"] as const satisfies readonly PermissionName[];
 /** Every used flag. */
 export const PERMISSION_FULL = Object.values(Permission).reduce((a, b) => a | b, 0) & ~UNUSED;
 /** Default for a new account (the security settings' `defaultPermission` until changed): List plus Download. */

@@ -1,0 +1,126 @@
+import type { Browser } from "@playwright/test";
+import type { AdminUser } from "../../contract/admin";
+import type { AuthenticationInfo } from "../../contract/authentication";
+import { ACCOUNT_TYPES } from "../../contract/users";
+import { startTestSlapd, type TestSlapd } from "../support/slapd";
+import { ADMIN_PASSWORD, adminToken, ok, uniqueAccount } from "../support/e2e-helpers";
+import { adminSignIn, auditPage } from "./admin-console";
+import { expect, hydrated, screenshot, signIn, test } from "./fixtures";
+
+/**
+ * The admin console's Authentication screen (admin document, section 2; section 3 "Authentication
+ * settings"): against a real OpenLDAP (tests/support/slapd.ts) the administrator configures LDAP/AD,
+ * Test reports 1057 for a wrong password and success for the right one, an account is imported from
+ * the directory, and that account signs in at /signin with its directory password. The default
+ * permissions tab stores the security settings' defaultPermission.
+ */
+
+const SETTINGS = "/api/admin/settings/authentication";
+const person = { uid: uniqueAccount("ldp"), cn: "Lena Directory", mail: "lena@ferry.test", password: "Dir#Secret-91" };
+let slapd: TestSlapd;
+let before: AuthenticationInfo;
+
+test.beforeAll(async () => {
+  slapd = await startTestSlapd([person]);
+  before = await ok<AuthenticationInfo>("GET", SETTINGS, { token: await adminToken() });
+});
+test.afterAll(async () => {
+  // Back to how the run's engine was: the other specs sign in with local passwords only.
+  await ok("PATCH", SETTINGS, { token: await adminToken(), body: { way: 0, ldapServer: "", ldapBase: "", defaultPermission: before.defaultPermission } });
+  await slapd?.stop();
+});
+
+async function consolePage(browser: Browser, locale: string) {
+  const context = await browser.newContext({ locale, viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  await adminSignIn(page, "admin", ADMIN_PASSWORD);
+  await expect(page).toHaveURL(/\/admin$/);
+  return { context, page };
+}
+
+test("the administrator configures LDAP/AD, tests it (1057, then success), imports an account that then signs in", async ({ browser }) => {
+  test.setTimeout(90_000);
+  const { context, page } = await consolePage(browser, "en-US");
+  await page.goto("/admin/authentication");
+  await hydrated(page);
+  await expect(page.getByRole("heading", { level: 1, name: "Authentication" })).toBeVisible();
+  await expect(page.getByRole("tab", { name: "Authentication way" })).toHaveAttribute("aria-selected", "true");
+
+  await page.getByRole("radio", { name: "LDAP/AD" }).check();
+  await page.getByLabel("Server address").fill(slapd.url);
+  await page.getByLabel("Domain name").fill("ferry.test");
+  await page.getByLabel("Base DN").fill(slapd.base);
+  await page.getByLabel("Test account").fill(slapd.readerDn);
+  await page.getByLabel("Test password").fill("not-the-password");
+  await page.getByRole("button", { name: "Test" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Wrong LDAP account or password" })).toBeVisible();
+
+  await page.getByLabel("Test password").fill(slapd.readerPassword);
+  await page.getByRole("button", { name: "Test" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Connected: the test account signed in to the directory." })).toBeVisible();
+  await expect(page.getByRole("alert").filter({ hasText: "Wrong LDAP account" })).toHaveCount(0);
+
+  await page.getByLabel("Test password").fill(slapd.readerPassword);
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Settings saved" })).toBeVisible();
+  const stored = await ok<AuthenticationInfo>("GET", SETTINGS, { token: await adminToken() });
+  expect(stored).toMatchObject({ way: 1, ldapServer: slapd.url, ldapBase: slapd.base, ldapTestAccount: slapd.readerDn, hasLdapTestPassword: true });
+
+  // The import: search the directory, tick the account, import it.
+  await page.getByRole("searchbox", { name: "Search the directory" }).fill(person.uid);
+  await page.getByRole("button", { name: "Search", exact: true }).click();
+  const table = page.getByRole("table", { name: "Directory accounts" });
+  const row = table.getByRole("row").filter({ hasText: person.uid });
+  await expect(row).toContainText("Can be imported");
+  await expect(row).toContainText(person.cn);
+  await row.getByRole("checkbox").check();
+  await auditPage(page, "authentication way with the import (en)");
+  await screenshot(page, "admin-authentication-en");
+  await page.getByRole("button", { name: "Import selected" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Imported 1 account as a Domain account" })).toBeVisible();
+  const users = await ok<{ list: AdminUser[] }>("GET", `/api/admin/users?pageNum=1&pageSize=10&search=${person.uid}`, { token: await adminToken() });
+  expect(users.list.map((u) => [u.account, u.accountType])).toEqual([[person.uid, ACCOUNT_TYPES.Domain]]);
+
+  // Default permissions: tick Upload and save.
+  await page.getByRole("tab", { name: "Default permissions" }).click();
+  await expect(page).toHaveURL(/tab=permissions/);
+  const upload = page.getByRole("checkbox", { name: "Upload" });
+  await expect(upload).not.toBeChecked();
+  await upload.check();
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Settings saved" })).toBeVisible();
+  expect((await ok<AuthenticationInfo>("GET", SETTINGS, { token: await adminToken() })).defaultPermission & 128).toBe(128);
+  await auditPage(page, "default permissions (en)");
+  await screenshot(page, "admin-authentication-permissions-en");
+  await context.close();
+
+  // The imported account signs in with its directory password.
+  const user = await browser.newContext({ locale: "en-US" });
+  const userPage = await user.newPage();
+  await signIn(userPage, person.uid, person.password);
+  await expect(userPage).toHaveURL(/\/personal$/);
+  await user.close();
+});
+
+test("the Authentication screen in Chinese: the LDAP test's 1057 translated, both tabs", async ({ browser }) => {
+  test.setTimeout(60_000);
+  await ok("PATCH", SETTINGS, {
+    token: await adminToken(),
+    body: { way: 1, ldapServer: slapd.url, ldapDomain: "ferry.test", ldapBase: slapd.base, ldapTestAccount: slapd.readerDn },
+  });
+  const { context, page } = await consolePage(browser, "zh-CN");
+  await page.goto("/admin/authentication");
+  await hydrated(page);
+  await expect(page.getByRole("heading", { level: 1, name: "认证" })).toBeVisible();
+  await expect(page.getByRole("radio", { name: "LDAP/AD" })).toBeChecked();
+  await page.getByLabel("测试密码").fill("not-the-password");
+  await page.getByRole("button", { name: "测试" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "LDAP 账号或密码错误" })).toBeVisible();
+  await auditPage(page, "authentication way (zh)");
+  await screenshot(page, "admin-authentication-zh");
+  await page.getByRole("tab", { name: "默认权限" }).click();
+  await expect(page.getByRole("checkbox", { name: "下载" })).toBeVisible();
+  await auditPage(page, "default permissions (zh)");
+  await screenshot(page, "admin-authentication-permissions-zh");
+  await context.close();
+});
