@@ -158,6 +158,9 @@ for (const lang of ["en", "zh"] as const) {
       await auditPage(page, `dashboard (${lang}, ${width})`);
       await screenshot(page, `admin-dashboard-${lang}${width === 1440 ? "" : "-1280"}`);
       if (width === 1440) {
+        // The charts sit below the fold of the console's scrolling main area.
+        await region(page, text.cpu).scrollIntoViewIfNeeded();
+        await screenshot(page, `admin-dashboard-charts-${lang}`);
         await region(page, text.status).getByRole("button", { name: text.shutdown }).click();
         await expect(page.getByRole("dialog")).toBeVisible();
         await auditPage(page, `dashboard shutdown dialog (${lang})`);

@@ -101,7 +101,7 @@ export const dashboardZh: Record<Exclude<keyof typeof dashboardEn, `${string}_on
   "dashboard.connections.web": "网页在线用户",
   "dashboard.connections.socket": "已连接文件服务器",
   "dashboard.connections.clients": "桌面客户端",
-  "dashboard.connections.clients.limited": "{{count}} / 允许 {{limit}}",
+  "dashboard.connections.clients.limited": "{{count}} / {{limit}}",
   "dashboard.connections.clients.unlimited": "{{count}}（不限）",
   "dashboard.connections.limit-note": "免费版最多同时连接 {{limit}} 个桌面客户端，超出的将被拒绝。",
   "dashboard.storage": "存储状态",
