@@ -1,10 +1,9 @@
-import type { Browser } from "@playwright/test";
 import type { AdminUser } from "../../contract/admin";
 import type { AuthenticationInfo } from "../../contract/authentication";
 import { ACCOUNT_TYPES } from "../../contract/users";
 import { startTestSlapd, type TestSlapd } from "../support/slapd";
-import { ADMIN_PASSWORD, adminToken, ok, uniqueAccount } from "../support/e2e-helpers";
-import { adminSignIn, auditPage } from "./admin-console";
+import { adminToken, ok, uniqueAccount } from "../support/e2e-helpers";
+import { adminConsolePage, auditPage, consoleScreens } from "./admin-console";
 import { expect, hydrated, screenshot, signIn, test } from "./fixtures";
 
 /**
@@ -30,17 +29,9 @@ test.afterAll(async () => {
   await slapd?.stop();
 });
 
-async function consolePage(browser: Browser, locale: string) {
-  const context = await browser.newContext({ locale, viewport: { width: 1440, height: 900 } });
-  const page = await context.newPage();
-  await adminSignIn(page, "admin", ADMIN_PASSWORD);
-  await expect(page).toHaveURL(/\/admin$/);
-  return { context, page };
-}
-
 test("the administrator configures LDAP/AD, tests it (1057, then success), imports an account that then signs in", async ({ browser }) => {
   test.setTimeout(90_000);
-  const { context, page } = await consolePage(browser, "en-US");
+  const { context, page } = await adminConsolePage(browser, "en-US");
   await page.goto("/admin/authentication");
   await hydrated(page);
   await expect(page.getByRole("heading", { level: 1, name: "Authentication" })).toBeVisible();
@@ -75,7 +66,7 @@ test("the administrator configures LDAP/AD, tests it (1057, then success), impor
   await expect(row).toContainText(person.cn);
   await row.getByRole("checkbox").check();
   await auditPage(page, "authentication way with the import (en)");
-  await screenshot(page, "admin-authentication-en");
+  await consoleScreens(page, "admin-authentication-en");
   await page.getByRole("button", { name: "Import selected" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Imported 1 account as a Domain account" })).toBeVisible();
   const users = await ok<{ list: AdminUser[] }>("GET", `/api/admin/users?pageNum=1&pageSize=10&search=${person.uid}`, { token: await adminToken() });
@@ -108,7 +99,7 @@ test("the Authentication screen in Chinese: the LDAP test's 1057 translated, bot
     token: await adminToken(),
     body: { way: 1, ldapServer: slapd.url, ldapDomain: "ferry.test", ldapBase: slapd.base, ldapTestAccount: slapd.readerDn },
   });
-  const { context, page } = await consolePage(browser, "zh-CN");
+  const { context, page } = await adminConsolePage(browser, "zh-CN");
   await page.goto("/admin/authentication");
   await hydrated(page);
   await expect(page.getByRole("heading", { level: 1, name: "认证" })).toBeVisible();
@@ -117,7 +108,7 @@ test("the Authentication screen in Chinese: the LDAP test's 1057 translated, bot
   await page.getByRole("button", { name: "测试" }).click();
   await expect(page.getByRole("alert").filter({ hasText: "LDAP 账号或密码错误" })).toBeVisible();
   await auditPage(page, "authentication way (zh)");
-  await screenshot(page, "admin-authentication-zh");
+  await consoleScreens(page, "admin-authentication-zh");
   await page.getByRole("tab", { name: "默认权限" }).click();
   await expect(page.getByRole("checkbox", { name: "下载" })).toBeVisible();
   await auditPage(page, "default permissions (zh)");

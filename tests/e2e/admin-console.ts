@@ -1,6 +1,7 @@
 import AxeBuilder from "@axe-core/playwright";
-import type { Page } from "@playwright/test";
-import { expect } from "./fixtures";
+import type { Browser, Page } from "@playwright/test";
+import { ADMIN_PASSWORD } from "../support/e2e-helpers";
+import { expect, screenshot } from "./fixtures";
 
 /** Signs in at the admin console's own sign-in page (/admin/signin), as a person does, in either language. */
 export async function adminSignIn(page: Page, account: string, password: string) {
@@ -8,6 +9,24 @@ export async function adminSignIn(page: Page, account: string, password: string)
   await page.getByLabel(/^(Account|账号)$/).fill(account);
   await page.getByLabel(/^(Password|密码)$/).fill(password);
   await page.getByRole("button", { name: /^(Sign in|登录)$/ }).click();
+}
+
+/** A new 1440 px browser context in `locale` (en-US, zh-CN) with the administrator signed in at the console. */
+export async function adminConsolePage(browser: Browser, locale: string) {
+  const context = await browser.newContext({ locale, viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  await adminSignIn(page, "admin", ADMIN_PASSWORD);
+  await expect(page).toHaveURL(/\/admin$/);
+  return { context, page };
+}
+
+/** Screenshots at 1440 px (`name`) and at 1280 px (`name-1280`, where the 1400 px console scrolls sideways). */
+export async function consoleScreens(page: Page, name: string) {
+  await screenshot(page, name);
+  const size = page.viewportSize() ?? { width: 1440, height: 900 };
+  await page.setViewportSize({ width: 1280, height: size.height });
+  await screenshot(page, `${name}-1280`);
+  await page.setViewportSize(size);
 }
 
 /** axe-core (WCAG 2.1 A/AA) on the page: no serious or critical violation, and it looked at something. */

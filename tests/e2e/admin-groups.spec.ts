@@ -1,7 +1,6 @@
-import type { Browser } from "@playwright/test";
 import type { AdminGroup } from "../../contract/admin";
-import { ADMIN_PASSWORD, adminToken, createUser, ok, uniqueAccount } from "../support/e2e-helpers";
-import { adminSignIn, auditPage } from "./admin-console";
+import { adminToken, createUser, ok, uniqueAccount } from "../support/e2e-helpers";
+import { adminConsolePage, auditPage, consoleScreens } from "./admin-console";
 import { expect, hydrated, screenshot, test } from "./fixtures";
 
 /**
@@ -11,14 +10,6 @@ import { expect, hydrated, screenshot, test } from "./fixtures";
  */
 
 const PASSWORD = "Gr0up!Pass";
-
-async function consolePage(browser: Browser, locale: string) {
-  const context = await browser.newContext({ locale, viewport: { width: 1440, height: 900 } });
-  const page = await context.newPage();
-  await adminSignIn(page, "admin", ADMIN_PASSWORD);
-  await expect(page).toHaveURL(/\/admin$/);
-  return { context, page };
-}
 
 async function groupNamed(name: string): Promise<AdminGroup | undefined> {
   const page = await ok<{ list: AdminGroup[] }>("GET", `/api/admin/groups?pageNum=1&pageSize=10&search=${encodeURIComponent(name)}`, { token: await adminToken() });
@@ -30,7 +21,7 @@ test("the administrator creates a group with users, edits it, and deletes it onc
   const alice = await createUser(uniqueAccount("gal"), PASSWORD);
   const bob = await createUser(uniqueAccount("gbo"), PASSWORD);
   const name = uniqueAccount("team");
-  const { context, page } = await consolePage(browser, "en-US");
+  const { context, page } = await adminConsolePage(browser, "en-US");
   await page.goto("/admin/groups");
   await hydrated(page);
   await expect(page.getByRole("heading", { level: 1, name: "Group spaces" })).toBeVisible();
@@ -68,7 +59,7 @@ test("the administrator creates a group with users, edits it, and deletes it onc
   await expect(row).toContainText("0 B / 2.00 GB");
   await page.mouse.move(0, 0); // the pointer off the Search button (a hovered button is paler)
   await auditPage(page, "group list (en)");
-  await screenshot(page, "admin-groups-en");
+  await consoleScreens(page, "admin-groups-en");
 
   // Edit: another speed, Bob leaves.
   await row.getByRole("button", { name: "Edit" }).click();
@@ -113,14 +104,14 @@ test("the Group spaces screen in Chinese: the list, the dialog and the 1059 refu
   const token = await adminToken();
   const created = await ok<AdminGroup>("POST", "/api/admin/groups", { token, body: { name, maxUploadSpeed: 8 } });
   await ok("PUT", `/api/admin/groups/${created.id}/members/${carol.id}`, { token, body: { groupPermission: 6 } });
-  const { context, page } = await consolePage(browser, "zh-CN");
+  const { context, page } = await adminConsolePage(browser, "zh-CN");
   await page.goto(`/admin/groups?q=${name}`);
   await hydrated(page);
   await expect(page.getByRole("heading", { level: 1, name: "群组空间" })).toBeVisible();
   const row = page.getByRole("row").filter({ hasText: name });
   await expect(row).toContainText(carol.account);
   await auditPage(page, "group list (zh)");
-  await screenshot(page, "admin-groups-zh");
+  await consoleScreens(page, "admin-groups-zh");
   await row.getByRole("button", { name: "编辑" }).click();
   const dialog = page.getByRole("dialog", { name: "编辑群组" });
   await expect(dialog.getByLabel("最大上传速度（Mbps）")).toHaveValue("8");
