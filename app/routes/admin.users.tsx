@@ -125,7 +125,23 @@ export default function UsersPage() {
     { type: "custom", key: "online", title: t("admin.users.column.status"), width: 100, render: (u) => <OnlineState online={u.online} /> },
     { type: "custom", key: "lock", title: t("admin.users.column.lock"), width: 110, render: (u) => <StatusCell user={u} /> },
     { type: "custom", key: "space", title: t("admin.users.column.space"), width: 210, render: (u) => <SpaceCell space={u.space} quota={u.quota} /> },
-    { type: "custom", key: "permission", title: t("admin.users.column.permission"), render: (u) => <span className="block truncate" title={permissionLabels(u.permission)}>{permissionLabels(u.permission)}</span> },
+    {
+      type: "custom",
+      key: "permission",
+      title: t("admin.users.column.permission"),
+      render: (u) => {
+        const labels = permissionLabels(u.permission)
+          .split(";")
+          .filter(Boolean)
+          .map((name) => t(`admin.users.permission.${name}`))
+          .join(";");
+        return (
+          <span className="block truncate" title={labels}>
+            {labels}
+          </span>
+        );
+      },
+    },
     {
       type: "custom",
       key: "actions",
@@ -136,8 +152,9 @@ export default function UsersPage() {
           <Link to={`/admin/users/${u.id}`} className="inline-flex h-6 items-center rounded px-2 text-sm text-primary hover:bg-primary/10" aria-label={t("admin.users.edit.label", { account: u.account })}>
             {t("admin.users.edit.button")}
           </Link>
-          <RowAction user={u} intent={u.locked || u.lockedUntil > 0 ? "unlock" : "lock"} back={back} />
-          <RowAction user={u} intent="delete" back={back} onDelete={setDeleting} />
+          {/* The one administrator is not locked or deleted from its own console. */}
+          {u.role !== "admin" && <RowAction user={u} intent={u.locked || u.lockedUntil > 0 ? "unlock" : "lock"} back={back} />}
+          {u.role !== "admin" && <RowAction user={u} intent="delete" back={back} onDelete={setDeleting} />}
         </span>
       ),
     },

@@ -42,6 +42,8 @@ export type FormField = {
   required?: boolean;
   options?: readonly FieldOption[];
   placeholder?: string;
+  /** Help text under the control (the field's rule or an example). */
+  description?: ReactNode;
   disabled?: boolean;
   /** The control for type "custom". */
   render?: (props: CustomFieldProps) => ReactNode;

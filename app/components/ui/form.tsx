@@ -133,8 +133,11 @@ export function FormBuilder<Schema extends z.ZodType>({
   );
 }
 
-/** A label, its control and the errors beneath it, laid out for the form's layout. */
-function FieldItem({ field, layout, required: requiredRule }: { field: FormField; layout: FormLayout; required: boolean }) {
+/**
+ * A label, its control, its description and the errors beneath it, laid out for the form's layout.
+ * Exported for forms that place fields themselves (the step form): inside conform's FormProvider.
+ */
+export function FieldItem({ field, layout, required: requiredRule }: { field: FormField; layout: FormLayout; required: boolean }) {
   const { t, i18n } = useTranslation();
   const [meta] = useField(field.name);
   const labelId = `${meta.id}-label`;
@@ -161,6 +164,7 @@ function FieldItem({ field, layout, required: requiredRule }: { field: FormField
       </LabelTag>
       <div style={horizontal ? span(HORIZONTAL_FIELD_SPAN) : undefined} className={cn("flex flex-col gap-1", inline && "min-w-48")}>
         <FieldControl key={meta.key} field={field} meta={meta} invalid={messages.length > 0} labelId={labelId} required={required} />
+        {field.description && <p className="text-xs text-gray-600">{field.description}</p>}
         {messages.length > 0 && (
           <div id={meta.errorId} role="alert" className="text-xs text-red-600">
             {messages.map((message) => (

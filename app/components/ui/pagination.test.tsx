@@ -135,6 +135,13 @@ describe("Pagination (links, without JavaScript)", () => {
     expect(within(form as HTMLFormElement).getByRole("button", { name: "Apply" }).getAttribute("type")).toBe("submit");
   });
 
+  it("with an onChange too, a new size applies at once (clamping the page), Apply left for pages without JavaScript", async () => {
+    const onChange = vi.fn();
+    renderWithI18n(<Pagination total={95} page={8} pageSize={10} hrefFor={hrefFor} onChange={onChange} />);
+    await userEvent.selectOptions(screen.getByRole("combobox", { name: "Items per page" }), "20");
+    expect(onChange).toHaveBeenCalledWith(5, 20);
+  });
+
   it("submits to the current address when hrefFor returns only a query", () => {
     renderWithI18n(<Pagination total={95} hrefFor={(page, size) => `?page=${page}&size=${size}`} />);
     const form = screen.getByRole<HTMLSelectElement>("combobox", { name: "Items per page" }).form;

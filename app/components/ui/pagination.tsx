@@ -115,7 +115,7 @@ export function Pagination({
         <li>{control(page + 1, t("global.pagination.next"), "›", { disabled: page >= totalPages })}</li>
       </ul>
       {hrefFor ? (
-        <SizeForm href={hrefFor(page, pageSize)} pageSize={pageSize} selectClass={selectClass} options={sizeOptions} />
+        <SizeForm href={hrefFor(page, pageSize)} pageSize={pageSize} selectClass={selectClass} options={sizeOptions} onSize={onChange ? (size) => change(page, size) : undefined} />
       ) : (
         <select
           aria-label={t("global.pagination.size")}
@@ -134,7 +134,20 @@ export function Pagination({
  * The size selector without JavaScript: a GET form to the current page's address that keeps its
  * other query parameters (filters, the current page) and replaces `size`; the loader clamps the page.
  */
-function SizeForm({ href, pageSize, selectClass, options }: { href: string; pageSize: number; selectClass: string; options: ReactNode }) {
+function SizeForm({
+  href,
+  pageSize,
+  selectClass,
+  options,
+  onSize,
+}: {
+  href: string;
+  pageSize: number;
+  selectClass: string;
+  options: ReactNode;
+  /** With JavaScript and an onChange: a new size applies at once, without the Apply button. */
+  onSize?: (size: number) => void;
+}) {
   const { t } = useTranslation();
   const url = new URL(href, "http://relative.invalid");
   const kept = [...url.searchParams].filter(([name]) => name !== "size");
@@ -145,7 +158,7 @@ function SizeForm({ href, pageSize, selectClass, options }: { href: string; page
       {kept.map(([name, value], index) => (
         <input key={`${name}-${index}`} type="hidden" name={name} value={value} />
       ))}
-      <select name="size" aria-label={t("global.pagination.size")} className={selectClass} defaultValue={pageSize}>
+      <select name="size" aria-label={t("global.pagination.size")} className={selectClass} defaultValue={pageSize} onChange={onSize ? (event) => onSize(Number(event.target.value)) : undefined}>
         {options}
       </select>
       <button type="submit" className={itemClass}>

@@ -78,7 +78,7 @@ export function Steps({ steps, current, label, name = "step", finishLabel, skipp
         })}
       </ol>
       {steps.map((step, index) => (
-        <section key={step.key} hidden={index !== current} aria-labelledby={`${id}-${step.key}`} className="flex flex-col gap-4">
+        <section key={step.key} hidden={index !== current} aria-labelledby={`${id}-${step.key}`} className={cn("flex-col gap-4", index === current ? "flex" : "hidden")}>
           <h2 id={`${id}-${step.key}`} ref={index === current ? heading : undefined} tabIndex={-1} className="text-base font-semibold focus:outline-none">
             {step.title}
           </h2>

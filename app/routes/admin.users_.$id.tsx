@@ -1,0 +1,34 @@
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from "@remix-run/node";
+import { useActionData, useLoaderData } from "@remix-run/react";
+import { UserFormPage } from "~/admin/users/user-page";
+import { defaultsOf } from "~/admin/users/user-form";
+import { userFormAction } from "~/admin/users/user-form.server";
+import { requireAdmin, type SignedIn } from "~/utils/session.server";
+import { idParams, type AdminUser } from "../../contract/admin";
+
+async function loadUser(admin: SignedIn, params: Record<string, string | undefined>): Promise<AdminUser> {
+  const id = idParams.safeParse({ id: params.id });
+  if (!id.success) throw new Response("Not found", { status: 404 });
+  const reply = await admin.call<AdminUser>(`/api/admin/users/${id.data.id}`);
+  if (!reply.result || !reply.data) throw new Response(reply.message, { status: reply.code === 4001 ? 404 : 502 });
+  return reply.data;
+}
+
+/** Edit a user in the same 4 steps; an empty password keeps the current one. */
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const admin = await requireAdmin(request);
+  const user = await loadUser(admin, params);
+  return data({ id: user.id, account: user.account, defaultValue: defaultsOf(user, user.permission) }, { headers: { "Set-Cookie": await admin.commit() } });
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const admin = await requireAdmin(request);
+  const user = await loadUser(admin, params);
+  return userFormAction(request, admin, "edit", user);
+}
+
+export default function EditUserPage() {
+  const { id, account, defaultValue } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
+  return <UserFormPage mode="edit" account={account} action={`/admin/users/${id}`} defaultValue={defaultValue} answer={answer} />;
+}
