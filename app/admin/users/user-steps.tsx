@@ -56,7 +56,9 @@ export function UserSteps({ mode, action, step, defaultValue, lastResult }: User
     </>
   );
 
-  const initialRows = ((fields.virtualDirectories as unknown as { initialValue?: VirtualRow[] }).initialValue ?? []).filter((r) => r && (r.alias || r.path));
+  // The rows the server last got back (conform's field keeps the first default), else the defaults.
+  const answered = (lastResult?.initialValue as { virtualDirectories?: VirtualRow[] } | null | undefined)?.virtualDirectories;
+  const initialRows = (answered ?? (defaultValue.virtualDirectories as VirtualRow[] | undefined) ?? []).filter((r) => r && (r.alias || r.path));
   const [rows, setRows] = useState<{ key: number; value: VirtualRow }[]>(() => [...initialRows, {}].map((value, key) => ({ key, value })));
   const nextKey = useRef(rows.length);
   // Each answer of the server shows the rows it got back, and one blank row to fill.
