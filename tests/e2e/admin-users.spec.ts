@@ -144,8 +144,8 @@ test("the administrator adds a user in 4 steps; the user finds the virtual direc
     needUpdatePwd: false,
   });
   await context.close();
-  // What this user then sees (the alias, not /private) is tests/e2e/virtual-dirs.spec.ts's; seeding
-  // this user's files over tus was refused with 1008 here, not yet understood (docs/web.md, "Users").
+  // What this user then sees (the alias, not /private) is tests/e2e/virtual-dirs.spec.ts's. To check
+  // it here, tick Mkdir too: seeding /private/diary.txt creates a folder (1008 without it).
 });
 
 test("search, paging, lock and unlock with toasts, delete after a confirmation naming the user", async ({
