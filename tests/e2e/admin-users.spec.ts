@@ -49,7 +49,7 @@ async function seeded(account: string, files: Record<string, string>) {
   await client.close();
 }
 
-test("the administrator adds a user in 4 steps; the user finds the virtual directory and not the forbidden path", async ({
+test("the administrator adds a user in 4 steps with a virtual directory, a forbidden path and a speed limit", async ({
   browser,
 }) => {
   test.setTimeout(120_000);
