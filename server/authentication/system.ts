@@ -48,12 +48,39 @@ function hostUid(account: string): Promise<number | null> {
   });
 }
 
+const DAY_MS = 86_400_000;
+
+/**
+ * Whether the host has disabled the account by date, as PAM's account check (pam_unix's
+ * acct_mgmt) would answer PAM_ACCT_EXPIRED: its expiry date (shadow field 8, `chage -E`) has come,
+ * or its password is older than its maximum age plus its inactive days (fields 3, 5, 7, `chage -M -I`).
+ * The authenticate-pam addon runs pam_authenticate only, which looks at neither. A shadow entry
+ * NSS does not give (SSSD, LDAP hosts) is left to PAM.
+ */
+function hostAccountExpired(account: string, now = Date.now()): Promise<boolean> {
+  const today = Math.floor(now / DAY_MS);
+  return new Promise((resolve) => {
+    execFile("getent", ["shadow", account], { timeout: GETENT_TIMEOUT_MS }, (error, stdout) => {
+      if (error) return resolve(false);
+      const field = (n: number) => {
+        const text = stdout.trim().split(":")[n] ?? "";
+        return text === "" ? null : Number(text);
+      };
+      const [lastChange, maxAge, inactive, expires] = [field(2), field(4), field(6), field(7)];
+      if (expires !== null && Number.isInteger(expires) && expires <= today) return resolve(true);
+      const aged = lastChange !== null && lastChange > 0 && maxAge !== null && maxAge >= 0 && maxAge < 99_999 && inactive !== null && inactive >= 0;
+      resolve(aged && today > lastChange + maxAge + inactive);
+    });
+  });
+}
+
 export function createSystemWay(options: { pamService: string }) {
   return {
     /**
      * Whether the host account `account` has `password`: PAM service FERRY_PAM_SERVICE, the client's
      * address as PAM_RHOST. Accounts below uid 1000 (root, daemons) are refused with 4123 before
-     * PAM is asked, so Ferry is no way to guess root's password.
+     * PAM is asked, so Ferry is no way to guess root's password. A proven password of an account
+     * the host has disabled by date (expired, or inactive past its password's age) is 1050.
      */
     async authenticate(account: string, password: string, clientIp: string | null): Promise<boolean> {
       const problem = systemWayProblem();
@@ -62,9 +89,11 @@ export function createSystemWay(options: { pamService: string }) {
       if (uid === null) return false;
       if (uid < SYSTEM_MIN_UID) throw new FerryError("SystemUserAccessDenied");
       const pam = loadPam()!;
-      return new Promise<boolean>((resolve) => {
+      const proven = await new Promise<boolean>((resolve) => {
         pam.authenticate(account, password, (error) => resolve(!error), { serviceName: options.pamService, ...(clientIp ? { remoteHost: clientIp } : {}) });
       });
+      if (proven && (await hostAccountExpired(account))) throw new FerryError("AccountLocked", { reason: "host-account-expired" });
+      return proven;
     },
   };
 }

@@ -84,6 +84,28 @@ describe("e-mail: SMTP AUTH on the server's mail server", () => {
     expect((await t.login("handmade", "Manual#Pass-1")).body.code).toBe(200);
     expect((await t.login("admin", ADMIN_PASSWORD)).body.code).toBe(200);
   });
+
+  it("the Email account was created with the default permission, and stays a list entry the administrator edits", async () => {
+    const { defaultPermission } = (await t.call("GET", settingsUrl, { token: admin })).body.data;
+    const listed = (await t.call("GET", "/api/admin/users?search=carol_smith", { token: admin })).body.data.list[0];
+    expect(listed.permission & ~(Permission.CWD | Permission.Append)).toBe(defaultPermission & ~(Permission.CWD | Permission.Append));
+  });
+
+  it("a mail server that cannot be reached is 4139, and the attempt is given back", async () => {
+    const unreachable = await t.call("PATCH", "/api/admin/settings/mail", { token: admin, body: { emailSmtpPort: 9 } });
+    expect(unreachable.body.code).toBe(200);
+    // Six would lock the account (lockTimes 5) had they counted as wrong passwords.
+    for (let i = 0; i < 6; i++) expect((await t.login(MAIL_USER, MAIL_PASS)).body.code).toBe(4139);
+    await t.call("PATCH", "/api/admin/settings/mail", { token: admin, body: { emailSmtpPort: smtp.port } });
+    expect((await t.login(MAIL_USER, MAIL_PASS)).body.code).toBe(200);
+  });
+
+  it("back to local only: the Email account no longer signs in, the manually created one does", async () => {
+    expect((await setWay({ way: 0 })).body.code).toBe(200);
+    expect((await t.login(MAIL_USER, MAIL_PASS)).body.code).toBe(1005);
+    expect((await t.login("carol_smith", MAIL_PASS)).body.code).toBe(1005);
+    expect((await t.login("handmade", "Manual#Pass-1")).body.code).toBe(200);
+  });
 });
 
 describe("external HTTP", () => {
@@ -91,7 +113,7 @@ describe("external HTTP", () => {
   let base: string;
   const asked: { path: string; body: { account?: string; password?: string } }[] = [];
   /** The HTTP service's own accounts. */
-  const known: Record<string, string> = { dave: "Dave#Http-1", handmade: "Manual#Http-9" };
+  const known: Record<string, string> = { dave: "Dave#Http-1", handmade: "Manual#Http-9", carol_smith: MAIL_PASS };
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -104,6 +126,9 @@ describe("external HTTP", () => {
         if (req.url === "/broken") return res.writeHead(500).end("oops");
         if (req.url === "/page") return res.writeHead(200, { "content-type": "text/html" }).end("<html>welcome</html>");
         if (req.url === "/forbidden") return res.writeHead(403).end();
+        if (req.url === "/unauthorized") return res.writeHead(401).end();
+        if (req.url === "/moved") return res.writeHead(302, { location: "/check" }).end();
+        if (req.url === "/big") return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ result: true, pad: "x".repeat(20_000) }));
         const yes = body.account !== undefined && known[body.account] === body.password;
         res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ result: yes }));
       });
@@ -156,10 +181,37 @@ describe("external HTTP", () => {
     for (let i = 0; i < 6; i++) expect((await t.login("dave", known.dave!)).body.code).toBe(4114);
     await setWay({ httpAuthUrl: `${base}/page` });
     expect((await t.login("dave", known.dave!)).body.code).toBe(4114);
+    await setWay({ httpAuthUrl: `${base}/moved` });
+    expect((await t.login("dave", known.dave!)).body.code).toBe(4114);
+    await setWay({ httpAuthUrl: `${base}/big` });
+    expect((await t.login("dave", known.dave!)).body.code).toBe(4114);
     await setWay({ httpAuthUrl: `${base}/forbidden` });
+    expect((await t.login("dave", known.dave!)).body.code).toBe(1005);
+    await setWay({ httpAuthUrl: `${base}/unauthorized` });
     expect((await t.login("dave", known.dave!)).body.code).toBe(1005);
     await setWay({ httpAuthUrl: `${base}/check` });
     expect((await t.login("dave", known.dave!)).body.code).toBe(200);
+  });
+
+  it("the service's no counts towards the account's lockout like a local wrong password", async () => {
+    const first = await t.login("dave", "Dave#Http-3");
+    const second = await t.login("dave", "Dave#Http-4");
+    expect([first.body.code, second.body.code]).toEqual([1005, 1005]);
+    expect(second.body.data.loginFailTimes).toBe(first.body.data.loginFailTimes + 1);
+    expect((await t.login("dave", known.dave!)).body.code).toBe(200);
+  });
+
+  it("an account another way created does not sign in under HTTP, even when the service says yes", async () => {
+    // carol_smith is the e-mail way's account (the describe above).
+    const before = asked.length;
+    expect((await t.login("carol_smith", MAIL_PASS)).body.code).toBe(1005);
+    expect(asked.length).toBe(before);
+  });
+
+  it("back to local only: the HTTP account no longer signs in, the manually created one does", async () => {
+    expect((await setWay({ way: 0 })).body.code).toBe(200);
+    expect((await t.login("dave", known.dave!)).body.code).toBe(1005);
+    expect((await t.login("handmade", "Manual#Pass-1")).body.code).toBe(200);
   });
 });
 
@@ -218,6 +270,34 @@ describe("system: the host's accounts through PAM", () => {
     expect(reply.body.code).toBe(200);
     expect(reply.body.data.accountType).toBe(ACCOUNT_TYPES.Linux);
     expect((await pamEngine.call("GET", `/api/admin/users?search=${host}`, { token })).body.data.total).toBe(0);
+    // The default permissions tab's mask.
+    const { defaultPermission } = (await pamEngine.call("GET", settingsUrl, { token })).body.data;
+    const info = await pamEngine.call("GET", "/api/user/info", { token: reply.body.data.token });
+    expect(info.body.data.user.permission & ~(Permission.CWD | Permission.Append)).toBe(defaultPermission & ~(Permission.CWD | Permission.Append));
+  });
+
+  it("a host account whose expiry date has passed (chage -E) is refused with 1050, as PAM's account check would; a locked one (passwd -l) is 1005", async () => {
+    // The addon runs pam_authenticate only, which does not look at expiry: Ferry reads the shadow entry itself.
+    execFileSync("chage", ["-E", "0", host]);
+    try {
+      expect((await pamEngine.login(host, hostPassword)).body.code).toBe(1050);
+    } finally {
+      execFileSync("chage", ["-E", "-1", host]);
+    }
+    // Password aged past its inactive days: the account is disabled as well.
+    execFileSync("chage", ["-d", "2020-01-01", "-M", "30", "-I", "1", host]);
+    try {
+      expect((await pamEngine.login(host, hostPassword)).body.code).toBe(1050);
+    } finally {
+      execFileSync("chage", ["-d", new Date().toISOString().slice(0, 10), "-M", "99999", "-I", "-1", host]);
+    }
+    execFileSync("passwd", ["-l", host], { stdio: "ignore" });
+    try {
+      expect((await pamEngine.login(host, hostPassword)).body.code).toBe(1005);
+    } finally {
+      execFileSync("passwd", ["-u", host], { stdio: "ignore" });
+    }
+    expect((await pamEngine.login(host, hostPassword)).body.code).toBe(200);
   });
 
   it("root and other system accounts are refused with 4123; unknown names with 1005", async () => {
