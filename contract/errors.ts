@@ -150,7 +150,7 @@ const catalogue = {
   NotAllowedInSafeMode: { code: 4107, status: 400, value: "Not allowed in safe mode", en: "This operation is not allowed in safe mode", zh: "安全模式下不允许此操作" },
   UnreasonableQuery: { code: 4108, status: 400, value: "Unreasonable query conditions", en: "The query conditions are unreasonable", zh: "查询条件不合理" },
   FeatureNotSupported: { code: 4109, status: 400, value: "Feature not supported", en: "This feature is not supported", zh: "不支持该功能" },
-  FreeVersionClientLimit: { code: 4110, status: 400, value: "Free version limit", en: "The free edition allows at most 2 desktop clients online at once", zh: "免费版最多同时在线 2 个桌面客户端" },
+  FreeVersionClientLimit: { code: 4110, status: 400, value: "Free version limit", en: "The free edition allows at most 3 desktop clients online at once", zh: "免费版最多同时在线 3 个桌面客户端" },
   InvalidTimeRange: { code: 4111, status: 400, value: "Invalid time range", en: "The end time must be later than the start time", zh: "结束时间必须晚于开始时间" },
 
   // Authentication and accounts

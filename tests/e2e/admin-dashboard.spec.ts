@@ -41,10 +41,10 @@ test("the panels show what the engine answers: connections, storage, licence, st
 
   const connections = region(page, "User connections");
   const { client_online, clientLimit, webOnline } = engine.connections;
-  expect(clientLimit, "the e2e engine is the free edition").toBe(2);
+  expect(clientLimit, "the e2e engine is the free edition").toBe(3);
   await expect(connections.getByText(`${client_online} of ${clientLimit} allowed`)).toBeVisible();
   await expect(connections).toContainText(`Web online users${webOnline}`);
-  await expect(connections).toContainText("The free edition allows 2 desktop clients at once");
+  await expect(connections).toContainText("The free edition allows 3 desktop clients at once");
 
   // Storage: the first disk's size is the engine's to the byte; used and free move with other writes.
   const disk = engine.storage.disks[0]!;

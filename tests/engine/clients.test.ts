@@ -39,39 +39,39 @@ describe("free edition", () => {
     await t?.stop();
   });
 
-  it("admits two desktop clients, refuses a third with 4110, and admits a new one after one leaves", async () => {
+  it("admits three desktop clients, refuses a fourth with 4110, and admits a new one after one leaves", async () => {
     expect(await online(t, user.token)).toBe(0);
-    const first = await desktop(t, user.socketToken);
-    const second = await desktop(t, user.socketToken, "1.0");
-    open.push(first.client, second.client);
-    expect([first.login.code, second.login.code]).toEqual([200, 200]);
-    expect(await online(t, user.token)).toBe(2);
+    const admitted = [await desktop(t, user.socketToken), await desktop(t, user.socketToken, "1.0"), await desktop(t, user.socketToken, "2.0")];
+    open.push(...admitted.map((d) => d.client));
+    expect(admitted.map((d) => d.login.code)).toEqual([200, 200, 200]);
+    for (const { client } of admitted) expect(await loggedIn(client)).toBe(true);
+    expect(await online(t, user.token)).toBe(3);
 
-    const third = await desktop(t, user.socketToken);
-    open.push(third.client);
-    expect(third.login.code).toBe(ErrorCode.FreeVersionClientLimit);
-    expect(third.login.message).toMatch(/at most 2/);
+    const fourth = await desktop(t, user.socketToken);
+    open.push(fourth.client);
+    expect(fourth.login.code).toBe(ErrorCode.FreeVersionClientLimit);
+    expect(fourth.login.message).toBe("The free edition allows at most 3 desktop clients online at once");
     // Refused means not logged in: the socket cannot run commands.
-    expect(await loggedIn(third.client)).toBe(false);
-    expect(await online(t, user.token)).toBe(2);
+    expect(await loggedIn(fourth.client)).toBe(false);
+    expect(await online(t, user.token)).toBe(3);
 
-    await first.client.close();
-    await vi.waitFor(async () => expect(await online(t, user.token)).toBe(1));
-    const again = await third.client.cmd("login", { token: user.socketToken, client: { version: "3.2.1" } });
+    await admitted[0]!.client.close();
+    await vi.waitFor(async () => expect(await online(t, user.token)).toBe(2));
+    const again = await fourth.client.cmd("login", { token: user.socketToken, client: { version: "3.2.1" } });
     expect(again.code).toBe(200);
-    expect(await loggedIn(third.client)).toBe(true);
-    expect(await online(t, user.token)).toBe(2);
+    expect(await loggedIn(fourth.client)).toBe(true);
+    expect(await online(t, user.token)).toBe(3);
   });
 
   it("does not count browsers, and a client logging in twice on one socket counts once", async () => {
     const browsers = await Promise.all([1, 2, 3].map(() => connectFiles(t.fileUrl, user.socketToken)));
     open.push(...browsers);
     for (const b of browsers) expect(await loggedIn(b)).toBe(true);
-    expect(await online(t, user.token)).toBe(2);
-    // Both places are taken by the first test's clients; a repeated login of one of them is not a third.
+    expect(await online(t, user.token)).toBe(3);
+    // The three places are taken by the first test's clients; a repeated login of one of them is not a fourth.
     const second = open[1]!;
     expect((await second.cmd("login", { token: user.socketToken, client: { version: "1.0" } })).code).toBe(200);
-    expect(await online(t, user.token)).toBe(2);
+    expect(await online(t, user.token)).toBe(3);
   });
 
   it("counts the clients of other engine instances until their heartbeat lapses", async () => {
@@ -83,17 +83,18 @@ describe("free edition", () => {
     await db.kysely.insertInto("client_sockets").values({ id: "elsewhere", instance: "other-instance", user_id: userId, version: "3.0", created_at: now, expires_at: now + 1000 }).execute();
     expect(await online(t, user.token)).toBe(1);
 
-    const mine = await desktop(t, user.socketToken);
+    const mine = [await desktop(t, user.socketToken), await desktop(t, user.socketToken)];
     const refused = await desktop(t, user.socketToken);
-    open.push(mine.client, refused.client);
-    expect(mine.login.code).toBe(200);
+    open.push(...mine.map((d) => d.client), refused.client);
+    expect(mine.map((d) => d.login.code)).toEqual([200, 200]);
     expect(refused.login.code).toBe(ErrorCode.FreeVersionClientLimit);
+    expect(await online(t, user.token)).toBe(3);
 
     // The other instance stopped beating: its client no longer holds a place.
     t.clock.advance(1001);
-    expect(await online(t, user.token)).toBe(1);
-    expect((await refused.client.cmd("login", { token: user.socketToken, client: { version: "3.0" } })).code).toBe(200);
     expect(await online(t, user.token)).toBe(2);
+    expect((await refused.client.cmd("login", { token: user.socketToken, client: { version: "3.0" } })).code).toBe(200);
+    expect(await online(t, user.token)).toBe(3);
   });
 
   it("refuses a malformed client identity and an invalid token without counting them", async () => {
@@ -102,7 +103,7 @@ describe("free edition", () => {
     expect((await client.cmd("login", { token: user.socketToken, client: { version: "" } })).code).toBe(ErrorCode.ParameterError);
     expect((await client.cmd("login", { token: user.socketToken, client: {} as { version: string } })).code).toBe(ErrorCode.BadRequired);
     expect((await client.cmd("login", { token: "x".repeat(128), client: { version: "3.0" } })).code).toBe(ErrorCode.InvalidToken);
-    expect(await online(t, user.token)).toBe(2);
+    expect(await online(t, user.token)).toBe(3);
   });
 });
 

@@ -46,7 +46,7 @@ describe("the dashboard", () => {
 
   it("counts users online on the web, with a socket, and desktop clients against the free limit", async () => {
     const before = await get<DashboardConnections>("/connections");
-    expect(before.clientLimit).toBe(2);
+    expect(before.clientLimit).toBe(3);
     const a = await t.createUser("dash_web_a");
     const b = await t.createUser("dash_web_b");
     const afterSignIn = await get<DashboardConnections>("/connections");
@@ -89,7 +89,7 @@ describe("the dashboard", () => {
 
   it("tells the edition, the accounts created and the limits", async () => {
     const before = await get<DashboardLicense>("/license");
-    expect(before).toMatchObject({ status: "activated", edition: "free", userLimit: null, clientLimit: 2, expiryDate: null });
+    expect(before).toMatchObject({ status: "activated", edition: "free", userLimit: null, clientLimit: 3, expiryDate: null });
     await t.createUser("dash_counted");
     expect((await get<DashboardLicense>("/license")).userCount).toBe(before.userCount + 1);
   });
