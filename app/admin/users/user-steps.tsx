@@ -4,8 +4,7 @@ import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useHydrated } from "~/utils/use-hydrated";
 import { Button } from "~/components/ui/button";
-import * as z from "zod";
-import { FieldItem, parseFormData, type FormField } from "~/components/ui/form";
+import { FieldItem, type FormField } from "~/components/ui/form";
 import { Steps } from "~/components/ui/steps";
 import { TextInput } from "~/components/ui/text-input";
 import { PERMISSION_NAMES, STEP_KEYS, type UserFormMode } from "./user-form";
@@ -29,10 +28,10 @@ export function UserSteps({ mode, action, step, defaultValue, lastResult }: User
     id: `user-${mode}`,
     lastResult,
     defaultValue: defaultValue as DefaultValue<Record<string, unknown>>,
-    shouldValidate: "onBlur",
-    // The server checks each step; in the browser only the row buttons (add / remove a virtual
-    // directory) are handled here, without a post.
-    onValidate: ({ formData }) => parseFormData(formData, z.looseObject({})),
+    // Only the server checks the form (each step's post), so an error stays on its field until the
+    // next answer. No checking in the browser: a blur check that knew no rules cleared the server's
+    // error as the pointer pressed Create, the buttons moved up a line under it, and the click
+    // landed beside them: after a refused Create, Create and Back posted nothing.
   });
   const vdirs = fields.virtualDirectories as unknown as { errors?: string[] };
   const message = (text: string) => (i18n.exists(text) ? t(text) : text);
