@@ -61,6 +61,8 @@ Object.assign(process.env, {
   FERRY_LOGIN_ADDRESS_WINDOW: "120",
   FERRY_LOOKUP_ADDRESS_MAX: "",
   FERRY_REFRESH_REUSE_GRACE: "",
+  // The external HTTP way's test service (admin-authentication.spec.ts) listens on 127.0.0.1.
+  FERRY_AUTH_HTTP_ALLOW_PRIVATE: "1",
 });
 
 await import("../../server/main");
