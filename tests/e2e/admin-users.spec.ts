@@ -12,7 +12,7 @@ import {
 } from "../support/e2e-helpers";
 import { connectFiles } from "../support/file-client";
 import { adminSignIn, auditPage } from "./admin-console";
-import { expect, hydrated, screenshot, seedFile, test } from "./fixtures";
+import { expect, hydrated, screenshot, seedFile, signIn, test } from "./fixtures";
 
 /**
  * The console's Users screen (admin spec section 2): the list (search, paging, lock / unlock with
@@ -38,6 +38,15 @@ const accountField = (page: Page) =>
   page.getByRole("textbox", { name: "Account", exact: true });
 const usersTable = (page: Page) =>
   page.getByRole("table", { name: /^(Users|用户)$/ });
+/** The personal page's file table, and its rows that name an entry (virtual-dirs.spec.ts's). */
+const filesTable = (page: Page) =>
+  page.getByRole("region", { name: /^(Files in|.*中的文件$)/ });
+const entryRows = (page: Page) =>
+  filesTable(page)
+    .getByRole("row")
+    .filter({
+      has: page.getByRole("checkbox", { name: /^(Select row|选择此行)/ }),
+    });
 const toast = (page: Page, text: string | RegExp) =>
   page.getByRole("region", { name: /^(Notifications|通知)$/ }).getByText(text);
 
@@ -58,6 +67,16 @@ test("the administrator adds a user in 4 steps with a virtual directory, a forbi
   });
   await seeded(owner.account, { "/plan.txt": "team plan" });
   const account = uniqueAccount("uistep");
+  // The new user's home holds a file and the folder the form forbids, put there through the engine
+  // by another account of that home (the user itself could not write into a forbidden path).
+  const seeder = await createUser(uniqueAccount("uiseed"), PASSWORD, {
+    home: `/e2e-ui/${account}`,
+    permission: PERMISSION_FULL,
+  });
+  await seeded(seeder.account, {
+    "/mine.txt": "mine",
+    "/private/diary.txt": "diary",
+  });
   const { context, page } = await consoleAs(browser, "en-US");
   await page.goto("/admin/users");
   await page.getByRole("link", { name: "Add user" }).click();
@@ -132,18 +151,53 @@ test("the administrator adds a user in 4 steps with a virtual directory, a forbi
     `/api/admin/users?search=${account}`,
     { token: await adminToken() }
   );
-  const made = users.list.find((u) => u.account === account)!;
+  const listed = users.list.find((u) => u.account === account)!;
+  // The speed limit is nowhere in the user's own pages: the engine's record of the user says it.
+  const made = await ok<AdminUser>("GET", `/api/admin/users/${listed.id}`, {
+    token: await adminToken(),
+  });
   expect(made).toMatchObject({
     fullname: "Step Walker",
     home: `/e2e-ui/${account}`,
     virtualDirectories: [{ alias: "/Team", path: owner.home }],
     forbiddenPaths: ["/private"],
     maxDownloadSpeed: 512,
+    maxUploadSpeed: 0,
     needUpdatePwd: false,
   });
   await context.close();
-  // What this user then sees (the alias, not /private) is tests/e2e/virtual-dirs.spec.ts's. To check
-  // it here, tick Mkdir too: seeding /private/diary.txt creates a folder (1008 without it).
+
+  // The user signs in, in a browser of its own, and sees what the settings say: the alias as a
+  // folder holding its target's files, its own file, and nothing of the forbidden /private.
+  const mine = await browser.newContext({
+    locale: "en-US",
+    viewport: { width: 1440, height: 900 },
+  });
+  const own = await mine.newPage();
+  await signIn(own, account, PASSWORD);
+  await own.waitForURL(/\/personal/);
+  await hydrated(own);
+  await expect(
+    filesTable(own).getByRole("link", { name: "Team", exact: true })
+  ).toBeVisible();
+  await expect(
+    filesTable(own).getByRole("button", { name: "mine.txt", exact: true })
+  ).toBeVisible();
+  await expect(entryRows(own)).toHaveCount(2);
+  await expect(filesTable(own).getByText("private")).toHaveCount(0);
+  await screenshot(own, "admin-users-created-user-personal-en-1440");
+  await filesTable(own).getByRole("link", { name: "Team", exact: true }).click();
+  await expect(
+    filesTable(own).getByRole("button", { name: "plan.txt", exact: true })
+  ).toBeVisible();
+  await expect(entryRows(own)).toHaveCount(1);
+  // Nor can the user open /private by its address: the engine refuses (1008), nothing is listed.
+  await own.goto("/personal?path=%2Fprivate");
+  await expect(toast(own, "Permission denied")).toBeVisible();
+  await screenshot(own, "admin-users-created-user-private-en-1440");
+  await expect(entryRows(own)).toHaveCount(0);
+  await expect(own.getByText("diary.txt")).toHaveCount(0);
+  await mine.close();
 });
 
 test("after a refused Create or Save the form posts again: the corrected user is saved", async ({
