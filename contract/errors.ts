@@ -390,6 +390,13 @@ const catalogue = {
     en: "Only new files may be uploaded here: {{name}} already exists and cannot be replaced",
     zh: "此处只能上传新文件：{{name}} 已存在，不能替换",
   },
+  FileFiltered: {
+    code: 4342,
+    status: 400,
+    value: "Skipped by the file filter",
+    en: "{{name}} is skipped: the file filter of this space leaves out files of this name or size",
+    zh: "已跳过 {{name}}：此空间的文件过滤规则不传输此名称或大小的文件",
+  },
 
   // Authentication ways (docs/authentication.md); 4360 up
   AuthUrlNotAllowed: {

@@ -22,6 +22,8 @@ export interface UploadRules {
   fileFormatMode: number;
   /** The extensions, lowercase, without dots ("exe", "tar.gz"). */
   fileFormats: string[];
+  /** The transfer filter on this space (the user's; on a group space the group's): files it names are skipped (FileFilter below). */
+  fileFilter: FileFilter;
 }
 
 /** The stored ';'-separated list as extensions: trimmed, lowercase, without "*." or "." in front; empty entries dropped. */
@@ -49,4 +51,68 @@ export function formatAllowed(mode: number, formats: readonly string[], name: st
   if (mode === FILE_FORMAT_MODE.Whitelist) return hasFormat(formats, name);
   if (mode === FILE_FORMAT_MODE.Blacklist) return !hasFormat(formats, name);
   return true;
+}
+
+/**
+ * The transfer filter (spec "transfer filter": transIgnoreReg / transIgnoreSize; docs/file-server.md,
+ * "File filter"): the files a transfer skips. On the personal space it is the user's; on a group
+ * space the group's. The engine refuses an upload of a file it names (4342 FileFiltered), refuses
+ * a download that names such a file, and leaves such files out of a folder's zip; the web skips
+ * them in a folder upload before sending anything.
+ */
+export interface FileFilter {
+  /** Skip patterns (wildcards `*` and `?`), trimmed, empty ones dropped; [] when the pattern switch is off. */
+  patterns: string[];
+  /** Bytes: a file larger than this is skipped; 0 = no size limit (the switch off, or 0 stored). */
+  maxSize: number;
+}
+
+export const NO_FILTER: FileFilter = { patterns: [], maxSize: 0 };
+
+/** The filter the stored switches and values make (users and groups carry the same four columns). */
+export function fileFilterOf(stored: { patternSwitch: boolean; patterns: string; sizeSwitch: boolean; size: number }): FileFilter {
+  return { patterns: stored.patternSwitch ? parseFilterPatterns(stored.patterns) : [], maxSize: stored.sizeSwitch ? Math.max(0, Number(stored.size)) : 0 };
+}
+
+/** The stored ';'-separated list as patterns: trimmed, empty entries and repeats dropped. */
+export function parseFilterPatterns(text: string): string[] {
+  return [...new Set(text.split(";").map((p) => p.trim()).filter((p) => p !== ""))];
+}
+
+const patternCache = new Map<string, RegExp>();
+
+/**
+ * A pattern as a regular expression: `*` any run of characters, `?` one character other than '/',
+ * everything else literal; case-insensitive, NFC. A pattern without '/' is matched against the
+ * file's name; a pattern with '/' against the file's path in its space: from the space's root when
+ * it starts with '/' ("/build/*"), else at any depth ("cache/*.bin" names /cache/a.bin and /x/cache/a.bin).
+ */
+function patternRegExp(pattern: string): RegExp {
+  let re = patternCache.get(pattern);
+  if (re) return re;
+  let body = "";
+  for (const ch of pattern.normalize("NFC")) body += ch === "*" ? ".*" : ch === "?" ? "[^/]" : ch.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const anchored = !pattern.includes("/") || pattern.startsWith("/") || pattern.startsWith("*") ? body : `(?:.*/)?${body}`;
+  re = new RegExp(`^${anchored}$`, "iu");
+  if (patternCache.size > 1000) patternCache.clear();
+  patternCache.set(pattern, re);
+  return re;
+}
+
+/** Whether `pattern` names the file at `path` (its full path in the space, "/docs/a.tmp"). */
+export function filterPatternMatches(pattern: string, path: string): boolean {
+  const full = path.normalize("NFC");
+  const subject = pattern.includes("/") ? (full.startsWith("/") ? full : `/${full}`) : full.slice(full.lastIndexOf("/") + 1);
+  return patternRegExp(pattern).test(subject);
+}
+
+/**
+ * Why the filter skips the file at `path` of `size` bytes (unknown: only the patterns are checked):
+ * the first pattern that names it, "size" when it is larger than the filter's size, or null.
+ */
+export function filterSkips(filter: FileFilter, path: string, size?: number): { pattern: string } | { size: number } | null {
+  const pattern = filter.patterns.find((p) => filterPatternMatches(p, path));
+  if (pattern !== undefined) return { pattern };
+  if (filter.maxSize > 0 && size !== undefined && size > filter.maxSize) return { size: filter.maxSize };
+  return null;
 }

@@ -4,13 +4,22 @@ export const ACCOUNT_TYPES = { Normal: 2, Domain: 4, Email: 5, Linux: 6 } as con
 export const accountType = z.union([z.literal(2), z.literal(4), z.literal(5), z.literal(6)]);
 
 /** Switches shared by a user and a group (the client's transfer filters). */
+/**
+ * A user's or a group's sync and transfer-filter settings. The filter (the user's on the personal
+ * space, the group's on a group space) is enforced by the engine on every upload and download
+ * (docs/file-server.md, "File filter"; 4342 FileFiltered); the desktop client reads all six here.
+ */
 export const filterSwitches = z.object({
-  syncSwitch: z.boolean(),
-  forbidClientFilterSwitch: z.boolean(),
-  transIgnoreRegSwitch: z.boolean(),
-  transIgnoreReg: z.string().describe("Skip patterns with wildcards, ';'-separated."),
-  transIgnoreSizeSwitch: z.boolean(),
-  transIgnoreSize: z.number().int().describe("Skip files over this size, bytes."),
+  syncSwitch: z.boolean().describe("Sync folders allowed (the desktop client acts on it)."),
+  forbidClientFilterSwitch: z.boolean().describe("The desktop client may not add a filter of its own (the client acts on it)."),
+  transIgnoreRegSwitch: z.boolean().describe("Skip the files transIgnoreReg names."),
+  transIgnoreReg: z
+    .string()
+    .describe(
+      "Skip patterns, ';'-separated, wildcards * and ?, case-insensitive: without '/' matched against the file name (*.tmp), with '/' against its path in the space (/build/*: from the root; cache/*: at any depth). Skipped files are refused on upload (4342), refused when named in a download and left out of a folder's zip.",
+    ),
+  transIgnoreSizeSwitch: z.boolean().describe("Skip files larger than transIgnoreSize."),
+  transIgnoreSize: z.number().int().describe("Skip files over this size, bytes (0: no limit), on upload and download as transIgnoreReg."),
 });
 
 export const groupMembership = filterSwitches.extend({

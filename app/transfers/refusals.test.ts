@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ErrorCode, errorMessageKey } from "../../contract/errors";
 import { PERMISSION_FULL, Permission } from "../../contract/permissions";
-import { NO_ROOM, NO_UPLOAD, refusalOf, refusedForRoom } from "./refusals";
+import { NO_ROOM, NO_UPLOAD, refusalOf, refusedForRoom, SKIPPED } from "./refusals";
 
 const item = (name: string, size: number, relativePath = "") => ({ file: new File([new Uint8Array(size)], name), relativePath });
 
@@ -23,7 +23,7 @@ describe("refusalOf", () => {
 });
 
 describe("refusals from the space's upload rules", () => {
-  const rules = { permission: PERMISSION_FULL, quota: 0, used: 0, uploadNewOnly: false, fileFormatMode: 0, fileFormats: [] as string[] };
+  const rules = { permission: PERMISSION_FULL, quota: 0, used: 0, uploadNewOnly: false, fileFormatMode: 0, fileFormats: [] as string[], fileFilter: { patterns: [] as string[], maxSize: 0 } };
 
   it("refuses every file without the Upload bit, before its size or name", () => {
     expect(refusalOf(item("a.bin", 500), 100, { ...rules, permission: PERMISSION_FULL & ~Permission.Upload })).toEqual({ errorMsgKey: NO_UPLOAD });
@@ -34,6 +34,19 @@ describe("refusals from the space's upload rules", () => {
     expect(refusalOf(item("Setup.EXE", 1, "tools/Setup.EXE"), 0, black)).toEqual({ errorMsgKey: errorMessageKey(ErrorCode.FileFormatRefused), errorVars: { name: "Setup.EXE" } });
     expect(refusalOf(item("notes.txt", 1), 0, black)).toBeNull();
     expect(refusalOf(item("notes.txt", 1), 0, { ...rules, fileFormatMode: 1, fileFormats: ["jpg"] })?.errorMsgKey).toBe(errorMessageKey(ErrorCode.FileFormatRefused));
+  });
+
+  it("skips a file the space's filter names by name, by its path in the space or by size, before asking anything", () => {
+    const filtered = { ...rules, fileFilter: { patterns: ["*.TMP", "~*", "/docs/build/*", "cache/*.bin"], maxSize: 100 } };
+    const skipped = (name: string) => ({ errorMsgKey: SKIPPED, errorVars: { name } });
+    expect(refusalOf(item("a.tmp", 1, "photos/a.tmp"), 0, filtered, "/docs")).toEqual(skipped("a.tmp"));
+    expect(refusalOf(item("~lock.doc", 1), 0, filtered, "/")).toEqual(skipped("~lock.doc"));
+    expect(refusalOf(item("big.iso", 101), 0, filtered, "/")).toEqual(skipped("big.iso"));
+    expect(refusalOf(item("a.o", 1, "build/a.o"), 0, filtered, "/docs")).toEqual(skipped("a.o"));
+    expect(refusalOf(item("a.bin", 1, "x/cache/a.bin"), 0, filtered, "/")).toEqual(skipped("a.bin"));
+    expect(refusalOf(item("a.o", 1, "build/a.o"), 0, filtered, "/other")).toBeNull();
+    expect(refusalOf(item("a.txt", 100, "photos/a.txt"), 0, filtered, "/docs")).toBeNull();
+    expect(refusalOf(item("a.tmp.txt", 1), 0, filtered, "/")).toBeNull();
   });
 
   it("refuses, in the order picked, the files that no longer fit; a name that may be replaced is left to the engine", () => {

@@ -4,6 +4,7 @@ import { Button } from "../components/ui/button";
 import { Empty } from "../components/ui/empty";
 import { ChevronDownIcon, CloseIcon } from "../components/ui/icons";
 import { useFileServer } from "../files/file-server-context";
+import { isSkipped } from "./refusals";
 import { TransferRow } from "./transfer-row";
 import { TransferStatus, type TransferItem } from "./types";
 import { useAttachTransfers, useTransfers } from "./use-transfers";
@@ -22,7 +23,9 @@ export function openTransferPanel() {
 const uploading = (item: TransferItem) =>
   item.kind === "upload" && ((item.status === TransferStatus.Uploading && !item.paused && !item.needsFile) || item.status === TransferStatus.ServerChecking);
 
-const failed = (item: TransferItem) => item.status === TransferStatus.UploadFailed || item.status === TransferStatus.DownloadFailed;
+/** Files the space's file filter skipped are not failures: the summary counts them apart. */
+const failed = (item: TransferItem) => (item.status === TransferStatus.UploadFailed && !isSkipped(item)) || item.status === TransferStatus.DownloadFailed;
+const skipped = (item: TransferItem) => item.status === TransferStatus.UploadFailed && isSkipped(item);
 const done = (item: TransferItem) => item.status === TransferStatus.Uploaded || item.status === TransferStatus.Downloaded;
 
 /** How long a finished list stays open before folding to its summary: long enough to see the last row end. */
@@ -73,6 +76,7 @@ export function TransferPanel({ account }: { account: string }) {
   const pinned = useRef(false);
   const failedCount = items.filter(failed).length;
   const doneCount = items.filter(done).length;
+  const skippedCount = items.filter(skipped).length;
 
   const seen = useRef(0);
   useEffect(() => {
@@ -200,6 +204,12 @@ export function TransferPanel({ account }: { account: string }) {
                   </span>
                 )}
                 {failedCount > 0 && <span className="rounded-full bg-red-600 px-2 py-0.5 text-white">{t("transfers.failed", { count: failedCount })}</span>}
+                {skippedCount > 0 && (doneCount > 0 || failedCount > 0) && (
+                  <span aria-hidden="true" className="text-gray-400">
+                    ·
+                  </span>
+                )}
+                {skippedCount > 0 && <span className="rounded-full bg-gray-100 px-2 py-0.5 text-gray-600">{t("transfers.skipped-count", { count: skippedCount })}</span>}
               </>
             )}
           </span>

@@ -46,6 +46,19 @@ describe("TransferRow", () => {
     expect(screen.queryByRole("button", { name: "Resume report.pdf" })).toBeNull();
   });
 
+  it("shows a file the space's filter skipped as skipped, not failed, without Retry, in both languages", () => {
+    row({ status: TransferStatus.UploadFailed, errorMsgKey: "error.4342", errorVars: { name: "report.pdf" } });
+    expect(screen.getByRole("listitem").textContent).toContain("Skipped: the file filter of this space leaves out files of this name or size");
+    expect(screen.getByRole("listitem").textContent).not.toContain("Upload failed");
+    expect(screen.queryByRole("button", { name: "Retry report.pdf" })).toBeNull();
+    expect(screen.getByRole("button", { name: "Remove report.pdf from the list" })).toBeTruthy();
+  });
+
+  it("shows a skipped file in Chinese", () => {
+    row({ status: TransferStatus.UploadFailed, errorMsgKey: "error.4342", errorVars: { name: "report.pdf" } }, "zh");
+    expect(screen.getByRole("listitem").textContent).toContain("已跳过：此空间的文件过滤规则不传输此名称或大小的文件");
+  });
+
   it("shows the checking state with a full bar and no actions", () => {
     row({ status: TransferStatus.ServerChecking, currentSize: 2 * 1024 * 1024 });
     expect(screen.getByText("Checking on the server")).toBeTruthy();

@@ -4,6 +4,7 @@ import { Button } from "../components/ui/button";
 import { ErrorCode, errorMessageKey } from "../../contract/errors";
 import { FileIcon } from "../components/ui/icons";
 import { formatSize } from "../utils/format";
+import { isSkipped } from "./refusals";
 import { secondsLeft } from "./store";
 import { TransferStatus, type TransferItem } from "./types";
 import type { Transfers } from "./use-transfers";
@@ -66,6 +67,12 @@ export function TransferStatusLine({ item }: { item: TransferItem }) {
       </div>
     );
   }
+  if (item.status === TransferStatus.UploadFailed && isSkipped(item)) {
+    // Skipped by the space's file filter: what the administrator asked for, not a failure.
+    return (
+      <p className="text-xs text-gray-600">{t("transfers.skipped-by-filter")}</p>
+    );
+  }
   if (item.status === TransferStatus.UploadFailed || item.status === TransferStatus.DownloadFailed) {
     return (
       <p className="text-xs text-red-600">
@@ -108,7 +115,7 @@ export function TransferRow({ item, actions }: { item: TransferItem; actions: Ac
           {uploading && item.needsFile && button("choose-file", () => picker.current?.click())}
           {uploading && !item.paused && !item.queued && button("pause", () => actions.pause(item.id))}
           {uploading && item.paused && !item.needsFile && button("resume", () => actions.resume(item.id))}
-          {item.status === TransferStatus.UploadFailed && item.errorMsgKey !== errorMessageKey(ErrorCode.FileTooLarge) && button("retry", () => actions.retry(item.id))}
+          {item.status === TransferStatus.UploadFailed && item.errorMsgKey !== errorMessageKey(ErrorCode.FileTooLarge) && !isSkipped(item) && button("retry", () => actions.retry(item.id))}
           {uploading && button("cancel", () => actions.cancel(item.id))}
           {FINISHED.includes(item.status) && button("remove", () => actions.clear(item.id))}
         </div>

@@ -12,7 +12,7 @@ import { useFileErrors } from "../files/use-file-errors";
 import { candidateNames, namesByFolder, pickFreeNames, resolveConflicts, splitPath, type ConflictChoice } from "./conflicts";
 import { folderSteps, uploadPath } from "./drop";
 import { emitTransferEvent } from "./events";
-import { NO_ROOM, refusalOf, refusedForRoom } from "./refusals";
+import { NO_ROOM, refusalOf, refusedForRoom, SKIPPED } from "./refusals";
 import type { UploadBatch, UploadItem } from "./types";
 import { useTransfers } from "./use-transfers";
 
@@ -142,7 +142,7 @@ export function useUploadBatch({ connection, groupId, visitor, canOverwrite }: U
         const canReplace = mayReplace && !rules?.uploadNewOnly;
         // Refused before anything is asked: no question about a file that could never go up.
         let refused: UploadItem[] = batch.items.flatMap((item) => {
-          const refusal = refusalOf(item, limit, rules);
+          const refusal = refusalOf(item, limit, rules, folder);
           return refusal ? [{ ...item, refused: refusal }] : [];
         });
         const refusedFiles = new Set(refused.map((item) => item.file));
@@ -240,6 +240,7 @@ export function useUploadBatch({ connection, groupId, visitor, canOverwrite }: U
     { names: refusedNames(errorMessageKey(ErrorCode.NameFormat)), text: (count: number, names: string) => t("transfers.refused.name", { count, names }) },
     { names: refusedNames(errorMessageKey(ErrorCode.FileFormatRefused)), text: (count: number, names: string) => t("transfers.refused.format", { count, names }) },
     { names: refusedNames(NO_ROOM), text: (count: number, names: string) => t("transfers.refused.room", { count, names }) },
+    { names: refusedNames(SKIPPED), text: (count: number, names: string) => t("transfers.refused.filtered", { count, names }) },
   ].filter((line) => line.names.length > 0);
   const replace = shown?.canReplace ?? canOverwrite;
   const dialog = (

@@ -8,6 +8,8 @@ import type { Config } from "../config";
 import type { Services } from "../services";
 import { FerryError } from "../errors";
 import { checkAllowed, rootPathOf, type Space } from "../files/spaces";
+import { checkFilter, filterOf } from "../files/upload-rules";
+import { type FileFilter, filterSkips } from "../../contract/upload-rules";
 import { baseName, normaliseUserPath } from "../storage/paths";
 import type { StatResult } from "../storage/storage";
 import type { FileServerPart } from "./parts";
@@ -55,6 +57,21 @@ async function openForDownload(services: Services, userId: number, groupId: numb
   return space;
 }
 
+/**
+ * The transfer filter on a download ("File filter" in docs/file-server.md): a file the selection
+ * names itself is refused (FileFiltered), whatever else is selected; files below a selected folder
+ * that the filter names are left out of its zip (filterEntries).
+ */
+function checkNamedFiles(filter: FileFilter, paths: readonly string[], infos: readonly StatResult[]): void {
+  paths.forEach((p, i) => {
+    const info = infos[i];
+    if (info?.type === "file") checkFilter(filter, p, info.size);
+  });
+}
+
+/** A zip's entries without the files the filter names (folders stay, also when nothing is left in them). */
+const filterEntries = (filter: FileFilter, entries: ZipEntry[]) => entries.filter((e) => e.path === null || !filterSkips(filter, e.path, e.size));
+
 /** The root-relative URI of a stored file under the nginx internal location; each segment percent-encoded (nginx decodes it). */
 function accelUri(prefix: string, space: Space, path: string): string {
   const full = rootPathOf(space, path).split("/").filter(Boolean);
@@ -93,7 +110,7 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
   async function admit(
     kind: TicketKind,
     text: string,
-  ): Promise<{ ticket: Ticket; space: Space; infos: StatResult[]; zipNames?: (entries: ZipEntry[]) => ZipEntry[]; access?: ShareAccess; visitorPaths?: string[] }> {
+  ): Promise<{ ticket: Ticket; space: Space; infos: StatResult[]; filter: FileFilter; zipNames?: (entries: ZipEntry[]) => ZipEntry[]; access?: ShareAccess; visitorPaths?: string[] }> {
     const verified = await tickets.verify(text, kind);
     if (!verified.ok) throw new FerryError(verified.reason === "expired" ? "LinkExpired" : "PermissionDenied");
     const { ticket } = verified;
@@ -102,14 +119,19 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
       const admitted = await admitShareTicket(services, ticket, kind);
       // A shared path that leads through a link into the owner's forbidden paths is refused like a forbidden one.
       for (const p of admitted.ticket.paths) await checkAllowed(admitted.space, p);
-      return admitted;
+      // The link owner's filter, on the owner's personal space.
+      const filter = await filterOf(services.db, admitted.ticket.userId, admitted.space);
+      checkNamedFiles(filter, admitted.ticket.paths, admitted.infos);
+      return { ...admitted, filter };
     }
     if (!(await tickets.sessionActive(ticket))) throw new FerryError("InvalidToken");
     const space = await openForDownload(services, ticket.userId, ticket.groupId, ticket.paths);
     if (kind === "preview" && !previewAllowed(config)) throw new FerryError("FeatureNotSupported");
     const infos: StatResult[] = [];
     for (const p of ticket.paths) infos.push(await space.storage.stat(p));
-    return { ticket, space, infos };
+    const filter = await filterOf(services.db, ticket.userId, space);
+    checkNamedFiles(filter, ticket.paths, infos);
+    return { ticket, space, infos, filter };
   }
 
   async function handle(kind: TicketKind, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
@@ -129,10 +151,10 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
       admitted = await admit(kind, text);
     } catch (error) {
       if (!(error instanceof FerryError)) throw error;
-      refuse(req, res, error.errorName);
+      refuse(req, res, error.errorName, error.vars);
       return;
     }
-    const { ticket, space, infos } = admitted;
+    const { ticket, space, infos, filter } = admitted;
     const first = infos[0]!;
     // A share visitor's download is counted here, where it really starts, never on the visitor's word.
     if (kind === "download" && req.method === "GET" && admitted.access && admitted.visitorPaths) {
@@ -173,7 +195,8 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
         limits: { maxDepth: config.walkMaxDepth, maxEntries: config.zipMaxEntries },
         signal: gone.signal,
       });
-      const entries = admitted.zipNames ? admitted.zipNames(collected) : collected;
+      const kept = filterEntries(filter, collected);
+      const entries = admitted.zipNames ? admitted.zipNames(kept) : kept;
       res.writeHead(200, {
         ...COMMON_HEADERS,
         "content-type": "application/zip",
@@ -208,9 +231,10 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
       async download(session, { groupId, paths }) {
         const normalised = [...new Set(paths.map(normaliseUserPath))];
         const space = await openForDownload(services, session.user.id, groupId, normalised);
-        let info: StatResult | undefined;
-        for (const p of normalised) info = await space.storage.stat(p);
-        const name = downloadName(normalised, info!);
+        const infos: StatResult[] = [];
+        for (const p of normalised) infos.push(await space.storage.stat(p));
+        checkNamedFiles(await filterOf(services.db, session.user.id, space), normalised, infos);
+        const name = downloadName(normalised, infos.at(-1)!);
         const url = await issue({ kind: "download", sessionId: session.sessionId, userId: session.user.id, groupId, paths: normalised }, name);
         return { url, name };
       },
@@ -223,6 +247,8 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
         if (!mediaType) throw new FerryError("PreviewUnsupported");
         const info = await space.storage.stat(normalised);
         if (info.type !== "file") throw new FerryError("PathIsNotFile");
+        // A preview hands the file's bytes to the browser: the filter refuses it like a download.
+        checkFilter(await filterOf(services.db, session.user.id, space), normalised, info.size);
         const url = await issue({ kind: "preview", sessionId: session.sessionId, userId: session.user.id, groupId, paths: [normalised] }, info.name);
         return { url, mediaType };
       },

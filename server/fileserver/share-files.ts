@@ -3,6 +3,7 @@ import { hasPermission, Permission } from "../../contract/permissions";
 import { FerryError } from "../errors";
 import { createFileService } from "../files/service";
 import { checkAllowed, type Space } from "../files/spaces";
+import { checkFilter, filterOf } from "../files/upload-rules";
 import type { Services } from "../services";
 import { checkItemKind, type ShareAccess, tokenDigest, visitorToOwnerPath } from "../shares/access";
 import { baseName, isUnder, normaliseUserPath } from "../storage/paths";
@@ -213,6 +214,8 @@ export function createShareFiles(services: Services) {
         // A link inside the share that leads into the owner's forbidden paths reaches nothing.
         await checkAllowed(space, item.owner);
         info = await space.storage.stat(item.owner);
+        // The link owner's transfer filter: a file named in the selection is refused (downloads.ts checks again at use).
+        if (info.type === "file") checkFilter(await filterOf(services.db, access.ownerId, space), item.owner, info.size);
       }
       const name = items.length === 1 ? (info!.type === "file" ? baseName(items[0]!.visitor) : `${baseName(items[0]!.visitor)}.zip`) : "download.zip";
       const text = await tickets.issue(

@@ -71,7 +71,7 @@ export function createVisitorUploads(services: Services, store: UploadStore) {
       const limit = await sizeLimit(services);
       if ((upload.size ?? 0) > limit) throw new FerryError("FileTooLarge", { limit }, { limit });
       // The owner's rules: a visitor uploads into the owner's space (and never replaces a file).
-      await checkTargetFree(space, target, await rulesOf(services.db, access.ownerId, space));
+      await checkTargetFree(space, target, await rulesOf(services.db, access.ownerId, space), upload.size);
       // Counts against the owner's quota from now on, like the owner's own uploads.
       await reserveQuota(services, upload.id, access.ownerId, space, target, upload.size ?? 0);
       return { ...storedMetadata({ ...target, filetype: sent.filetype }, access.ownerId, space), [SHARE_LINK_KEY]: access.linkId };

@@ -3,7 +3,7 @@ import { hasPermission, Permission } from "../../contract/permissions";
 import type { Services } from "../services";
 import { FerryError } from "../errors";
 import { checkAllowed, type Space } from "../files/spaces";
-import { checkFormat, checkReplace, type SpaceRules } from "../files/upload-rules";
+import { checkFilter, checkFormat, checkReplace, type SpaceRules } from "../files/upload-rules";
 import { joinName, normaliseUserPath, parentOf } from "../storage/paths";
 import { OWNER_KEY, SPACE_KEY, type UploadRecord } from "./store";
 
@@ -69,12 +69,14 @@ export async function sizeLimit(services: Services): Promise<number> {
  * takes the Mkdir bit as well as Upload (PermissionDenied without it). Forbidden paths are
  * refused, also through a symbolic link (checkAllowed). The uploader's rules (files/upload-rules.ts):
  * a file format the rule refuses (FileFormatRefused), replacing a file where only new files may be
- * uploaded (UploadNewOnly). Checked at creation and again at commit.
+ * uploaded (UploadNewOnly), a file the space's transfer filter names by its path or, when `size` is
+ * known, by its size (FileFiltered). Checked at creation and again at commit.
  */
-export async function checkTargetFree(space: Space, target: UploadTarget, rules: SpaceRules): Promise<void> {
+export async function checkTargetFree(space: Space, target: UploadTarget, rules: SpaceRules, size?: number): Promise<void> {
   // A forbidden path answers like a missing permission, as the file commands do.
   await checkAllowed(space, target.path);
   checkFormat(rules, target.path);
+  checkFilter(rules.fileFilter, target.path, size);
   let existing;
   try {
     existing = await space.storage.stat(target.path);

@@ -101,7 +101,7 @@ export function commitCommand(services: Services, store: UploadStore, locker: Lo
           throw new FerryError("HashCheckError");
         }
         if (!record.hash) await store.records.set(uploadId, { ...record, hash: actual });
-        await checkTargetFree(space, target, await rulesOf(services.db, session.user.id, space));
+        await checkTargetFree(space, target, await rulesOf(services.db, session.user.id, space), size);
         const parent = parentOf(target.path);
         // Past the quota the bytes stay in the store: the user may make room and commit again.
         const result = await services.quota.placeFile(session.user.id, space, target.path, size, async () => {

@@ -53,7 +53,7 @@ export async function concatenate(services: Services, store: UploadStore, userId
   }
   const limit = await sizeLimit(services);
   if (total > limit) throw new FerryError("FileTooLarge", { limit }, { limit });
-  await checkTargetFree(space, target, await rulesOf(services.db, userId, space));
+  await checkTargetFree(space, target, await rulesOf(services.db, userId, space), total);
   const id = randomBytes(16).toString("hex");
   // The parts' reservations are left out of the check; they end once the parts are gone.
   await reserveQuota(services, id, userId, space, target, total, { replaces: ids });

@@ -109,8 +109,9 @@ export const uploadParts: FileServerPart = async (services, log) => {
         const space = await uploadSpace(services, user.id, target.groupId);
         const limit = await sizeLimit(services);
         if ((upload.size ?? 0) > limit) throw new FerryError("FileTooLarge", { limit }, { limit });
-        await checkTargetFree(space, target, await rulesOf(services.db, user.id, space));
         const partial = req.headers.get("upload-concat") === "partial";
+        // A part's size is not the file's: the filter's size is checked on the assembled file.
+        await checkTargetFree(space, target, await rulesOf(services.db, user.id, space), partial ? undefined : upload.size);
         await reserveQuota(services, upload.id, user.id, space, target, upload.size ?? 0, { partial });
         const metadata = storedMetadata(target, user.id, space);
         if (partial) metadata[PARTIAL_KEY] = "1";

@@ -183,7 +183,7 @@ describe("uploadRules", () => {
   it("tells the caller's permission, quota, usage and rules of the space, fresh at every call", async () => {
     const user = await userWith("ur_user", { quota: 1000, uploadNewOnly: true, fileFormatMode: 2, fileFormats: "EXE; bat", permission: Permission.List | Permission.Upload });
     const personal = await user.files.ok("uploadRules", { groupId: 0 });
-    expect(personal).toEqual({ permission: expect.any(Number), quota: 1000, used: 0, uploadNewOnly: true, fileFormatMode: 2, fileFormats: ["exe", "bat"] });
+    expect(personal).toEqual({ permission: expect.any(Number), quota: 1000, used: 0, uploadNewOnly: true, fileFormatMode: 2, fileFormats: ["exe", "bat"], fileFilter: { patterns: [], maxSize: 0 } });
     // The stored bits (a selection keeps the two unused ones): Upload without Delete.
     expect([personal.permission & Permission.Upload, personal.permission & Permission.Delete]).toEqual([Permission.Upload, 0]);
     expect(await upload(user, "/a.bin", randomBytes(300))).toMatchObject({ code: 200 });
@@ -196,6 +196,6 @@ describe("uploadRules", () => {
     expect((await user.files.cmd("uploadRules", { groupId })).code).toBe(ErrorCode.PermissionDenied);
     await t.call("PUT", `/api/admin/groups/${groupId}/members/${user.id}`, { token: admin, body: { groupPermission: Permission.List } });
     expect((await user.files.ok("uploadRules", { groupId })).permission & Permission.Upload).toBe(0);
-    expect(await user.files.ok("uploadRules", { groupId })).toEqual({ permission: expect.any(Number), quota: 5000, used: 0, uploadNewOnly: true, fileFormatMode: 2, fileFormats: ["exe", "bat"] });
+    expect(await user.files.ok("uploadRules", { groupId })).toEqual({ permission: expect.any(Number), quota: 5000, used: 0, uploadNewOnly: true, fileFormatMode: 2, fileFormats: ["exe", "bat"], fileFilter: { patterns: [], maxSize: 0 } });
   });
 });
