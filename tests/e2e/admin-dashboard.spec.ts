@@ -42,7 +42,7 @@ test("the panels show what the engine answers: connections, storage, licence, st
   const connections = region(page, "User connections");
   const { client_online, clientLimit, webOnline } = engine.connections;
   expect(clientLimit, "the e2e engine is the free edition").toBe(3);
-  await expect(connections.getByText(`${client_online} of ${clientLimit} allowed`)).toBeVisible();
+  await expect(connections.getByText(`${client_online} of ${clientLimit}`, { exact: true })).toBeVisible();
   await expect(connections).toContainText(`Web online users${webOnline}`);
   await expect(connections).toContainText("The free edition allows 3 desktop clients at once");
 

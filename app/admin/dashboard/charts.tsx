@@ -6,6 +6,7 @@ import type { DashboardMetrics } from "../../../contract/dashboard";
 import { formatSize } from "../../../contract/sizes";
 import { ScriptRequired } from "~/components/ui/script-required";
 import { useFormatTime } from "./format";
+import { byteRateScale, tickRate } from "./scale";
 import { Panel, SELECT_CLASS } from "./panels";
 
 ChartJS.register(CategoryScale, LinearScale, PointElement, LineElement, Filler, Tooltip, Legend);
@@ -21,7 +22,8 @@ function options(y: NonNullable<ChartOptions<"line">["scales"]>["y"], label: (va
     interaction: { mode: "index", intersect: false },
     elements: { point: { radius: 0 }, line: { borderWidth: 2, tension: 0.2 } },
     scales: { x: { ticks: { maxTicksLimit: 6, maxRotation: 0 } }, y },
-    plugins: { legend: { position: "bottom", labels: { boxWidth: 12 } }, tooltip: { callbacks: { label: (item) => `${item.dataset.label}: ${label(item.parsed.y ?? 0)}` } } },
+    // The legend and the tooltip in the datasets' order, whatever order they are drawn in.
+    plugins: { legend: { position: "bottom", labels: { boxWidth: 12, sort: (a, b) => (a.datasetIndex ?? 0) - (b.datasetIndex ?? 0) } }, tooltip: { itemSort: (a, b) => a.datasetIndex - b.datasetIndex, callbacks: { label: (item) => `${item.dataset.label}: ${label(item.parsed.y ?? 0)}` } } },
   };
 }
 
@@ -86,6 +88,9 @@ export function NetworkChart({ metrics }: { metrics: DashboardMetrics }) {
     card === ALL ? Object.values(p.net).reduce((sum, n) => sum + n[key], 0) : (p.net[card]?.[key] ?? 0);
   const last = metrics.points.at(-1);
   const perSecond = (v: number) => `${formatSize(Math.round(v))}/s`;
+  const rx = metrics.points.map((p) => rate(p, "rx"));
+  const tx = metrics.points.map((p) => rate(p, "tx"));
+  const scale = byteRateScale(Math.max(0, ...rx, ...tx));
   return (
     <Panel
       title={t("dashboard.network")}
@@ -117,12 +122,13 @@ export function NetworkChart({ metrics }: { metrics: DashboardMetrics }) {
             role="img"
             aria-label={t("dashboard.network.chart", { card: card === ALL ? t("dashboard.network.all") : card, minutes: Math.round(metrics.windowMs / 60_000) })}
             aria-describedby={id}
-            options={options({ min: 0, ticks: { callback: (v) => perSecond(Number(v)) } }, perSecond)}
+            options={options({ min: 0, max: scale.max, ticks: { stepSize: scale.stepSize, callback: (v) => tickRate(Number(v)) } }, perSecond)}
             data={{
               labels: metrics.points.map((p) => time(p.t)),
               datasets: [
-                { label: t("dashboard.network.rx"), data: metrics.points.map((p) => rate(p, "rx")), borderColor: COLORS.rx, backgroundColor: COLORS.rx },
-                { label: t("dashboard.network.tx"), data: metrics.points.map((p) => rate(p, "tx")), borderColor: COLORS.tx, backgroundColor: COLORS.tx },
+                { label: t("dashboard.network.rx"), data: rx, borderColor: COLORS.rx, backgroundColor: COLORS.rx },
+                // Dashed, drawn over the received line: equal rates (loopback traffic) leave both visible.
+                { label: t("dashboard.network.tx"), data: tx, borderColor: COLORS.tx, backgroundColor: COLORS.tx, borderDash: [6, 4], order: -1 },
               ],
             }}
           />

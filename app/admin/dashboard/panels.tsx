@@ -74,6 +74,9 @@ export function ConnectionsPanel({ connections }: { connections: DashboardConnec
  * free bytes and a bar. Without JavaScript the choice is a GET form (?disk=…); with it, the list
  * switches at once.
  */
+/** A disk in the chooser: its size first (never cut off), then the first thing Ferry keeps there. */
+const diskLabel = (d: DashboardStorage["disks"][number]) => `${formatSize(d.total)} · ${d.paths[0] ?? d.id}`;
+
 export function StoragePanel({ storage, disk, onDisk }: { storage: DashboardStorage; disk: string | null; onDisk: (id: string) => void }) {
   const { t } = useTranslation();
   const hydrated = useHydrated();
@@ -83,28 +86,32 @@ export function StoragePanel({ storage, disk, onDisk }: { storage: DashboardStor
   const percent = shown.total > 0 ? Math.round((shown.used / (shown.used + shown.free || 1)) * 100) : 0;
   return (
     <Panel title={t("dashboard.storage")}>
-      <Form method="get" className="mb-3 flex items-center gap-2 text-sm" onSubmit={(event) => event.preventDefault()}>
-        <label htmlFor={selectId} className="text-gray-600">
+      {/* The chooser has a line of its own: a disk's path is long (a third of the panel beside its label cut it off). */}
+      <Form method="get" className="mb-3 text-sm" onSubmit={(event) => event.preventDefault()}>
+        <label htmlFor={selectId} className="mb-1 block text-gray-600">
           {t("dashboard.storage.disk")}
         </label>
-        <select
-          id={selectId}
-          name="disk"
-          value={shown.id}
-          onChange={(event) => onDisk(event.target.value)}
-          className={cn(SELECT_CLASS, "flex-1")}
-        >
-          {storage.disks.map((d) => (
-            <option key={d.id} value={d.id}>
-              {d.paths[0] ?? d.id} ({formatSize(d.total)})
-            </option>
-          ))}
-        </select>
-        {!hydrated && (
-          <Button type="submit" size="small" variant="outlined">
-            {t("dashboard.storage.show")}
-          </Button>
-        )}
+        <div className="flex items-center gap-2">
+          <select
+            id={selectId}
+            name="disk"
+            value={shown.id}
+            title={diskLabel(shown)}
+            onChange={(event) => onDisk(event.target.value)}
+            className={cn(SELECT_CLASS, "w-full flex-1")}
+          >
+            {storage.disks.map((d) => (
+              <option key={d.id} value={d.id}>
+                {diskLabel(d)}
+              </option>
+            ))}
+          </select>
+          {!hydrated && (
+            <Button type="submit" size="small" variant="outlined">
+              {t("dashboard.storage.show")}
+            </Button>
+          )}
+        </div>
       </Form>
       <div
         role="img"
@@ -191,7 +198,8 @@ export function StatusPanel({ status, state, children }: { status: DashboardStat
       </div>
       <Facts
         items={[
-          [t("dashboard.status.started"), time(status.startedAt)],
+          // The exact start (a restart shows a new one) kept machine-readable, as the charts' latest sample.
+          [t("dashboard.status.started"), <time key="started" dateTime={new Date(status.startedAt).toISOString()}>{time(status.startedAt)}</time>],
           [t("dashboard.status.uptime"), duration(status.uptime)],
           [t("dashboard.status.pid"), String(status.pid)],
         ]}

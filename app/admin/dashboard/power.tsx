@@ -135,8 +135,10 @@ export function Outcome({ result, phase, hydrated }: { result: PowerResult | und
     shuttingDown: t("dashboard.shutdown.done"),
   }[phase];
   if (!message) return null;
+  // Back and running reads as done (the state badge's green); waiting and stopping as in progress.
+  const look = phase === "restarted" ? "border-green-300 bg-green-50" : "border-amber-300 bg-amber-50";
   return (
-    <p role="status" className="mt-3 rounded border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-gray-900">
+    <p role="status" className={`mt-3 rounded border px-3 py-2 text-sm text-gray-900 ${look}`}>
       {message}
     </p>
   );

@@ -6,7 +6,7 @@ export const dashboardEn = {
   "dashboard.connections.web": "Web online users",
   "dashboard.connections.socket": "Connected to the file server",
   "dashboard.connections.clients": "Desktop clients",
-  "dashboard.connections.clients.limited": "{{count}} of {{limit}} allowed",
+  "dashboard.connections.clients.limited": "{{count}} of {{limit}}",
   "dashboard.connections.clients.unlimited": "{{count}} (no limit)",
   "dashboard.connections.limit-note": "The free edition allows {{limit}} desktop clients at once; one more is refused.",
   "dashboard.storage": "Storage status",
