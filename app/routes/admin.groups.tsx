@@ -1,19 +1,24 @@
 import { parseWithZod } from "@conform-to/zod/v4";
-import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from "@remix-run/node";
-import { Form, useFetcher, useLoaderData, useLocation } from "@remix-run/react";
-import { useEffect, useState } from "react";
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
+import { Form, Link, useActionData, useFetcher, useLoaderData, useLocation } from "@remix-run/react";
+import { useEffect, useState, type FormEvent, type MouseEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { GroupDialog } from "~/admin/groups/group-dialog";
-import { GB, deleteSchema, groupFormSchema } from "~/admin/groups/schema";
-import { Button } from "~/components/ui/button";
+import { draftOf, GroupDialog, GroupPanel, type GroupDraft } from "~/admin/groups/group-dialog";
+import type { PickedMember } from "~/admin/groups/member-picker";
+import { GB, backSchema, deleteSchema, groupFormSchema } from "~/admin/groups/schema";
+import { Button, ButtonLink } from "~/components/ui/button";
+import { InlineConfirm } from "~/components/ui/inline-confirm";
 import { Modal } from "~/components/ui/modal";
 import { Pagination } from "~/components/ui/pagination";
 import { readPaginationParams } from "~/components/ui/pagination-model";
 import { Table, type Column } from "~/components/ui/table";
 import { TextInput } from "~/components/ui/text-input";
 import { useToast } from "~/components/ui/toast";
+import { getT } from "~/i18n/i18next.server";
 import { readForm } from "~/utils/form.server";
 import { formatSize } from "~/utils/format";
+import { redirectWithToast } from "~/utils/toast.server";
+import { useHydrated } from "~/utils/use-hydrated";
 import { requireAdmin, type SignedIn } from "~/utils/session.server";
 import type { AdminGroup, AdminUser } from "../../contract/admin";
 
@@ -39,7 +44,51 @@ export async function loader({ request }: LoaderFunctionArgs) {
     const reply = await admin.call<Page<AdminUser>>(`/api/admin/users?${found.toString()}`);
     picker = reply.result && reply.data ? reply.data.list.filter((u) => u.role === "user").map((u) => ({ id: u.id, account: u.account, email: u.email })) : [];
   }
-  return data({ groups: groups.data.list, total: groups.data.total, page, size, search, picker }, { headers: { "Set-Cookie": await admin.commit() } });
+  // Without JavaScript the dialogs are parts of the page: `edit=new|<id>` the add / edit form (with
+  // what was typed when Find users sent it here), `remove=<id>` the delete confirmation.
+  const back = backSchema.parse(params.get("back") ?? listQuery(search, page, size));
+  const edit = params.get("edit");
+  let editing: { group: AdminGroup | null; draft: GroupDraft } | null = null;
+  if (edit === "new" || /^\d{1,12}$/.test(edit ?? "")) {
+    const group = edit === "new" ? null : await findGroup(admin, groups.data.list, Number(edit));
+    if (edit === "new" || group) editing = { group, draft: users !== null ? await typedDraft(admin, params, group) : draftOf(group) };
+  }
+  const removeId = params.get("remove");
+  const removing = removeId && /^\d{1,12}$/.test(removeId) ? await findGroup(admin, groups.data.list, Number(removeId)) : null;
+  return data(
+    { groups: groups.data.list, total: groups.data.total, page, size, search, picker, users: users ?? "", back, editing, removing: removing && { id: removing.id, name: removing.name } },
+    { headers: { "Set-Cookie": await admin.commit() } },
+  );
+}
+
+async function findGroup(admin: SignedIn, list: AdminGroup[], id: number): Promise<AdminGroup | null> {
+  const listed = list.find((g) => g.id === id);
+  if (listed) return listed;
+  const reply = await admin.call<AdminGroup>(`/api/admin/groups/${id}`);
+  return reply.result && reply.data ? reply.data : null;
+}
+
+/** The form as Find users (a GET) sent it: the values typed, and the members with their accounts. */
+async function typedDraft(admin: SignedIn, params: URLSearchParams, group: AdminGroup | null): Promise<GroupDraft> {
+  const text = (name: string, max: number) => (params.get(name) ?? "").slice(0, max);
+  const members: PickedMember[] = [];
+  for (const value of params.getAll("member").slice(0, 100)) {
+    const match = /^(\d{1,12}):(read|full)$/.exec(value);
+    if (!match || members.some((m) => m.userId === Number(match[1]))) continue;
+    const userId = Number(match[1]);
+    const known = group?.members.find((m) => m.userId === userId);
+    const account = known?.account ?? (await admin.call<AdminUser>(`/api/admin/users/${userId}`)).data?.account;
+    if (account) members.push({ userId, account, level: match[2] as PickedMember["level"] });
+  }
+  return {
+    name: text("name", 64),
+    home: text("home", 1024),
+    maxUploadSpeed: text("maxUploadSpeed", 6),
+    maxDownloadSpeed: text("maxDownloadSpeed", 6),
+    quotaGb: text("quotaGb", 7),
+    uploadNewOnly: params.get("uploadNewOnly") === "on",
+    members,
+  };
 }
 
 /** Saves the group (POST or PATCH), then brings its members to the dialog's list (PUT / DELETE members). */
@@ -74,34 +123,82 @@ async function save(admin: SignedIn, form: FormData) {
   return { saved: true as const };
 }
 
+/**
+ * Save and delete. The dialogs (fetchers) get data back; the page without JavaScript posts `back`
+ * (the list's query) and gets a redirect there with a toast, a Delete first one to its confirmation.
+ */
 export async function action({ request }: ActionFunctionArgs) {
   const form = await readForm(request);
   const admin = await requireAdmin(request);
+  const t = await getT(request);
   const headers = { "Set-Cookie": await admin.commit() };
+  const back = form.has("back") ? backSchema.parse(form.get("back")) : null;
+  const list = `/admin/groups${back ?? ""}`;
   if (form.get("intent") === "delete") {
-    const parsed = deleteSchema.safeParse({ intent: form.get("intent"), id: form.get("id") });
-    if (!parsed.success) return data({ deleted: false as const, code: 400 }, { headers });
+    const parsed = deleteSchema.safeParse({ intent: form.get("intent"), id: form.get("id"), confirmed: form.get("confirmed") ?? undefined });
+    if (!parsed.success) return back === null ? data({ deleted: false as const, code: 400 }, { headers }) : redirectWithToast(list, { type: "error", message: t("error.400") }, { headers });
+    if (back !== null && parsed.data.confirmed !== "1") {
+      const ask = new URLSearchParams(back.slice(1));
+      ask.set("remove", String(parsed.data.id));
+      return redirect(`/admin/groups?${ask.toString()}`, { headers });
+    }
     const reply = await admin.call(`/api/admin/groups/${parsed.data.id}`, { method: "DELETE" });
+    if (back !== null)
+      return redirectWithToast(list, reply.result ? { type: "success", message: t("admin.groups.deleted") } : { type: "error", message: t(`error.${reply.code}`) }, { headers });
     return data(reply.result ? { deleted: true as const, code: 0 } : { deleted: false as const, code: reply.code }, { headers });
   }
-  return data(await save(admin, form), { headers });
+  const answer = await save(admin, form);
+  if (back !== null && "saved" in answer) return redirectWithToast(list, { type: "success", message: t("admin.groups.saved") }, { headers });
+  return data(answer, { headers });
 }
 
-const hrefOf = (search: string, page: number, size: number) => {
+const listQuery = (search: string, page: number, size: number) => {
   const q = new URLSearchParams({ page: String(page), size: String(size) });
   if (search) q.set("q", search);
-  return `/admin/groups?${q.toString()}`;
+  return `?${q.toString()}`;
 };
+const hrefOf = (search: string, page: number, size: number) => `/admin/groups${listQuery(search, page, size)}`;
+
+/** Delete as a POST form: without JavaScript it comes back to the page's confirmation; with it, the dialog asks. */
+function DeleteButton({ group, back, onAsk }: { group: AdminGroup; back: string; onAsk: (group: AdminGroup) => void }) {
+  const { t } = useTranslation();
+  const ask = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    onAsk(group);
+  };
+  return (
+    <Form method="post" action="/admin/groups" onSubmit={ask} className="inline-flex" preventScrollReset>
+      <input type="hidden" name="intent" value="delete" />
+      <input type="hidden" name="id" value={group.id} />
+      <input type="hidden" name="back" value={back} />
+      <Button type="submit" size="small" variant="text" danger>
+        {t("global.delete")}
+      </Button>
+    </Form>
+  );
+}
 
 export default function GroupsPage() {
-  const { groups, total, page, size, search } = useLoaderData<typeof loader>();
+  const { groups, total, page, size, search, picker, users, back, editing: asked, removing } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
   const { t } = useTranslation();
   const toast = useToast();
   const location = useLocation();
-  const [editing, setEditing] = useState<{ id: number | null } | null>(null);
+  const hydrated = useHydrated();
+  const [editing, setEditing] = useState<{ id: number | null } | null>(asked ? { id: asked.group?.id ?? null } : null);
   const [deleting, setDeleting] = useState<AdminGroup | null>(null);
   const remover = useFetcher<typeof action>();
-  const group = editing?.id ? (groups.find((g) => g.id === editing.id) ?? null) : null;
+  const group = editing?.id ? (groups.find((g) => g.id === editing.id) ?? (asked?.group?.id === editing.id ? asked.group : null)) : null;
+  /** With JavaScript the links open the dialog in place; without it they load the page's form. */
+  const open = (id: number | null) => (event: MouseEvent) => {
+    event.preventDefault();
+    setEditing({ id });
+  };
+  const editHref = (id: number | "new") => {
+    const q = new URLSearchParams(back.slice(1));
+    q.set("edit", String(id));
+    return `/admin/groups?${q.toString()}`;
+  };
 
   useEffect(() => {
     const answer = remover.data;
@@ -136,11 +233,14 @@ export default function GroupsPage() {
       key: "actions",
       title: t("admin.groups.actions"),
       type: "custom",
-      render: () => null,
-      buttons: [
-        { label: t("global.table.edit"), onClick: (g) => setEditing({ id: g.id }) },
-        { label: t("global.delete"), onClick: (g) => setDeleting(g), danger: true },
-      ],
+      render: (g) => (
+        <span className="flex items-center gap-1">
+          <Link to={editHref(g.id)} onClick={open(g.id)} className="inline-flex h-6 items-center rounded px-2 text-sm text-primary hover:bg-primary/10">
+            {t("global.table.edit")}
+          </Link>
+          <DeleteButton group={g} back={back} onAsk={setDeleting} />
+        </span>
+      ),
     },
   ];
 
@@ -155,11 +255,32 @@ export default function GroupsPage() {
             {t("global.search")}
           </Button>
         </Form>
-        <Button onClick={() => setEditing({ id: null })}>{t("admin.groups.add")}</Button>
+        <ButtonLink href={editHref("new")} onClick={open(null)}>
+          {t("admin.groups.add")}
+        </ButtonLink>
       </div>
+      {!hydrated && asked && (
+        <GroupPanel
+          group={asked.group}
+          draft={asked.draft}
+          found={picker}
+          search={users}
+          back={back}
+          action={editHref(asked.group?.id ?? "new")}
+          lastResult={answer && "submission" in answer ? answer.submission : undefined}
+        />
+      )}
+      {removing && (
+        <InlineConfirm
+          message={t("admin.groups.delete.confirm", { name: removing.name })}
+          action="/admin/groups"
+          fields={{ intent: "delete", id: removing.id, confirmed: "1", back }}
+          cancelHref={`/admin/groups${back}`}
+        />
+      )}
       <Table label={t("admin.groups.table")} columns={columns} data={groups} rowKey="id" rowLabel={(g) => g.name} />
       <Pagination total={total} page={page} pageSize={size} hrefFor={(p, s) => hrefOf(search, p, s)} />
-      <GroupDialog open={editing !== null} group={group} onClose={() => setEditing(null)} />
+      <GroupDialog open={hydrated && editing !== null} group={group} onClose={() => setEditing(null)} />
       <Modal
         open={deleting !== null}
         danger

@@ -1,12 +1,16 @@
 import type { AdminGroup } from "../../contract/admin";
 import { adminToken, createUser, ok, uniqueAccount } from "../support/e2e-helpers";
-import { adminConsolePage, auditPage, consoleScreens } from "./admin-console";
+import type { Browser, Page } from "@playwright/test";
+import { ADMIN_PASSWORD } from "../support/e2e-helpers";
+import { adminConsolePage, adminSignIn, auditPage, consoleScreens } from "./admin-console";
 import { expect, hydrated, screenshot, test } from "./fixtures";
 
 /**
  * The admin console's Group spaces screen (admin document, section 2 "Groups"; section 3 "Group
  * space"): a group with associated users is created and edited in the dialog, deleting it is refused
  * while it has members (1059, translated) and allowed once they are removed — all against the engine.
+ * Without JavaScript the same add / edit / delete work as plain HTML: the dialogs become a form and a
+ * confirmation on the page (`?edit=`, `?remove=`), Find users a GET that keeps what was typed.
  */
 
 const PASSWORD = "Gr0up!Pass";
@@ -26,7 +30,7 @@ test("the administrator creates a group with users, edits it, and deletes it onc
   await hydrated(page);
   await expect(page.getByRole("heading", { level: 1, name: "Group spaces" })).toBeVisible();
 
-  await page.getByRole("button", { name: "Add group" }).click();
+  await page.getByRole("link", { name: "Add group" }).click();
   const dialog = page.getByRole("dialog", { name: "Add group" });
   await dialog.getByLabel("Group name").fill(name);
   await dialog.getByLabel("Max upload speed (Mbps)").fill("5");
@@ -62,7 +66,7 @@ test("the administrator creates a group with users, edits it, and deletes it onc
   await consoleScreens(page, "admin-groups-en");
 
   // Edit: another speed, Bob leaves.
-  await row.getByRole("button", { name: "Edit" }).click();
+  await row.getByRole("link", { name: "Edit" }).click();
   const edit = page.getByRole("dialog", { name: "Edit group" });
   await expect(edit.getByLabel("Group name")).toHaveValue(name);
   await edit.getByLabel("Max download speed (Mbps)").fill("20");
@@ -83,7 +87,7 @@ test("the administrator creates a group with users, edits it, and deletes it onc
   await confirm.getByRole("button", { name: "Cancel" }).click();
 
   // Without members it goes.
-  await row.getByRole("button", { name: "Edit" }).click();
+  await row.getByRole("link", { name: "Edit" }).click();
   await edit.getByRole("button", { name: `Remove ${alice.account}` }).click();
   await expect(edit.getByText("No associated users yet.")).toBeVisible();
   await edit.getByRole("button", { name: "Confirm" }).click();
@@ -112,7 +116,7 @@ test("the Group spaces screen in Chinese: the list, the dialog and the 1059 refu
   await expect(row).toContainText(carol.account);
   await auditPage(page, "group list (zh)");
   await consoleScreens(page, "admin-groups-zh");
-  await row.getByRole("button", { name: "编辑" }).click();
+  await row.getByRole("link", { name: "编辑" }).click();
   const dialog = page.getByRole("dialog", { name: "编辑群组" });
   await expect(dialog.getByLabel("最大上传速度（Mbps）")).toHaveValue("8");
   await expect(dialog.getByRole("button", { name: `移除 ${carol.account}` })).toBeVisible();
@@ -122,5 +126,139 @@ test("the Group spaces screen in Chinese: the list, the dialog and the 1059 refu
   await row.getByRole("button", { name: "删除" }).click();
   await page.getByRole("dialog", { name: "删除群组" }).getByRole("button", { name: "删除" }).click();
   await expect(page.getByText("用户组不为空")).toBeVisible();
+  await context.close();
+});
+
+/** The console at 1440 px with scripts off, the administrator signed in through the plain form. */
+async function consoleWithoutScript(browser: Browser, locale: string) {
+  const context = await browser.newContext({ locale, viewport: { width: 1440, height: 900 }, javaScriptEnabled: false });
+  const page = await context.newPage();
+  await adminSignIn(page, "admin", ADMIN_PASSWORD);
+  await expect(page).toHaveURL(/\/admin$/);
+  return { context, page };
+}
+
+/**
+ * axe needs scripts in the page, so the page without JavaScript is audited as the same URL and
+ * session in a context whose scripts files are blocked: the server's HTML, never hydrated.
+ */
+async function auditWithoutScript(browser: Browser, page: Page, locale: string, what: string) {
+  const context = await browser.newContext({ locale, viewport: { width: 1440, height: 900 }, storageState: await page.context().storageState() });
+  const copy = await context.newPage();
+  await copy.route(/\.m?js(\?|$)/, (route) => route.abort());
+  await copy.goto(page.url());
+  await expect(copy.getByRole("heading", { level: 1 })).toBeVisible();
+  await auditPage(copy, what);
+  await context.close();
+}
+
+test("without JavaScript the administrator adds a group with users, edits it and deletes it (1059 first)", async ({ browser }) => {
+  test.setTimeout(90_000);
+  const alice = await createUser(uniqueAccount("gna"), PASSWORD);
+  const bob = await createUser(uniqueAccount("gnb"), PASSWORD);
+  const name = uniqueAccount("plain");
+  const { context, page } = await consoleWithoutScript(browser, "en-US");
+  await page.goto("/admin/groups");
+
+  await page.getByRole("link", { name: "Add group" }).click();
+  await expect(page).toHaveURL(/edit=new/);
+  const form = page.getByRole("region", { name: "Add group" });
+  await form.getByLabel("Group name").fill(name);
+  await form.getByLabel("Max upload speed (Mbps)").fill("3");
+  await form.getByLabel("Quota (GB)").fill("1");
+  await form.getByRole("checkbox", { name: "Upload new files only (existing files cannot be overwritten)" }).check();
+  // Find users: a GET of the whole form; what was typed comes back.
+  await form.getByLabel("Find users to add").fill(alice.account);
+  await form.getByRole("button", { name: "Find" }).click();
+  await expect(form.getByLabel("Group name")).toHaveValue(name);
+  await expect(form.getByLabel("Max upload speed (Mbps)")).toHaveValue("3");
+  await expect(form.getByRole("checkbox", { name: "Upload new files only (existing files cannot be overwritten)" })).toBeChecked();
+  await form.getByRole("checkbox", { name: `Add ${alice.account}` }).check();
+  await form.getByLabel("Find users to add").fill(bob.account);
+  await form.getByRole("button", { name: "Find" }).click();
+  await expect(form.getByLabel(`Permission of ${alice.account}`)).toHaveValue(`${alice.id}:read`);
+  await form.getByRole("checkbox", { name: `Add ${bob.account}` }).check();
+  await page.mouse.move(0, 0);
+  await auditWithoutScript(browser, page, "en-US", "group form without JavaScript (en)");
+  await consoleScreens(page, "admin-groups-nojs-form-en");
+  await form.getByRole("button", { name: "Confirm" }).click();
+  await expect(page.getByText("Group saved")).toBeVisible();
+  await expect(page.getByRole("region", { name: "Add group" })).toHaveCount(0);
+  let group = await groupNamed(name);
+  expect(group).toMatchObject({ maxUploadSpeed: 3, quota: 2 ** 30, uploadNewOnly: true });
+  expect(group!.members.map((m) => m.account).sort()).toEqual([alice.account, bob.account].sort());
+
+  // Edit: Bob gets full access, Alice leaves, another download speed.
+  await page.getByRole("searchbox", { name: "Search groups" }).fill(name);
+  await page.getByRole("button", { name: "Search", exact: true }).click();
+  const row = page.getByRole("row").filter({ hasText: name });
+  await row.getByRole("link", { name: "Edit" }).click();
+  const edit = page.getByRole("region", { name: "Edit group" });
+  await expect(edit.getByLabel("Group name")).toHaveValue(name);
+  await edit.getByLabel("Max download speed (Mbps)").fill("7");
+  await edit.getByLabel(`Permission of ${bob.account}`).selectOption({ label: "Full access" });
+  await edit.getByLabel(`Permission of ${alice.account}`).selectOption({ label: "Remove" });
+  await edit.getByRole("button", { name: "Confirm" }).click();
+  await expect(page.getByText("Group saved")).toBeVisible();
+  await expect(page).toHaveURL(new RegExp(`q=${name}`));
+  group = await groupNamed(name);
+  expect(group).toMatchObject({ maxDownloadSpeed: 7, uploadNewOnly: true });
+  expect(group!.members.map((m) => [m.account, m.groupPermission & 128])).toEqual([[bob.account, 128]]);
+
+  // A wrong value comes back on the form with its error, nothing saved.
+  await row.getByRole("link", { name: "Edit" }).click();
+  await page.getByRole("region", { name: "Edit group" }).getByLabel("Group name").fill("");
+  await page.getByRole("region", { name: "Edit group" }).getByRole("button", { name: "Confirm" }).click();
+  await expect(page.getByRole("region", { name: "Edit group" }).getByLabel("Group name")).toHaveAttribute("aria-invalid", "true");
+  expect((await groupNamed(name))?.name).toBe(name);
+  await page.getByRole("region", { name: "Edit group" }).getByRole("link", { name: "Cancel" }).click();
+  await expect(page.getByRole("region", { name: "Edit group" })).toHaveCount(0);
+
+  // Delete asks on the page; with Bob still a member the engine refuses (1059).
+  await row.getByRole("button", { name: "Delete" }).click();
+  const confirm = page.getByRole("alertdialog");
+  await expect(confirm).toContainText(name);
+  await auditWithoutScript(browser, page, "en-US", "group delete confirmation without JavaScript (en)");
+  await screenshot(page, "admin-groups-nojs-delete-en");
+  await confirm.getByRole("button", { name: "Delete" }).click();
+  await expect(page.getByText("The user group is not empty")).toBeVisible();
+  expect(await groupNamed(name)).toBeDefined();
+
+  await row.getByRole("link", { name: "Edit" }).click();
+  await page.getByRole("region", { name: "Edit group" }).getByLabel(`Permission of ${bob.account}`).selectOption({ label: "Remove" });
+  await page.getByRole("region", { name: "Edit group" }).getByRole("button", { name: "Confirm" }).click();
+  await expect(page.getByText("Group saved")).toBeVisible();
+  await row.getByRole("button", { name: "Delete" }).click();
+  await page.getByRole("alertdialog").getByRole("button", { name: "Delete" }).click();
+  await expect(page.getByText("Group deleted")).toBeVisible();
+  await expect(row).toHaveCount(0);
+  expect(await groupNamed(name)).toBeUndefined();
+  await context.close();
+});
+
+test("without JavaScript, in Chinese: the edit form and the delete confirmation", async ({ browser }) => {
+  const dan = await createUser(uniqueAccount("gnd"), PASSWORD);
+  const name = uniqueAccount("zp");
+  const token = await adminToken();
+  const created = await ok<AdminGroup>("POST", "/api/admin/groups", { token, body: { name, maxUploadSpeed: 4 } });
+  await ok("PUT", `/api/admin/groups/${created.id}/members/${dan.id}`, { token, body: { groupPermission: 6 } });
+  const { context, page } = await consoleWithoutScript(browser, "zh-CN");
+  await page.goto(`/admin/groups?q=${name}`);
+  const row = page.getByRole("row").filter({ hasText: name });
+  await row.getByRole("link", { name: "编辑" }).click();
+  const edit = page.getByRole("region", { name: "编辑群组" });
+  await expect(edit.getByLabel("最大上传速度（Mbps）")).toHaveValue("4");
+  await expect(edit.getByLabel(`${dan.account} 的权限`)).toHaveValue(`${dan.id}:read`);
+  await page.mouse.move(0, 0);
+  await auditWithoutScript(browser, page, "zh-CN", "group form without JavaScript (zh)");
+  await consoleScreens(page, "admin-groups-nojs-form-zh");
+  await edit.getByRole("link", { name: "取消" }).click();
+  await row.getByRole("button", { name: "删除" }).click();
+  await expect(page.getByRole("alertdialog")).toContainText(name);
+  await screenshot(page, "admin-groups-nojs-delete-zh");
+  await page.getByRole("alertdialog").getByRole("link", { name: "取消" }).click();
+  await expect(page.getByRole("alertdialog")).toHaveCount(0);
+  await ok("DELETE", `/api/admin/groups/${created.id}/members/${dan.id}`, { token });
+  await ok("DELETE", `/api/admin/groups/${created.id}`, { token });
   await context.close();
 });

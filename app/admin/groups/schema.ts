@@ -13,14 +13,17 @@ export const MEMBER_PERMISSIONS = { read: PERMISSION_DEFAULT, full: PERMISSION_F
 export type MemberLevel = keyof typeof MEMBER_PERMISSIONS;
 export const levelOf = (mask: number): MemberLevel => ((mask & Permission.Upload) === Permission.Upload ? "full" : "read");
 
-/** One associated user as the dialog posts it: `<userId>:<read|full>`. */
+/**
+ * One associated user as the dialog posts it: `<userId>:<read|full>`; the page without JavaScript
+ * also posts `<userId>:none` for a member whose select says Remove (dropped from the list).
+ */
 const member = z
   .string()
   .max(32)
-  .regex(/^\d{1,12}:(read|full)$/)
+  .regex(/^\d{1,12}:(read|full|none)$/)
   .transform((v) => {
-    const [id, level] = v.split(":") as [string, MemberLevel];
-    return { userId: Number(id), groupPermission: MEMBER_PERMISSIONS[level] };
+    const [id, level] = v.split(":") as [string, MemberLevel | "none"];
+    return { userId: Number(id), groupPermission: level === "none" ? null : MEMBER_PERMISSIONS[level] };
   });
 
 /** The add / edit dialog's form, shared by the dialog (conform) and the action. */
@@ -33,8 +36,15 @@ export const groupFormSchema = z.object({
   maxDownloadSpeed: z.coerce.number().int().min(0).max(SPEED_MBPS_MAX),
   uploadNewOnly: z.literal("on").optional(),
   quotaGb: z.coerce.number().int().min(0).max(QUOTA_GB_MAX),
-  member: z.array(member).max(1000).default([]),
+  member: z
+    .array(member)
+    .max(1000)
+    .default([])
+    .transform((list) => list.filter((m): m is { userId: number; groupPermission: number } => m.groupPermission !== null)),
 });
 export type GroupForm = z.output<typeof groupFormSchema>;
 
-export const deleteSchema = z.object({ intent: z.literal("delete"), id: z.coerce.number().int().positive() });
+export const deleteSchema = z.object({ intent: z.literal("delete"), id: z.coerce.number().int().positive(), confirmed: z.literal("1").optional() });
+
+/** The list's query (q, page, size) a page without JavaScript goes back to: `?…` or empty. */
+export const backSchema = z.string().max(512).regex(/^(\?.*)?$/).catch("");

@@ -4,9 +4,8 @@ import { useFetcher } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { action } from "~/routes/account.password";
 import { changePasswordSchema, NewPasswordFields } from "../new-password-fields";
-import { Button } from "../ui/button";
 import { FormError } from "../ui/form-error";
-import { Modal } from "../ui/modal";
+import { DialogFooter, Modal } from "../ui/modal";
 import { TextInput } from "../ui/text-input";
 
 /** Spec: the change-password dialog, 700 px wide, old / new / confirm. */
@@ -27,14 +26,7 @@ export function ChangePasswordDialog({ open, onClose }: { open: boolean; onClose
         <TextInput label={t("auth.password.old")} name={fields.oldPassword.name} type="password" autoComplete="current-password" error={fields.oldPassword.errors?.[0]} />
         <NewPasswordFields fields={fields} />
         <FormError id={form.errorId} errors={form.errors} />
-        <div className="flex justify-end gap-2">
-          <Button variant="outlined" onClick={onClose}>
-            {t("global.cancel")}
-          </Button>
-          <Button type="submit" loading={fetcher.state !== "idle"}>
-            {t("global.confirm")}
-          </Button>
-        </div>
+        <DialogFooter onCancel={onClose} busy={fetcher.state !== "idle"} />
       </fetcher.Form>
     </Modal>
   );

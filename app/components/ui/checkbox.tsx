@@ -1,5 +1,5 @@
 import { Checkbox as HeadlessCheckbox, Field, Label } from "@headlessui/react";
-import { type ReactNode } from "react";
+import { type InputHTMLAttributes, type ReactNode } from "react";
 import { cn } from "./cn";
 import { CheckIcon } from "./icons";
 
@@ -48,5 +48,18 @@ export function Checkbox({ label, hideLabel = false, className, ...props }: Chec
         {label}
       </Label>
     </Field>
+  );
+}
+
+/**
+ * A plain HTML checkbox inside its label, for forms that must work without JavaScript (the Headless
+ * one above toggles by script; without it, it only posts its initial state).
+ */
+export function PlainCheckbox({ label, className, ...props }: Omit<InputHTMLAttributes<HTMLInputElement>, "type"> & { label: ReactNode }) {
+  return (
+    <label className={cn("inline-flex cursor-pointer items-center gap-2 text-sm text-gray-800", className)}>
+      <input type="checkbox" className="size-4 shrink-0 cursor-pointer accent-[var(--color-primary,#FD5C1F)]" {...props} />
+      <span>{label}</span>
+    </label>
   );
 }

@@ -2,7 +2,7 @@ import { act, fireEvent, screen } from "@testing-library/react";
 import { useState } from "react";
 import { describe, expect, it, vi } from "vitest";
 import { advance, renderWithI18n, fakeTimersPerTest } from "../../test-utils";
-import { Modal, ModalProvider, useModals, type ModalProps } from "./modal";
+import { DialogFooter, Modal, ModalProvider, useModals, type ModalProps } from "./modal";
 
 fakeTimersPerTest();
 
@@ -296,5 +296,38 @@ describe("Modal confirm label", () => {
     );
     advance(100);
     expect(screen.getAllByRole("button").map((b) => b.textContent)).toEqual(["OK"]);
+  });
+});
+
+describe("DialogFooter", () => {
+  it("inside a form: Cancel calls onCancel, Confirm submits the form", () => {
+    const onCancel = vi.fn();
+    const onSubmit = vi.fn((event: { preventDefault: () => void }) => event.preventDefault());
+    renderWithI18n(
+      <form onSubmit={onSubmit}>
+        <DialogFooter onCancel={onCancel} />
+      </form>,
+    );
+    fireEvent.click(screen.getByRole("button", { name: "Cancel" }));
+    expect(onCancel).toHaveBeenCalledTimes(1);
+    expect(onSubmit).not.toHaveBeenCalled();
+    fireEvent.click(screen.getByRole("button", { name: "Confirm" }));
+    expect(onSubmit).toHaveBeenCalledTimes(1);
+  });
+
+  it("without JavaScript's help: Cancel as a link (cancelHref); in Chinese", () => {
+    renderWithI18n(<DialogFooter cancelHref="/admin/groups?page=2" />, { lang: "zh" });
+    expect(screen.getByRole("link", { name: "取消" }).getAttribute("href")).toBe("/admin/groups?page=2");
+    expect(screen.getByRole("button", { name: "确定" }).getAttribute("type")).toBe("submit");
+  });
+
+  it("with onConfirm the confirm button is a plain button; danger makes it Delete", () => {
+    const onConfirm = vi.fn();
+    renderWithI18n(<DialogFooter danger onConfirm={onConfirm} />);
+    expect(screen.queryByRole("button", { name: "Cancel" })).toBeNull();
+    const confirm = screen.getByRole("button", { name: "Delete" });
+    expect(confirm.getAttribute("type")).toBe("button");
+    fireEvent.click(confirm);
+    expect(onConfirm).toHaveBeenCalledTimes(1);
   });
 });

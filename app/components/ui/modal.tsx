@@ -1,4 +1,4 @@
-import { Button } from "./button";
+import { Button, ButtonLink } from "./button";
 import { Dialog, DialogBackdrop, DialogPanel, DialogTitle } from "@headlessui/react";
 import {
   createContext,
@@ -184,19 +184,60 @@ export function Modal({
         {footer !== undefined ? (
           footer
         ) : (
-          <div className="mt-6 flex justify-end gap-2">
-            {!okOnly && (
-              <Button variant="outlined" onClick={onClose}>
-                {t("global.cancel")}
-              </Button>
-            )}
-            <Button danger={danger} loading={busy} disabled={confirmDisabled} onClick={() => void confirm()}>
-              {confirmLabel ?? (danger ? t("global.confirm.delete") : t("global.confirm"))}
-            </Button>
-          </div>
+          <DialogFooter
+            className="mt-6"
+            onCancel={okOnly ? undefined : onClose}
+            onConfirm={() => void confirm()}
+            busy={busy}
+            danger={danger}
+            disabled={confirmDisabled}
+            confirmLabel={confirmLabel}
+          />
         )}
       </DialogPanel>
     </Dialog>
+  );
+}
+
+export type DialogFooterProps = {
+  /** Cancel as a button calling this (none when neither this nor cancelHref is given). */
+  onCancel?: () => void;
+  /** Cancel as a link (a page without JavaScript leaves its form this way). */
+  cancelHref?: string;
+  cancelLabel?: ReactNode;
+  /** The confirm button's click; without it the button submits its form. */
+  onConfirm?: () => void;
+  confirmLabel?: ReactNode;
+  busy?: boolean;
+  danger?: boolean;
+  disabled?: boolean;
+  className?: string;
+};
+
+/**
+ * A dialog's button row: Cancel, then Confirm (red Delete when danger), right-aligned. The modal's
+ * own footer, and the footer of a form inside a modal with footer={null} (Confirm submits the form).
+ */
+export function DialogFooter({ onCancel, cancelHref, cancelLabel, onConfirm, confirmLabel, busy = false, danger = false, disabled = false, className = "" }: DialogFooterProps) {
+  const { t } = useTranslation();
+  const cancel = cancelLabel ?? t("global.cancel");
+  return (
+    <div className={`flex justify-end gap-2 ${className}`}>
+      {cancelHref !== undefined ? (
+        <ButtonLink href={cancelHref} variant="outlined">
+          {cancel}
+        </ButtonLink>
+      ) : (
+        onCancel && (
+          <Button variant="outlined" onClick={onCancel}>
+            {cancel}
+          </Button>
+        )
+      )}
+      <Button type={onConfirm ? "button" : "submit"} danger={danger} loading={busy} disabled={disabled} onClick={onConfirm}>
+        {confirmLabel ?? (danger ? t("global.confirm.delete") : t("global.confirm"))}
+      </Button>
+    </div>
   );
 }
 
