@@ -99,6 +99,8 @@ export const adminUser = z.object({
   account: z.string(),
   role: z.enum(["user", "admin"]),
   online: z.boolean(),
+  connections: z.number().int().min(0).describe("Connections now: signed-in sessions with a live access token, each desktop client's file-server socket counted instead of its session; across every engine instance."),
+  addresses: z.array(z.string()).describe("The distinct addresses of those connections (a session's sign-in address, a desktop socket's own), sorted."),
   lockedUntil: z.number().int().describe("Unix seconds of an automatic lockout's end; 0 when none."),
   createTime: z.number().int(),
   groups: z.array(z.object({ groupId: z.number().int(), groupName: z.string(), groupPermission: z.number().int() })),

@@ -3,7 +3,7 @@ import { Form, Link, useLoaderData, useNavigate, useSubmit } from "@remix-run/re
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import * as z from "zod";
-import { LicenseLine, OnlineState, SpaceCell, StatusCell } from "~/admin/users/cells";
+import { ConnectionsDetail, LicenseLine, OnlineState, SpaceCell, StatusCell } from "~/admin/users/cells";
 import { usersSearch } from "~/admin/users/query";
 import { Button, ButtonLink } from "~/components/ui/button";
 import { Modal } from "~/components/ui/modal";
@@ -20,7 +20,7 @@ import { permissionLabels } from "../../contract/permissions";
 
 type UserPage = { list: AdminUser[]; total: number; size: number; current: number };
 
-/** The Users list (admin spec section 2): search, paging, online state, lock / unlock, space, delete, the account limit. */
+/** The Users list (admin spec section 2): search, paging, online state with connections (addresses in the expanded row), lock / unlock, space, delete, the account limit. */
 export async function loader({ request }: LoaderFunctionArgs) {
   const admin = await requireAdmin(request);
   const url = new URL(request.url);
@@ -110,11 +110,13 @@ export default function UsersPage() {
     submit({ intent: "delete", id: String(user.id), account: user.account, confirmed: "1", back }, { method: "post", action: "/admin/users", preventScrollReset: true });
 
   const columns: Column<AdminUser>[] = [
+    { type: "expand", width: 44 },
     {
       key: "account",
       title: t("admin.users.column.account"),
+      width: 150,
       render: (u) => (
-        <Link to={`/admin/users/${u.id}`} className="text-primary hover:underline" aria-label={t("admin.users.edit.label", { account: u.account })}>
+        <Link to={`/admin/users/${u.id}`} className="break-all text-primary hover:underline" aria-label={t("admin.users.edit.label", { account: u.account })}>
           {u.account}
         </Link>
       ),
@@ -122,9 +124,9 @@ export default function UsersPage() {
     },
     { type: "ellipsis", dataIndex: "fullname", title: t("admin.users.column.fullname") },
     { type: "ellipsis", dataIndex: "email", title: t("admin.users.column.email") },
-    { type: "custom", key: "online", title: t("admin.users.column.status"), width: 100, render: (u) => <OnlineState online={u.online} /> },
-    { type: "custom", key: "lock", title: t("admin.users.column.lock"), width: 110, render: (u) => <StatusCell user={u} /> },
-    { type: "custom", key: "space", title: t("admin.users.column.space"), width: 210, render: (u) => <SpaceCell space={u.space} quota={u.quota} /> },
+    { type: "custom", key: "online", title: t("admin.users.column.status"), width: 195, render: (u) => <OnlineState user={u} /> },
+    { type: "custom", key: "lock", title: t("admin.users.column.lock"), width: 80, render: (u) => <StatusCell user={u} /> },
+    { type: "custom", key: "space", title: t("admin.users.column.space"), width: 160, render: (u) => <SpaceCell space={u.space} quota={u.quota} /> },
     {
       type: "custom",
       key: "permission",
@@ -146,7 +148,7 @@ export default function UsersPage() {
       type: "custom",
       key: "actions",
       title: t("admin.users.column.actions"),
-      width: 210,
+      width: 170,
       render: (u) => (
         <span className="flex items-center gap-1">
           <Link to={`/admin/users/${u.id}`} className="inline-flex h-6 items-center rounded px-2 text-sm text-primary hover:bg-primary/10" aria-label={t("admin.users.edit.label", { account: u.account })}>
@@ -206,7 +208,7 @@ export default function UsersPage() {
           </ButtonLink>
         </div>
       )}
-      <Table columns={columns} data={users} rowKey="id" label={t("admin.users.table")} rowLabel={(u) => u.account} />
+      <Table columns={columns} data={users} rowKey="id" label={t("admin.users.table")} rowLabel={(u) => u.account} expandedRender={(u) => <ConnectionsDetail user={u} />} />
       <p className="text-xs text-gray-500">{t("admin.users.online.note")}</p>
       <Pagination
         total={total}

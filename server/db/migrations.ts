@@ -308,6 +308,14 @@ const migrations = (dialect: Dialect): Record<string, Migration> => ({
       await db.schema.alterTable("users").addColumn("auth_source", "varchar(16)", (c) => c.notNull().defaultTo("local")).execute();
     },
   },
+  "0013_client_socket_origin": {
+    async up(db: Kysely<any>) {
+      // A desktop client's session and the address its socket comes from: the admin user list's
+      // connections and addresses (a client's socket stands for its session, counted once).
+      await db.schema.alterTable("client_sockets").addColumn("session_id", "varchar(32)", (c) => c.notNull().defaultTo("")).execute();
+      await db.schema.alterTable("client_sockets").addColumn("address", "varchar(64)", (c) => c.notNull().defaultTo("")).execute();
+    },
+  },
 });
 
 /** Runs every pending migration; throws if one fails, so the engine never starts on a half schema. */

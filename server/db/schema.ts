@@ -127,6 +127,10 @@ export interface ClientSocketsTable {
   version: string;
   created_at: number;
   expires_at: number;
+  /** The session whose socket token the client logged in with (0013); "" for rows from before. */
+  session_id: D<string>;
+  /** The address the client's socket comes from (0013). */
+  address: D<string>;
 }
 
 /** Content hash of a stored file while its size and mtime (unix seconds) are unchanged; see server/files/hashes.ts. */

@@ -23,8 +23,12 @@ export const CLIENT_HEARTBEAT_MS = 30_000;
 export const CLIENT_EXPIRY_MS = 3 * CLIENT_HEARTBEAT_MS;
 
 export interface ClientRegistry {
-  /** Records a desktop client as online; throws FreeVersionClientLimit when the edition is full. Returns the id to release. */
-  admit(userId: number, version: string): Promise<string>;
+  /**
+   * Records a desktop client as online; throws FreeVersionClientLimit when the edition is full.
+   * Returns the id to release. `origin`: the session it logged in with and its socket's address
+   * (the admin user list's connections and addresses, server/users/connections.ts).
+   */
+  admit(userId: number, version: string, origin?: { sessionId: string; address: string | null }): Promise<string>;
   release(id: string): Promise<void>;
   /** Stops the heartbeat and forgets this instance's clients (engine shutdown). */
   close(): Promise<void>;
@@ -65,12 +69,13 @@ export function createClientRegistry(deps: { db: Db; clock: Clock; edition: Edit
   heartbeat.unref();
 
   return {
-    admit(userId, version) {
+    admit(userId, version, origin) {
       return track(
         (async () => {
           const id = randomBytes(12).toString("hex");
           const now = clock.now();
-          await k.insertInto("client_sockets").values({ id, instance, user_id: userId, version, created_at: now, expires_at: now + CLIENT_EXPIRY_MS }).execute();
+          const source = { session_id: origin?.sessionId ?? "", address: (origin?.address ?? "").slice(0, 64) };
+          await k.insertInto("client_sockets").values({ id, instance, user_id: userId, version, created_at: now, expires_at: now + CLIENT_EXPIRY_MS, ...source }).execute();
           // Counting after our own row is committed means of two racing logins the later one always sees
           // the earlier: the limit is never exceeded, at worst both refuse (no lock needed on any dialect).
           if ((await countOnlineClients(db, now)) > limit) {

@@ -135,7 +135,7 @@ export function handleSocket(socket: WebSocket, req: IncomingMessage, deps: Sock
         const client = (args.data as Args<"login">).client;
         // Over the edition's limit this throws 4110 and the socket stays logged out.
         if (client && !clientId) {
-          clientId = await deps.clients.admit(auth.user.id, client.version);
+          clientId = await deps.clients.admit(auth.user.id, client.version, { sessionId: auth.sessionId, address: deps.clientAddress(req) });
           if (closed) await deps.clients.release(clientId);
         }
         token = login.token;

@@ -12,6 +12,7 @@ import { fail, FerryError } from "../errors";
 import { overlaps, parseVirtualDirectories } from "../files/spaces";
 import type { Settings } from "../settings/service";
 import { normaliseUserPath } from "../storage/paths";
+import { connectionsIn, connectionsOf, type UserConnections } from "./connections";
 
 /** The stored hash of an account without a local password: no password verifies against it (not a scrypt hash). */
 const NO_LOCAL_PASSWORD = "external";
@@ -126,7 +127,10 @@ export function createUsers({ db, clock, tokens, settings, homes }: UsersDeps) {
     if (problem) fail("PasswordFormat", { rule: problem });
   }
 
-  async function toAdminUser(row: UserRow, online?: Set<number>): Promise<AdminUser> {
+  /** The admin answer of a user; a list passes what it looked up for its whole page at once. */
+  async function toAdminUser(row: UserRow, page?: { online: Set<number>; connections: Map<number, UserConnections> }): Promise<AdminUser> {
+    const { online, connections } = page ?? { online: await tokens.onlineUserIds(), connections: await connectionsOf(db, clock, [row.id]) };
+    const here = connectionsIn(connections, row.id);
     const groups = await k
       .selectFrom("group_members")
       .innerJoin("user_groups", "user_groups.id", "group_members.group_id")
@@ -140,7 +144,10 @@ export function createUsers({ db, clock, tokens, settings, homes }: UsersDeps) {
       id: row.id,
       account: row.account,
       role: row.role,
-      online: (online ?? (await tokens.onlineUserIds())).has(row.id),
+      // A desktop client whose socket is up is online even when its session's access token lapsed.
+      online: online.has(row.id) || here.connections > 0,
+      connections: here.connections,
+      addresses: here.addresses,
       lockedUntil,
       createTime: toSeconds(row.created_at),
       groups,
@@ -275,8 +282,8 @@ export function createUsers({ db, clock, tokens, settings, homes }: UsersDeps) {
         .limit(page.pageSize)
         .offset((page.pageNum - 1) * page.pageSize)
         .execute();
-      const online = await tokens.onlineUserIds();
-      const list = await Promise.all(rows.map((r) => toAdminUser(r, online)));
+      const [online, connections] = await Promise.all([tokens.onlineUserIds(), connectionsOf(db, clock, rows.map((r) => r.id))]);
+      const list = await Promise.all(rows.map((r) => toAdminUser(r, { online, connections })));
       return { list, total: Number(total), size: page.pageSize, current: page.pageNum };
     },
 

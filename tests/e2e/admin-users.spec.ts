@@ -1,7 +1,8 @@
 import type { Browser, Page } from "@playwright/test";
 import { PERMISSION_FULL } from "../../contract/permissions";
 import type { AdminUser } from "../../contract/admin";
-import { E2E_FILE_PORT } from "../support/e2e-env";
+import { signClientAddress } from "../../contract/forwarding";
+import { E2E_FILE_PORT, FORWARD_SECRET } from "../support/e2e-env";
 import {
   ADMIN_PASSWORD,
   adminToken,
@@ -11,7 +12,7 @@ import {
   uniqueAccount,
 } from "../support/e2e-helpers";
 import { connectFiles } from "../support/file-client";
-import { adminSignIn, auditPage } from "./admin-console";
+import { adminSignIn, auditPage, consoleScreens } from "./admin-console";
 import { expect, hydrated, screenshot, seedFile, signIn, test } from "./fixtures";
 
 /**
@@ -88,7 +89,7 @@ test("the administrator adds a user in 4 steps with a virtual directory, a forbi
   await expect(steps.locator("[aria-current=step]")).toContainText("General");
   await page.mouse.move(0, 0);
   await auditPage(page, "add user, General (en)");
-  await screenshot(page, "admin-users-step1-en-1440");
+  await consoleScreens(page, "admin-users-step1-en-1440");
 
   // An account that exists already: the engine's 1004, on the account field, translated.
   await accountField(page).fill(owner.account);
@@ -118,7 +119,7 @@ test("the administrator adds a user in 4 steps with a virtual directory, a forbi
   await page.getByLabel("Alias 1").fill("Team");
   await page.mouse.move(0, 0);
   await auditPage(page, "add user, Storage (en)");
-  await screenshot(page, "admin-users-step2-en-1440");
+  await consoleScreens(page, "admin-users-step2-en-1440");
   await page.getByRole("button", { name: "Next" }).click();
 
   await expect(steps.locator("[aria-current=step]")).toContainText("Transfer");
@@ -130,7 +131,7 @@ test("the administrator adds a user in 4 steps with a virtual directory, a forbi
   await page.getByLabel("Max download speed (KB/s)").fill("512");
   await page.mouse.move(0, 0);
   await auditPage(page, "add user, Transfer (en)");
-  await screenshot(page, "admin-users-step3-en-1440");
+  await consoleScreens(page, "admin-users-step3-en-1440");
   await page.getByRole("button", { name: "Next" }).click();
 
   await expect(steps.locator("[aria-current=step]")).toContainText("Security");
@@ -141,7 +142,7 @@ test("the administrator adds a user in 4 steps with a virtual directory, a forbi
   await expect(steps.locator("[aria-current=step]")).toContainText("Security");
   await page.mouse.move(0, 0);
   await auditPage(page, "add user, Security (en)");
-  await screenshot(page, "admin-users-step4-en-1440");
+  await consoleScreens(page, "admin-users-step4-en-1440");
   await page.getByRole("button", { name: "Create" }).click();
 
   await expect(page).toHaveURL(/\/admin\/users$/);
@@ -254,6 +255,51 @@ test("after a refused Create or Save the form posts again: the corrected user is
   await context.close();
 });
 
+test("the list shows each user's connections, and the expanded row where they come from", async ({
+  browser,
+}) => {
+  test.setTimeout(90_000);
+  const user = await createUser(uniqueAccount("uiconn"), PASSWORD);
+  // The user in a browser (the web vouches for its address, 127.0.0.1) and in a desktop client whose
+  // socket comes from 203.0.113.7 (an address vouched for as a trusted proxy would), so the client's
+  // own sign-in counts once, as its socket.
+  const own = await browser.newContext({ locale: "en-US" });
+  const ownPage = await own.newPage();
+  await signIn(ownPage, user.account, PASSWORD);
+  await ownPage.waitForURL(/\/personal/);
+  const desktop = await connectFiles(FILE_URL, null, {
+    "x-ferry-client-address": "203.0.113.7",
+    "x-ferry-client-signature": signClientAddress(FORWARD_SECRET, "203.0.113.7"),
+  });
+  const socketToken = (await login(user.account, PASSWORD)).data!.websocket_token;
+  expect(
+    (await desktop.cmd("login", { token: socketToken, client: { version: "3.2.1" } })).code
+  ).toBe(200);
+
+  for (const locale of ["en-US", "zh-CN"] as const) {
+    const en = locale === "en-US";
+    const { context, page } = await consoleAs(browser, locale);
+    await page.goto(`/admin/users?search=${user.account}`);
+    await hydrated(page);
+    const row = usersTable(page).getByRole("row").filter({ hasText: user.account });
+    await expect(row).toContainText(en ? "Online · 2 connections" : "在线 · 2 个连接");
+    await row
+      .getByRole("button", { name: `${en ? "Expand row" : "展开此行"} ${user.account}` })
+      .click();
+    const detail = usersTable(page).getByRole("definition");
+    await expect(detail.getByRole("listitem")).toHaveText(["127.0.0.1", "203.0.113.7"]);
+    await expect(usersTable(page).getByRole("term")).toHaveText(
+      en ? ["Connections", "Connected from"] : ["连接数", "连接地址"]
+    );
+    await page.mouse.move(0, 0);
+    await auditPage(page, `users list, expanded row (${locale})`);
+    await consoleScreens(page, `admin-users-list-expanded-${en ? "en" : "zh"}-1440`);
+    await context.close();
+  }
+  await desktop.close();
+  await own.close();
+});
+
 test("search, paging, lock and unlock with toasts, delete after a confirmation naming the user", async ({
   browser,
 }) => {
@@ -296,7 +342,7 @@ test("search, paging, lock and unlock with toasts, delete after a confirmation n
     usersTable(page).getByRole("link", { name: /^Edit / })
   ).toHaveCount(24);
   await auditPage(page, "users list (en)");
-  await screenshot(page, "admin-users-list-en-1440");
+  await consoleScreens(page, "admin-users-list-en-1440");
 
   const target = made[0]!;
   await usersTable(page)
@@ -345,7 +391,7 @@ test("the Users screen and every step in Chinese, audited", async ({
     page.getByRole("heading", { level: 1, name: "用户" })
   ).toBeVisible();
   await auditPage(page, "users list (zh)");
-  await screenshot(page, "admin-users-list-zh-1440");
+  await consoleScreens(page, "admin-users-list-zh-1440");
   await page.getByRole("link", { name: "添加用户" }).click();
   await hydrated(page);
   await page
@@ -361,7 +407,7 @@ test("the Users screen and every step in Chinese, audited", async ({
     // The pointer still rests on the button just pressed; its hover shade is not what the audit is about.
     await page.mouse.move(0, 0);
     await auditPage(page, `add user step ${index + 1} (zh)`);
-    await screenshot(page, `admin-users-step${index + 1}-zh-1440`);
+    await consoleScreens(page, `admin-users-step${index + 1}-zh-1440`);
     if (index < 3) await page.getByRole("button", { name: "下一步" }).click();
   }
   await context.close();

@@ -4,14 +4,46 @@ import { useFormatTime } from "~/utils/use-time-zone";
 import type { AdminUser, SpaceUsage } from "../../../contract/admin";
 import type { DashboardLicense } from "../../../contract/dashboard";
 
-/** Online or offline (the engine reports no addresses or connection counts per user). */
-export function OnlineState({ online }: { online: boolean }) {
+/** Online with the number of connections, or offline. */
+export function OnlineState({ user }: { user: Pick<AdminUser, "online" | "connections"> }) {
   const { t } = useTranslation();
   return (
-    <span className="inline-flex items-center gap-1.5">
-      <span aria-hidden="true" className={`size-2 rounded-full ${online ? "bg-green-600" : "bg-gray-400"}`} />
-      {online ? t("admin.users.online") : t("admin.users.offline")}
+    <span className="inline-flex items-center gap-1.5 whitespace-nowrap">
+      <span aria-hidden="true" className={`size-2 shrink-0 rounded-full ${user.online ? "bg-green-600" : "bg-gray-400"}`} />
+      {!user.online ? t("admin.users.offline") : user.connections > 0 ? t("admin.users.online.connections", { count: user.connections }) : t("admin.users.online")}
     </span>
+  );
+}
+
+/** The expanded row: how many connections and the addresses they come from. */
+export function ConnectionsDetail({ user }: { user: Pick<AdminUser, "connections" | "addresses"> }) {
+  const { t } = useTranslation();
+  const row = "grid grid-cols-[140px_1fr] items-start gap-2";
+  return (
+    <dl className="flex flex-col gap-1.5 py-1">
+      <div className={row}>
+        <dt className="text-gray-600">{t("admin.users.detail.connections")}</dt>
+        <dd>{user.connections > 0 ? user.connections : t("admin.users.detail.none")}</dd>
+      </div>
+      {user.connections > 0 && (
+        <div className={row}>
+          <dt className="text-gray-600">{t("admin.users.detail.addresses")}</dt>
+          <dd>
+            {user.addresses.length > 0 ? (
+              <ul className="flex flex-wrap gap-x-4 gap-y-1">
+                {user.addresses.map((address) => (
+                  <li key={address} className="break-all font-mono text-xs leading-5">
+                    {address}
+                  </li>
+                ))}
+              </ul>
+            ) : (
+              t("admin.users.detail.unknown")
+            )}
+          </dd>
+        </div>
+      )}
+    </dl>
   );
 }
 
@@ -35,7 +67,9 @@ export function SpaceCell({ space, quota }: { space: SpaceUsage; quota: number }
   return (
     <span className="flex flex-col leading-tight">
       <span>{t("admin.users.space.used", { used: formatSize(space.used), quota: quota > 0 ? formatSize(quota) : t("admin.users.space.unlimited") })}</span>
-      <span className="text-xs text-gray-600">{t("admin.users.space.counts", { files: space.files, folders: space.folders })}</span>
+      <span className="text-xs text-gray-600">
+        {t("admin.users.space.files", { count: space.files })}, {t("admin.users.space.folders", { count: space.folders })}
+      </span>
     </span>
   );
 }

@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useHydrated } from "~/utils/use-hydrated";
 import { Button } from "~/components/ui/button";
-import { FieldItem, type FormField } from "~/components/ui/form";
+import { FieldItem, HORIZONTAL_FIELD_SPAN, type FormField } from "~/components/ui/form";
 import { Steps } from "~/components/ui/steps";
 import { TextInput } from "~/components/ui/text-input";
 import { PERMISSION_NAMES, STEP_KEYS, type UserFormMode } from "./user-form";
@@ -75,7 +75,8 @@ export function UserSteps({ mode, action, step, defaultValue, lastResult }: User
         <span aria-hidden="true" className="col-span-4 py-1.5 text-right text-sm font-medium text-gray-800">
           {t("admin.users.field.virtual")}
         </span>
-        <div className="col-span-20 flex flex-col gap-2">
+        {/* Tailwind 3 has no col-span-20: the kit's field span, as FieldItem places it. */}
+        <div style={{ gridColumn: `span ${HORIZONTAL_FIELD_SPAN} / span ${HORIZONTAL_FIELD_SPAN}` }} className="flex flex-col gap-2">
           <p className="text-xs text-gray-600">{t("admin.users.field.virtual.hint")}</p>
           {rows.map((item, index) => {
             const n = index + 1;

@@ -1,3 +1,5 @@
+import type { ZhMessages } from "../plural";
+
 /** The admin console's Users screen: the list and the 4-step add / edit form (admin spec sections 2 and 3). */
 export const adminUsersEn = {
   "admin.users.title": "Users",
@@ -15,13 +17,22 @@ export const adminUsersEn = {
   "admin.users.column.actions": "Actions",
   "admin.users.online": "Online",
   "admin.users.offline": "Offline",
-  "admin.users.online.note": "Addresses and connection counts per user are not reported by the engine yet; the dashboard shows the totals.",
+  "admin.users.online.connections_one": "Online · {{count}} connection",
+  "admin.users.online.connections_other": "Online · {{count}} connections",
+  "admin.users.detail.connections": "Connections",
+  "admin.users.detail.addresses": "Connected from",
+  "admin.users.detail.none": "Not connected",
+  "admin.users.detail.unknown": "Address not known",
+  "admin.users.online.note": "Connections: signed-in browsers and desktop clients; a browser closed without signing out counts until its session token expires. Expand a row for the addresses.",
   "admin.users.locked": "Locked",
   "admin.users.unlocked": "Normal",
   "admin.users.locked-until": "Locked after wrong passwords until {{time}}",
   "admin.users.space.used": "{{used}} of {{quota}}",
   "admin.users.space.unlimited": "unlimited",
-  "admin.users.space.counts": "{{files}} files, {{folders}} folders",
+  "admin.users.space.files_one": "{{count}} file",
+  "admin.users.space.files_other": "{{count}} files",
+  "admin.users.space.folders_one": "{{count}} folder",
+  "admin.users.space.folders_other": "{{count}} folders",
   "admin.users.lock": "Lock",
   "admin.users.unlock": "Unlock",
   "admin.users.edit.button": "Edit",
@@ -117,7 +128,7 @@ export const adminUsersEn = {
   "admin.users.error.email": "Incorrect email format",
 } as const;
 
-export const adminUsersZh: Record<keyof typeof adminUsersEn, string> = {
+export const adminUsersZh: ZhMessages<typeof adminUsersEn> = {
   "admin.users.title": "用户",
   "admin.users.add": "添加用户",
   "admin.users.edit": "编辑用户 {{account}}",
@@ -133,13 +144,19 @@ export const adminUsersZh: Record<keyof typeof adminUsersEn, string> = {
   "admin.users.column.actions": "操作",
   "admin.users.online": "在线",
   "admin.users.offline": "离线",
-  "admin.users.online.note": "引擎暂不提供每个用户的地址和连接数；总数见仪表盘。",
+  "admin.users.online.connections_other": "在线 · {{count}} 个连接",
+  "admin.users.detail.connections": "连接数",
+  "admin.users.detail.addresses": "连接地址",
+  "admin.users.detail.none": "未连接",
+  "admin.users.detail.unknown": "地址未知",
+  "admin.users.online.note": "连接：已登录的浏览器和桌面客户端；未退出就关闭的浏览器在会话令牌过期前仍计入。展开一行可查看地址。",
   "admin.users.locked": "已锁定",
   "admin.users.unlocked": "正常",
   "admin.users.locked-until": "因密码错误锁定至 {{time}}",
   "admin.users.space.used": "{{used}} / {{quota}}",
   "admin.users.space.unlimited": "不限",
-  "admin.users.space.counts": "{{files}} 个文件，{{folders}} 个文件夹",
+  "admin.users.space.files_other": "{{count}} 个文件",
+  "admin.users.space.folders_other": "{{count}} 个文件夹",
   "admin.users.lock": "锁定",
   "admin.users.unlock": "解锁",
   "admin.users.edit.button": "编辑",
