@@ -5,7 +5,7 @@ import { useTranslation } from "react-i18next";
 import { CpuChart, NetworkChart } from "~/admin/dashboard/charts";
 import { askPower, type DashboardData, POWER_INTENTS, type PowerIntent, powerSchema, readDashboard } from "~/admin/dashboard/data.server";
 import { ConnectionsPanel, InfoPanel, LicensePanel, StatusPanel, StoragePanel } from "~/admin/dashboard/panels";
-import { PowerControls, powerPhase } from "~/admin/dashboard/power";
+import { PowerControls, powerPhase, saysUnreachable } from "~/admin/dashboard/power";
 import { readForm } from "~/utils/form.server";
 import { requireAdmin } from "~/utils/session.server";
 
@@ -78,7 +78,7 @@ export default function AdminDashboard() {
     <section>
       <h1 className="mb-1 text-lg font-semibold">{t("admin.menu.server")}</h1>
       <p className="mb-4 text-sm text-gray-600">{t("dashboard.live")}</p>
-      {unreachable && !shutDown && (
+      {saysUnreachable(phase, unreachable) && (
         <p role="alert" className="mb-4 rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-800">
           {t("dashboard.unreachable")}
         </p>

@@ -121,6 +121,9 @@ for (const lang of ["en", "zh"] as const) {
     const newPid = product!.pid("engine");
     expect(newPid).not.toBe(oldPid);
     expect(isAlive(oldPid)).toBe(false);
+    // Meanwhile the page waits for it: no "does not answer" alarm beside the restart it asked for.
+    await expect(stateOf(page, lang)).toContainText(text.restarting);
+    await expect(page.getByRole("alert")).toHaveCount(0);
 
     // The page, polling, finds the new engine: running, its start time and process id.
     await expect(status.getByRole("status").filter({ hasText: text.done })).toBeVisible({ timeout: STARTUP_MS });

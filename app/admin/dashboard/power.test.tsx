@@ -2,7 +2,7 @@ import { screen } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import type { DashboardStatus } from "../../../contract/dashboard";
 import { renderWithI18n } from "../../test-utils";
-import { Outcome, powerPhase } from "./power";
+import { Outcome, powerPhase, saysUnreachable } from "./power";
 
 const status = (over: Partial<DashboardStatus> = {}): DashboardStatus => ({ state: "running", startedAt: 1000, uptime: 5, pid: 42, canRestart: true, ...over });
 
@@ -22,6 +22,15 @@ describe("the dashboard's restart and shutdown", () => {
     expect(powerPhase(undefined, true, status())).toEqual({ phase: "idle", state: "error" });
     // A refusal changes nothing.
     expect(powerPhase({ intent: "restart", code: 4109 }, false, status())).toEqual({ phase: "idle", state: "running" });
+  });
+
+  it("say the engine does not answer only when nobody asked it to stop", () => {
+    expect(saysUnreachable("idle", true)).toBe(true);
+    expect(saysUnreachable("restarted", true)).toBe(true);
+    // A restart under way and a shutdown say so themselves; a red "does not answer" beside them is noise.
+    expect(saysUnreachable("restarting", true)).toBe(false);
+    expect(saysUnreachable("shuttingDown", true)).toBe(false);
+    expect(saysUnreachable("idle", false)).toBe(false);
   });
 
   it("say the engine's refusal in the page's language", () => {

@@ -24,6 +24,14 @@ export function powerPhase(result: PowerResult | undefined, unreachable: boolean
   return { phase: "idle", state: unreachable || !status ? "error" : status.state };
 }
 
+/**
+ * Whether the page says the engine does not answer: not while a restart the administrator asked for
+ * is under way (its own message says it waits for the engine) nor after a shutdown.
+ */
+export function saysUnreachable(phase: PowerPhase, unreachable: boolean): boolean {
+  return unreachable && (phase === "idle" || phase === "restarted");
+}
+
 const TEXT = {
   restart: { button: "dashboard.restart", title: "dashboard.restart.title", body: "dashboard.restart.body" },
   shutdown: { button: "dashboard.shutdown", title: "dashboard.shutdown.title", body: "dashboard.shutdown.body" },
