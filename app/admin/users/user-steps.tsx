@@ -4,7 +4,8 @@ import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { useHydrated } from "~/utils/use-hydrated";
 import { Button } from "~/components/ui/button";
-import { FieldItem, HORIZONTAL_FIELD_SPAN, type FormField } from "~/components/ui/form";
+import * as z from "zod";
+import { FieldItem, HORIZONTAL_FIELD_SPAN, parseFormData, type FormField } from "~/components/ui/form";
 import { Steps } from "~/components/ui/steps";
 import { TextInput } from "~/components/ui/text-input";
 import { PERMISSION_NAMES, STEP_KEYS, type UserFormMode } from "./user-form";
@@ -24,14 +25,19 @@ export function UserSteps({ mode, action, step, defaultValue, lastResult }: User
   const { t, i18n } = useTranslation();
   const navigation = useNavigation();
   const hydrated = useHydrated();
+  // Fields typed in since the server's last answer: their errors from that answer are left behind.
+  const edited = useRef(new Set<string>());
+  useEffect(() => edited.current.clear(), [lastResult]);
   const [form, fields] = useForm<Record<string, unknown>>({
     id: `user-${mode}`,
     lastResult,
     defaultValue: defaultValue as DefaultValue<Record<string, unknown>>,
-    // Only the server checks the form (each step's post), so an error stays on its field until the
-    // next answer. No checking in the browser: a blur check that knew no rules cleared the server's
-    // error as the pointer pressed Create, the buttons moved up a line under it, and the click
-    // landed beside them: after a refused Create, Create and Back posted nothing.
+    // The server checks the form (each step's post). In the browser, an error of its answer goes as
+    // soon as its field is typed in, and a button press is never checked: a check on leaving a field
+    // used to clear the errors as the pointer went down on Create, the buttons moved up a line under
+    // it, and the click landed beside them (after a refused Create, Create and Back posted nothing).
+    shouldValidate: "onInput",
+    onValidate: ({ formData }) => parseFormData(formData, stillRefused(lastResult, edited.current, formData.get("__intent__"))),
   });
   const vdirs = fields.virtualDirectories as unknown as { errors?: string[] };
   const message = (text: string) => (i18n.exists(text) ? t(text) : text);
@@ -175,4 +181,26 @@ export function UserSteps({ mode, action, step, defaultValue, lastResult }: User
       </Form>
     </FormProvider>
   );
+}
+
+/** "virtualDirectories[0].alias" → ["virtualDirectories", 0, "alias"]. */
+const pathOf = (name: string) => name.split(/\.|\[(\d+)\]/).filter((part) => part !== undefined && part !== "").map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+const related = (a: string, b: string) => a === b || a.startsWith(`${b}.`) || a.startsWith(`${b}[`) || b.startsWith(`${a}.`) || b.startsWith(`${a}[`);
+
+/**
+ * The browser's check while a field is typed in (a "validate" intent): the field errors of the
+ * server's last answer, less those of the fields typed in since. A submit is not checked here.
+ */
+function stillRefused(lastResult: SubmissionResult<string[]> | null | undefined, edited: Set<string>, intent: FormDataEntryValue | null) {
+  if (typeof intent !== "string") return z.looseObject({});
+  try {
+    const name = (JSON.parse(intent) as { type?: string; payload?: { name?: string } }).payload?.name;
+    if (name) edited.add(name);
+  } catch {
+    // Not an intent of conform's: nothing typed.
+  }
+  const left = Object.entries(lastResult?.error ?? {}).filter(([name, messages]) => name !== "" && messages?.length && ![...edited].some((e) => related(e, name)));
+  return z.looseObject({}).superRefine((_, ctx) => {
+    for (const [name, messages] of left) for (const message of messages ?? []) ctx.addIssue({ code: "custom", path: pathOf(name), message });
+  });
 }
