@@ -56,7 +56,12 @@ const userSettings = {
   home: homePath,
   locked: z.boolean(),
   needUpdatePwd: z.boolean().describe("Force a password change at the next sign-in."),
-  emailSenderType: z.number().int().min(0).max(2),
+  emailSenderType: z
+    .number()
+    .int()
+    .min(0)
+    .max(2)
+    .describe("Whose SMTP account the user's share mails and owner notices go through: 0 none (refused with 4135), 1 the server's, 2 the user's own (no fallback; only type 2 may read and save its own settings). docs/mail.md, \"Whose account\"."),
   uploadNewOnly: z.boolean(),
   maxUploadSpeed: z.number().int().min(0).describe("KB/s, 0 unlimited."),
   maxDownloadSpeed: z.number().int().min(0).describe("KB/s, 0 unlimited."),
@@ -70,8 +75,10 @@ const userSettings = {
       params: { ferryError: "IpWhitelistFormat" },
     })
     .describe("IP login whitelist: addresses, per-octet ranges (10.80.90.[1-100], *), IPv4/IPv6 CIDR, separated by ';'. Empty: any address. A sign-in from outside: 1091; a bad entry: 4019."),
-  notifyAdmin: z.boolean(),
-  shareEmailMode: z.number().int().min(0).max(1),
+  notifyAdmin: z
+    .boolean()
+    .describe("The user's committed uploads and finished downloads (a zip is one) make the administrator a notice, gathered per FERRY_TRANSFER_NOTICE_WINDOW, and a mail when the server has a mail account and the administrator an address. docs/mail.md, \"Transfer notices to the administrator\"."),
+  shareEmailMode: z.number().int().min(0).max(1).describe("Share mails to several recipients: 0 one mail to all, 1 a separate mail to each (they do not see each other)."),
   forbiddenPaths: z.array(homePath).max(100),
   virtualDirectories: z.array(virtualDirectory).max(10).describe("Aliases in the personal space mapped to folders of the storage (docs/storage.md, \"Virtual directories\")."),
   quota,

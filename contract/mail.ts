@@ -63,6 +63,14 @@ export function encryptionAllowed(provider: number, encryption: number): boolean
   return !!presetOf(provider)?.allowed.includes(encryption as Encryption);
 }
 
+/**
+ * users.email_sender_type (the admin's "Notification e-mail source"): whose SMTP account the user's
+ * mails go out through: none (the user sends no mail), the server's, or the user's own (their
+ * "E-mail settings"; only this type has them). docs/mail.md, "Whose account".
+ */
+export const EMAIL_SENDER = { none: 0, server: 1, own: 2 } as const;
+export type EmailSender = (typeof EMAIL_SENDER)[keyof typeof EMAIL_SENDER];
+
 export const FROM_NAME_MAX = 64;
 export const SMTP_ACCOUNT_MAX = 255;
 export const SMTP_PASSWORD_MAX = 128;

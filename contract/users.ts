@@ -43,7 +43,7 @@ export const userInfo = filterSwitches.extend({
   isAdmin: z.boolean(),
   permission: z.number().int(),
   groupList: z.array(groupMembership),
-  emailSenderType: z.number().int().describe("0 none, 1 the server's mail account, 2 the user's own."),
+  emailSenderType: z.number().int().describe("Whose account the user's mails go through: 0 none (no mail), 1 the server's mail account, 2 the user's own (E-mail settings are offered only then)."),
   emailAccount: z.string(),
   needUpdatePwd: z.boolean(),
   create_time: z.number().int(),

@@ -11,6 +11,8 @@ import { readForm } from "~/utils/form.server";
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const reply = await user.call<SmtpSettingsInfo>("/api/user/smtp/info");
+  // 1008: the user's sender type is not their own account (docs/mail.md, "Whose account"); the menu does not offer the dialog then.
+  if (reply.code === 1008) throw new Response(reply.message, { status: 403 });
   if (!reply.result || !reply.data) throw new Response(reply.message, { status: 502 });
   return data({ settings: reply.data }, { headers: { "Set-Cookie": await user.commit() } });
 }

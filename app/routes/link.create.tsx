@@ -5,6 +5,7 @@ import { createPayload, shareFormSchema } from "~/shares/rules";
 import { pageOrigin } from "~/utils/origin.server";
 import { requireUser } from "~/utils/session.server";
 import type { shareCreateData } from "../../contract/share";
+import { EMAIL_SENDER } from "../../contract/mail";
 import type { ServerInfo } from "../../contract/site";
 import type { UserInfo } from "../../contract/users";
 import type * as z from "zod";
@@ -13,14 +14,24 @@ import { readForm } from "~/utils/form.server";
 
 /**
  * The share and invite dialogs' endpoint (app/shares/share-dialog.tsx), a resource route.
- * GET: whether a mail sender exists for this user (their own account or the server's), asked of the
- * engine when an e-mail switch is turned on. POST: creates the link with the engine.
+ * GET: whether this user has a mail sender (the account their emailSenderType names: none, the
+ * server's or their own; docs/mail.md, "Whose account"), and if not, why. POST: creates the link.
  */
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   const [info, service] = await Promise.all([user.call<{ user: UserInfo }>("/api/user/info"), user.call<{ server: ServerInfo }>("/api/service/info")]);
-  const mailReady = Boolean(info.data?.user.emailAccount) || Boolean(service.data?.server.emailAccount);
-  return data({ mailReady }, { headers: { "Set-Cookie": await user.commit() } });
+  const mailProblem = senderProblem(info.data?.user, service.data?.server);
+  return data({ mailReady: mailProblem === null, mailProblem }, { headers: { "Set-Cookie": await user.commit() } });
+}
+
+/** The engine's 4135 reasons (server/mail/service.ts): which sender the user lacks. */
+export type MailProblem = "sender-none" | "server-account-not-set" | "own-account-not-set";
+const MAIL_PROBLEMS: readonly string[] = ["sender-none", "server-account-not-set", "own-account-not-set"];
+
+function senderProblem(user: UserInfo | undefined, server: ServerInfo | undefined): MailProblem | null {
+  if (!user || user.emailSenderType === EMAIL_SENDER.none) return "sender-none";
+  if (user.emailSenderType === EMAIL_SENDER.server) return server?.emailAccount ? null : "server-account-not-set";
+  return user.emailAccount ? null : "own-account-not-set";
 }
 
 /** Which field an engine refusal belongs to; the rest show above the form. */
@@ -40,7 +51,7 @@ export async function action({ request }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const submission = parseFormData(form, shareFormSchema);
   const headers = { "Set-Cookie": await user.commit() };
-  if (submission.status !== "success") return data({ result: submission.reply(), created: null, mailRefused: false }, { status: 400, headers });
+  if (submission.status !== "success") return data({ result: submission.reply(), created: null, mailRefused: false, mailProblem: null }, { status: 400, headers });
 
   const [t, language] = await Promise.all([getT(request), getLanguage(request)]);
   const origin = pageOrigin(request);
@@ -50,16 +61,21 @@ export async function action({ request }: ActionFunctionArgs) {
   // URL on the host the request came from (docs/shares.md, "Share base URL").
   const reply = await user.call<z.infer<typeof shareCreateData>>("/api/share/link/create", { method: "POST", body: JSON.stringify(body), headers: { Origin: origin } });
   if (!reply.result || !reply.data) {
-    // No mail sender (4135): the dialog turns its e-mail switches off again.
-    if (reply.code === 4135) return data({ result: submission.reply({ formErrors: [t("app.transfer.share.email.error")] }), created: null, mailRefused: true }, { status: 400, headers });
+    // No mail sender (4135): the dialog turns its e-mail switches off again and says which sender is missing.
+    if (reply.code === 4135) {
+      const reason = String((reply.data as { reason?: unknown } | null)?.reason ?? "");
+      const mailProblem = MAIL_PROBLEMS.includes(reason) ? (reason as MailProblem) : null;
+      const message = t(mailProblem ? `app.transfer.share.email.${mailProblem}` : "app.transfer.share.email.error");
+      return data({ result: submission.reply({ formErrors: [message] }), created: null, mailRefused: true, mailProblem }, { status: 400, headers });
+    }
     const message = t(`error.${reply.code}`, { defaultValue: reply.message, ...((reply.data as Record<string, unknown> | null) ?? {}) });
     const field = FIELD_OF_CODE[reply.code];
     const result = field ? submission.reply({ fieldErrors: { [field]: [message] } }) : submission.reply({ formErrors: [message] });
-    return data({ result, created: null, mailRefused: false }, { status: 400, headers });
+    return data({ result, created: null, mailRefused: false, mailProblem: null }, { status: 400, headers });
   }
   const mailError = reply.data.mailError ? t(`error.${reply.data.mailError}`, { defaultValue: String(reply.data.mailError) }) : null;
   return data(
-    { result: submission.reply({ resetForm: true }), created: { url: reply.data.shareUrl, password: reply.data.sharePassword, mailError }, mailRefused: false },
+    { result: submission.reply({ resetForm: true }), created: { url: reply.data.shareUrl, password: reply.data.sharePassword, mailError }, mailRefused: false, mailProblem: null },
     { headers },
   );
 }

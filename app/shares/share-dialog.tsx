@@ -7,7 +7,7 @@ import { FormBuilder, type CustomFieldProps, type FormField } from "../component
 import { Modal } from "../components/ui/modal";
 import { TextInput } from "../components/ui/text-input";
 import { useToast } from "../components/ui/toast";
-import type { action, loader } from "../routes/link.create";
+import type { action, loader, MailProblem } from "../routes/link.create";
 import { aliasAvailability, randomSharePassword, SHARE_PASSWORD_MAX } from "../../contract/share";
 import { copyToClipboard } from "./clipboard";
 import { EmailTagInput } from "./email-tag-input";
@@ -31,10 +31,20 @@ const boxState = (invalid: boolean) => (invalid ? "border-red-600 focus:ring-red
 type Watched = { needPassword: boolean; expiry: string; emailOn: boolean; notify: boolean };
 
 /**
- * Follows the switches the dialog's layout depends on, and turns an e-mail switch back off (with
- * app.transfer.share.email.error) when the engine says no mail sender exists.
+ * Follows the switches the dialog's layout depends on, and turns an e-mail switch back off when the
+ * user has no mail sender, saying which one is missing (app.transfer.share.email.<problem>).
  */
-function Watcher({ onChange, mailReady, mailRefused }: { onChange: (w: Watched) => void; mailReady: boolean | undefined; mailRefused: boolean }) {
+function Watcher({
+  onChange,
+  mailReady,
+  mailRefused,
+  mailProblem,
+}: {
+  onChange: (w: Watched) => void;
+  mailReady: boolean | undefined;
+  mailRefused: boolean;
+  mailProblem: MailProblem | null | undefined;
+}) {
   const { t } = useTranslation();
   const toast = useToast();
   const [needPassword, form] = useField<string>("needPassword");
@@ -50,9 +60,9 @@ function Watcher({ onChange, mailReady, mailRefused }: { onChange: (w: Watched) 
   const anyMail = state.emailOn || state.notify;
   useEffect(() => {
     if (!anyMail || !(mailReady === false || mailRefused)) return;
-    toast.error(t("app.transfer.share.email.error"));
+    toast.error(t(mailProblem ? `app.transfer.share.email.${mailProblem}` : "app.transfer.share.email.error"));
     for (const name of MAIL_SWITCHES) form.update({ name, value: "" });
-  }, [anyMail, mailReady, mailRefused, form, toast, t]);
+  }, [anyMail, mailReady, mailRefused, mailProblem, form, toast, t]);
   return null;
 }
 
@@ -89,7 +99,7 @@ function ShareForm({ request, onCreated }: { request: ShareRequest; onCreated: (
   const [maxDate] = useState(() => maxExpiryDate(tzOffset));
   const aliasHint = upload ? null : aliasAvailability(request.items);
 
-  // Asked once per opening: does a mail sender (the user's own or the server's) exist?
+  // Asked once per opening: does the user's mail sender (by their emailSenderType) exist?
   useEffect(() => {
     mail.load("/link/create");
     // eslint-disable-next-line react-hooks/exhaustive-deps -- once per opening
@@ -170,7 +180,12 @@ function ShareForm({ request, onCreated }: { request: ShareRequest; onCreated: (
       action="/link/create"
       className="max-h-[65vh] overflow-y-auto pr-1"
     >
-      <Watcher onChange={setWatched} mailReady={mail.data?.mailReady} mailRefused={create.state === "idle" && create.data?.mailRefused === true} />
+      <Watcher
+        onChange={setWatched}
+        mailReady={mail.data?.mailReady}
+        mailRefused={create.state === "idle" && create.data?.mailRefused === true}
+        mailProblem={(create.state === "idle" && create.data?.mailProblem) || mail.data?.mailProblem}
+      />
       <input type="hidden" name="kind" value={request.kind} />
       <input type="hidden" name="serverPath" value={request.serverPath} />
       <input type="hidden" name="tzOffset" value={tzOffset} />

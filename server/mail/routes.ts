@@ -9,27 +9,34 @@ export function mailRoutes(mail: Mail) {
       method: "GET",
       url: "/api/user/smtp/info",
       tag: "mail",
-      summary: "The caller's SMTP sender settings (the spec's defaults when none are saved). The password is never returned: emailPassword is empty, hasPassword tells whether one is stored.",
+      summary:
+        "The caller's SMTP sender settings (the spec's defaults when none are saved). The password is never returned: emailPassword is empty, hasPassword tells whether one is stored. Only for a user whose emailSenderType is 2 (own account); otherwise 1008 with data.reason \"email-sender-type\".",
       auth: "user",
       response: smtpSettingsInfo,
-      handler: ({ auth }) => mail.info({ kind: "user", userId: auth!.user.id }),
+      handler: async ({ auth }) => {
+        await mail.requireOwnSender(auth!.user.id);
+        return mail.info({ kind: "user", userId: auth!.user.id });
+      },
     }),
     route({
       method: "POST",
       url: "/api/user/smtp/update",
       tag: "mail",
       summary:
-        "Save the caller's SMTP sender settings. emailPassword is credential-encoded; empty keeps the stored one. 4131 account, 4132 password, 4133 host (also a private/loopback address), 4134 port, 400 from-name, provider or an encryption the provider does not allow.",
+        "Save the caller's SMTP sender settings. emailPassword is credential-encoded; empty keeps the stored one. 4131 account, 4132 password, 4133 host (also a private/loopback address), 4134 port, 400 from-name, provider or an encryption the provider does not allow. Only for a user whose emailSenderType is 2 (own account); otherwise 1008 with data.reason \"email-sender-type\" and nothing is stored.",
       auth: "user",
       body: smtpSettingsBody,
       response: smtpSettingsInfo,
-      handler: ({ auth, body }) => mail.update({ kind: "user", userId: auth!.user.id }, body),
+      handler: async ({ auth, body }) => {
+        await mail.requireOwnSender(auth!.user.id);
+        return mail.update({ kind: "user", userId: auth!.user.id }, body);
+      },
     }),
     route({
       method: "GET",
       url: "/api/admin/settings/mail",
       tag: "admin",
-      summary: "The server's mail account (admin Email settings), used when a user has none of their own. The password is never returned.",
+      summary: "The server's mail account (admin Email settings), which the mails of users with emailSenderType 1 go out through; also the administrator's transfer notices. The password is never returned.",
       auth: "admin",
       response: smtpSettingsInfo,
       handler: () => mail.info({ kind: "server" }),

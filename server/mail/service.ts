@@ -3,6 +3,7 @@ import { rootCertificates } from "node:tls";
 import { createCredentialCodec } from "../../contract/credentials";
 import type { ErrorName } from "../../contract/errors";
 import {
+  EMAIL_SENDER,
   SMTP_DEFAULTS,
   type SmtpSettings,
   type SmtpSettingsBody,
@@ -17,6 +18,9 @@ import type { Settings } from "../settings/service";
 import { checkSmtpHostOnSave } from "./address";
 import { createSecretBox, loadEngineSecret, type SecretBox } from "./secret";
 import { deliver, type OutgoingMail, smtpAuthenticates } from "./transport";
+
+/** Why a user has no sender: the reason carried by 4135 (EmailNotConfigured). */
+export type SenderProblem = "sender-none" | "server-account-not-set" | "own-account-not-set";
 
 /** Whose SMTP account: the server's (admin "Email settings") or one user's own. */
 export type MailOwner = { kind: "server" } | { kind: "user"; userId: number };
@@ -166,9 +170,33 @@ export function createMail({ db, config, clock, settings }: MailDeps) {
       return update({ kind: "server" }, { ...current, ...patch, emailPassword: patch.emailPassword ?? "" });
     },
     account,
-    /** The account a user's mails go out through: their own when set, else the server's; null when neither is. */
-    async senderFor(userId: number): Promise<MailAccount | null> {
-      return (await account({ kind: "user", userId })) ?? (await account({ kind: "server" }));
+    /**
+     * The account a user's mails (share mails, owner notices) go out through, as the administrator's
+     * `emailSenderType` of the user says: 0 none, 1 the server's account, 2 the user's own (no
+     * fallback to the server's). `problem` says why there is none: `sender-none` (type 0),
+     * `server-account-not-set` (type 1), `own-account-not-set` (type 2).
+     */
+    async senderOf(userId: number): Promise<{ account: MailAccount } | { account: null; problem: SenderProblem }> {
+      const row = await k.selectFrom("users").select("email_sender_type").where("id", "=", userId).executeTakeFirst();
+      const type = row?.email_sender_type ?? EMAIL_SENDER.none;
+      if (type === EMAIL_SENDER.server) {
+        const found = await account({ kind: "server" });
+        return found ? { account: found } : { account: null, problem: "server-account-not-set" };
+      }
+      if (type === EMAIL_SENDER.own) {
+        const found = await account({ kind: "user", userId });
+        return found ? { account: found } : { account: null, problem: "own-account-not-set" };
+      }
+      return { account: null, problem: "sender-none" };
+    },
+    /**
+     * The user's own SMTP settings (/api/user/smtp/info and update) exist only for sender type 2;
+     * for 0 and 1 they are refused with 1008 (`reason: "email-sender-type"`), as the web's account
+     * menu offers "E-mail settings" only for type 2.
+     */
+    async requireOwnSender(userId: number): Promise<void> {
+      const row = await k.selectFrom("users").select("email_sender_type").where("id", "=", userId).executeTakeFirst();
+      if (row?.email_sender_type !== EMAIL_SENDER.own) fail("PermissionDenied", { reason: "email-sender-type", emailSenderType: row?.email_sender_type ?? 0 });
     },
     /** Sends one message through `from` (checks the target address and the headers first). */
     send(from: MailAccount, mail: OutgoingMail): Promise<void> {

@@ -444,7 +444,8 @@ export function createShares(deps: ShareDeps) {
       }
 
       const wantsMail = recipients.length > 0 || body.notifyEmail;
-      if (wantsMail && !(deps.mailer && (await deps.mailer.canSend(user.id)))) fail("EmailNotConfigured");
+      // 4135 with the reason (docs/mail.md, "Whose account"): the web tells the user which sender is missing.
+      if (wantsMail) await (deps.mailer ?? fail("EmailNotConfigured")).checkSender(user.id);
 
       const id = randomUUID();
       const language = body.emailLanguage ?? (lang === "en" ? 1 : 0);

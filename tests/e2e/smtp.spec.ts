@@ -16,15 +16,20 @@ async function openDialog(page: Page, account: string, name = "E-mail settings")
 const optionsOf = (select: Locator) => select.locator("option").evaluateAll((els) => els.map((e) => (e as HTMLOptionElement).textContent ?? ""));
 
 test.describe("e-mail (SMTP) settings", () => {
-  test("are offered only to users with an e-mail sender type", async ({ page }) => {
-    const account = uniqueAccount("nosender");
-    await createUser(account, PASSWORD);
-    await signIn(page, account, PASSWORD);
-    await hydrated(page);
-    await page.getByRole("button", { name: new RegExp(`Account menu for ${account}`) }).click();
-    await expect(page.getByRole("menuitem", { name: "Sign out" })).toBeVisible();
-    await expect(page.getByRole("menuitem", { name: "E-mail settings" })).toHaveCount(0);
-  });
+  for (const [type, label] of [
+    [0, "none"],
+    [1, "the server's account"],
+  ] as const) {
+    test(`are offered only to users whose e-mail sender type is their own account, not ${label}`, async ({ page }) => {
+      const account = uniqueAccount("nosender");
+      await createUser(account, PASSWORD, { emailSenderType: type });
+      await signIn(page, account, PASSWORD);
+      await hydrated(page);
+      await page.getByRole("button", { name: new RegExp(`Account menu for ${account}`) }).click();
+      await expect(page.getByRole("menuitem", { name: "Sign out" })).toBeVisible();
+      await expect(page.getByRole("menuitem", { name: "E-mail settings" })).toHaveCount(0);
+    });
+  }
 
   test("presets, encryption per provider, required fields, save and reopen", async ({ page }) => {
     const account = uniqueAccount("mailer");

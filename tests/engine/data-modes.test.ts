@@ -25,7 +25,7 @@ async function engineOn(dataDir: string, env: Record<string, string> = {}): Prom
 
 /** Saves a user's SMTP account: the engine secret is made (or read) to seal its password. */
 async function useEngineSecret(t: TestEngine, account: string) {
-  const user = await t.createUser(account);
+  const user = await t.createUser(account, { emailSenderType: 2 });
   const saved = await t.call("POST", "/api/user/smtp/update", {
     token: user.token,
     body: { emailFromName: "Me", emailType: 9, emailAccount: "me@example.com", emailPassword: codec.encode("Sm7p-Secret!pw"), emailSmtpHost: "smtp.example.com", emailSmtpPort: 465, emailEncryptType: 1 },

@@ -41,7 +41,8 @@ const smtpBody = (server: { host: string; port: number }, over: Record<string, u
 });
 
 async function userWithSmtp(account: string, server: { host: string; port: number }, over: Record<string, unknown> = {}, userOptions: Record<string, unknown> = {}) {
-  const u = await t.createUser(account, { email: `${account}@owner.example.org`, ...userOptions });
+  // Sender type 2: the user's own account (docs/mail.md, "Whose account").
+  const u = await t.createUser(account, { email: `${account}@owner.example.org`, emailSenderType: 2, ...userOptions });
   const saved = await t.call("POST", "/api/user/smtp/update", { token: u.token, body: smtpBody(server, over) });
   expect(saved.body.code).toBe(200);
   return u;
@@ -222,9 +223,9 @@ describe("encrypted SMTP", () => {
   });
 });
 
-describe("the server's account as fallback", () => {
-  it("is used when the owner has none, and canSend says whether either exists", async () => {
-    const u = await t.createUser("mail_fallback", { email: "fallback@owner.example.org" });
+describe("the server's account (sender type 1)", () => {
+  it("is used for a user of sender type 1 once it is set, and canSend says whether it exists", async () => {
+    const u = await t.createUser("mail_fallback", { email: "fallback@owner.example.org", emailSenderType: 1 });
     const base = { ownerId: u.id, language: "en" as const, url: "https://x.example/share/f", password: null, fileNames: ["x"], message: "", kind: "download" as const, expiresAt: null, to: ["bob@example.net"] };
     expect(await mailer.canSend(u.id)).toBe(false);
     expect(await codeOf(mailer.sendShareLink(base))).toBe(4135);
@@ -246,7 +247,7 @@ describe("without FERRY_SMTP_ALLOW_PRIVATE", () => {
   it("refuses to connect when the stored host now points at a private address", async () => {
     const strict = await startTestEngine();
     try {
-      const u = await strict.createUser("mail_strict", { email: "strict@owner.example.org" });
+      const u = await strict.createUser("mail_strict", { email: "strict@owner.example.org", emailSenderType: 2 });
       const saved = await strict.call("POST", "/api/user/smtp/update", { token: u.token, body: smtpBody({ host: "8.8.8.8", port: plain.port }) });
       expect(saved.body.code).toBe(200);
       // As if its DNS name had been re-pointed at loopback after it was saved.

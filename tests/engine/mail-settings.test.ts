@@ -29,7 +29,7 @@ const rowOf = (owner: string) => t.engine.services.db.kysely.selectFrom("smtp_ac
 
 describe("a user's SMTP settings", () => {
   it("start at the spec's defaults, without a password", async () => {
-    const u = await t.createUser("smtp_fresh");
+    const u = await t.createUser("smtp_fresh", { emailSenderType: 2 });
     const reply = await info(u.token);
     expect(reply.body.code).toBe(200);
     expect(reply.body.data).toEqual({
@@ -46,7 +46,7 @@ describe("a user's SMTP settings", () => {
   });
 
   it("round-trip without ever returning the password, which is stored encrypted", async () => {
-    const u = await t.createUser("smtp_round", { email: "round@example.org" });
+    const u = await t.createUser("smtp_round", { email: "round@example.org", emailSenderType: 2 });
     const saved = await update(u.token, settings());
     expect(saved.body.code).toBe(200);
     expect(saved.body.data.emailPassword).toBe("");
@@ -75,7 +75,7 @@ describe("a user's SMTP settings", () => {
   });
 
   it("keep the stored password when an update leaves it empty, and need one the first time", async () => {
-    const u = await t.createUser("smtp_keep");
+    const u = await t.createUser("smtp_keep", { emailSenderType: 2 });
     const first = await update(u.token, settings({ emailPassword: "" }));
     expect(first.body.code).toBe(4132);
     expect(first.body.data).toMatchObject({ field: "emailPassword", reason: "required" });
@@ -95,8 +95,8 @@ describe("a user's SMTP settings", () => {
   });
 
   it("belong to their user only", async () => {
-    const a = await t.createUser("smtp_own_a");
-    const b = await t.createUser("smtp_own_b");
+    const a = await t.createUser("smtp_own_a", { emailSenderType: 2 });
+    const b = await t.createUser("smtp_own_b", { emailSenderType: 2 });
     expect((await update(a.token, settings({ emailAccount: "a-only@example.com" }))).body.code).toBe(200);
     expect((await info(b.token)).body.data).toMatchObject({ configured: false, emailAccount: "" });
     expect((await info(a.token)).body.data).toMatchObject({ configured: true, emailAccount: "a-only@example.com" });
@@ -105,7 +105,7 @@ describe("a user's SMTP settings", () => {
   });
 
   it("go with their user when the user is deleted", async () => {
-    const u = await t.createUser("smtp_gone");
+    const u = await t.createUser("smtp_gone", { emailSenderType: 2 });
     expect((await update(u.token, settings())).body.code).toBe(200);
     expect(await rowOf(`user:${u.id}`)).toBeTruthy();
     expect((await t.call("DELETE", `/api/admin/users/${u.id}`, { token: await t.adminToken() })).body.code).toBe(200);
@@ -116,7 +116,7 @@ describe("a user's SMTP settings", () => {
 describe("SMTP settings validation", () => {
   let token: string;
   beforeAll(async () => {
-    token = (await t.createUser("smtp_rules")).token;
+    token = (await t.createUser("smtp_rules", { emailSenderType: 2 })).token;
   });
 
   it.each([
@@ -176,7 +176,7 @@ describe("SMTP settings validation", () => {
 
 describe("the server's mail account (admin)", () => {
   it("is read and changed by the administrator only, never returning the password", async () => {
-    const user = await t.createUser("smtp_not_admin");
+    const user = await t.createUser("smtp_not_admin", { emailSenderType: 2 });
     expect((await t.call("GET", "/api/admin/settings/mail", { token: user.token })).body.code).toBe(1008);
     expect((await t.call("PATCH", "/api/admin/settings/mail", { token: user.token, body: settings() })).body.code).toBe(1008);
 

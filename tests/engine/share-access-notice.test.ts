@@ -27,7 +27,7 @@ afterAll(async () => {
 
 describe("the owner's upload notice", () => {
   it("arrives after a visitor's commit, naming the file as the visitor sent it and the visitor's address, and not again for a repeated commit", async () => {
-    const owner = await t.createUser("sn_owner", { permission: PERMISSION_FULL, email: "sn_owner@owner.example.org" });
+    const owner = await t.createUser("sn_owner", { permission: PERMISSION_FULL, email: "sn_owner@owner.example.org", emailSenderType: 2 });
     const saved = await t.call("POST", "/api/user/smtp/update", {
       token: owner.token,
       body: { emailFromName: "Owner", emailType: 9, emailAccount: SMTP_USER, emailPassword: codec.encode(SMTP_PASS), emailSmtpHost: smtp.host, emailSmtpPort: smtp.port, emailEncryptType: 0 },

@@ -29,7 +29,7 @@ const homeOf = (account: string) => path.join(t.dataDir, "storage", "users", acc
 beforeAll(async () => {
   t = await startTestEngine({ FERRY_TRUSTED_PROXIES: "127.0.0.1", FERRY_WEB_ORIGINS: `${BASE}/, ${SECOND}`, FERRY_SMTP_ALLOW_PRIVATE: "1" });
   smtp = await startTestSmtp({ user: SMTP_USER, password: SMTP_PASS, mode: "none" });
-  owner = await t.createUser("hard_owner", { permission: PERMISSION_FULL, email: "hard_owner@owner.example.org" });
+  owner = await t.createUser("hard_owner", { permission: PERMISSION_FULL, email: "hard_owner@owner.example.org", emailSenderType: 2 });
   other = await t.createUser("hard_other", { permission: PERMISSION_FULL });
   await mkdir(path.join(homeOf("hard_owner"), "docs"), { recursive: true });
   await mkdir(path.join(homeOf("hard_owner"), "inbox"), { recursive: true });

@@ -26,7 +26,8 @@ afterAll(async () => {
 });
 
 async function owner(account: string, port = smtp.port) {
-  const u = await t.createUser(account, { permission: PERMISSION_FULL, email: `${account}@owner.example.org` });
+  // Sender type 2: the owner's own account (docs/mail.md, "Whose account").
+  const u = await t.createUser(account, { permission: PERMISSION_FULL, email: `${account}@owner.example.org`, emailSenderType: 2 });
   const saved = await t.call("POST", "/api/user/smtp/update", {
     token: u.token,
     body: { emailFromName: "Owner", emailType: 9, emailAccount: SMTP_USER, emailPassword: codec.encode(SMTP_PASS), emailSmtpHost: smtp.host, emailSmtpPort: port, emailEncryptType: 0 },

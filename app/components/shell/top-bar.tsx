@@ -3,6 +3,7 @@ import { Link, useSubmit } from "@remix-run/react";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import type { SiteInfo } from "../../../contract/site";
+import { EMAIL_SENDER } from "../../../contract/mail";
 import { ACCOUNT_TYPES, type UserInfo } from "../../../contract/users";
 import { LanguageSwitch } from "../language-switch";
 import { BellIcon, ChevronDownIcon, DownloadIcon, TransferIcon, UserIcon } from "../ui/icons";
@@ -75,8 +76,8 @@ export function TopBar({ site, user, unreadCount, product }: { site: SiteInfo; u
                 </button>
               </MenuItem>
             )}
-            {/* Spec: e-mail settings only for a user with an e-mail sender type (docs/mail.md). */}
-            {user.emailSenderType !== 0 && (
+            {/* Spec: e-mail settings only for a user with an e-mail sender type of their own (2; docs/mail.md, "Whose account"). */}
+            {user.emailSenderType === EMAIL_SENDER.own && (
               <MenuItem>
                 <button type="button" className={menuItem} onClick={() => setEditingSmtp(true)}>
                   {t("mail.smtp.menu")}
