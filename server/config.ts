@@ -91,6 +91,9 @@ export const configSchema = z.object({
   FERRY_SHARE_TOKENS_PER_ADDRESS: seconds.default(30).describe("Share tokens (GET /api/share/link/info) one client address is issued per window; more are refused with 4238."),
   FERRY_SHARE_LIVE_TOKENS: seconds.default(10).describe("Unexpired share tokens kept per link and client address; a new one replaces the oldest."),
   FERRY_SHARE_COUNTS_PER_ADDRESS: seconds.default(60).describe("Share downloads counted per client address per window (a repeat of the same selection of a link counts once)."),
+  FERRY_TRANSFER_NOTICE_WINDOW: seconds
+    .default(60)
+    .describe("Seconds over which the transfers of a user with notifyAdmin are gathered into one notice (and mail) to the administrator."),
   FERRY_PURGE_INTERVAL: seconds.default(600).describe("Seconds between purges of expired share tokens, attempt counters and rate counters."),
   FERRY_DASHBOARD_SAMPLE_MS: z.coerce.number().int().min(100).max(60_000).default(5000).describe("Milliseconds between the dashboard's CPU, memory and network samples."),
   FERRY_DASHBOARD_WINDOW: z.coerce.number().int().min(10).max(86_400).default(600).describe("Seconds of samples the dashboard's charts keep (the last minutes)."),
@@ -142,6 +145,8 @@ export interface Config {
   shareLimits: { windowSeconds: number; tokensPerAddress: number; liveTokens: number; countsPerAddress: number };
   /** Seconds between purges of expired rows. */
   purgeInterval: number;
+  /** Milliseconds over which a notify-admin user's transfers make one notice to the administrator (docs/mail.md, "Transfer notices"). */
+  transferNoticeWindowMs: number;
   /** The dashboard's CPU and network charts: sample interval and window, milliseconds. */
   dashboardSamples: { intervalMs: number; windowMs: number };
   /** Folder walks: deepest level entered, entries looked at (FERRY_WALK_MAX_*), entries of one zip (FERRY_ZIP_MAX_ENTRIES). */
@@ -215,6 +220,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       countsPerAddress: c.FERRY_SHARE_COUNTS_PER_ADDRESS,
     },
     purgeInterval: c.FERRY_PURGE_INTERVAL,
+    transferNoticeWindowMs: c.FERRY_TRANSFER_NOTICE_WINDOW * 1000,
     dashboardSamples: { intervalMs: c.FERRY_DASHBOARD_SAMPLE_MS, windowMs: c.FERRY_DASHBOARD_WINDOW * 1000 },
     walkMaxDepth: c.FERRY_WALK_MAX_DEPTH,
     walkMaxEntries: c.FERRY_WALK_MAX_ENTRIES,

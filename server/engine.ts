@@ -134,7 +134,7 @@ export async function startEngine(config: Config, clock: Clock = systemClock, li
     sampler.start();
     const closeParts = () => {
       stopNoticeEvents();
-      return Promise.all([sampler.stop(), ...parts.map((p) => p.close?.()), clients.close(), purge.stop()]);
+      return Promise.all([sampler.stop(), ...parts.map((p) => p.close?.()), clients.close(), purge.stop(), services.transferNotices.stop()]);
     };
     const fileServer = await startFileServer({
       host: config.host,

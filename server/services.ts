@@ -17,6 +17,7 @@ import { createSecretBox, loadEngineSecret, type SecretBox } from "./mail/secret
 import { createSpaces, type Spaces } from "./files/spaces";
 import { createGroups, type Groups } from "./groups/service";
 import { createNotices, type Notices } from "./notices/service";
+import { createTransferNotices, type TransferNotices } from "./notices/transfers";
 import { createShares, type Shares } from "./shares/service";
 import { createSettings, type Settings } from "./settings/service";
 import { createSpeed, type Speed } from "./speed/service";
@@ -49,6 +50,8 @@ export interface Services {
   mail: Mail;
   /** Share mails and owner notices, for the share service. */
   shareMailer: ShareMailer;
+  /** The administrator's notices of notify-admin users' transfers (docs/mail.md, "Transfer notices to the administrator"). */
+  transferNotices: TransferNotices;
   /** Share links and invitations; `shares.access.resolveShareToken` serves the file server. */
   shares: Shares;
   /** Users' and group spaces' speed limits, per engine process (docs/file-server.md, "Speed limits"). */
@@ -84,7 +87,8 @@ export async function openServices(config: Config, clock: Clock = systemClock): 
     limits: config.shareLimits,
   });
   await shares.sealStoredPasswords();
-  return { config, clock, db, settings, tokens, users, groups, notices, spaces, hashes, quota, mail, shareMailer, shares, speed: createSpeed(db) };
+  const transferNotices = createTransferNotices({ db, clock, notices, mail, windowMs: config.transferNoticeWindowMs });
+  return { config, clock, db, settings, tokens, users, groups, notices, spaces, hashes, quota, mail, shareMailer, transferNotices, shares, speed: createSpeed(db) };
 }
 
 /**

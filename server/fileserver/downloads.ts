@@ -178,8 +178,12 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
         });
         return;
       }
+      // A signed-in user's finished download, for the administrator's transfer notice (docs/mail.md).
+      const finished = (zip: boolean) => {
+        if (!admitted.access) void services.transferNotices.record(ticket.userId, { kind: "download", groupId: ticket.groupId, paths: ticket.paths, zip });
+      };
       if (infos.length === 1 && first.type === "file") {
-        await sendFile(req, res, {
+        const sent = await sendFile(req, res, {
           storage: space.storage,
           info: first,
           name: first.name,
@@ -188,6 +192,7 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
           accelRedirect: config.accelRedirect ? accelUri(config.accelRedirect, space, first.path) : undefined,
           throttle,
         });
+        if (sent) finished(false);
         return;
       }
       const collected = await collectEntries(space.storage, ticket.paths, {
@@ -207,7 +212,7 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
         return;
       }
       const zip = await zipStream(space.storage, entries);
-      await (throttle ? pipeline(zip, throttle.transform(), res) : pipeline(zip, res)).catch((error: unknown) => {
+      await (throttle ? pipeline(zip, throttle.transform(), res) : pipeline(zip, res)).then(() => finished(true)).catch((error: unknown) => {
         if (clientGone(res, error)) return;
         // Headers are out: the broken connection is the only signal left to the client.
         log.warn({ err: error, space: space.key }, "zip download failed midway");

@@ -83,7 +83,7 @@ export interface SendFile {
   throttle?: Throttle | null;
 }
 
-export async function sendFile(req: IncomingMessage, res: ServerResponse, file: SendFile): Promise<void> {
+export async function sendFile(req: IncomingMessage, res: ServerResponse, file: SendFile): Promise<boolean> {
   const { info } = file;
   const etag = `"${info.size.toString(16)}-${info.mtime.toString(16)}"`;
   const lastModified = new Date(info.mtime * 1000).toUTCString();
@@ -101,7 +101,7 @@ export async function sendFile(req: IncomingMessage, res: ServerResponse, file: 
     // nginx answers Range itself from the internal location; the body here is empty.
     res.writeHead(200, { ...headers, "x-accel-redirect": file.accelRedirect, "content-length": 0 });
     res.end();
-    return;
+    return req.method !== "HEAD";
   }
 
   const ifRange = req.headers["if-range"];
@@ -116,7 +116,7 @@ export async function sendFile(req: IncomingMessage, res: ServerResponse, file: 
       "content-length": Buffer.byteLength(body),
     });
     res.end(req.method === "HEAD" ? undefined : body);
-    return;
+    return false;
   }
   const start = range.kind === "range" ? range.start : 0;
   const end = range.kind === "range" ? range.end : info.size - 1;
@@ -127,7 +127,7 @@ export async function sendFile(req: IncomingMessage, res: ServerResponse, file: 
   if (req.method === "HEAD" || length === 0) {
     res.writeHead(range.kind === "range" ? 206 : 200, headers);
     res.end();
-    return;
+    return req.method !== "HEAD" && end === info.size - 1;
   }
   // Opened before the status is sent, so a file removed since the check is still a clean error.
   const reader = await file.storage.openReader(info.path);
@@ -137,8 +137,13 @@ export async function sendFile(req: IncomingMessage, res: ServerResponse, file: 
   try {
     res.writeHead(range.kind === "range" ? 206 : 200, headers);
     // A file that shrank since stat() gives fewer bytes than promised: close the connection so the client sees the break instead of waiting.
-    if (await sendBytes(res, reader, start, length, size, file.throttle ?? undefined)) res.end();
-    else res.socket?.destroy();
+    if (await sendBytes(res, reader, start, length, size, file.throttle ?? undefined)) {
+      res.end();
+      // Finished: the bytes up to the file's end went out (a whole file, or the last range of a resumed one).
+      return end === info.size - 1;
+    }
+    res.socket?.destroy();
+    return false;
   } finally {
     buffersInUse -= 2 * size;
     await reader.close();

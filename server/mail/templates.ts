@@ -156,3 +156,93 @@ export function ownerNoticeMail(i: {
     footer: t.footer,
   });
 }
+
+/** What a notify-admin user transferred within one window (server/notices/transfers.ts). */
+export interface TransferSummary {
+  account: string;
+  fullname: string;
+  /** Up to TRANSFER_NAMES_LISTED names each (a name once); `…More` counts the names left out. */
+  uploads: string[];
+  downloads: string[];
+  uploadsMore: number;
+  downloadsMore: number;
+  /** Committed uploads; downloads (a zip is one). */
+  uploadCount: number;
+  downloadCount: number;
+  /** Unix seconds of the notice. */
+  at: number;
+}
+
+const transferTexts = {
+  zh: {
+    subject: (who: string) => `传输通知：${who}`,
+    intro: (who: string) => `用户 ${who} 的传输：`,
+    uploaded: (n: number) => `上传了 ${n} 个文件：`,
+    downloaded: (n: number) => `下载了 ${n} 次：`,
+    more: (n: number) => `……等另外 ${n} 项`,
+    time: "时间：",
+  },
+  en: {
+    subject: (who: string) => `Transfer notice: ${who}`,
+    intro: (who: string) => `Transfers of user ${who}:`,
+    uploaded: (n: number) => `Uploaded ${n} file${n === 1 ? "" : "s"}:`,
+    downloaded: (n: number) => `Downloaded ${n} time${n === 1 ? "" : "s"}:`,
+    more: (n: number) => `… and ${n} more`,
+    time: "Time:",
+  },
+} as const;
+
+/** Text lines of a transfer summary in one language, as [kind of line, text]. */
+function transferLines(s: TransferSummary, language: MailLanguage): ["p" | "li", string][] {
+  const t = transferTexts[language];
+  const who = s.fullname ? (language === "zh" ? `${s.account}（${s.fullname}）` : `${s.account} (${s.fullname})`) : s.account;
+  const lines: ["p" | "li", string][] = [["p", t.intro(who)]];
+  const part = (count: number, names: string[], more: number, head: string) => {
+    if (count === 0) return;
+    lines.push(["p", head], ...names.map((n): ["li", string] => ["li", n]));
+    if (more > 0) lines.push(["li", t.more(more)]);
+  };
+  part(s.uploadCount, s.uploads, s.uploadsMore, t.uploaded(s.uploadCount));
+  part(s.downloadCount, s.downloads, s.downloadsMore, t.downloaded(s.downloadCount));
+  lines.push(["p", `${t.time} ${formatExpiry(s.at)}`]);
+  return lines;
+}
+
+/** Subject and plain text of a transfer notice, Chinese first, then English (the administrator has no language of their own). */
+export function adminTransferNotice(s: TransferSummary): { subject: string; text: string } {
+  const subject = `${transferTexts.zh.subject(s.account)} / ${transferTexts.en.subject(s.account)}`;
+  const block = (language: MailLanguage) => transferLines(s, language).map(([kind, text]) => (kind === "li" ? `  - ${text}` : text)).join("\n");
+  return { subject, text: `${block("zh")}\n\n${block("en")}` };
+}
+
+/** The administrator's transfer notice as a mail: both languages, names HTML-escaped. */
+export function adminTransferMail(s: TransferSummary & { to: string }): OutgoingMail {
+  const { subject, text } = adminTransferNotice(s);
+  const footer = `${texts.zh.footer} / ${texts.en.footer}`;
+  const htmlBlock = (language: MailLanguage) => {
+    const out: string[] = [];
+    let list: string[] = [];
+    const close = () => {
+      if (list.length) out.push(`<ul>${list.join("")}</ul>`);
+      list = [];
+    };
+    for (const [kind, line] of transferLines(s, language)) {
+      if (kind === "li") list.push(`<li>${escapeHtml(line)}</li>`);
+      else {
+        close();
+        out.push(`<p>${escapeHtml(line)}</p>`);
+      }
+    }
+    close();
+    return out.join("");
+  };
+  const html = [
+    '<!doctype html><html><body style="font-family:Arial,Helvetica,sans-serif;font-size:14px;color:#222">',
+    htmlBlock("zh"),
+    '<hr style="border:none;border-top:1px solid #ddd">',
+    htmlBlock("en"),
+    `<p style="color:#888;font-size:12px">${escapeHtml(footer)}</p>`,
+    "</body></html>",
+  ].join("");
+  return { to: [s.to], subject, text: `${text}\n\n${footer}`, html };
+}

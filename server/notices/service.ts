@@ -2,6 +2,12 @@ import { type Clock, toSeconds } from "../clock";
 import { type Db, insertReturningId } from "../db/connect";
 import { fail } from "../errors";
 
+/**
+ * notices.channel: 0 a notice the administrator sent (the console's Notifications list), 2 the
+ * engine's transfer notice to the administrator (server/notices/transfers.ts; not in that list).
+ */
+export const NOTICE_CHANNEL = { sent: 0, transfer: 2 } as const;
+
 /** Told the users whose unread count may have changed (a notice sent, read or deleted). */
 export type NoticeListener = (userIds: number[]) => void;
 
@@ -79,7 +85,7 @@ export function createNotices(db: Db, clock: Clock) {
       return { updated, unreadCount: await unreadCount(userId) };
     },
 
-    async send(input: { title: string; content: string; receivers: "all" | number[] }) {
+    async send(input: { title: string; content: string; receivers: "all" | number[]; channel?: number }) {
       const ids =
         input.receivers === "all"
           ? (await k.selectFrom("users").select("id").where("role", "=", "user").execute()).map((r) => r.id)
@@ -91,7 +97,7 @@ export function createNotices(db: Db, clock: Clock) {
       if (ids.length === 0) fail("UserNotFound");
       const sent = await k.transaction().execute(async (tx) => {
         const now = clock.now();
-        const id = await insertReturningId({ ...db, kysely: tx }, "notices", { title: input.title, content: input.content, channel: 0, created_at: now });
+        const id = await insertReturningId({ ...db, kysely: tx }, "notices", { title: input.title, content: input.content, channel: input.channel ?? NOTICE_CHANNEL.sent, created_at: now });
         for (let i = 0; i < ids.length; i += 500) {
           await tx.insertInto("notice_receipts").values(ids.slice(i, i + 500).map((user_id) => ({ notice_id: id, user_id, is_showed: 0 }))).execute();
         }
@@ -101,10 +107,12 @@ export function createNotices(db: Db, clock: Clock) {
       return sent;
     },
 
+    /** The administrator's sent notices (channel 0); the engine's transfer notices are the administrator's own inbox. */
     async adminList(pageNum: number, pageSize: number) {
-      const { total } = await k.selectFrom("notices").select((eb) => eb.fn.countAll<number>().as("total")).executeTakeFirstOrThrow();
+      const { total } = await k.selectFrom("notices").select((eb) => eb.fn.countAll<number>().as("total")).where("channel", "=", NOTICE_CHANNEL.sent).executeTakeFirstOrThrow();
       const rows = await k
         .selectFrom("notices")
+        .where("notices.channel", "=", NOTICE_CHANNEL.sent)
         .leftJoin("notice_receipts", "notice_receipts.notice_id", "notices.id")
         .select(["notices.id", "notices.title", "notices.content", "notices.created_at"])
         .select((eb) => [eb.fn.count<number>("notice_receipts.user_id").as("receivers"), eb.fn.sum<number>("notice_receipts.is_showed").as("read")])

@@ -116,6 +116,8 @@ export function commitCommand(services: Services, store: UploadStore, locker: Lo
       // Its bytes are stored now: they count as used, no longer as reserved.
       await services.quota.release([uploadId]);
       hashes.forget(uploadId);
+      // A signed-in user's upload (not a visitor's through an invitation), for the administrator's transfer notice (docs/mail.md).
+      if (!session.shareLinkId) void services.transferNotices.record(session.user.id, { kind: "upload", groupId: target.groupId, paths: [placed.path] });
       return placed;
     } finally {
       await lock.unlock();
