@@ -15,6 +15,8 @@ describe("the dashboard's restart and shutdown", () => {
     expect(powerPhase(asked, true, status())).toEqual({ phase: "restarting", state: "restarting" });
     expect(powerPhase(asked, false, status({ startedAt: 2000, state: "starting" }))).toEqual({ phase: "restarting", state: "restarting" });
     expect(powerPhase(asked, false, status({ startedAt: 2000 }))).toEqual({ phase: "restarted", state: "running" });
+    // The new engine answered running, then went silent: the restart is over, and that is an error.
+    expect(powerPhase(asked, true, status({ startedAt: 2000 }))).toEqual({ phase: "restarted", state: "error" });
   });
 
   it("show shutting down after a shutdown, and an engine that does not answer as error", () => {

@@ -18,8 +18,11 @@ export type PowerPhase = "idle" | "restarting" | "restarted" | "shuttingDown";
 export function powerPhase(result: PowerResult | undefined, unreachable: boolean, status: DashboardStatus | undefined): { phase: PowerPhase; state: ServerState } {
   if (result?.status && result.intent === "shutdown") return { phase: "shuttingDown", state: "shuttingDown" };
   if (result?.status && result.intent === "restart") {
-    const back = !unreachable && status !== undefined && status.startedAt !== result.status.startedAt && status.state === "running";
-    return back ? { phase: "restarted", state: "running" } : { phase: "restarting", state: "restarting" };
+    // `status` is the last answer: once a new engine has answered running, the restart is over, and
+    // the engine going silent after that is an error, not the restart still under way.
+    const back = status !== undefined && status.startedAt !== result.status.startedAt && status.state === "running";
+    if (!back) return { phase: "restarting", state: "restarting" };
+    return { phase: "restarted", state: unreachable ? "error" : "running" };
   }
   return { phase: "idle", state: unreachable || !status ? "error" : status.state };
 }
