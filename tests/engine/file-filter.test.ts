@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ErrorCode } from "../../contract/errors";
 import { PERMISSION_FULL } from "../../contract/permissions";
 import { startTestEngine, type TestEngine } from "../support/engine";
-import { connectFiles, type FileClient } from "../support/file-client";
+import { socketUsers, type SocketUser } from "../support/socket-users";
 import { connectVisitor, downloadShared, makeLink, SHARE_ENV, shareTokenOf } from "../support/share-visitor";
 import { blake3Hex, tusClient } from "../support/tus-client";
 import { zipNames } from "../support/zip-listing";
@@ -20,17 +20,9 @@ import { zipNames } from "../support/zip-listing";
  */
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 120_000 });
 
-type User = Awaited<ReturnType<TestEngine["createUser"]>> & { files: FileClient };
 let t: TestEngine;
 let admin: string;
-const sockets: FileClient[] = [];
-
-async function userWith(account: string, options: Record<string, unknown> = {}): Promise<User> {
-  const created = await t.createUser(account, { permission: PERMISSION_FULL, ...options });
-  const files = await connectFiles(t.fileUrl, created.socketToken);
-  sockets.push(files);
-  return { ...created, files };
-}
+const users = socketUsers(() => t);
 
 const filter = (patterns: string, size = 0) => ({ transIgnoreRegSwitch: patterns !== "", transIgnoreReg: patterns, transIgnoreSizeSwitch: size > 0, transIgnoreSize: size });
 const meta = (p: string, groupId = 0) => ({ groupId: String(groupId), path: p, overwrite: "0" });
@@ -38,12 +30,12 @@ const patchUser = async (id: number, body: Record<string, unknown>) => expect((a
 const homeOf = (account: string) => path.join(t.dataDir, "storage", "users", account);
 
 /** Creation-with-upload: the tus reply plus the bytes' hash. */
-async function send(user: User, p: string, data: Buffer, groupId = 0, headers: Record<string, string> = {}) {
+async function send(user: SocketUser, p: string, data: Buffer, groupId = 0, headers: Record<string, string> = {}) {
   const created = await tusClient(t.fileUrl, user.socketToken, headers).create(meta(p, groupId), data.length, data);
   return { ...created, hash: await blake3Hex(data) };
 }
 
-async function upload(user: User, p: string, data: Buffer, groupId = 0) {
+async function upload(user: SocketUser, p: string, data: Buffer, groupId = 0) {
   const created = await send(user, p, data, groupId);
   expect(created.status, created.text).toBe(201);
   return user.files.cmd("commit", { uploadId: created.id!, hash: created.hash });
@@ -60,13 +52,13 @@ beforeAll(async () => {
   admin = await t.adminToken();
 });
 afterAll(async () => {
-  for (const s of sockets) await s.close();
+  await users.close();
   await t?.stop();
 });
 
 describe("uploads", () => {
   it("tus creation and creation-with-upload refuse a file a pattern names (any case, by its name), in both languages, and write nothing", async () => {
-    const user = await userWith("ff_names", filter(" *.TMP; ~* ;Thumbs.db;a?c.txt"));
+    const user = await users.userWith("ff_names", filter(" *.TMP; ~* ;Thumbs.db;a?c.txt"));
     const refused = await send(user, "/docs/work.tmp", Buffer.from("temp"));
     expect(refused.status).toBe(400);
     expect(refused.id).toBeNull();
@@ -88,7 +80,7 @@ describe("uploads", () => {
   });
 
   it("a pattern with '/' names a path in the space: from its root when it starts with '/', else at any depth; '*' there crosses folders", async () => {
-    const user = await userWith("ff_paths", filter("/build/*;cache/*.bin"));
+    const user = await users.userWith("ff_paths", filter("/build/*;cache/*.bin"));
     expect((await send(user, "/build/out/a.o", Buffer.from("o"))).body?.code).toBe(ErrorCode.FileFiltered);
     expect((await send(user, "/cache/a.bin", Buffer.from("b"))).body?.code).toBe(ErrorCode.FileFiltered);
     expect((await send(user, "/x/y/cache/a.bin", Buffer.from("b"))).body?.code).toBe(ErrorCode.FileFiltered);
@@ -100,7 +92,7 @@ describe("uploads", () => {
   });
 
   it("refuses a file over the skip size at creation (the declared size), at a parallel upload's assembly, and takes one at the size; switched off, both go up", async () => {
-    const user = await userWith("ff_size", filter("", 100));
+    const user = await users.userWith("ff_size", filter("", 100));
     const over = await send(user, "/big.bin", randomBytes(101));
     expect(over.body).toMatchObject({ code: ErrorCode.FileFiltered, data: { name: "big.bin", size: 100 } });
     expect((await tusClient(t.fileUrl, user.socketToken).create(meta("/big2.bin"), 5000)).body?.code).toBe(ErrorCode.FileFiltered);
@@ -124,13 +116,13 @@ describe("uploads", () => {
   });
 
   it("refuses each part of a parallel upload a pattern names", async () => {
-    const user = await userWith("ff_parts", filter("*.part"));
+    const user = await users.userWith("ff_parts", filter("*.part"));
     const part = await tusClient(t.fileUrl, user.socketToken).create(meta("/a.part"), 10, undefined, { "upload-concat": "partial" });
     expect(part.body?.code).toBe(ErrorCode.FileFiltered);
   });
 
   it("is checked again at commit: a filter set after the creation stops the file, the bytes wait until it allows it", async () => {
-    const user = await userWith("ff_commit");
+    const user = await users.userWith("ff_commit");
     const created = await send(user, "/late.log", randomBytes(500));
     expect(created.status).toBe(201);
     await patchUser(user.id, filter("*.log"));
@@ -141,11 +133,11 @@ describe("uploads", () => {
   });
 
   it("an invitation's visitor uploads under the link owner's filter", async () => {
-    const owner = await userWith("ff_owner", filter("*.exe", 50));
+    const owner = await users.userWith("ff_owner", filter("*.exe", 50));
     await owner.files.ok("mkdir", { groupId: 0, path: "/", name: "inbox" });
     const token = await shareTokenOf(t, await makeLink(t, owner.token, { shareUrlType: 0, shareServerPath: "/inbox", needPassword: true, shareUrlPasswd: "in" }));
     const visitor = await connectVisitor(t.fileUrl, token);
-    sockets.push(visitor);
+    users.keep(visitor);
     const tus = tusClient(t.fileUrl, token);
     expect((await tus.create({ groupId: "0", path: "/setup.exe" }, 2, Buffer.from("MZ"))).body).toMatchObject({ code: ErrorCode.FileFiltered, data: { name: "setup.exe" } });
     expect((await tus.create({ groupId: "0", path: "/big.txt" }, 51, randomBytes(51))).body).toMatchObject({ code: ErrorCode.FileFiltered, data: { name: "big.txt" } });
@@ -159,7 +151,7 @@ describe("uploads", () => {
 
 describe("downloads", () => {
   it("a folder's zip leaves out the files the filter names; a file named in the download is refused, also by a URL issued before", async () => {
-    const user = await userWith("ff_zip");
+    const user = await users.userWith("ff_zip");
     for (const [p, size] of [["/proj/a.txt", 10], ["/proj/b.tmp", 10], ["/proj/sub/c.txt", 10], ["/proj/sub/big.iso", 300], ["/proj/sub/~d.txt", 5]] as const) {
       expect(await upload(user, p, randomBytes(size))).toMatchObject({ code: 200 });
     }
@@ -181,7 +173,7 @@ describe("downloads", () => {
   });
 
   it("a share link's zip leaves out what the owner's filter names; a named file is refused", async () => {
-    const owner = await userWith("ff_sharer");
+    const owner = await users.userWith("ff_sharer");
     for (const p of ["/shared/keep.txt", "/shared/drop.bak", "/shared/in/keep2.txt", "/shared/in/drop2.bak"]) expect(await upload(owner, p, Buffer.from(p))).toMatchObject({ code: 200 });
     await patchUser(owner.id, filter("*.bak"));
     const token = await shareTokenOf(t, await makeLink(t, owner.token, { shareFiles: ["/shared"] }));
@@ -195,7 +187,7 @@ describe("downloads", () => {
 
 describe("group spaces", () => {
   it("a group space has the group's filter, the personal space the user's; uploadRules tells the one that applies", async () => {
-    const user = await userWith("ff_member", filter("*.tmp"));
+    const user = await users.userWith("ff_member", filter("*.tmp"));
     const group = await t.call("POST", "/api/admin/groups", { token: admin, body: { name: "FilterGroup", ...filter("*.log", 1000) } });
     expect(group.body.code).toBe(200);
     const groupId = group.body.data.id as number;
@@ -223,7 +215,7 @@ describe("group spaces", () => {
 
 describe("desktop client switches", () => {
   it("the user info the client reads carries the user's and each group's switches", async () => {
-    const user = await userWith("ff_client", { syncSwitch: true, forbidClientFilterSwitch: true, ...filter("*.tmp", 10) });
+    const user = await users.userWith("ff_client", { syncSwitch: true, forbidClientFilterSwitch: true, ...filter("*.tmp", 10) });
     const group = await t.call("POST", "/api/admin/groups", { token: admin, body: { name: "ClientGroup", forbidClientFilterSwitch: true } });
     await t.call("PUT", `/api/admin/groups/${group.body.data.id}/members/${user.id}`, { token: admin, body: { groupPermission: PERMISSION_FULL } });
     const info = await t.call("GET", "/api/user/info", { token: user.token });

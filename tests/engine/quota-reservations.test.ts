@@ -4,7 +4,7 @@ import { ErrorCode } from "../../contract/errors";
 import { PERMISSION_FULL } from "../../contract/permissions";
 import { RESERVATION_TTL_MS } from "../../server/files/quota";
 import { startTestEngine, type TestEngine } from "../support/engine";
-import { connectFiles, type FileClient } from "../support/file-client";
+import { socketUsers } from "../support/socket-users";
 import { connectVisitor, makeLink, SHARE_ENV, shareTokenOf } from "../support/share-visitor";
 import { blake3Hex, tusClient } from "../support/tus-client";
 
@@ -18,13 +18,13 @@ import { blake3Hex, tusClient } from "../support/tus-client";
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 120_000 });
 
 let t: TestEngine;
-const sockets: FileClient[] = [];
+const users = socketUsers(() => t);
 
 beforeAll(async () => {
   t = await startTestEngine(SHARE_ENV);
 });
 afterAll(async () => {
-  for (const s of sockets) await s.close();
+  await users.close();
   await t?.stop();
 });
 
@@ -32,10 +32,8 @@ const meta = (p: string, groupId = 0) => ({ groupId: String(groupId), path: p })
 const used = async (userId: number) => (await t.call("GET", `/api/admin/users/${userId}`, { token: await t.adminToken() })).body.data.space.used as number;
 
 async function userWith(account: string, quota: number) {
-  const user = await t.createUser(account, { permission: PERMISSION_FULL, quota });
-  const files = await connectFiles(t.fileUrl, user.socketToken);
-  sockets.push(files);
-  return { ...user, files, tus: tusClient(t.fileUrl, user.socketToken) };
+  const user = await users.userWith(account, { quota });
+  return { ...user, tus: tusClient(t.fileUrl, user.socketToken) };
 }
 
 /** Creates uploads of these sizes all at once (no bytes sent); the sizes accepted and refused. */
@@ -174,7 +172,7 @@ describe("invitation uploads", () => {
 
     // Committed by the visitor, the bytes are the owner's stored bytes, counted once.
     const visitor = await connectVisitor(t.fileUrl, token);
-    sockets.push(visitor);
+    users.keep(visitor);
     await visitor.ok("commit", { uploadId: sent.id!, hash: await blake3Hex(data) });
     expect(await used(owner.id)).toBe(700);
     expect((await visitorTus.create(meta("/more.bin"), 1)).body?.code).toBe(ErrorCode.QuotaExceeded);

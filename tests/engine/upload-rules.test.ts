@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ErrorCode } from "../../contract/errors";
 import { Permission, PERMISSION_FULL } from "../../contract/permissions";
 import { startTestEngine, type TestEngine } from "../support/engine";
-import { connectFiles, type FileClient } from "../support/file-client";
+import { socketUsers, type SocketUser } from "../support/socket-users";
 import { connectVisitor, makeLink, SHARE_ENV, shareTokenOf } from "../support/share-visitor";
 import { blake3Hex, tusClient } from "../support/tus-client";
 
@@ -18,28 +18,20 @@ import { blake3Hex, tusClient } from "../support/tus-client";
  */
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 120_000 });
 
-type User = Awaited<ReturnType<TestEngine["createUser"]>> & { files: FileClient };
 let t: TestEngine;
 let admin: string;
-const sockets: FileClient[] = [];
-
-async function userWith(account: string, options: Record<string, unknown> = {}): Promise<User> {
-  const created = await t.createUser(account, { permission: PERMISSION_FULL, ...options });
-  const files = await connectFiles(t.fileUrl, created.socketToken);
-  sockets.push(files);
-  return { ...created, files };
-}
+const users = socketUsers(() => t);
 
 const meta = (p: string, groupId = 0, overwrite = false) => ({ groupId: String(groupId), path: p, overwrite: overwrite ? "1" : "0" });
 const patchUser = async (id: number, body: Record<string, unknown>) => expect((await t.call("PATCH", `/api/admin/users/${id}`, { token: admin, body })).body.code).toBe(200);
 
 /** Creates an upload with all its bytes; the tus reply plus the bytes' hash. */
-async function send(user: User, p: string, data: Buffer, groupId = 0, overwrite = false, headers: Record<string, string> = {}) {
+async function send(user: SocketUser, p: string, data: Buffer, groupId = 0, overwrite = false, headers: Record<string, string> = {}) {
   const created = await tusClient(t.fileUrl, user.socketToken, headers).create(meta(p, groupId, overwrite), data.length, data);
   return { ...created, hash: await blake3Hex(data) };
 }
 
-async function upload(user: User, p: string, data: Buffer, groupId = 0, overwrite = false) {
+async function upload(user: SocketUser, p: string, data: Buffer, groupId = 0, overwrite = false) {
   const created = await send(user, p, data, groupId, overwrite);
   expect(created.status, created.text).toBe(201);
   return user.files.cmd("commit", { uploadId: created.id!, hash: created.hash });
@@ -50,13 +42,13 @@ beforeAll(async () => {
   admin = await t.adminToken();
 });
 afterAll(async () => {
-  for (const s of sockets) await s.close();
+  await users.close();
   await t?.stop();
 });
 
 describe("file-format rule", () => {
   it("blacklist: refuses the listed extensions (any case, '*.' or '.' in the list) at creation, in both languages; the rest goes up", async () => {
-    const user = await userWith("fr_black", { fileFormatMode: 2, fileFormats: " *.EXE;.bat; tar.gz ;" });
+    const user = await users.userWith("fr_black", { fileFormatMode: 2, fileFormats: " *.EXE;.bat; tar.gz ;" });
     const refused = await send(user, "/setup.Exe", Buffer.from("MZ"));
     expect(refused.status).toBe(400);
     expect(refused.id).toBeNull();
@@ -70,7 +62,7 @@ describe("file-format rule", () => {
   });
 
   it("whitelist: only the listed extensions go up (a name without one is refused); off lets everything in", async () => {
-    const user = await userWith("fr_white", { fileFormatMode: 1, fileFormats: "jpg;png" });
+    const user = await users.userWith("fr_white", { fileFormatMode: 1, fileFormats: "jpg;png" });
     expect(await upload(user, "/photo.JPG", Buffer.from("jpg"))).toMatchObject({ code: 200 });
     for (const name of ["/notes.txt", "/README", "/png"]) expect((await send(user, name, Buffer.from("x"))).body?.code).toBe(ErrorCode.FileFormatRefused);
     await patchUser(user.id, { fileFormatMode: 0 });
@@ -78,7 +70,7 @@ describe("file-format rule", () => {
   });
 
   it("is checked again at commit: a rule set after the creation stops the file, the bytes stay until the rule allows it", async () => {
-    const user = await userWith("fr_commit");
+    const user = await users.userWith("fr_commit");
     const created = await send(user, "/late.exe", randomBytes(1000));
     expect(created.status).toBe(201);
     await patchUser(user.id, { fileFormatMode: 2, fileFormats: "exe" });
@@ -90,7 +82,7 @@ describe("file-format rule", () => {
   });
 
   it("refuses each part of a parallel upload and applies in group spaces too", async () => {
-    const user = await userWith("fr_parts", { fileFormatMode: 2, fileFormats: "iso" });
+    const user = await users.userWith("fr_parts", { fileFormatMode: 2, fileFormats: "iso" });
     const tus = tusClient(t.fileUrl, user.socketToken);
     const part = await tus.create(meta("/disk.iso"), 10, undefined, { "upload-concat": "partial" });
     expect(part.body?.code).toBe(ErrorCode.FileFormatRefused);
@@ -103,7 +95,7 @@ describe("file-format rule", () => {
   });
 
   it("refuses renaming a file to a refused type (folders are not files), and leaves moves and copies of names alone", async () => {
-    const user = await userWith("fr_rename");
+    const user = await users.userWith("fr_rename");
     expect(await upload(user, "/tool.txt", Buffer.from("tool"))).toMatchObject({ code: 200 });
     await user.files.ok("mkdir", { groupId: 0, path: "/", name: "dir" });
     await patchUser(user.id, { fileFormatMode: 2, fileFormats: "exe" });
@@ -117,7 +109,7 @@ describe("file-format rule", () => {
 
 describe("upload new files only", () => {
   it("a limited user may upload new files but not replace one: 4341 at creation, 4158 without overwrite as before", async () => {
-    const user = await userWith("nw_user", { uploadNewOnly: true });
+    const user = await users.userWith("nw_user", { uploadNewOnly: true });
     expect(await upload(user, "/a.txt", Buffer.from("one"))).toMatchObject({ code: 200 });
     const replaced = await send(user, "/a.txt", Buffer.from("two"), 0, true);
     expect(replaced.status).toBe(400);
@@ -131,7 +123,7 @@ describe("upload new files only", () => {
   });
 
   it("is checked again at commit, and refuses move and copy over an existing name", async () => {
-    const user = await userWith("nw_commit");
+    const user = await users.userWith("nw_commit");
     expect(await upload(user, "/a.txt", Buffer.from("one"))).toMatchObject({ code: 200 });
     expect(await upload(user, "/sub/a.txt", Buffer.from("sub"))).toMatchObject({ code: 200 });
     const pending = await send(user, "/a.txt", Buffer.from("two"), 0, true);
@@ -148,7 +140,7 @@ describe("upload new files only", () => {
   });
 
   it("a group's limit holds in its space for every member, not in their personal spaces", async () => {
-    const user = await userWith("nw_member");
+    const user = await users.userWith("nw_member");
     const group = await t.call("POST", "/api/admin/groups", { token: admin, body: { name: "NewOnlyGroup", uploadNewOnly: true } });
     const groupId = group.body.data.id as number;
     await t.call("PUT", `/api/admin/groups/${groupId}/members/${user.id}`, { token: admin, body: { groupPermission: PERMISSION_FULL } });
@@ -163,11 +155,11 @@ describe("upload new files only", () => {
 
 describe("share visitors", () => {
   it("an invitation's visitor uploads under the owner's format rule", async () => {
-    const owner = await userWith("fr_owner", { fileFormatMode: 2, fileFormats: "exe" });
+    const owner = await users.userWith("fr_owner", { fileFormatMode: 2, fileFormats: "exe" });
     await owner.files.ok("mkdir", { groupId: 0, path: "/", name: "inbox" });
     const token = await shareTokenOf(t, await makeLink(t, owner.token, { shareUrlType: 0, shareServerPath: "/inbox", needPassword: true, shareUrlPasswd: "in" }));
     const visitor = await connectVisitor(t.fileUrl, token);
-    sockets.push(visitor);
+    users.keep(visitor);
     const tus = tusClient(t.fileUrl, token);
     const refused = await tus.create({ groupId: "0", path: "/virus.exe" }, 2, Buffer.from("MZ"));
     expect(refused.body).toMatchObject({ code: ErrorCode.FileFormatRefused, data: { name: "virus.exe" } });
@@ -181,7 +173,7 @@ describe("share visitors", () => {
 
 describe("uploadRules", () => {
   it("tells the caller's permission, quota, usage and rules of the space, fresh at every call", async () => {
-    const user = await userWith("ur_user", { quota: 1000, uploadNewOnly: true, fileFormatMode: 2, fileFormats: "EXE; bat", permission: Permission.List | Permission.Upload });
+    const user = await users.userWith("ur_user", { quota: 1000, uploadNewOnly: true, fileFormatMode: 2, fileFormats: "EXE; bat", permission: Permission.List | Permission.Upload });
     const personal = await user.files.ok("uploadRules", { groupId: 0 });
     expect(personal).toEqual({ permission: expect.any(Number), quota: 1000, used: 0, uploadNewOnly: true, fileFormatMode: 2, fileFormats: ["exe", "bat"], fileFilter: { patterns: [], maxSize: 0 } });
     // The stored bits (a selection keeps the two unused ones): Upload without Delete.
