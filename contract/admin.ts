@@ -61,7 +61,7 @@ const userSettings = {
     .int()
     .min(0)
     .max(2)
-    .describe("Whose SMTP account the user's share mails and owner notices go through: 0 none (refused with 4135), 1 the server's, 2 the user's own (no fallback; only type 2 may read and save its own settings). docs/mail.md, \"Whose account\"."),
+    .describe("Whose SMTP account the user's share mails and owner notices go through: 0 none (refused with 4135), 1 the server's (a new user's default), 2 the user's own (no fallback; only type 2 may read and save its own settings). docs/mail.md, \"Whose account\"."),
   uploadNewOnly: z.boolean(),
   maxUploadSpeed: z.number().int().min(0).describe("KB/s, 0 unlimited."),
   maxDownloadSpeed: z.number().int().min(0).describe("KB/s, 0 unlimited."),

@@ -9,6 +9,7 @@ import { Button, ButtonLink } from "~/components/ui/button";
 import { Modal } from "~/components/ui/modal";
 import { Pagination } from "~/components/ui/pagination";
 import { readPaginationParams } from "~/components/ui/pagination-model";
+import { InlineConfirm } from "~/components/ui/inline-confirm";
 import { Table, type Column } from "~/components/ui/table";
 import { getT } from "~/i18n/i18next.server";
 import { readForm } from "~/utils/form.server";
@@ -191,22 +192,12 @@ export default function UsersPage() {
         )}
       </Form>
       {confirm && (
-        <div role="alertdialog" aria-labelledby="confirm-delete" className="flex items-center gap-3 rounded border border-red-200 bg-red-50 p-3 text-sm">
-          <p id="confirm-delete">{t("admin.users.delete.confirm", { account: confirm.account })}</p>
-          <Form method="post" action="/admin/users">
-            <input type="hidden" name="intent" value="delete" />
-            <input type="hidden" name="id" value={confirm.id} />
-            <input type="hidden" name="account" value={confirm.account} />
-            <input type="hidden" name="confirmed" value="1" />
-            <input type="hidden" name="back" value={back} />
-            <Button type="submit" danger size="small">
-              {t("global.confirm.delete")}
-            </Button>
-          </Form>
-          <ButtonLink href={`/admin/users${back}`} variant="outlined" size="small">
-            {t("global.cancel")}
-          </ButtonLink>
-        </div>
+        <InlineConfirm
+          message={t("admin.users.delete.confirm", { account: confirm.account })}
+          action="/admin/users"
+          fields={{ intent: "delete", id: confirm.id, account: confirm.account, confirmed: "1", back }}
+          cancelHref={`/admin/users${back}`}
+        />
       )}
       <Table columns={columns} data={users} rowKey="id" label={t("admin.users.table")} rowLabel={(u) => u.account} expandedRender={(u) => <ConnectionsDetail user={u} />} />
       <p className="text-xs text-gray-500">{t("admin.users.online.note")}</p>

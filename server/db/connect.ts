@@ -21,8 +21,11 @@ export function dialectOf(url: string): Dialect {
   throw new Error(`unsupported database URL scheme: ${url.split(":")[0]}`);
 }
 
-/** Opens the database named by `url`, runs pending migrations, and returns the query layer. */
-export async function openDatabase(url: string): Promise<Db> {
+/**
+ * Opens the database named by `url`, runs pending migrations, and returns the query layer.
+ * `migrateTo` stops at that migration (tests of a later migration start from the schema before it).
+ */
+export async function openDatabase(url: string, options: { migrateTo?: string } = {}): Promise<Db> {
   const dialect = dialectOf(url);
   let kysely: Kysely<Database>;
   if (dialect === "sqlite") {
@@ -63,7 +66,7 @@ export async function openDatabase(url: string): Promise<Db> {
     kysely = new Kysely<Database>({ dialect: new MysqlDialect({ pool }) });
   }
   try {
-    await migrate(kysely, dialect);
+    await migrate(kysely, dialect, options.migrateTo);
   } catch (error) {
     await kysely.destroy();
     throw error;

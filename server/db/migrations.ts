@@ -316,13 +316,31 @@ const migrations = (dialect: Dialect): Record<string, Migration> => ({
       await db.schema.alterTable("client_sockets").addColumn("address", "varchar(64)", (c) => c.notNull().defaultTo("")).execute();
     },
   },
+  "0014_email_sender_type": {
+    async up(db: Kysely<any>) {
+      // The notification e-mail source (users.email_sender_type: 0 none, 1 the server's account,
+      // 2 the user's own) was stored but not followed: every user's mail went through their own
+      // account, else the server's. Now the engine follows it (docs/mail.md, "Whose account"), and
+      // the 0 every user was given by default would stop their mail: such users keep what they had,
+      // 2 with an account of their own, else 1.
+      const own = await db.selectFrom("smtp_accounts").select("user_id").where("user_id", "is not", null).execute();
+      const ids = own.map((r) => Number(r.user_id));
+      for (let at = 0; at < ids.length; at += 500) {
+        await db.updateTable("users").set({ email_sender_type: 2 }).where("email_sender_type", "=", 0).where("id", "in", ids.slice(at, at + 500)).execute();
+      }
+      await db.updateTable("users").set({ email_sender_type: 1 }).where("email_sender_type", "=", 0).execute();
+    },
+  },
 });
 
-/** Runs every pending migration; throws if one fails, so the engine never starts on a half schema. */
-export async function migrate(db: Kysely<any>, dialect: Dialect): Promise<void> {
+/**
+ * Runs every pending migration (or those up to `target`); throws if one fails, so the engine never
+ * starts on a half schema.
+ */
+export async function migrate(db: Kysely<any>, dialect: Dialect, target?: string): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
   const migrator = new Migrator({ db, provider });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = target === undefined ? await migrator.migrateToLatest() : await migrator.migrateTo(target);
   const failed = results?.find((r) => r.status === "Error");
   if (error || failed) {
     throw new Error(`database migration ${failed?.migrationName ?? ""} failed: ${String(error)}`);

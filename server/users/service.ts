@@ -1,5 +1,6 @@
 import { type AdminUser, type CreateUserBody, type UpdateUserBody, type VirtualDirectory, virtualAlias } from "../../contract/admin";
 import { type AuthSource, UNLISTED_SOURCES } from "../../contract/authentication";
+import { EMAIL_SENDER } from "../../contract/mail";
 import { normalizePermission } from "../../contract/permissions";
 import type { UserInfo } from "../../contract/users";
 import { passwordProblem } from "../../contract/validation";
@@ -207,6 +208,8 @@ export function createUsers({ db, clock, tokens, settings, homes }: UsersDeps) {
               home,
               permission: normalizePermission(permission),
               need_update_pwd: input.needUpdatePwd === false ? 0 : 1,
+              // Unless said otherwise, a user's mail goes through the server's account (docs/mail.md).
+              email_sender_type: EMAIL_SENDER.server,
               created_at: now,
               updated_at: now,
               ...defined(userColumns({ ...input, home, permission: undefined, needUpdatePwd: undefined })),

@@ -229,7 +229,7 @@ test("after a refused Create or Save the form posts again: the corrected user is
   await expect(steps.locator("[aria-current=step]")).toContainText("Security");
   const refused = posts.length;
   // An error stays until its own field is changed, then goes before anything is pressed.
-  await page.getByRole("radio", { name: "The administrator's mail account" }).check();
+  await page.getByRole("radio", { name: "The user's own mail account" }).check();
   await expect(whitelist).toHaveAttribute("aria-invalid", "true");
   await whitelist.fill("10.0.0.0/8");
   await expect(whitelist).not.toHaveAttribute("aria-invalid", "true");
@@ -242,6 +242,7 @@ test("after a refused Create or Save the form posts again: the corrected user is
     await ok<{ list: AdminUser[] }>("GET", `/api/admin/users?search=${account}`, { token })
   ).list.find((u) => u.account === account)!;
   expect(made.ipWhitelist).toBe("10.0.0.0/8");
+  expect(made.emailSenderType).toBe(2);
 
   // The same on Edit: a refused Save, then the corrected one.
   await page.goto(`/admin/users/${made.id}`);
@@ -416,5 +417,48 @@ test("the Users screen and every step in Chinese, audited", async ({
     await consoleScreens(page, `admin-users-step${index + 1}-zh-1440`);
     if (index < 3) await page.getByRole("button", { name: "下一步" }).click();
   }
+  await context.close();
+});
+
+test("without JavaScript, Delete asks on the page first; Cancel keeps the user, Delete removes it", async ({
+  browser,
+}) => {
+  const target = await createUser(uniqueAccount("nojsdel"), PASSWORD, {
+    permission: PERMISSION_FULL,
+  });
+  const context = await browser.newContext({
+    locale: "en-US",
+    viewport: { width: 1440, height: 900 },
+    javaScriptEnabled: false,
+  });
+  const page = await context.newPage();
+  await adminSignIn(page, "admin", ADMIN_PASSWORD);
+  await expect(page).toHaveURL(/\/admin$/);
+  await page.goto(`/admin/users?search=${target.account}`);
+  const deleteRow = () =>
+    usersTable(page)
+      .getByRole("button", { name: `Delete ${target.account}` })
+      .click();
+  const question = page.getByRole("alertdialog", {
+    name: `Delete the user ${target.account}?`,
+  });
+  await deleteRow();
+  await expect(question).toBeVisible();
+  await question.getByRole("link", { name: "Cancel" }).click();
+  await expect(question).toHaveCount(0);
+  await expect(usersTable(page).getByText(target.account)).toBeVisible();
+  await deleteRow();
+  await question.getByRole("button", { name: "Delete" }).click();
+  await expect(page.getByText(`${target.account} was deleted`)).toBeVisible();
+  await expect(
+    usersTable(page).getByRole("button", { name: `Delete ${target.account}` })
+  ).toHaveCount(0);
+  const token = await adminToken();
+  const left = await ok<{ list: AdminUser[] }>(
+    "GET",
+    `/api/admin/users?search=${target.account}`,
+    { token }
+  );
+  expect(left.list).toHaveLength(0);
   await context.close();
 });

@@ -13,9 +13,9 @@ const PASSWORD = "Links#Test2026";
 const SHARE_URL = new RegExp(`^${WEB_URL.replace(/[.]/g, "\\.")}/share/[0-9a-f-]{36}$`);
 
 /** A new user with every permission, signed in through the page; `token` and `files` set the scene through the engine. */
-async function newUser(page: Page) {
+async function newUser(page: Page, options: { emailSenderType?: number } = {}) {
   const account = uniqueAccount("links");
-  await createUser(account, PASSWORD, { permission: PERMISSION_FULL });
+  await createUser(account, PASSWORD, { permission: PERMISSION_FULL, ...options });
   const signedIn = (await login(account, PASSWORD)).data!;
   const files = await connectFiles(FILE_URL, signedIn.websocket_token);
   await signIn(page, account, PASSWORD);
@@ -123,7 +123,7 @@ test.describe("share and invite dialogs", () => {
 
   test("row menu share without password copies only the link; e-mail switches need a mail sender; invitation", async ({ page, context }) => {
     await allowClipboard(context);
-    const { token, files } = await newUser(page);
+    const { token, files } = await newUser(page, { emailSenderType: 0 });
     await files.ok("mkdir", { groupId: 0, path: "/", name: "inbox" });
     await page.getByRole("button", { name: "Refresh" }).click();
     await expect(fileRow(page, "inbox")).toBeVisible();

@@ -1,7 +1,10 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { PERMISSION_FULL } from "../../contract/permissions";
+import { insertReturningId, openDatabase } from "../../server/db/connect";
+import { createTestDatabase } from "../support/databases";
 import { codec, startTestEngine, type TestEngine } from "../support/engine";
 import { downloadShared } from "../support/share-visitor";
 import { startTestSmtp, type TestSmtp } from "../support/smtp";
@@ -173,6 +176,45 @@ describe("emailSenderType 1: the server's account", () => {
     expect((await share(together.token, { shareEmail: "h@example.net;i@example.net" })).body.code).toBe(200);
     const [one] = (await serverSmtp.waitFor(before + 3)).slice(before + 2);
     expect(one!.envelopeTo.sort()).toEqual(["h@example.net", "i@example.net"]);
+  });
+});
+
+describe("a new user's and an upgraded user's type", () => {
+  it("is 1 for a user made without one: a share mail goes through the server's account", async () => {
+    const u = await t.createUser("sender_default", { permission: PERMISSION_FULL, email: "sender_default@owner.example.org" });
+    const made = (await t.call("GET", `/api/admin/users/${u.id}`, { token: await t.adminToken() })).body.data as { emailSenderType: number };
+    expect(made.emailSenderType).toBe(1);
+    const serverBefore = serverSmtp.received.length;
+    await mkdir(path.join(t.dataDir, "storage", "users", "sender_default"), { recursive: true });
+    await writeFile(path.join(t.dataDir, "storage", "users", "sender_default", "report.pdf"), "pdf");
+    expect((await share(u.token, { shareEmail: "friend@example.net" })).body).toMatchObject({ code: 200 });
+    const [mail] = (await serverSmtp.waitFor(serverBefore + 1)).slice(serverBefore);
+    expect(mail!.user).toBe(SERVER_USER);
+  });
+
+  it("keeps what an upgraded database's users had (migration 0014): 2 with an account of their own, else 1; a type set on purpose stays", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "ferry-migrate-"));
+    const database = await createTestDatabase(dir);
+    try {
+      const before = await openDatabase(database.url, { migrateTo: "0013_client_socket_origin" });
+      const user = (account: string, type: number) =>
+        insertReturningId(before, "users", { account, account_key: account, password_hash: "x", role: "user", home: `/users/${account}`, permission: 0, need_update_pwd: 0, email_sender_type: type, created_at: 1, updated_at: 1 });
+      const plain = await user("m_plain", 0);
+      const withOwn = await user("m_own", 0);
+      const chose = await user("m_chose", 2);
+      await before.kysely
+        .insertInto("smtp_accounts")
+        .values({ owner: `user:${withOwn}`, user_id: withOwn, from_name: "Own", provider: 9, account: "own@example.org", password_enc: "sealed", host: "smtp.example.org", port: 465, encryption: 1, updated_at: 1 })
+        .execute();
+      await before.close();
+      const after = await openDatabase(database.url);
+      const rows = await after.kysely.selectFrom("users").select(["id", "email_sender_type"]).where("id", "in", [plain, withOwn, chose]).execute();
+      await after.close();
+      expect(Object.fromEntries(rows.map((r) => [r.id, r.email_sender_type]))).toEqual({ [plain]: 1, [withOwn]: 2, [chose]: 2 });
+    } finally {
+      await database.drop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

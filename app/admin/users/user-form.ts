@@ -148,7 +148,7 @@ export function settingsOf(value: UserFormValue): UpdateUserBody {
     transIgnoreSizeSwitch: value.transIgnoreSizeSwitch === true,
     transIgnoreSize: (value.transIgnoreSize ?? 0) * MB,
     ipWhitelist: value.ipWhitelist ?? "",
-    emailSenderType: Number(value.emailSenderType ?? "0"),
+    emailSenderType: Number(value.emailSenderType ?? "1"),
     notifyAdmin: value.notifyAdmin === true,
     shareEmailMode: Number(value.shareEmailMode ?? "0"),
   };
@@ -164,7 +164,7 @@ const on = (flag: boolean) => (flag ? "on" : undefined);
 export function defaultsOf(user: AdminUser | null, defaultPermission: number): Record<string, unknown> {
   const permission = user ? user.permission : defaultPermission;
   const picked = PERMISSION_NAMES.filter((name) => (permission & Permission[name]) === Permission[name]);
-  if (!user) return { accountType: "2", permission: picked, quota: "0", maxUploadSpeed: "0", maxDownloadSpeed: "0", fileFormatMode: "0", emailSenderType: "0", shareEmailMode: "0", needUpdatePwd: "on" };
+  if (!user) return { accountType: "2", permission: picked, quota: "0", maxUploadSpeed: "0", maxDownloadSpeed: "0", fileFormatMode: "0", emailSenderType: "1", shareEmailMode: "0", needUpdatePwd: "on" };
   return {
     fullname: user.fullname,
     email: user.email,
