@@ -125,6 +125,33 @@ export const listQuery = z
   })
   .strict();
 
+/** The lists' direction: asc or desc; anything else is refused (400). */
+const listOrder = z.enum(["asc", "desc"]).default("asc").describe("Direction of orderBy: asc (default) or desc.");
+
+/** GET /api/admin/users: orderBy account (case-insensitive, as stored in lower case), fullname (case-insensitive), createTime; ties by id. */
+export const USER_ORDER_BY = ["account", "fullname", "createTime"] as const;
+export const userListQuery = listQuery
+  .extend({
+    orderBy: z
+      .enum(USER_ORDER_BY)
+      .optional()
+      .describe("Sorts before paging: account (case-insensitive), fullname (case-insensitive), createTime; equal values by id in the same direction. Without it: by id, oldest first."),
+    order: listOrder,
+  })
+  .strict();
+
+/** GET /api/admin/groups: orderBy name (case-insensitive), createTime, members (their count); ties by id. */
+export const GROUP_ORDER_BY = ["name", "createTime", "members"] as const;
+export const groupListQuery = listQuery
+  .extend({
+    orderBy: z
+      .enum(GROUP_ORDER_BY)
+      .optional()
+      .describe("Sorts before paging: name (case-insensitive), createTime, members (their count); equal values by id in the same direction. Without it: by id, oldest first."),
+    order: listOrder,
+  })
+  .strict();
+
 export const pageOf = <T extends z.ZodType>(item: T) =>
   z.object({ list: z.array(item), total: z.number().int(), size: z.number().int(), current: z.number().int() });
 

@@ -1,8 +1,9 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
-import { Form, Link, useActionData, useFetcher, useLoaderData, useLocation } from "@remix-run/react";
+import { Form, Link, useActionData, useFetcher, useLoaderData, useLocation, useNavigate } from "@remix-run/react";
 import { useEffect, useState, type FormEvent, type MouseEvent } from "react";
 import { useTranslation } from "react-i18next";
+import { listSortOf, readListSort, SortFields, writeListSort, type ListSort } from "~/admin/list-sort";
 import { draftOf, GroupDialog, GroupPanel, type GroupDraft } from "~/admin/groups/group-dialog";
 import type { PickedMember } from "~/admin/groups/member-picker";
 import { GB, backSchema, deleteSchema, groupFormSchema } from "~/admin/groups/schema";
@@ -11,7 +12,7 @@ import { InlineConfirm } from "~/components/ui/inline-confirm";
 import { Modal } from "~/components/ui/modal";
 import { Pagination } from "~/components/ui/pagination";
 import { readPaginationParams } from "~/components/ui/pagination-model";
-import { Table, type Column } from "~/components/ui/table";
+import { Table, type Column, type SortState } from "~/components/ui/table";
 import { TextInput } from "~/components/ui/text-input";
 import { useToast } from "~/components/ui/toast";
 import { getT } from "~/i18n/i18next.server";
@@ -20,18 +21,20 @@ import { formatSize } from "~/utils/format";
 import { redirectWithToast } from "~/utils/toast.server";
 import { useHydrated } from "~/utils/use-hydrated";
 import { requireAdmin, type SignedIn } from "~/utils/session.server";
-import type { AdminGroup, AdminUser } from "../../contract/admin";
+import { GROUP_ORDER_BY, type AdminGroup, type AdminUser } from "../../contract/admin";
 
 type Page<T> = { list: T[]; total: number; size: number; current: number };
 const SEARCH_MAX = 64;
+type GroupsSort = ListSort<(typeof GROUP_ORDER_BY)[number]>;
 
-/** Group spaces (admin document, section 2 "Groups"): one page of groups, as the URL says (`q`, `page`, `size`). */
+/** Group spaces (admin document, section 2 "Groups"): one page of groups, as the URL says (`orderBy`, `order`, `q`, `page`, `size`), sorted by the engine. */
 export async function loader({ request }: LoaderFunctionArgs) {
   const admin = await requireAdmin(request);
   const params = new URL(request.url).searchParams;
   const { page, size } = readPaginationParams(params);
   const search = (params.get("q") ?? "").slice(0, SEARCH_MAX);
-  const query = new URLSearchParams({ pageNum: String(page), pageSize: String(size) });
+  const sort = readListSort(params, GROUP_ORDER_BY);
+  const query = writeListSort(new URLSearchParams({ pageNum: String(page), pageSize: String(size) }), sort);
   if (search) query.set("search", search);
   const groups = await admin.call<Page<AdminGroup>>(`/api/admin/groups?${query.toString()}`);
   if (!groups.result || !groups.data) throw new Response(groups.message, { status: 502 });
@@ -46,7 +49,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   }
   // Without JavaScript the dialogs are parts of the page: `edit=new|<id>` the add / edit form (with
   // what was typed when Find users sent it here), `remove=<id>` the delete confirmation.
-  const back = backSchema.parse(params.get("back") ?? listQuery(search, page, size));
+  const back = backSchema.parse(params.get("back") ?? listQuery(search, page, size, sort));
   const edit = params.get("edit");
   let editing: { group: AdminGroup | null; draft: GroupDraft } | null = null;
   if (edit === "new" || /^\d{1,12}$/.test(edit ?? "")) {
@@ -56,7 +59,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const removeId = params.get("remove");
   const removing = removeId && /^\d{1,12}$/.test(removeId) ? await findGroup(admin, groups.data.list, Number(removeId)) : null;
   return data(
-    { groups: groups.data.list, total: groups.data.total, page, size, search, picker, users: users ?? "", back, editing, removing: removing && { id: removing.id, name: removing.name } },
+    { groups: groups.data.list, total: groups.data.total, page, size, search, sort, picker, users: users ?? "", back, editing, removing: removing && { id: removing.id, name: removing.name } },
     { headers: { "Set-Cookie": await admin.commit() } },
   );
 }
@@ -152,12 +155,14 @@ export async function action({ request }: ActionFunctionArgs) {
   return data(answer, { headers });
 }
 
-const listQuery = (search: string, page: number, size: number) => {
-  const q = new URLSearchParams({ page: String(page), size: String(size) });
+const listQuery = (search: string, page: number, size: number, sort: GroupsSort) => {
+  const q = writeListSort(new URLSearchParams(), sort);
+  q.set("page", String(page));
+  q.set("size", String(size));
   if (search) q.set("q", search);
   return `?${q.toString()}`;
 };
-const hrefOf = (search: string, page: number, size: number) => `/admin/groups${listQuery(search, page, size)}`;
+const hrefOf = (search: string, page: number, size: number, sort: GroupsSort) => `/admin/groups${listQuery(search, page, size, sort)}`;
 
 /** Delete as a POST form: without JavaScript it comes back to the page's confirmation; with it, the dialog asks. */
 function DeleteButton({ group, back, onAsk }: { group: AdminGroup; back: string; onAsk: (group: AdminGroup) => void }) {
@@ -179,11 +184,12 @@ function DeleteButton({ group, back, onAsk }: { group: AdminGroup; back: string;
 }
 
 export default function GroupsPage() {
-  const { groups, total, page, size, search, picker, users, back, editing: asked, removing } = useLoaderData<typeof loader>();
+  const { groups, total, page, size, search, sort, picker, users, back, editing: asked, removing } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const { t } = useTranslation();
   const toast = useToast();
   const location = useLocation();
+  const navigate = useNavigate();
   const hydrated = useHydrated();
   const [editing, setEditing] = useState<{ id: number | null } | null>(asked ? { id: asked.group?.id ?? null } : null);
   const [deleting, setDeleting] = useState<AdminGroup | null>(null);
@@ -210,11 +216,13 @@ export default function GroupsPage() {
     // eslint-disable-next-line react-hooks/exhaustive-deps -- once per answer
   }, [remover.data, remover.state]);
 
+  /** A header's next order: the engine sorts, and a new order starts at page 1. */
+  const sortedHref = (next: SortState | null) => hrefOf(search, 1, size, listSortOf(next, GROUP_ORDER_BY));
   const unlimited = t("admin.groups.unlimited");
   const columns: Column<AdminGroup>[] = [
-    { title: t("admin.groups.name"), dataIndex: "name", type: "ellipsis" },
+    { title: t("admin.groups.name"), dataIndex: "name", type: "ellipsis", sort: true },
     { title: t("admin.groups.home"), dataIndex: "home", type: "ellipsis" },
-    { key: "members", title: t("admin.groups.members"), type: "custom", render: (g) => g.members.map((m) => m.account).join(", ") || "—" },
+    { key: "members", title: t("admin.groups.members"), type: "custom", sort: true, render: (g) => g.members.map((m) => m.account).join(", ") || "—" },
     {
       key: "speed",
       title: t("admin.groups.speed"),
@@ -250,6 +258,7 @@ export default function GroupsPage() {
       <div className="flex items-end justify-between gap-4">
         <Form method="get" action="/admin/groups" role="search" className="flex items-end gap-2">
           <input type="hidden" name="size" value={size} />
+          <SortFields sort={sort} />
           <TextInput type="search" name="q" label={t("admin.groups.search")} defaultValue={search} maxLength={SEARCH_MAX} className="w-72" key={location.search} />
           <Button type="submit" variant="outlined">
             {t("global.search")}
@@ -278,8 +287,17 @@ export default function GroupsPage() {
           cancelHref={`/admin/groups${back}`}
         />
       )}
-      <Table label={t("admin.groups.table")} columns={columns} data={groups} rowKey="id" rowLabel={(g) => g.name} />
-      <Pagination total={total} page={page} pageSize={size} hrefFor={(p, s) => hrefOf(search, p, s)} />
+      <Table
+        label={t("admin.groups.table")}
+        columns={columns}
+        data={groups}
+        rowKey="id"
+        rowLabel={(g) => g.name}
+        sort={sort}
+        onSortChange={(next) => navigate(sortedHref(next))}
+        sortHref={sortedHref}
+      />
+      <Pagination total={total} page={page} pageSize={size} hrefFor={(p, s) => hrefOf(search, p, s, sort)} />
       <GroupDialog open={hydrated && editing !== null} group={group} onClose={() => setEditing(null)} />
       <Modal
         open={deleting !== null}

@@ -4,13 +4,14 @@ import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import * as z from "zod";
 import { ConnectionsDetail, LicenseLine, OnlineState, SpaceCell, StatusCell } from "~/admin/users/cells";
-import { usersSearch } from "~/admin/users/query";
+import { listSortOf, readListSort, SortFields, writeListSort } from "~/admin/list-sort";
+import { USER_ORDER_BY, usersSearch } from "~/admin/users/query";
 import { Button, ButtonLink } from "~/components/ui/button";
 import { Modal } from "~/components/ui/modal";
 import { Pagination } from "~/components/ui/pagination";
 import { readPaginationParams } from "~/components/ui/pagination-model";
 import { InlineConfirm } from "~/components/ui/inline-confirm";
-import { Table, type Column } from "~/components/ui/table";
+import { Table, type Column, type SortState } from "~/components/ui/table";
 import { getT } from "~/i18n/i18next.server";
 import { readForm } from "~/utils/form.server";
 import { requireAdmin } from "~/utils/session.server";
@@ -21,13 +22,14 @@ import { permissionLabels } from "../../contract/permissions";
 
 type UserPage = { list: AdminUser[]; total: number; size: number; current: number };
 
-/** The Users list (admin spec section 2): search, paging, online state with connections (addresses in the expanded row), lock / unlock, space, delete, the account limit. */
+/** The Users list (admin spec section 2): search, paging, sorting (in the engine, headers as links), online state with connections (addresses in the expanded row), lock / unlock, space, delete, the account limit. */
 export async function loader({ request }: LoaderFunctionArgs) {
   const admin = await requireAdmin(request);
   const url = new URL(request.url);
   const { page, size } = readPaginationParams(url.searchParams);
   const search = (url.searchParams.get("search") ?? "").trim().slice(0, 64);
-  const query = new URLSearchParams({ pageNum: String(page), pageSize: String(size) });
+  const sort = readListSort(url.searchParams, USER_ORDER_BY);
+  const query = writeListSort(new URLSearchParams({ pageNum: String(page), pageSize: String(size) }), sort);
   if (search) query.set("search", search);
   const [users, license] = await Promise.all([
     admin.call<UserPage>(`/api/admin/users?${query.toString()}`),
@@ -36,12 +38,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
   if (!users.result || !users.data) throw new Response(users.message, { status: 502 });
   const headers = { "Set-Cookie": await admin.commit() };
   const last = Math.max(1, Math.ceil(users.data.total / size));
-  if (page > last) throw redirect(`/admin/users${usersSearch({ page: last, size, search })}`, { headers });
+  if (page > last) throw redirect(`/admin/users${usersSearch({ page: last, size, search, sort })}`, { headers });
   // Without JavaScript a Delete comes back here first, to be confirmed on the page.
   const confirmId = Number(url.searchParams.get("confirm"));
   const confirm = users.data.list.find((u) => u.id === confirmId) ?? null;
   return data(
-    { users: users.data.list, total: users.data.total, page, size, search, license: license.result ? (license.data ?? null) : null, confirm: confirm ? { id: confirm.id, account: confirm.account } : null },
+    { users: users.data.list, total: users.data.total, page, size, search, sort, license: license.result ? (license.data ?? null) : null, confirm: confirm ? { id: confirm.id, account: confirm.account } : null },
     { headers },
   );
 }
@@ -100,12 +102,14 @@ function RowAction({ user, intent, back, onDelete }: { user: AdminUser; intent: 
 }
 
 export default function UsersPage() {
-  const { users, total, page, size, search, license, confirm } = useLoaderData<typeof loader>();
+  const { users, total, page, size, search, sort, license, confirm } = useLoaderData<typeof loader>();
   const { t } = useTranslation();
   const navigate = useNavigate();
   const submit = useSubmit();
   const [deleting, setDeleting] = useState<{ id: number; account: string } | null>(null);
-  const back = usersSearch({ page, size, search });
+  const back = usersSearch({ page, size, search, sort });
+  /** A header's next order: the engine sorts, and a new order starts at page 1. */
+  const sortedHref = (next: SortState | null) => `/admin/users${usersSearch({ page: 1, size, search, sort: listSortOf(next, USER_ORDER_BY) })}`;
 
   const confirmDelete = (user: { id: number; account: string }) =>
     submit({ intent: "delete", id: String(user.id), account: user.account, confirmed: "1", back }, { method: "post", action: "/admin/users", preventScrollReset: true });
@@ -116,6 +120,7 @@ export default function UsersPage() {
       key: "account",
       title: t("admin.users.column.account"),
       width: 150,
+      sort: true,
       render: (u) => (
         <Link to={`/admin/users/${u.id}`} className="break-all text-primary hover:underline" aria-label={t("admin.users.edit.label", { account: u.account })}>
           {u.account}
@@ -123,7 +128,7 @@ export default function UsersPage() {
       ),
       type: "custom",
     },
-    { type: "ellipsis", dataIndex: "fullname", title: t("admin.users.column.fullname") },
+    { type: "ellipsis", dataIndex: "fullname", title: t("admin.users.column.fullname"), sort: true },
     { type: "ellipsis", dataIndex: "email", title: t("admin.users.column.email") },
     { type: "custom", key: "online", title: t("admin.users.column.status"), width: 195, render: (u) => <OnlineState user={u} /> },
     { type: "custom", key: "lock", title: t("admin.users.column.lock"), width: 80, render: (u) => <StatusCell user={u} /> },
@@ -172,6 +177,7 @@ export default function UsersPage() {
       {license && <LicenseLine license={license} />}
       <Form method="get" action="/admin/users" role="search" className="flex items-center gap-2">
         <input type="hidden" name="size" value={size} />
+        <SortFields sort={sort} />
         <label htmlFor="users-search" className="sr-only">
           {t("admin.users.search")}
         </label>
@@ -186,7 +192,7 @@ export default function UsersPage() {
         />
         <Button type="submit">{t("global.search")}</Button>
         {search && (
-          <ButtonLink href={`/admin/users${usersSearch({ page: 1, size, search: "" })}`} variant="outlined">
+          <ButtonLink href={`/admin/users${usersSearch({ page: 1, size, search: "", sort })}`} variant="outlined">
             {t("global.reset")}
           </ButtonLink>
         )}
@@ -199,14 +205,24 @@ export default function UsersPage() {
           cancelHref={`/admin/users${back}`}
         />
       )}
-      <Table columns={columns} data={users} rowKey="id" label={t("admin.users.table")} rowLabel={(u) => u.account} expandedRender={(u) => <ConnectionsDetail user={u} />} />
+      <Table
+        columns={columns}
+        data={users}
+        rowKey="id"
+        label={t("admin.users.table")}
+        rowLabel={(u) => u.account}
+        expandedRender={(u) => <ConnectionsDetail user={u} />}
+        sort={sort}
+        onSortChange={(next) => navigate(sortedHref(next))}
+        sortHref={sortedHref}
+      />
       <p className="text-xs text-gray-500">{t("admin.users.online.note")}</p>
       <Pagination
         total={total}
         page={page}
         pageSize={size}
-        hrefFor={(p, s) => `/admin/users${usersSearch({ page: p, size: s, search })}`}
-        onChange={(p, s) => navigate(`/admin/users${usersSearch({ page: p, size: s, search })}`)}
+        hrefFor={(p, s) => `/admin/users${usersSearch({ page: p, size: s, search, sort })}`}
+        onChange={(p, s) => navigate(`/admin/users${usersSearch({ page: p, size: s, search, sort })}`)}
       />
       <Modal
         open={deleting !== null}

@@ -2,7 +2,7 @@ import {
   adminGroup,
   createGroupBody,
   idParams,
-  listQuery,
+  groupListQuery,
   memberBody,
   memberParams,
   pageOf,
@@ -14,7 +14,7 @@ import type { Groups } from "./service";
 /** The administrator API of groups and their members (docs/admin-api.md). Every route needs the administrator's access token. */
 export function groupRoutes(groups: Groups) {
   return [
-    route({ method: "GET", url: "/api/admin/groups", tag: "admin", summary: "List groups.", auth: "admin", query: listQuery, response: pageOf(adminGroup), handler: ({ query }) => groups.listGroups(query) }),
+    route({ method: "GET", url: "/api/admin/groups", tag: "admin", summary: "List groups (search by name; orderBy name, createTime or members, order asc or desc).", auth: "admin", query: groupListQuery, response: pageOf(adminGroup), handler: ({ query }) => groups.listGroups(query) }),
     route({ method: "POST", url: "/api/admin/groups", tag: "admin", summary: "Create a group. 1060 duplicate name.", auth: "admin", body: createGroupBody, response: adminGroup, handler: ({ body }) => groups.createGroup(body) }),
     route({ method: "GET", url: "/api/admin/groups/:id", tag: "admin", summary: "One group with its members.", auth: "admin", params: idParams, response: adminGroup, handler: ({ params }) => groups.getGroup(params.id) }),
     route({ method: "PATCH", url: "/api/admin/groups/:id", tag: "admin", summary: "Change a group.", auth: "admin", params: idParams, body: updateGroupBody, response: adminGroup, handler: ({ params, body }) => groups.updateGroup(params.id, body) }),

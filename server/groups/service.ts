@@ -1,4 +1,7 @@
-import type { AdminGroup, CreateGroupBody, UpdateGroupBody } from "../../contract/admin";
+import { sql } from "kysely";
+import type { AdminGroup, CreateGroupBody, GROUP_ORDER_BY, UpdateGroupBody } from "../../contract/admin";
+
+type GroupOrderBy = (typeof GROUP_ORDER_BY)[number];
 import { normalizePermission } from "../../contract/permissions";
 import { isValidFileName } from "../../contract/validation";
 import { type AccountHomes, bool, contains, defined, flag, type GroupRow, switchColumns, switchesOf, unique } from "../accounts/shared";
@@ -99,11 +102,18 @@ export function createGroups({ db, clock, homes, users }: GroupsDeps) {
       return toAdminGroup(await groupRow(id));
     },
 
-    async listGroups(page: { pageNum: number; pageSize: number; search?: string }) {
+    async listGroups(page: { pageNum: number; pageSize: number; search?: string; orderBy?: GroupOrderBy; order?: "asc" | "desc" }) {
       let query = k.selectFrom("user_groups");
       if (page.search) query = query.where(contains("name_key", page.search));
       const { total } = await query.select((eb) => eb.fn.countAll<number>().as("total")).executeTakeFirstOrThrow();
-      const rows = await query.selectAll().orderBy("id").limit(page.pageSize).offset((page.pageNum - 1) * page.pageSize).execute();
+      // Sorted in the database before the page is cut; equal values by id in the same direction.
+      const dir = page.orderBy ? (page.order ?? "asc") : "asc";
+      let sorted = query.selectAll();
+      if (page.orderBy === "name") sorted = sorted.orderBy("name_key", dir);
+      else if (page.orderBy === "createTime") sorted = sorted.orderBy("created_at", dir);
+      else if (page.orderBy === "members")
+        sorted = sorted.orderBy(sql`(select count(*) from ${sql.table("group_members")} where ${sql.ref("group_members.group_id")} = ${sql.ref("user_groups.id")})`, dir);
+      const rows = await sorted.orderBy("id", dir).limit(page.pageSize).offset((page.pageNum - 1) * page.pageSize).execute();
       return { list: await Promise.all(rows.map(toAdminGroup)), total: Number(total), size: page.pageSize, current: page.pageNum };
     },
 

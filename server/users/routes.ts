@@ -2,7 +2,7 @@ import {
   adminUser,
   createUserBody,
   idParams,
-  listQuery,
+  userListQuery,
   pageOf,
   resetPasswordBody,
   updateUserBody,
@@ -13,7 +13,7 @@ import type { Users } from "./service";
 /** The administrator API of users (docs/admin-api.md). Every route needs the administrator's access token. */
 export function userRoutes(users: Users) {
   return [
-    route({ method: "GET", url: "/api/admin/users", tag: "admin", summary: "List users (search by account or e-mail).", auth: "admin", query: listQuery, response: pageOf(adminUser), handler: ({ query }) => users.listUsers(query) }),
+    route({ method: "GET", url: "/api/admin/users", tag: "admin", summary: "List users (search by account or e-mail; orderBy account, fullname or createTime, order asc or desc).", auth: "admin", query: userListQuery, response: pageOf(adminUser), handler: ({ query }) => users.listUsers(query) }),
     route({ method: "POST", url: "/api/admin/users", tag: "admin", summary: "Create a user. 1004 account exists, 1014 e-mail exists, 1023/4125 password rules.", auth: "admin", body: createUserBody, response: adminUser, handler: ({ body }) => users.createUser(body) }),
     route({ method: "GET", url: "/api/admin/users/:id", tag: "admin", summary: "One user.", auth: "admin", params: idParams, response: adminUser, handler: ({ params }) => users.getUser(params.id) }),
     route({ method: "PATCH", url: "/api/admin/users/:id", tag: "admin", summary: "Change a user's settings; locking revokes its sessions at once.", auth: "admin", params: idParams, body: updateUserBody, response: adminUser, handler: ({ params, body }) => users.updateUser(params.id, body) }),

@@ -1,4 +1,7 @@
-import { type AdminUser, type CreateUserBody, type UpdateUserBody, type VirtualDirectory, virtualAlias } from "../../contract/admin";
+import { sql } from "kysely";
+import { type AdminUser, type CreateUserBody, type UpdateUserBody, type USER_ORDER_BY, type VirtualDirectory, virtualAlias } from "../../contract/admin";
+
+type UserOrderBy = (typeof USER_ORDER_BY)[number];
 import { type AuthSource, UNLISTED_SOURCES } from "../../contract/authentication";
 import { EMAIL_SENDER } from "../../contract/mail";
 import { normalizePermission } from "../../contract/permissions";
@@ -274,14 +277,21 @@ export function createUsers({ db, clock, tokens, settings, homes }: UsersDeps) {
       return k.selectFrom("users").selectAll().where("email_key", "=", email.toLowerCase()).executeTakeFirst();
     },
 
-    async listUsers(page: { pageNum: number; pageSize: number; search?: string }) {
+    async listUsers(page: { pageNum: number; pageSize: number; search?: string; orderBy?: UserOrderBy; order?: "asc" | "desc" }) {
       // Accounts of the system and HTTP ways have no list entry (admin document section 6).
       let query = k.selectFrom("users").where("auth_source", "not in", UNLISTED_SOURCES);
       if (page.search) query = query.where((eb) => eb.or([contains("account_key", page.search!), contains("email_key", page.search!)]));
       const { total } = await query.select((eb) => eb.fn.countAll<number>().as("total")).executeTakeFirstOrThrow();
-      const rows = await query
-        .selectAll()
-        .orderBy("id")
+      // Sorted in the database before the page is cut, so the next page goes on in the same order;
+      // equal values by id in the same direction, so descending is exactly ascending reversed.
+      // Case-insensitive on every database: the stored lower-case account, lower() of the name.
+      const dir = page.orderBy ? (page.order ?? "asc") : "asc";
+      let sorted = query.selectAll();
+      if (page.orderBy === "account") sorted = sorted.orderBy("account_key", dir);
+      else if (page.orderBy === "fullname") sorted = sorted.orderBy(sql`lower(${sql.ref("fullname")})`, dir);
+      else if (page.orderBy === "createTime") sorted = sorted.orderBy("created_at", dir);
+      const rows = await sorted
+        .orderBy("id", dir)
         .limit(page.pageSize)
         .offset((page.pageNum - 1) * page.pageSize)
         .execute();

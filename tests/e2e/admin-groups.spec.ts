@@ -262,3 +262,88 @@ test("without JavaScript, in Chinese: the edit form and the delete confirmation"
   await ok("DELETE", `/api/admin/groups/${created.id}`, { token });
   await context.close();
 });
+
+const groupsTable = (page: Page) => page.getByRole("table", { name: /^(Group spaces|群组空间)$/ });
+/** The names of the groups shown, top to bottom: the cells that read as a name of the test's. */
+const shownGroups = async (page: Page, prefix: string) => (await groupsTable(page).getByRole("cell").allTextContents()).filter((text) => text.startsWith(prefix));
+
+/** Groups named `<prefix>_<end>`, made in this order, each with the first `members` of `users`. */
+async function makeGroups(prefix: string, made: ReadonlyArray<{ end: string; members: number }>, users: ReadonlyArray<{ id: number }>) {
+  const token = await adminToken();
+  const names: string[] = [];
+  for (const { end, members } of made) {
+    const group = await ok<AdminGroup>("POST", "/api/admin/groups", { token, body: { name: `${prefix}_${end}` } });
+    for (const user of users.slice(0, members)) await ok("PUT", `/api/admin/groups/${group.id}/members/${user.id}`, { token, body: { groupPermission: 6 } });
+    names.push(group.name);
+  }
+  return names;
+}
+
+test("the Group name header sorts: ascending, descending, then the list's own order again; members by their count; in English and Chinese", async ({ browser }) => {
+  test.setTimeout(90_000);
+  const prefix = uniqueAccount("gs").slice(0, 9); // short enough for the name column to show whole
+  const users = [await createUser(uniqueAccount("gsm"), PASSWORD), await createUser(uniqueAccount("gsm"), PASSWORD)];
+  // Made out of order, one in capitals: the order is the name's without case. Members 1, 0, 2, 1.
+  const made = await makeGroups(prefix, [{ end: "c", members: 1 }, { end: "A", members: 0 }, { end: "d", members: 2 }, { end: "b", members: 1 }], users);
+  const ascending = [...made].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
+  for (const locale of ["en-US", "zh-CN"] as const) {
+    const en = locale === "en-US";
+    const { context, page } = await adminConsolePage(browser, locale);
+    await page.goto(`/admin/groups?q=${prefix}&size=20`);
+    await hydrated(page);
+    const header = page.getByRole("columnheader", { name: en ? "Sort by Group name" : "按群组名称排序" });
+    const sortLink = header.getByRole("link");
+    await expect(header).toHaveAttribute("aria-sort", "none");
+    expect(await shownGroups(page, prefix)).toEqual(made);
+
+    await sortLink.click();
+    await expect(header).toHaveAttribute("aria-sort", "ascending");
+    // The search and the page size stay; a new order starts at page 1.
+    await expect(page).toHaveURL(new RegExp(`orderBy=name&order=asc&page=1&size=20&q=${prefix}`));
+    expect(await shownGroups(page, prefix)).toEqual(ascending);
+    await page.mouse.move(0, 0);
+    await auditPage(page, `groups sorted by name (${locale})`);
+    await consoleScreens(page, `admin-groups-sorted-${en ? "en" : "zh"}`);
+
+    await sortLink.click();
+    await expect(header).toHaveAttribute("aria-sort", "descending");
+    expect(await shownGroups(page, prefix)).toEqual([...ascending].reverse());
+
+    await sortLink.click();
+    await expect(header).toHaveAttribute("aria-sort", "none");
+    await expect(page).not.toHaveURL(/orderBy/);
+    expect(await shownGroups(page, prefix)).toEqual(made);
+
+    // By the count of members; equal counts in the order they were made.
+    const members = page.getByRole("columnheader", { name: en ? "Sort by Associated users" : "按关联用户排序" });
+    await members.getByRole("link").click();
+    await expect(members).toHaveAttribute("aria-sort", "ascending");
+    await expect(header).toHaveAttribute("aria-sort", "none");
+    expect(await shownGroups(page, prefix)).toEqual([made[1], made[0], made[3], made[2]]);
+    await context.close();
+  }
+});
+
+test("without JavaScript the Group name header is a link through the whole cycle", async ({ browser }) => {
+  const prefix = uniqueAccount("gn").slice(0, 9);
+  const made = await makeGroups(prefix, [{ end: "b", members: 0 }, { end: "c", members: 0 }, { end: "a", members: 0 }], []);
+  const { context, page } = await consoleWithoutScript(browser, "en-US");
+  await page.goto(`/admin/groups?q=${prefix}`);
+  const header = page.getByRole("columnheader", { name: "Sort by Group name" });
+  expect(await shownGroups(page, prefix)).toEqual(made);
+  await header.getByRole("link").click();
+  await expect(header).toHaveAttribute("aria-sort", "ascending");
+  expect(await shownGroups(page, prefix)).toEqual([...made].sort());
+  // A search keeps the order.
+  await page.getByRole("searchbox", { name: "Search groups" }).fill(`${prefix}_`);
+  await page.getByRole("button", { name: "Search", exact: true }).click();
+  await expect(page).toHaveURL(/orderBy=name&order=asc/);
+  await expect(header).toHaveAttribute("aria-sort", "ascending");
+  await header.getByRole("link").click();
+  await expect(header).toHaveAttribute("aria-sort", "descending");
+  expect(await shownGroups(page, prefix)).toEqual([...made].sort().reverse());
+  await header.getByRole("link").click();
+  await expect(header).toHaveAttribute("aria-sort", "none");
+  expect(await shownGroups(page, prefix)).toEqual(made);
+  await context.close();
+});

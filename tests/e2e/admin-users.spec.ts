@@ -462,3 +462,110 @@ test("without JavaScript, Delete asks on the page first; Cancel keeps the user, 
   expect(left.list).toHaveLength(0);
   await context.close();
 });
+
+/** The accounts of the rows shown, top to bottom: the links that read as an account of the test's (the Edit links read "Edit"). */
+const shownAccounts = async (page: Page, prefix: string) =>
+  (await usersTable(page).getByRole("link").allTextContents()).filter(
+    (text) => text.startsWith(prefix)
+  );
+
+test("the Account header sorts: ascending, descending, then the list's own order again; in English and Chinese", async ({
+  browser,
+}) => {
+  test.setTimeout(90_000);
+  const prefix = uniqueAccount("srt").slice(0, 14);
+  // Made out of order, one in capitals: the order is the account's without case.
+  const made: string[] = [];
+  for (const end of ["c", "A", "d", "b", "e"]) {
+    made.push((await createUser(`${prefix}_${end}`, PASSWORD)).account);
+  }
+  const ascending = [...made].sort((a, b) =>
+    a.toLowerCase().localeCompare(b.toLowerCase())
+  );
+  for (const locale of ["en-US", "zh-CN"] as const) {
+    const en = locale === "en-US";
+    const { context, page } = await consoleAs(browser, locale);
+    await page.goto(`/admin/users?search=${prefix}&size=20`);
+    await hydrated(page);
+    const header = page.getByRole("columnheader", {
+      name: en ? "Sort by Account" : "按账号排序",
+    });
+    const sortLink = header.getByRole("link");
+    await expect(header).toHaveAttribute("aria-sort", "none");
+    expect(await shownAccounts(page, prefix)).toEqual(made);
+
+    await sortLink.click();
+    await expect(header).toHaveAttribute("aria-sort", "ascending");
+    await expect(page).toHaveURL(/orderBy=account&order=asc/);
+    // The search and the page size stay; a new order starts at page 1.
+    await expect(page).toHaveURL(new RegExp(`size=20.*search=${prefix}`));
+    await expect(page).not.toHaveURL(/page=/);
+    expect(await shownAccounts(page, prefix)).toEqual(ascending);
+    await page.mouse.move(0, 0);
+    await auditPage(page, `users sorted by account (${locale})`);
+    await consoleScreens(page, `admin-users-sorted-${en ? "en" : "zh"}-1440`);
+
+    await sortLink.click();
+    await expect(header).toHaveAttribute("aria-sort", "descending");
+    expect(await shownAccounts(page, prefix)).toEqual([...ascending].reverse());
+    // Another column's header starts its own order.
+    await expect(
+      page.getByRole("columnheader", { name: en ? "Sort by Full name" : "按姓名排序" })
+    ).toHaveAttribute("aria-sort", "none");
+
+    await sortLink.click();
+    await expect(header).toHaveAttribute("aria-sort", "none");
+    await expect(page).not.toHaveURL(/orderBy/);
+    await expect(page).toHaveURL(new RegExp(`search=${prefix}`));
+    expect(await shownAccounts(page, prefix)).toEqual(made);
+    await context.close();
+  }
+});
+
+test("without JavaScript the sort headers are links: the cycle, and page 2 goes on in the same order", async ({
+  browser,
+}) => {
+  test.setTimeout(90_000);
+  const prefix = uniqueAccount("nsrt").slice(0, 14);
+  const made: string[] = [];
+  // 12 users: two pages of 10. Made in an order that is neither way sorted.
+  for (const end of ["f", "k", "b", "h", "a", "l", "d", "j", "c", "g", "e", "i"]) {
+    made.push((await createUser(`${prefix}_${end}`, PASSWORD)).account);
+  }
+  const ascending = [...made].sort();
+  const context = await browser.newContext({
+    locale: "en-US",
+    viewport: { width: 1440, height: 900 },
+    javaScriptEnabled: false,
+  });
+  const page = await context.newPage();
+  await adminSignIn(page, "admin", ADMIN_PASSWORD);
+  await expect(page).toHaveURL(/\/admin$/);
+  await page.goto(`/admin/users?search=${prefix}&page=2`);
+  expect(await shownAccounts(page, prefix)).toEqual(made.slice(10));
+  const header = page.getByRole("columnheader", { name: "Sort by Account" });
+
+  await header.getByRole("link").click();
+  await expect(header).toHaveAttribute("aria-sort", "ascending");
+  await expect(page).not.toHaveURL(/page=2/);
+  expect(await shownAccounts(page, prefix)).toEqual(ascending.slice(0, 10));
+  await page.getByRole("link", { name: "Page 2" }).click();
+  await expect(page).toHaveURL(/orderBy=account&order=asc.*page=2/);
+  expect(await shownAccounts(page, prefix)).toEqual(ascending.slice(10));
+
+  await header.getByRole("link").click();
+  await expect(header).toHaveAttribute("aria-sort", "descending");
+  expect(await shownAccounts(page, prefix)).toEqual(
+    [...ascending].reverse().slice(0, 10)
+  );
+  await page.getByRole("link", { name: "Page 2" }).click();
+  expect(await shownAccounts(page, prefix)).toEqual(
+    [...ascending].reverse().slice(10)
+  );
+
+  await header.getByRole("link").click();
+  await expect(header).toHaveAttribute("aria-sort", "none");
+  await expect(page).not.toHaveURL(/orderBy/);
+  expect(await shownAccounts(page, prefix)).toEqual(made.slice(0, 10));
+  await context.close();
+});
