@@ -59,6 +59,10 @@ Object.assign(process.env, {
   // later specs out. Two minutes keeps one spec's attempts from reaching the next; signin-address's
   // 22 attempts still fall in one window.
   FERRY_LOGIN_ADDRESS_WINDOW: "120",
+  // The same for share links: every visitor of the run comes from 127.0.0.1, and the run's share
+  // tokens (30 per address per window by default) add up across specs; within one spec they stay
+  // far below the limit. The limit itself is tested by the engine suite (shares-anonymous).
+  FERRY_SHARE_RATE_WINDOW: "120",
   FERRY_LOOKUP_ADDRESS_MAX: "",
   FERRY_REFRESH_REUSE_GRACE: "",
   // The external HTTP way's test service (admin-authentication.spec.ts) listens on 127.0.0.1.

@@ -105,9 +105,10 @@ export function refusalText(t: Awaited<ReturnType<typeof getT>>, code: number, d
     const remaining = Number((data as { remaining?: unknown } | null)?.remaining);
     return Number.isFinite(remaining) ? `${t("app.share.invalid-password")} ${t("share.login.remaining", { count: remaining })}` : t("app.share.invalid-password");
   }
-  if (code === ErrorCode.ShareAttemptsLocked) {
+  // Both carry the seconds left (data.retryAfter); the message says the minutes.
+  if (code === ErrorCode.ShareAttemptsLocked || code === ErrorCode.ShareRequestsThrottled) {
     const retryAfter = Number((data as { retryAfter?: unknown } | null)?.retryAfter);
-    return t("error.4231", { minutes: Number.isFinite(retryAfter) ? Math.max(1, Math.ceil(retryAfter / 60)) : 15 });
+    return t(`error.${code}`, { minutes: Number.isFinite(retryAfter) ? Math.max(1, Math.ceil(retryAfter / 60)) : 15 });
   }
   return t(`error.${code}`, { defaultValue: t("global.error.something-wrong", { code }) });
 }
