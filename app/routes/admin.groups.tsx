@@ -222,7 +222,7 @@ export default function GroupsPage() {
   const columns: Column<AdminGroup>[] = [
     { title: t("admin.groups.name"), dataIndex: "name", type: "ellipsis", sort: true },
     { title: t("admin.groups.home"), dataIndex: "home", type: "ellipsis" },
-    { key: "members", title: t("admin.groups.members"), type: "custom", sort: true, render: (g) => g.members.map((m) => m.account).join(", ") || "—" },
+    { key: "members", title: t("admin.groups.members"), type: "custom", sort: true, render: (g) => <span className="[overflow-wrap:anywhere]">{g.members.map((m) => m.account).join(", ") || "—"}</span> },
     {
       key: "speed",
       title: t("admin.groups.speed"),
