@@ -21,6 +21,8 @@ test.describe("notifications arrive live", () => {
     await expect(page).toHaveURL(/\/personal$/);
     await hydrated(page);
     await expect(page.getByRole("link", { name: "Notifications", exact: true })).toBeVisible();
+    // The empty folder's listing came over the socket: it is signed in and gets the pushed events.
+    await expect(page.getByRole("region", { name: /^Files in/ }).getByText("No data")).toBeVisible();
     // Gone if the page reloads or navigates: the updates below must come without either.
     await page.evaluate(() => ((window as unknown as { stayed: boolean }).stayed = true));
 

@@ -14,5 +14,15 @@ export function LiveNotices() {
   const reload = useRef(revalidate);
   reload.current = revalidate;
   useEffect(() => connection?.onEvent((event) => event.event === "notice" && reload.current()), [connection]);
+  // Events pushed while the socket was down are lost: after a reconnect, load the page's data again.
+  useEffect(() => {
+    if (!connection) return;
+    let wasOpen = connection.state === "open";
+    return connection.subscribe(() => {
+      if (connection.state !== "open") return;
+      if (wasOpen) reload.current();
+      wasOpen = true;
+    });
+  }, [connection]);
   return null;
 }
