@@ -141,6 +141,8 @@ test.describe("share visitor", () => {
       await expect(invite).toBeHidden();
 
       await toChinese(page);
+      // The switch loads the page again: a click before it hydrates opens nothing.
+      await hydrated(page);
       await page.getByRole("toolbar", { name: "文件操作" }).getByRole("button", { name: "邀请上传" }).click();
       const inviteZh = page.getByRole("dialog", { name: "邀请上传" });
       await inviteZh.getByRole("checkbox", { name: /访客可以看到文件夹中已有的文件/ }).check();
