@@ -132,8 +132,8 @@ export function createUsers({ db, clock, tokens, settings, homes }: UsersDeps) {
   }
 
   /** The admin answer of a user; a list passes what it looked up for its whole page at once. */
-  async function toAdminUser(row: UserRow, page?: { online: Set<number>; connections: Map<number, UserConnections> }): Promise<AdminUser> {
-    const { online, connections } = page ?? { online: await tokens.onlineUserIds(), connections: await connectionsOf(db, clock, [row.id]) };
+  async function toAdminUser(row: UserRow, page?: { connections: Map<number, UserConnections> }): Promise<AdminUser> {
+    const { connections } = page ?? { connections: await connectionsOf(db, clock, [row.id]) };
     const here = connectionsIn(connections, row.id);
     const groups = await k
       .selectFrom("group_members")
@@ -148,8 +148,9 @@ export function createUsers({ db, clock, tokens, settings, homes }: UsersDeps) {
       id: row.id,
       account: row.account,
       role: row.role,
-      // A desktop client whose socket is up is online even when its session's access token lapsed.
-      online: online.has(row.id) || here.connections > 0,
+      // Online: a session with a live access token, or a desktop client whose socket is up (even
+      // when its session's token lapsed); both are what the connections count.
+      online: here.connections > 0,
       connections: here.connections,
       addresses: here.addresses,
       lockedUntil,
@@ -295,8 +296,8 @@ export function createUsers({ db, clock, tokens, settings, homes }: UsersDeps) {
         .limit(page.pageSize)
         .offset((page.pageNum - 1) * page.pageSize)
         .execute();
-      const [online, connections] = await Promise.all([tokens.onlineUserIds(), connectionsOf(db, clock, rows.map((r) => r.id))]);
-      const list = await Promise.all(rows.map((r) => toAdminUser(r, { online, connections })));
+      const connections = await connectionsOf(db, clock, rows.map((r) => r.id));
+      const list = await Promise.all(rows.map((r) => toAdminUser(r, { connections })));
       return { list, total: Number(total), size: page.pageSize, current: page.pageNum };
     },
 
