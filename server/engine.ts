@@ -164,6 +164,8 @@ export async function startEngine(config: Config, clock: Clock = systemClock, li
         await fileServer.close();
         await closeParts();
         await api.close();
+        // The logs' last rows, after every request and transfer has ended.
+        await services.recorder.stop();
         await services.db.close();
       },
     };

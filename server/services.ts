@@ -16,6 +16,8 @@ import { createShareMailer, type ShareMailer } from "./mail/share-mail";
 import { createSecretBox, loadEngineSecret, type SecretBox } from "./mail/secret";
 import { createSpaces, type Spaces } from "./files/spaces";
 import { createGroups, type Groups } from "./groups/service";
+import { createLicence, type Licence } from "./licence/service";
+import { createRecorder, type Recorder } from "./logs/recorder";
 import { createNotices, type Notices } from "./notices/service";
 import { createTransferNotices, type TransferNotices } from "./notices/transfers";
 import { createShares, type Shares } from "./shares/service";
@@ -56,6 +58,10 @@ export interface Services {
   shares: Shares;
   /** Users' and group spaces' speed limits, per engine process (docs/file-server.md, "Speed limits"). */
   speed: Speed;
+  /** The licence and the edition in effect, read live (docs/licence.md). */
+  licence: Licence;
+  /** The operation and transfer logs' batched writer (server/logs/recorder.ts). */
+  recorder: Recorder;
 }
 
 /** Opens the database and wires the services; shared by the engine and the operator CLI. */
@@ -68,7 +74,8 @@ export async function openServices(config: Config, clock: Clock = systemClock): 
   const spaces = createSpaces(db, path.resolve(storageRoot), { maxDepth: config.walkMaxDepth, maxEntries: config.walkMaxEntries });
   const usage = createUsageCache((home) => countHome(spaces.storageOf(home)), clock);
   const accountHomes = createAccountHomes(homes, usage);
-  const users = createUsers({ db, clock, tokens, settings, homes: accountHomes });
+  const licence = createLicence({ db, clock, config });
+  const users = createUsers({ db, clock, tokens, settings, homes: accountHomes, userLimit: () => licence.userLimit() });
   const groups = createGroups({ db, clock, homes: accountHomes, users });
   const notices = createNotices(db, clock);
   const hashes = createHashes(db);
@@ -88,7 +95,7 @@ export async function openServices(config: Config, clock: Clock = systemClock): 
   });
   await shares.sealStoredPasswords();
   const transferNotices = createTransferNotices({ db, clock, notices, mail, windowMs: config.transferNoticeWindowMs });
-  return { config, clock, db, settings, tokens, users, groups, notices, spaces, hashes, quota, mail, shareMailer, transferNotices, shares, speed: createSpeed(db) };
+  return { config, clock, db, settings, tokens, users, groups, notices, spaces, hashes, quota, mail, shareMailer, transferNotices, shares, licence, speed: createSpeed({ db, settings, clock, timeZone: config.timeZone }), recorder: createRecorder(db, clock) };
 }
 
 /**

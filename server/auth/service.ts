@@ -15,6 +15,7 @@ import { requireWhitelisted, requireWhitelistedUser } from "./ip-whitelist";
 import { dummyHash, hashPassword, MAX_PASSWORD_INPUT, verifyPassword } from "./password-hash";
 import type { AuthContext, Tokens } from "./tokens";
 import type { Authentication } from "../authentication/service";
+import type { Recorder } from "../logs/recorder";
 
 export interface AuthDeps {
   db: Db;
@@ -26,17 +27,20 @@ export interface AuthDeps {
   rates: RateLimits;
   settings: Settings;
   users: Users;
-  edition: Edition;
+  /** The edition in effect now (docs/licence.md). */
+  edition: () => Promise<Edition>;
   /** Where the initial administrator password file lives (removed at the administrator's first change). */
   config: { dataDir: string };
   /** Per client address, across accounts (FERRY_LOGIN_ADDRESS_MAX_FAILURES, FERRY_LOOKUP_ADDRESS_MAX, FERRY_LOGIN_ADDRESS_WINDOW). */
   addressLimits: { maxFailures: number; maxLookups: number; windowMs: number };
   /** The authentication ways (server/authentication/): who a sign-in is under the way in force. */
   ways: Pick<Authentication, "verify">;
+  /** The operation log (server/logs/): every sign-in and failed sign-in. */
+  recorder?: Pick<Recorder, "recordOperation">;
 }
 
 /** Sign-in, password change, refresh and sign-out: the rules of end-user spec sections 4, 5 and 7. */
-export function createAuth({ db, clock, codec, tokens, lockout, rates, settings, users, edition, addressLimits, config, ways }: AuthDeps) {
+export function createAuth({ db, clock, codec, tokens, lockout, rates, settings, users, edition, addressLimits, config, ways, recorder }: AuthDeps) {
   async function policy(): Promise<LockoutPolicy & { lockPeriod: number }> {
     const s = await settings.get("security");
     return { maxFailures: s.lockTimes, windowMs: s.lockMinutes * 60_000, lockPeriod: s.lockMinutes * 60 };
@@ -108,11 +112,32 @@ export function createAuth({ db, clock, codec, tokens, lockout, rates, settings,
       if (!credentials.password) fail("PasswordRequired");
       // Longer than any password can be: refused as bad input, never hashed nor counted as a guess.
       if (credentials.password.length > MAX_PASSWORD_INPUT) fail("ParameterError", { field: "UK" });
-      const user = await checkPassword(account, credentials.password, ip, true);
-      if (user.locked) fail("AccountLocked");
-      // After the password, so the whitelist tells nothing to someone who does not know it.
-      requireWhitelisted(user.ip_whitelist, ip);
-      if (user.need_update_pwd) fail("NeedResetPassword", { account: user.account });
+      let known: { id: number; account: string; account_type: number; role: string } | null = null;
+      let user: Awaited<ReturnType<typeof checkPassword>>;
+      try {
+        user = await checkPassword(account, credentials.password, ip, true);
+        known = user;
+        if (user.locked) fail("AccountLocked");
+        // After the password, so the whitelist tells nothing to someone who does not know it.
+        requireWhitelisted(user.ip_whitelist, ip);
+        if (user.need_update_pwd) fail("NeedResetPassword", { account: user.account });
+      } catch (error) {
+        // Who tried and why it failed (an unknown account is logged by the name that was typed).
+        known ??= (await findUser(account).catch(() => null)) ?? null;
+        recorder?.recordOperation({
+          userId: known?.id ?? null,
+          account: known?.account ?? account,
+          accountType: known?.account_type ?? 0,
+          role: known?.role === "admin" ? "admin" : "user",
+          address: ip,
+          kind: "signin_failed",
+          target: account,
+          result: "failed",
+          code: error instanceof FerryError ? error.code : 0,
+        });
+        throw error;
+      }
+      recorder?.recordOperation({ userId: user.id, account: user.account, accountType: user.account_type, role: user.role === "admin" ? "admin" : "user", address: ip, kind: "signin", target: user.account });
       const issued = await tokens.issue(user.id, ip ?? "");
       const p = await policy();
       return {
@@ -121,7 +146,7 @@ export function createAuth({ db, clock, codec, tokens, lockout, rates, settings,
         account: user.account,
         accountType: user.account_type,
         isAdmin: user.role === "admin",
-        softVersion: edition,
+        softVersion: await edition(),
         loginFailTimes: 0,
         lockPeriod: p.lockPeriod,
         maxLockTimes: p.maxFailures,

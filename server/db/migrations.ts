@@ -331,6 +331,72 @@ const migrations = (dialect: Dialect): Record<string, Migration> => ({
       await db.updateTable("users").set({ email_sender_type: 1 }).where("email_sender_type", "=", 0).execute();
     },
   },
+  "0015_logs": {
+    async up(db: Kysely<any>) {
+      // The administrator's logs (server/logs/, docs/admin-api.md "Logs"): every action, and every
+      // finished transfer (the statistics read these). Written in batches by server/logs/recorder.ts.
+      const idType = dialect === "postgres" ? "serial" : "integer";
+      const idColumn = (c: any) => (dialect === "postgres" ? c.primaryKey() : c.primaryKey().autoIncrement());
+      await db.schema
+        .createTable("operation_log")
+        .addColumn("id", idType, idColumn)
+        .addColumn("at", "bigint", (c) => c.notNull())
+        .addColumn("user_id", "integer")
+        .addColumn("account", "varchar(64)", (c) => c.notNull().defaultTo(""))
+        .addColumn("account_type", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("role", "varchar(16)", (c) => c.notNull().defaultTo("user"))
+        .addColumn("address", "varchar(64)", (c) => c.notNull().defaultTo(""))
+        .addColumn("kind", "varchar(32)", (c) => c.notNull())
+        .addColumn("target", "varchar(1024)", (c) => c.notNull().defaultTo(""))
+        .addColumn("detail", "varchar(1024)", (c) => c.notNull().defaultTo(""))
+        .addColumn("result", "varchar(16)", (c) => c.notNull().defaultTo("ok"))
+        .addColumn("code", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema.createIndex("operation_log_at").on("operation_log").column("at").execute();
+      await db.schema.createIndex("operation_log_user_at").on("operation_log").columns(["user_id", "at"]).execute();
+      await db.schema.createIndex("operation_log_kind").on("operation_log").column("kind").execute();
+      await db.schema
+        .createTable("transfer_log")
+        .addColumn("id", idType, idColumn)
+        .addColumn("at", "bigint", (c) => c.notNull())
+        .addColumn("user_id", "integer")
+        .addColumn("account", "varchar(64)", (c) => c.notNull().defaultTo(""))
+        .addColumn("group_id", "integer")
+        .addColumn("direction", "varchar(16)", (c) => c.notNull())
+        .addColumn("bytes", "bigint", (c) => c.notNull().defaultTo(0))
+        .addColumn("files", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("duration_ms", "bigint", (c) => c.notNull().defaultTo(0))
+        .addColumn("result", "varchar(16)", (c) => c.notNull().defaultTo("ok"))
+        .addColumn("via", "varchar(16)", (c) => c.notNull().defaultTo("web"))
+        .addColumn("path", "varchar(1024)", (c) => c.notNull().defaultTo(""))
+        .addColumn("address", "varchar(64)", (c) => c.notNull().defaultTo(""))
+        // Share links are named by a UUID (share_links.id), so the link is a string here.
+        .addColumn("share_id", "varchar(64)")
+        .execute();
+      await db.schema.createIndex("transfer_log_at").on("transfer_log").column("at").execute();
+      await db.schema.createIndex("transfer_log_user_at").on("transfer_log").columns(["user_id", "at"]).execute();
+    },
+  },
+  "0017_share_admin": {
+    async up(db: Kysely<any>) {
+      // Disabled by the administrator (unix ms, 0 = not): visitors get 1055; the administrator can enable it again.
+      await db.schema.alterTable("share_links").addColumn("disabled_at", "bigint", (c) => c.notNull().defaultTo(0)).execute();
+      // The bytes a visitor's download served: the file's size, or the zip's entries' sizes added up.
+      await db.schema.alterTable("share_downloads").addColumn("bytes", "bigint", (c) => c.notNull().defaultTo(0)).execute();
+    },
+  },
+  "0016_notifications": {
+    async up(db: Kysely<any>) {
+      // The way of an administrator's notification (website, e-mail or both) and each receiver's
+      // e-mail state: 0 not by mail, 1 queued, 2 sent, 3 failed, 4 no address (docs/admin-api.md,
+      // "Notifications"). Notices sent before were website only.
+      await db.schema.alterTable("notices").addColumn("by_website", "integer", (c) => c.notNull().defaultTo(1)).execute();
+      await db.schema.alterTable("notices").addColumn("by_email", "integer", (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable("notice_receipts").addColumn("mail_status", "integer", (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable("notice_receipts").addColumn("mail_error", "varchar(255)", (c) => c.notNull().defaultTo("")).execute();
+      await db.schema.createIndex("notice_receipts_mail").on("notice_receipts").columns(["mail_status", "notice_id"]).execute();
+    },
+  },
 });
 
 /**

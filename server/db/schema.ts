@@ -234,7 +234,54 @@ export interface UploadReservationsTable {
   expires_at: number;
 }
 
+/** One action of a user, a visitor or the administrator (0015; server/logs/). Times are unix ms. */
+export interface OperationLogTable {
+  id: Generated<number>;
+  at: number;
+  /** null for a share-link visitor or a failed sign-in of an unknown account. */
+  user_id: number | null;
+  account: D<string>;
+  account_type: D<number>;
+  /** "user" | "admin" | "visitor" */
+  role: D<string>;
+  address: D<string>;
+  /** signin, signin_failed, signout, upload, download, delete, rename, move, copy, mkdir, share_create, … (contract/logs.ts) */
+  kind: string;
+  target: D<string>;
+  detail: D<string>;
+  /** "ok" | "failed" */
+  result: D<string>;
+  /** The catalogue's code of a failure; 0 when ok. */
+  code: D<number>;
+}
+
+/** One finished (or broken-off) transfer (0015; server/logs/); the statistics read these. */
+export interface TransferLogTable {
+  id: Generated<number>;
+  /** When it finished, unix ms. */
+  at: number;
+  user_id: number | null;
+  account: D<string>;
+  /** The group space it was in; null for the personal space. */
+  group_id: number | null;
+  /** "upload" | "download" */
+  direction: string;
+  bytes: D<number>;
+  files: D<number>;
+  duration_ms: D<number>;
+  /** "ok" | "failed" | "stopped" */
+  result: D<string>;
+  /** "web" | "client" | "share" | "zip" | "tus" */
+  via: D<string>;
+  path: D<string>;
+  address: D<string>;
+  /** The share link (share_links.id, a UUID) of a visitor's transfer; null otherwise. */
+  share_id: string | null;
+}
+
 export interface Database {
+  operation_log: OperationLogTable;
+  transfer_log: TransferLogTable;
   users: UsersTable;
   user_groups: GroupsTable;
   group_members: GroupMembersTable;
