@@ -21,6 +21,8 @@ import { VERSION } from "./version";
 import { noticeRoutes } from "./notices/routes";
 import { noticeAdminRoutes } from "./notices/admin-routes";
 import { settingsRoutes } from "./settings/routes";
+import { statisticsRoutes } from "./statistics/routes";
+import { createStatistics } from "./statistics/service";
 import { userRoutes } from "./users/routes";
 import { groupRoutes } from "./groups/routes";
 import { mailRoutes } from "./mail/routes";
@@ -66,7 +68,7 @@ export function allRoutes(s: Services, dashboard: Dashboard = describedDashboard
   const lockout = createLockout(s.db, s.clock);
   const authentication = createAuthentication(s);
   const auth = createAuth({ ...s, codec, lockout, rates: createRateLimits(s.db, s.clock), edition: s.config.edition, addressLimits: s.config.addressLimits, ways: authentication });
-  const routes = [...authRoutes(auth, s.tokens, s.users), ...authenticationRoutes(authentication), ...siteRoutes(s.config, s.settings, s.db, s.clock), ...noticeRoutes(s.notices), ...userRoutes(s.users), ...groupRoutes(s.groups), ...noticeAdminRoutes(s.notices), ...settingsRoutes(s.settings), ...dashboardRoutes(dashboard), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s)];
+  const routes = [...authRoutes(auth, s.tokens, s.users), ...authenticationRoutes(authentication), ...siteRoutes(s.config, s.settings, s.db, s.clock), ...noticeRoutes(s.notices), ...userRoutes(s.users), ...groupRoutes(s.groups), ...noticeAdminRoutes(s.notices), ...settingsRoutes(s.settings), ...statisticsRoutes(createStatistics(s), s.settings), ...dashboardRoutes(dashboard), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s)];
   routes.push(
     route({
       method: "GET",

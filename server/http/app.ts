@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import { Readable } from "node:stream";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from "fastify";
 import type * as z from "zod";
 import { langFromHeader, type Envelope } from "../../contract/envelope";
@@ -7,7 +8,7 @@ import type { AuthContext, Tokens } from "../auth/tokens";
 import type { ShareAccess } from "../shares/access";
 import { envelope } from "../envelope";
 import { FerryError } from "../errors";
-import type { RouteDef } from "./route";
+import { RawReply, type RouteDef } from "./route";
 
 export interface ApiOptions {
   bodyLimit: number;
@@ -145,6 +146,7 @@ export function buildApi(options: ApiOptions): FastifyInstance {
         const query = parse(def.query, request.query);
         const body = parse(def.body, request.body);
         const data = await def.handler({ body, query, params, auth, visitor, ip: clientIp(request), lang: langOf(request), bearer: bearer(request) });
+        if (data instanceof RawReply) return reply.code(200).headers({ ...data.headers, "cache-control": "no-store", "x-content-type-options": "nosniff" }).send(typeof data.body === "string" ? data.body : Readable.from(data.body));
         return send(reply, 200, envelope(200, langOf(request), data ?? null));
       },
     });

@@ -42,6 +42,18 @@ export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
   handler(ctx: RequestContext<z.infer<B>, z.infer<Q>, z.infer<P>>): Promise<unknown>;
 }
 
+/**
+ * A handler's answer that is not the JSON envelope (a CSV export): `body` is streamed as it is, with
+ * `headers` (content type, disposition) and no-store, nosniff. Errors thrown before it is returned
+ * still answer the envelope.
+ */
+export class RawReply {
+  constructor(
+    readonly body: AsyncIterable<string> | string,
+    readonly headers: Record<string, string>,
+  ) {}
+}
+
 /** The response of a route whose envelope carries `data: null` (deletes, password changes). */
 export const nullData = z.null();
 

@@ -3,6 +3,7 @@ import { type SecuritySettings, securitySettings } from "../../contract/admin";
 import { AUTHENTICATION_DEFAULTS, authenticationSettings } from "../../contract/authentication";
 import { PERMISSION_DEFAULT } from "../../contract/permissions";
 import { SITE_DEFAULTS, siteSettings, transferSettings, type TransferSettings } from "../../contract/settings";
+import { STATISTICS_DEFAULTS, statisticsSettings } from "../../contract/statistics";
 import { DEFAULT_WEAK_PASSWORDS } from "../../contract/validation";
 import type { Db } from "../db/connect";
 import { isUniqueViolation } from "../db/connect";
@@ -15,6 +16,8 @@ const groups = {
   site: { schema: siteSettings, defaults: SITE_DEFAULTS },
   /** The way users sign in (server/authentication/, docs/authentication.md). */
   authentication: { schema: authenticationSettings, defaults: AUTHENTICATION_DEFAULTS },
+  /** The statistics period (server/statistics/, docs/admin-api.md "Statistics"). */
+  statistics: { schema: statisticsSettings, defaults: STATISTICS_DEFAULTS },
   transfer: {
     schema: transferSettings,
     defaults: {
