@@ -189,21 +189,7 @@ export type AdminGroup = z.infer<typeof adminGroup>;
 
 export const memberBody = z.object({ groupPermission: permission }).strict();
 
-export const sendNoticeBody = z
-  .object({
-    title: z.string().trim().min(1).max(255).refine((n) => nameProblem(n) === null, NAME_FORMAT_MESSAGE),
-    content: z.string().min(1).max(20_000),
-    receivers: z.union([z.literal("all"), z.array(z.number().int().positive()).min(1).max(100_000)]),
-  })
-  .strict();
-export const adminNotice = z.object({
-  id: z.number().int(),
-  title: z.string(),
-  content: z.string(),
-  createTime: z.number().int(),
-  receivers: z.number().int(),
-  read: z.number().int(),
-});
+/* Notifications: contract/notifications.ts. */
 
 export const securitySettings = z.object({
   lockTimes: z.number().int().min(3).max(30).describe("Wrong passwords that lock an account or address."),

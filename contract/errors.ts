@@ -398,6 +398,21 @@ const catalogue = {
     zh: "已跳过 {{name}}：此空间的文件过滤规则不传输此名称或大小的文件",
   },
 
+  // Administrator's notifications and the server's test mail (docs/admin-api.md "Notifications", docs/mail.md); 4440 up
+  NoticeWayRequired: { code: 4440, status: 400, value: "Way required", en: "Choose how to send the notification: website, e-mail or both", zh: "请选择通知方式：网站、邮件或两者" },
+  NoticeReceiversRequired: { code: 4441, status: 400, value: "Receivers required", en: "Choose the receivers: pick users or send to all users", zh: "请选择接收人：选择用户或发送给所有用户" },
+  NoticeMailNotConfigured: {
+    code: 4442,
+    status: 400,
+    value: "Email not configured",
+    en: "Sending by e-mail needs the server's mail account: set it up under Email setting first",
+    zh: "通过邮件发送需要先配置服务器的发件邮箱：请先在“邮箱设置”中完成设置",
+  },
+  SmtpRejected: { code: 4443, status: 400, value: "SMTP server rejected", en: "The mail server refused: {{response}}", zh: "邮件服务器拒绝：{{response}}" },
+  SmtpUnreachable: { code: 4444, status: 400, value: "SMTP connection failed", en: "Could not talk to the mail server: {{reason}}", zh: "无法与邮件服务器通信：{{reason}}" },
+  // Logs (docs/admin-api.md, "Logs"): 4480 up
+  PreviewNotLive: { code: 4480, status: 400, value: "Preview not live", en: "This preview has already ended or was stopped; refresh the preview log", zh: "该预览已结束或已被停止，请刷新预览日志" },
+
   // Authentication ways (docs/authentication.md); 4360 up
   AuthUrlNotAllowed: {
     code: 4360,

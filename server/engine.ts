@@ -68,7 +68,7 @@ export function allRoutes(s: Services, dashboard: Dashboard = describedDashboard
   const lockout = createLockout(s.db, s.clock);
   const authentication = createAuthentication(s);
   const auth = createAuth({ ...s, codec, lockout, rates: createRateLimits(s.db, s.clock), edition: s.config.edition, addressLimits: s.config.addressLimits, ways: authentication });
-  const routes = [...authRoutes(auth, s.tokens, s.users), ...authenticationRoutes(authentication), ...siteRoutes(s.config, s.settings, s.db, s.clock), ...noticeRoutes(s.notices), ...userRoutes(s.users), ...groupRoutes(s.groups), ...noticeAdminRoutes(s.notices), ...settingsRoutes(s.settings), ...statisticsRoutes(createStatistics(s), s.settings), ...dashboardRoutes(dashboard), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s)];
+  const routes = [...authRoutes(auth, s.tokens, s.users), ...authenticationRoutes(authentication), ...siteRoutes(s.config, s.settings, s.db, s.clock), ...noticeRoutes(s.notices), ...userRoutes(s.users), ...groupRoutes(s.groups), ...noticeAdminRoutes(s.notices, s.noticeMailing), ...settingsRoutes(s.settings), ...statisticsRoutes(createStatistics(s), s.settings), ...dashboardRoutes(dashboard), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s)];
   routes.push(
     route({
       method: "GET",
@@ -133,10 +133,12 @@ export async function startEngine(config: Config, clock: Clock = systemClock, li
         );
       }
     });
+    // Notification mails left queued by the last run go out now (server/notices/mailing.ts).
+    services.noticeMailing.resume(api.log).catch((error: unknown) => api.log.error({ err: error }, "resuming notification mails failed"));
     sampler.start();
     const closeParts = () => {
       stopNoticeEvents();
-      return Promise.all([sampler.stop(), ...parts.map((p) => p.close?.()), clients.close(), purge.stop(), services.transferNotices.stop()]);
+      return Promise.all([sampler.stop(), ...parts.map((p) => p.close?.()), clients.close(), purge.stop(), services.transferNotices.stop(), services.noticeMailing.stop()]);
     };
     const fileServer = await startFileServer({
       host: config.host,

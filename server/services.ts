@@ -20,6 +20,7 @@ import { createLicence, type Licence } from "./licence/service";
 import { createRecorder, type Recorder } from "./logs/recorder";
 import { createNotices, type Notices } from "./notices/service";
 import { createTransferNotices, type TransferNotices } from "./notices/transfers";
+import { createNoticeMailing, type NoticeMailing } from "./notices/mailing";
 import { createShares, type Shares } from "./shares/service";
 import { createSettings, type Settings } from "./settings/service";
 import { createSpeed, type Speed } from "./speed/service";
@@ -54,6 +55,8 @@ export interface Services {
   shareMailer: ShareMailer;
   /** The administrator's notices of notify-admin users' transfers (docs/mail.md, "Transfer notices to the administrator"). */
   transferNotices: TransferNotices;
+  /** The administrator's notifications with their rules and their mails (server/notices/mailing.ts). */
+  noticeMailing: NoticeMailing;
   /** Share links and invitations; `shares.access.resolveShareToken` serves the file server. */
   shares: Shares;
   /** Users' and group spaces' speed limits, per engine process (docs/file-server.md, "Speed limits"). */
@@ -95,7 +98,8 @@ export async function openServices(config: Config, clock: Clock = systemClock): 
   });
   await shares.sealStoredPasswords();
   const transferNotices = createTransferNotices({ db, clock, notices, mail, windowMs: config.transferNoticeWindowMs });
-  return { config, clock, db, settings, tokens, users, groups, notices, spaces, hashes, quota, mail, shareMailer, transferNotices, shares, licence, speed: createSpeed({ db, settings, clock, timeZone: config.timeZone }), recorder: createRecorder(db, clock) };
+  const noticeMailing = createNoticeMailing({ db, notices, mail });
+  return { config, clock, db, settings, tokens, users, groups, notices, spaces, hashes, quota, mail, shareMailer, transferNotices, noticeMailing, shares, licence, speed: createSpeed({ db, settings, clock, timeZone: config.timeZone }), recorder: createRecorder(db, clock) };
 }
 
 /**

@@ -106,12 +106,20 @@ export interface NoticesTable {
   content: string;
   channel: number;
   created_at: number;
+  /** 1 on the users' notification page (0: e-mail only). */
+  by_website: Generated<number>;
+  /** 1 also by e-mail to each receiver with an address. */
+  by_email: Generated<number>;
 }
 
 export interface NoticeReceiptsTable {
   notice_id: number;
   user_id: number;
   is_showed: number;
+  /** NOTICE_MAIL_STATUS of contract/notifications.ts: 0 not by mail, 1 queued, 2 sent, 3 failed, 4 no address. */
+  mail_status: Generated<number>;
+  /** The mail server's answer (or the connection error) of a failed mail. */
+  mail_error: Generated<string>;
 }
 
 export interface SettingsTable {

@@ -17,7 +17,9 @@ import { FerryError, fail } from "../errors";
 import type { Settings } from "../settings/service";
 import { checkSmtpHostOnSave } from "./address";
 import { createSecretBox, loadEngineSecret, type SecretBox } from "./secret";
-import { deliver, type OutgoingMail, smtpAuthenticates } from "./transport";
+import { testMail } from "./admin-mails";
+import type { MailLanguage } from "./templates";
+import { deliver, deliverEach, deliverTest, type OutgoingMail, smtpAuthenticates } from "./transport";
 
 /** Why a user has no sender: the reason carried by 4135 (EmailNotConfigured). */
 export type SenderProblem = "sender-none" | "server-account-not-set" | "own-account-not-set";
@@ -198,9 +200,29 @@ export function createMail({ db, config, clock, settings }: MailDeps) {
       const row = await k.selectFrom("users").select("email_sender_type").where("id", "=", userId).executeTakeFirst();
       if (row?.email_sender_type !== EMAIL_SENDER.own) fail("PermissionDenied", { reason: "email-sender-type", emailSenderType: row?.email_sender_type ?? 0 });
     },
-    /** Sends one message through `from` (checks the target address and the headers first). */
-    send(from: MailAccount, mail: OutgoingMail): Promise<void> {
+    /** Sends one message through `from` (checks the target address and the headers first); the server's answer. */
+    send(from: MailAccount, mail: OutgoingMail): Promise<string> {
       return deliver(from, mail, { allowPrivate: config.smtpAllowPrivate, ca });
+    },
+    /** Several messages over one connection through `from`; each one's outcome (notifications by e-mail). */
+    sendEach(from: MailAccount, mails: OutgoingMail[]) {
+      return deliverEach(from, mails, { allowPrivate: config.smtpAllowPrivate, ca });
+    },
+    /**
+     * The Email setting's test mail through the saved server account, to `to` or else the
+     * administrator's address: the server's answer, or 4443/4444 with what it said (docs/mail.md,
+     * "Test mail"). 4135 without a saved account, 1022 without an address.
+     */
+    async sendTest(to: string | undefined, language: MailLanguage) {
+      const from = (await account({ kind: "server" })) ?? fail("EmailNotConfigured", { reason: "server-account-not-set" });
+      let address = to?.trim() ?? "";
+      if (!address) {
+        const admin = await k.selectFrom("users").select("email").where("role", "=", "admin").orderBy("id").executeTakeFirst();
+        address = admin?.email ?? "";
+      }
+      if (!address) fail("EmailFormat", { field: "to", reason: "required" });
+      const answer = await deliverTest(from, testMail({ to: address, language, host: from.host, at: new Date(clock.now()) }), { allowPrivate: config.smtpAllowPrivate, ca });
+      return { to: address, ...answer };
     },
     /**
      * Whether the server's mail server (admin Email settings: host, port, encryption) takes `user`

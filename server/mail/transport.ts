@@ -53,11 +53,13 @@ export type SmtpServer = Pick<MailAccount, "host" | "port" | "encryption">;
  * always verified (rejectUnauthorized stays true); FERRY_SMTP_CA adds trusted authorities for
  * internal relays.
  */
-async function openTransport(server: SmtpServer, auth: { user: string; pass: string }, options: { allowPrivate: boolean; ca?: string[] }) {
+async function openTransport(server: SmtpServer, auth: { user: string; pass: string }, options: { allowPrivate: boolean; ca?: string[]; pool?: boolean }) {
   const target = await resolveSmtpTarget(server.host, options.allowPrivate);
   // Loaded on first use, so the operator CLI (which opens the same services) does not load it.
   const { createTransport } = await import("nodemailer");
   return createTransport({
+    // A batch (notifications by e-mail) goes over one connection, one message after the other.
+    ...(options.pool ? { pool: true, maxConnections: 1, maxMessages: Infinity } : {}),
     host: target.address,
     port: server.port,
     secure: server.encryption === ENCRYPTIONS.SSL,
@@ -79,26 +81,103 @@ async function openTransport(server: SmtpServer, auth: { user: string; pass: str
   });
 }
 
-/** One message over a fresh SMTP connection through `from` (see openTransport). */
-export async function deliver(from: MailAccount, mail: OutgoingMail, options: { allowPrivate: boolean; ca?: string[] }): Promise<void> {
+const messageOf = (from: MailAccount, mail: OutgoingMail) => ({
+  from: { name: from.fromName, address: from.account },
+  to: mail.to,
+  subject: mail.subject,
+  text: mail.text,
+  html: mail.html,
+  // No remote content is fetched for a message: text and HTML are given in full.
+  disableFileAccess: true,
+  disableUrlAccess: true,
+});
+
+/** One message over a fresh SMTP connection through `from` (see openTransport); the server's answer to it. */
+export async function deliver(from: MailAccount, mail: OutgoingMail, options: { allowPrivate: boolean; ca?: string[] }): Promise<string> {
   checkHeaders(mail, from.fromName);
   const transport = await openTransport(from, { user: from.account, pass: from.password }, options);
   try {
-    await transport.sendMail({
-      from: { name: from.fromName, address: from.account },
-      to: mail.to,
-      subject: mail.subject,
-      text: mail.text,
-      html: mail.html,
-      // No remote content is fetched for a message: text and HTML are given in full.
-      disableFileAccess: true,
-      disableUrlAccess: true,
-    });
+    const info = (await transport.sendMail(messageOf(from, mail))) as { response?: string };
+    return info.response ?? "";
   } catch (error) {
     throw sendFailure(error);
   } finally {
     transport.close();
   }
+}
+
+/** What the mail server said, or what went wrong on the way (one line, at most 255 characters). */
+export interface SmtpAnswer {
+  /** The server's SMTP reply (e.g. "535 5.7.8 Authentication failed"), empty when there was none. */
+  response: string;
+  /** The reply code, 0 when there was none. */
+  responseCode: number;
+  /** The connection or TLS error when the server gave no reply. */
+  reason: string;
+}
+
+const oneLine = (text: string) => text.replace(/\s+/g, " ").trim().slice(0, 255);
+
+export function smtpAnswerOf(error: unknown): SmtpAnswer {
+  const e = error as { response?: unknown; responseCode?: unknown; message?: unknown; code?: unknown };
+  const response = typeof e.response === "string" ? oneLine(e.response) : "";
+  const responseCode = typeof e.responseCode === "number" ? e.responseCode : 0;
+  const reason = response ? "" : oneLine(typeof e.message === "string" && e.message ? e.message : String(e.code ?? "send failed"));
+  return { response, responseCode, reason };
+}
+
+/**
+ * The test mail of the admin Email setting: the server's own answer when it takes the message; when
+ * it does not, 4443 with its reply (`{{response}}`, data.responseCode) or 4444 with the connection
+ * error (`{{reason}}`) — what the administrator needs to fix the settings.
+ */
+export async function deliverTest(from: MailAccount, mail: OutgoingMail, options: { allowPrivate: boolean; ca?: string[] }): Promise<{ response: string; messageId: string }> {
+  checkHeaders(mail, from.fromName);
+  const transport = await openTransport(from, { user: from.account, pass: from.password }, options);
+  try {
+    const info = (await transport.sendMail(messageOf(from, mail))) as { response?: string; messageId?: string };
+    return { response: oneLine(info.response ?? ""), messageId: info.messageId ?? "" };
+  } catch (error) {
+    if (error instanceof FerryError) throw error;
+    const answer = smtpAnswerOf(error);
+    if (answer.response) throw new FerryError("SmtpRejected", { ...answer }, { response: answer.response });
+    throw new FerryError("SmtpUnreachable", { ...answer }, { reason: answer.reason });
+  } finally {
+    transport.close();
+  }
+}
+
+/**
+ * Several messages over one connection through `from`, one after the other; each one's outcome
+ * (a failed one does not stop the rest; a broken connection is opened again for the next).
+ */
+export async function deliverEach(
+  from: MailAccount,
+  mails: OutgoingMail[],
+  options: { allowPrivate: boolean; ca?: string[] },
+): Promise<Array<{ ok: true; response: string } | { ok: false; error: string }>> {
+  const results: Array<{ ok: true; response: string } | { ok: false; error: string }> = [];
+  let transport: Awaited<ReturnType<typeof openTransport>> | null = null;
+  try {
+    for (const mail of mails) {
+      try {
+        checkHeaders(mail, from.fromName);
+        transport ??= await openTransport(from, { user: from.account, pass: from.password }, { ...options, pool: true });
+        const info = (await transport.sendMail(messageOf(from, mail))) as { response?: string };
+        results.push({ ok: true, response: oneLine(info.response ?? "") });
+      } catch (error) {
+        if (error instanceof FerryError) {
+          results.push({ ok: false, error: oneLine(`${error.code} ${error.errorName}`) });
+          continue;
+        }
+        const answer = smtpAnswerOf(error);
+        results.push({ ok: false, error: answer.response || answer.reason });
+      }
+    }
+  } finally {
+    transport?.close();
+  }
+  return results;
 }
 
 /**

@@ -82,11 +82,11 @@ describe("names over the REST API", () => {
     expect((await t.call("PATCH", `/api/admin/users/${user.id}`, { token: admin, body: { fullname: "王小明" } })).body.code).toBe(200);
     const before = (await t.call("GET", "/api/admin/notices", { token: admin })).body.data.total as number;
     for (const title of BAD) {
-      const reply = await t.call("POST", "/api/admin/notices", { token: admin, body: { title, content: "body", receivers: [user.id] } });
+      const reply = await t.call("POST", "/api/admin/notices", { token: admin, body: { title, content: "body", receivers: [user.id], way: ["website"] } });
       expect(reply.body.code, JSON.stringify(title)).toBe(400);
     }
     expect((await t.call("GET", "/api/admin/notices", { token: admin })).body.data.total).toBe(before);
-    expect((await t.call("POST", "/api/admin/notices", { token: admin, body: { title: "维护通知 2026。", content: "body", receivers: [user.id] } })).body.code).toBe(200);
+    expect((await t.call("POST", "/api/admin/notices", { token: admin, body: { title: "维护通知 2026。", content: "body", receivers: [user.id], way: ["website"] } })).body.code).toBe(200);
   });
 
   it("share aliases refuse bad names with 4198 and create nothing", async () => {

@@ -25,7 +25,7 @@ const until = async (check: () => boolean) => {
 };
 
 const send = async (title: string, receivers: number[] | "all") => {
-  const reply = await t.call("POST", "/api/admin/notices", { token: await t.adminToken(), body: { title, content: "body", receivers } });
+  const reply = await t.call("POST", "/api/admin/notices", { token: await t.adminToken(), body: { title, content: "body", receivers, way: ["website"] } });
   expect(reply.body.code).toBe(200);
   return reply.body.data as { id: number };
 };

@@ -8,7 +8,7 @@ beforeAll(async () => {
 afterAll(() => t?.stop());
 
 const send = async (title: string, receivers: number[] | "all", content = "body") => {
-  const reply = await t.call("POST", "/api/admin/notices", { token: await t.adminToken(), body: { title, content, receivers } });
+  const reply = await t.call("POST", "/api/admin/notices", { token: await t.adminToken(), body: { title, content, receivers, way: ["website"] } });
   expect(reply.body.code).toBe(200);
   return reply.body.data as { id: number; receivers: number };
 };
@@ -63,9 +63,9 @@ describe("notifications", () => {
 
   it("refuses unknown receivers and non-administrators", async () => {
     const e = await t.createUser("notice_e");
-    const unknown = await t.call("POST", "/api/admin/notices", { token: await t.adminToken(), body: { title: "x", content: "y", receivers: [999999] } });
+    const unknown = await t.call("POST", "/api/admin/notices", { token: await t.adminToken(), body: { title: "x", content: "y", receivers: [999999], way: ["website"] } });
     expect(unknown.body.code).toBe(4118);
-    const asUser = await t.call("POST", "/api/admin/notices", { token: e.token, body: { title: "x", content: "y", receivers: [e.id] } });
+    const asUser = await t.call("POST", "/api/admin/notices", { token: e.token, body: { title: "x", content: "y", receivers: [e.id], way: ["website"] } });
     expect(asUser.body.code).toBe(1008);
     expect((await list(e.token)).body.data.total).toBe(0);
   });

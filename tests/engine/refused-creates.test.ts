@@ -91,7 +91,7 @@ describe("accounts and notifications", () => {
 
   it("a notification to an unknown receiver writes neither the notification nor any receipt", async () => {
     const before = await counts();
-    const reply = await t.call("POST", "/api/admin/notices", { token: admin, body: { title: "Hello", content: "x", receivers: [owner.id, 999_999] } });
+    const reply = await t.call("POST", "/api/admin/notices", { token: admin, body: { title: "Hello", content: "x", receivers: [owner.id, 999_999], way: ["website"] } });
     expect(reply.body.code).toBe(4118);
     expect(await counts()).toEqual(before);
     expect((await t.call("GET", "/api/admin/notices", { token: admin })).body.code).toBe(200);

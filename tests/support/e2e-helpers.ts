@@ -152,7 +152,7 @@ export interface SentNotice {
 
 /** Sends a notification to user ids, or to every user with "all". */
 export async function sendNotice(title: string, content: string, receivers: number[] | "all"): Promise<SentNotice> {
-  return ok<SentNotice>("POST", "/api/admin/notices", { token: await adminToken(), body: { title, content, receivers } });
+  return ok<SentNotice>("POST", "/api/admin/notices", { token: await adminToken(), body: { title, content, receivers, way: ["website"] } });
 }
 
 /**
