@@ -256,11 +256,15 @@ export const adminShareListQuery = z
     userId: z.coerce.number().int().positive().optional().describe("Only this owner's links."),
     account: z.string().max(64).optional().describe("Part of the owner's account, any case."),
     shareStatus: z.coerce.number().pipe(z.union([z.literal(1), z.literal(2), z.literal(3)])).optional().describe("1 normal, 2 expired, 3 disabled (cancelled)."),
-    name: z.string().max(255).optional().describe("Part of a shared item's name or alias."),
+    name: z.string().max(255).optional().describe("Part of a shared item's name, alias or path, or of an invitation's directory; any case."),
     StartTime: z.coerce.number().pipe(unixSeconds).optional().describe("Created at or after (unix seconds)."),
     EndTime: z.coerce.number().pipe(unixSeconds).optional().describe("Created at or before (unix seconds)."),
     order: listOrder.default("desc"),
-    orderBy: z.coerce.number().pipe(z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.literal(5)])).default(2).describe("1 name, 2 create time, 3 expire time, 4 status, 5 owner account."),
+    orderBy: z.coerce
+      .number()
+      .pipe(z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.literal(5), z.literal(6)]))
+      .default(2)
+      .describe("1 name, 2 create time, 3 expire time, 4 status, 5 owner account, 6 downloads."),
   })
   .strict();
 
@@ -273,8 +277,23 @@ export const adminShareItem = shareListItem.extend({
   userId: z.number().int(),
   account: z.string().describe("The owner's account."),
   ownerLocked: z.boolean().describe("The owner is locked: the link answers 1055 whatever its status."),
+  disabled: z.boolean().describe("Disabled by the administrator (shareStatus 3; visitors get 1055); POST /api/admin/shares/enable undoes it. A status 3 link that is not disabled was cancelled by its owner (1041)."),
+  disabledTime: z.number().int().describe("When the administrator disabled it (unix seconds), 0 when not disabled."),
 });
 export type AdminShareItem = z.infer<typeof adminShareItem>;
 export const adminShareList = z.object({ list: z.array(adminShareItem), total: z.number().int(), size: z.number().int(), current: z.number().int() });
 export const adminShareParams = z.object({ id: shareRef }).strict();
 export const adminShareDetail = adminShareItem.extend({ downloads: z.array(shareDownloadRecord).describe("The latest 100 downloads: address, paths as the visitor saw them, time.") });
+
+/** GET /api/admin/shares/:id/downloads: one link's download statistics, newest first. */
+export const adminShareDownloadsQuery = z
+  .object({
+    pageNum: z.coerce.number().int().min(1).max(1_000_000).default(1),
+    pageSize: z.coerce.number().int().min(1).max(100).default(10),
+  })
+  .strict();
+export const adminShareDownload = shareDownloadRecord.extend({
+  bytes: z.number().int().describe("Bytes the download served: the file's size, or a zip's files added up (0 for downloads before Ferry recorded it)."),
+});
+export type AdminShareDownload = z.infer<typeof adminShareDownload>;
+export const adminShareDownloads = z.object({ list: z.array(adminShareDownload), total: z.number().int(), size: z.number().int(), current: z.number().int() });

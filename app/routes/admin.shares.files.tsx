@@ -1,6 +1,7 @@
-import { ComingPage } from "~/admin/shell/coming-page";
+import { AdminLinksScreen } from "~/admin/links/links-page";
+import { linksAction, linksLoader } from "~/admin/links/links.server";
 
-/** Placeholder until this console screen is built (docs/web.md, "Admin console"). */
-export default function SharesFilesPage() {
-  return <ComingPage to="/admin/shares/files" />;
-}
+/** Share files (admin spec section 2 "Links"): every user's download links (docs/web.md, "Admin console"). */
+export const loader = linksLoader("files");
+export const action = linksAction("files");
+export default AdminLinksScreen;

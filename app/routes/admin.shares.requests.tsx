@@ -1,6 +1,7 @@
-import { ComingPage } from "~/admin/shell/coming-page";
+import { AdminLinksScreen } from "~/admin/links/links-page";
+import { linksAction, linksLoader } from "~/admin/links/links.server";
 
-/** Placeholder until this console screen is built (docs/web.md, "Admin console"). */
-export default function SharesRequestsPage() {
-  return <ComingPage to="/admin/shares/requests" />;
-}
+/** Request files (admin spec section 2 "Links"): every user's upload invitations (docs/web.md, "Admin console"). */
+export const loader = linksLoader("requests");
+export const action = linksAction("requests");
+export default AdminLinksScreen;

@@ -179,6 +179,8 @@ export interface ShareLinksTable {
   email_language: D<number>;
   created_at: number;
   cancelled_at: D<number | null>;
+  /** Disabled by the administrator at (unix ms), 0 when not: visitors are refused with 1055 (LinkDisabled). */
+  disabled_at: D<number>;
 }
 
 export interface ShareItemsTable {
@@ -216,6 +218,8 @@ export interface ShareDownloadsTable {
   /** JSON array of the paths the visitor downloaded. */
   files: string;
   created_at: number;
+  /** Bytes served: the file's size, or the zip's entries added up (0 for rows before migration 0017). */
+  bytes: D<number>;
 }
 
 /** An SMTP sender account (server/mail/store.ts); `password_enc` is AES-256-GCM ciphertext. */

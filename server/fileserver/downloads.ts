@@ -156,10 +156,14 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
     }
     const { ticket, space, infos, filter } = admitted;
     const first = infos[0]!;
-    // A share visitor's download is counted here, where it really starts, never on the visitor's word.
-    if (kind === "download" && req.method === "GET" && admitted.access && admitted.visitorPaths) {
-      await services.shares.countDownload({ access: admitted.access, files: admitted.visitorPaths, visitorAddress: clientAddress?.(req) ?? null });
-    }
+    // A share visitor's download is counted here, where it really starts, never on the visitor's word,
+    // with the bytes it serves (a file's size; a zip's files added up once they are known).
+    const countShared = async (bytes: number) => {
+      if (kind === "download" && req.method === "GET" && admitted.access && admitted.visitorPaths) {
+        await services.shares.countDownload({ access: admitted.access, files: admitted.visitorPaths, visitorAddress: clientAddress?.(req) ?? null, bytes });
+      }
+    };
+    if (infos.length === 1 && first.type === "file") await countShared(first.size);
     // The user's download limit (for a share link: its owner's), and the group space's (server/speed/).
     const throttle = req.method === "GET" ? await services.speed.throttle(ticket.userId, ticket.groupId, "download") : null;
 
@@ -202,6 +206,7 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
       });
       const kept = filterEntries(filter, collected);
       const entries = admitted.zipNames ? admitted.zipNames(kept) : kept;
+      await countShared(entries.reduce((sum, e) => sum + (e.path === null ? 0 : e.size), 0));
       res.writeHead(200, {
         ...COMMON_HEADERS,
         "content-type": "application/zip",

@@ -60,16 +60,17 @@ export const tokenDigest = (token: string) => createHash("sha256").update(token)
 export const shareUrlOf = (link: Pick<LinkRow, "base_url" | "id">) => `${link.base_url}/share/${link.id}`;
 
 /**
- * Why a link cannot be used now, or null. Order matters: a missing owner or link is 4025, a
- * cancelled one 1041, an owner who is locked or lost the Share (download) / Invite (invitation) bit
- * 1055, an expired one 1037.
+ * Why a link cannot be used now, or null. Order matters: a missing owner or link is 4025, one the
+ * administrator disabled 1055, a cancelled one 1041, an owner who is locked or lost the Share
+ * (download) / Invite (invitation) bit 1055, an expired one 1037.
  */
 export function linkProblem(
-  link: Pick<LinkRow, "status" | "expire_at" | "kind"> | undefined,
+  link: Pick<LinkRow, "status" | "expire_at" | "kind" | "disabled_at"> | undefined,
   owner: { locked: number; permission: number } | undefined,
   now: number,
 ): ErrorName | null {
   if (!link || !owner) return "ShareUrlNotExist";
+  if (link.disabled_at > 0) return "LinkDisabled";
   if (link.status === 3) return "LinkBroken";
   const bit = link.kind === ShareUrlType.Download ? Permission.Share : Permission.Invite;
   if (owner.locked || !hasPermission(owner.permission, bit)) return "LinkDisabled";

@@ -26,6 +26,7 @@ import {
   type shareListQuery,
   type shareVerifyBody,
   type AdminShareItem,
+  type adminShareDownloadsQuery,
   type adminShareListQuery,
 } from "../../contract/share";
 import type { AuthUser } from "../auth/tokens";
@@ -96,8 +97,8 @@ function checkedBaseUrl(text: string): string {
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
 
 
-function statusOf(link: Pick<LinkRow, "status" | "expire_at">, now: number): 1 | 2 | 3 {
-  if (link.status === ShareStatus.Canceled) return 3;
+function statusOf(link: Pick<LinkRow, "status" | "expire_at" | "disabled_at">, now: number): 1 | 2 | 3 {
+  if (link.status === ShareStatus.Canceled || link.disabled_at > 0) return 3;
   if (link.expire_at > 0 && link.expire_at <= now) return 2;
   return 1;
 }
@@ -273,6 +274,16 @@ export function createShares(deps: ShareDeps) {
     });
   }
 
+  /** A list row as the administrator sees it: with its owner and whether the administrator disabled it. */
+  const adminItem = (item: ShareListItem, row: LinkRow & { account: string; locked: number }): AdminShareItem => ({
+    ...item,
+    userId: row.owner_id,
+    account: row.account,
+    ownerLocked: row.locked === 1,
+    disabled: row.disabled_at > 0,
+    disabledTime: toSeconds(row.disabled_at),
+  });
+
   /** The latest 100 downloads of a link. */
   async function downloadRecords(id: string) {
     const rows = await k.selectFrom("share_downloads").selectAll().where("link_id", "=", id).orderBy("created_at", "desc").orderBy("id", "desc").limit(100).execute();
@@ -283,36 +294,46 @@ export function createShares(deps: ShareDeps) {
   const linkQuery = () => k.selectFrom("share_links").innerJoin("users", "users.id", "share_links.owner_id");
   type LinkQuery = ReturnType<typeof linkQuery>;
 
-  function filtered(base: LinkQuery, q: { shareStatus?: 1 | 2 | 3; StartTime?: number; EndTime?: number; name?: string }, now: number): LinkQuery {
+  /** `paths`: the text matches the items' paths and an invitation's directory too (the administrator's search). */
+  function filtered(base: LinkQuery, q: { shareStatus?: 1 | 2 | 3; StartTime?: number; EndTime?: number; name?: string }, now: number, paths = false): LinkQuery {
     let query = base;
-    if (q.shareStatus === 3) query = query.where("share_links.status", "=", 3);
-    else if (q.shareStatus === 2) query = query.where("share_links.status", "=", 1).where("share_links.expire_at", ">", 0).where("share_links.expire_at", "<=", now);
-    else if (q.shareStatus === 1) query = query.where("share_links.status", "=", 1).where((eb) => eb.or([eb("share_links.expire_at", "=", 0), eb("share_links.expire_at", ">", now)]));
+    // Status 3 is cancelled by the owner or disabled by the administrator; 1 and 2 are neither.
+    if (q.shareStatus === 3) query = query.where((eb) => eb.or([eb("share_links.status", "=", 3), eb("share_links.disabled_at", ">", 0)]));
+    else if (q.shareStatus === 2)
+      query = query.where("share_links.status", "=", 1).where("share_links.disabled_at", "=", 0).where("share_links.expire_at", ">", 0).where("share_links.expire_at", "<=", now);
+    else if (q.shareStatus === 1)
+      query = query
+        .where("share_links.status", "=", 1)
+        .where("share_links.disabled_at", "=", 0)
+        .where((eb) => eb.or([eb("share_links.expire_at", "=", 0), eb("share_links.expire_at", ">", now)]));
     if (q.StartTime !== undefined) query = query.where("share_links.created_at", ">=", q.StartTime * 1000);
     if (q.EndTime !== undefined) query = query.where("share_links.created_at", "<", (q.EndTime + 1) * 1000);
     if (q.name) {
       const pattern = `%${escapeLike(q.name.toLowerCase())}%`;
-      query = query.where((eb) =>
-        eb.exists(
+      const like = (column: string) => sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '!'`;
+      query = query.where((eb) => {
+        const items = eb.exists(
           eb
             .selectFrom("share_items")
             .select("share_items.position")
             .whereRef("share_items.link_id", "=", "share_links.id")
-            .where((e) => e.or([sql<boolean>`lower(${sql.ref("share_items.name")}) like ${pattern} escape '!'`, sql<boolean>`lower(${sql.ref("share_items.alias")}) like ${pattern} escape '!'`])),
-        ),
-      );
+            .where((e) => e.or([like("share_items.name"), like("share_items.alias"), ...(paths ? [like("share_items.path")] : [])])),
+        );
+        return paths ? eb.or([items, eb.and([eb("share_links.kind", "=", ShareUrlType.Upload), like("share_links.server_path")])]) : items;
+      });
     }
     return query;
   }
 
-  /** Orders a list: 1 name, 2 create time, 3 expire time ("never" after every date), 4 status, 5 owner account; then create time and id. */
+  /** Orders a list: 1 name, 2 create time, 3 expire time ("never" after every date), 4 status, 5 owner account, 6 downloads; then create time and id. */
   function ordered<O extends LinkRow>(query: SelectQueryBuilder<Database, "share_links" | "users", O>, orderBy: number, dir: "asc" | "desc", now: number) {
     let q = query;
-    const statusExpr = sql<number>`case when ${sql.ref("share_links.status")} = 3 then 3 when ${sql.ref("share_links.expire_at")} > 0 and ${sql.ref("share_links.expire_at")} <= ${now} then 2 else 1 end`;
+    const statusExpr = sql<number>`case when ${sql.ref("share_links.status")} = 3 or ${sql.ref("share_links.disabled_at")} > 0 then 3 when ${sql.ref("share_links.expire_at")} > 0 and ${sql.ref("share_links.expire_at")} <= ${now} then 2 else 1 end`;
     if (orderBy === 1) q = q.orderBy("share_links.name_key", dir);
     else if (orderBy === 3) q = q.orderBy(sql`case when ${sql.ref("share_links.expire_at")} = 0 then 1 else 0 end`, dir).orderBy("share_links.expire_at", dir);
     else if (orderBy === 4) q = q.orderBy(statusExpr, dir);
     else if (orderBy === 5) q = q.orderBy("users.account_key", dir);
+    else if (orderBy === 6) q = q.orderBy(sql`(select count(*) from share_downloads where share_downloads.link_id = ${sql.ref("share_links.id")})`, dir);
     return q.orderBy("share_links.created_at", dir).orderBy("share_links.id", dir);
   }
 
@@ -537,7 +558,7 @@ export function createShares(deps: ShareDeps) {
     /** GET /api/admin/shares: every user's links, with their owners (docs/admin-api.md, "Share links"). */
     async adminList(q: z.infer<typeof adminShareListQuery>) {
       const now = clock.now();
-      let base = filtered(linkQuery(), q, now);
+      let base = filtered(linkQuery(), q, now, true);
       if (q.shareUrlType !== undefined) base = base.where("share_links.kind", "=", q.shareUrlType);
       if (q.userId !== undefined) base = base.where("share_links.owner_id", "=", q.userId);
       if (q.account) base = base.where(sql<boolean>`${sql.ref("users.account_key")} like ${`%${escapeLike(q.account.toLowerCase())}%`} escape '!'`);
@@ -547,7 +568,7 @@ export function createShares(deps: ShareDeps) {
         .offset((q.pageNum - 1) * q.pageSize)
         .execute();
       const items = await listItems(rows, now, "other");
-      const list: AdminShareItem[] = items.map((item, i) => ({ ...item, userId: rows[i]!.owner_id, account: rows[i]!.account, ownerLocked: rows[i]!.locked === 1 }));
+      const list: AdminShareItem[] = items.map((item, i) => adminItem(item, rows[i]!));
       return { list, total: Number(total), size: q.pageSize, current: q.pageNum };
     },
 
@@ -557,12 +578,46 @@ export function createShares(deps: ShareDeps) {
       const row = id ? await linkQuery().where("share_links.id", "=", id).selectAll("share_links").select(["users.account", "users.locked"]).executeTakeFirst() : undefined;
       if (!row) return fail("ShareUrlNotExist");
       const [item] = await listItems([row], clock.now(), "other");
-      return { ...item!, userId: row.owner_id, account: row.account, ownerLocked: row.locked === 1, downloads: await downloadRecords(row.id) };
+      return { ...adminItem(item!, row), downloads: await downloadRecords(row.id) };
     },
 
-    /** The administrator's delete and cancel: any user's links. */
+    /** GET /api/admin/shares/:id/downloads: one link's downloads, newest first, paged. */
+    async adminDownloads(ref: string, q: z.infer<typeof adminShareDownloadsQuery>) {
+      const id = shareIdOf(ref);
+      const link = id ? await k.selectFrom("share_links").select("id").where("id", "=", id).executeTakeFirst() : undefined;
+      if (!link) return fail("ShareUrlNotExist");
+      const { n } = await k.selectFrom("share_downloads").select((eb) => eb.fn.countAll<number>().as("n")).where("link_id", "=", link.id).executeTakeFirstOrThrow();
+      const rows = await k
+        .selectFrom("share_downloads")
+        .selectAll()
+        .where("link_id", "=", link.id)
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc")
+        .limit(q.pageSize)
+        .offset((q.pageNum - 1) * q.pageSize)
+        .execute();
+      const list = rows.map((r) => ({ ip: r.client_ip, files: JSON.parse(r.files) as string[], time: toSeconds(r.created_at), bytes: Number(r.bytes) }));
+      return { list, total: Number(n), size: q.pageSize, current: q.pageNum };
+    },
+
+    /** The administrator's disable: visitors get 1055 at once, whatever else the link is; `affected` counts links not disabled before. */
+    async adminDisable(refs: string[]) {
+      const ids = await ownIds(null, refs);
+      if (ids.length === 0) return { affected: 0 };
+      const result = await k.updateTable("share_links").set({ disabled_at: clock.now() }).where("id", "in", ids).where("disabled_at", "=", 0).executeTakeFirst();
+      return { affected: Number(result.numUpdatedRows) };
+    },
+
+    /** Undoes the administrator's disable (an owner's cancel stays). */
+    async adminEnable(refs: string[]) {
+      const ids = await ownIds(null, refs);
+      if (ids.length === 0) return { affected: 0 };
+      const result = await k.updateTable("share_links").set({ disabled_at: 0 }).where("id", "in", ids).where("disabled_at", ">", 0).executeTakeFirst();
+      return { affected: Number(result.numUpdatedRows) };
+    },
+
+    /** The administrator's delete: any user's links. */
     adminRemove: (refs: string[]) => removeLinks(null, refs),
-    adminCancel: (refs: string[]) => cancelLinks(null, refs),
     /** The administrator's unbind: `affected` counts the links that were bound to a device. */
     async adminUnbind(refs: string[]) {
       const ids = await ownIds(null, refs);
@@ -678,7 +733,7 @@ export function createShares(deps: ShareDeps) {
      * FERRY_SHARE_COUNTS_PER_ADDRESS per address per window; tells the owner when the link asks.
      * Returns whether it counted; never throws (the download goes on whatever the count does).
      */
-    async countDownload(input: { access: ShareAccess; files: string[]; visitorAddress: string | null }): Promise<boolean> {
+    async countDownload(input: { access: ShareAccess; files: string[]; visitorAddress: string | null; bytes?: number }): Promise<boolean> {
       const { access: a } = input;
       try {
         const files = JSON.stringify([...input.files].sort());
@@ -695,7 +750,7 @@ export function createShares(deps: ShareDeps) {
         if (repeat) return false;
         const taken = await rates.take(`rate:share-count:${addressKey(input.visitorAddress)}`, deps.limits.countsPerAddress, rateWindowMs);
         if (!taken.allowed) return false;
-        await k.insertInto("share_downloads").values({ link_id: a.linkId, client_ip: clientIp, files, created_at: now }).execute();
+        await k.insertInto("share_downloads").values({ link_id: a.linkId, client_ip: clientIp, files, created_at: now, bytes: Math.max(0, Math.floor(input.bytes ?? 0)) }).execute();
       } catch (err) {
         deps.log?.error({ err, linkId: a.linkId }, "download count failed");
         return false;

@@ -107,7 +107,7 @@ describe("GET /api/admin/shares", () => {
     expect((await adminList("?orderBy=5&order=desc")).body.data.list[0].account).toBe("adm_bob");
     expect((await adminList("?orderBy=5&order=asc")).body.data.list[0].account).toBe("adm_alice");
     expect((await adminList("?orderBy=4&order=desc")).body.data.list.map((i: { shareStatus: number }) => i.shareStatus).slice(0, 2)).toEqual([3, 2]);
-    for (const bad of ["?orderBy=6", "?shareStatus=4", "?pageSize=101", "?userId=x", "?unknown=1"]) {
+    for (const bad of ["?orderBy=7", "?shareStatus=4", "?pageSize=101", "?userId=x", "?unknown=1"]) {
       expect((await adminList(bad)).body.code, bad).not.toBe(200);
     }
   });
@@ -138,7 +138,7 @@ describe("the administrator's actions", () => {
     const calls: [string, string, unknown][] = [
       ["GET", "/api/admin/shares", undefined],
       ["GET", `/api/admin/shares/${ids.b1}`, undefined],
-      ["POST", "/api/admin/shares/cancel", { shareUrlList: [ids.b1] }],
+      ["POST", "/api/admin/shares/disable", { shareUrlList: [ids.b1] }],
       ["POST", "/api/admin/shares/delete", { shareUrlList: [ids.b1] }],
       ["POST", "/api/admin/shares/unbind", { shareUrlList: [ids.a1] }],
     ];
@@ -165,11 +165,11 @@ describe("the administrator's actions", () => {
     expect((await t.call("POST", "/api/share/link/verify/url", { body: { url: urls.a1, fingerprint: "second-device", passwd: "Al1c" } })).body.code).toBe(200);
   });
 
-  it("cancel disables any user's link at once (one-way), also for visitors already in", async () => {
+  it("disable stops any user's link at once (1055), also for visitors already in", async () => {
     const token = (await t.call("GET", `/api/share/link/info?${new URLSearchParams({ url: urls.b1!, passwd: "B0b" })}`, { headers: { "x-forwarded-for": "10.7.0.3" } })).body.data.token as string;
-    expect((await t.call("POST", "/api/admin/shares/cancel", { token: admin, body: { shareUrlList: [urls.b1, ids.a3] } })).body.data).toEqual({ affected: 1 });
-    expect((await t.call("POST", "/api/share/link/download/count", { token, body: { accessDest: ["/b1.txt"] } })).body.code).toBe(1041);
-    expect((await t.call("POST", "/api/share/link/verify/url", { body: { url: urls.b1, fingerprint: "x" } })).body.code).toBe(1041);
+    expect((await t.call("POST", "/api/admin/shares/disable", { token: admin, body: { shareUrlList: [urls.b1, ids.a3] } })).body.data).toEqual({ affected: 2 });
+    expect((await t.call("POST", "/api/share/link/download/count", { token, body: { accessDest: ["/b1.txt"] } })).body.code).toBe(1055);
+    expect((await t.call("POST", "/api/share/link/verify/url", { body: { url: urls.b1, fingerprint: "x" } })).body.code).toBe(1055);
     const own = (await t.call("GET", "/api/share/link/list?pageSize=100", { token: bob.token })).body.data.sharelinkinfo;
     expect(own.find((i: { shareId: string }) => i.shareId === ids.b1)).toMatchObject({ shareStatus: 3 });
   });

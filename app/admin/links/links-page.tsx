@@ -1,0 +1,533 @@
+import { Form, Link, useLoaderData, useLocation, useNavigate, useNavigation, useSubmit } from "@remix-run/react";
+import { useEffect, useState, type FormEvent, type ReactNode } from "react";
+import { useTranslation } from "react-i18next";
+import * as z from "zod";
+import { Button } from "~/components/ui/button";
+import { FormBuilder, type FormField } from "~/components/ui/form";
+import { FileIcon, FilesIcon, FolderIcon } from "~/components/ui/icons";
+import { Modal } from "~/components/ui/modal";
+import { Pagination } from "~/components/ui/pagination";
+import { Table, type Column, type RowKey, type SortState } from "~/components/ui/table";
+import { formatSize } from "~/utils/format";
+import { useHydrated } from "~/utils/use-hydrated";
+import { useFormatTime } from "~/utils/use-time-zone";
+import type { AdminShareDownload, AdminShareItem } from "../../../contract/share";
+import type { linksLoader, LinkIntent } from "./links.server";
+import { adminLinksSearch, LINK_SORT_KEYS, LIST_ONLY, type AdminLinksQuery, type LinkSortKey, type LinksKind } from "./query";
+
+type Loader = ReturnType<typeof linksLoader>;
+/** Intents asked about first; enable is not. */
+type AskIntent = Exclude<LinkIntent, "enable">;
+
+/** The id of the bulk form, which the table's row boxes belong to. */
+const BULK_FORM = "links-bulk";
+
+/** A link's name in lists and confirmations: its files, or an invitation's directory. */
+export const nameOf = (link: AdminShareItem) => (link.shareUrlType === 0 ? link.shareServerPath : link.filename.join(", "));
+
+function TypeIcon({ type }: { type: 0 | 1 | 2 }) {
+  const { t } = useTranslation();
+  const Icon = type === 0 ? FileIcon : type === 1 ? FolderIcon : FilesIcon;
+  return <Icon title={t(`link.type.${type}`)} className={type === 0 ? "shrink-0 text-gray-500" : "shrink-0 text-amber-500"} />;
+}
+
+/** Normal, expired, disabled by the administrator, or cancelled by its owner; and a locked owner. */
+function StatusCell({ link }: { link: AdminShareItem }) {
+  const { t } = useTranslation();
+  const [text, tone] = link.disabled
+    ? [t("admin.links.status.3"), "text-red-700 font-medium"]
+    : link.shareStatus === 3
+      ? [t("admin.links.status.canceled"), "text-gray-600"]
+      : link.shareStatus === 2
+        ? [t("admin.links.status.2"), "text-gray-600"]
+        : [t("admin.links.status.1"), "text-green-700"];
+  return (
+    <span className="flex flex-col leading-tight">
+      <span className={tone}>{text}</span>
+      {link.ownerLocked && <span className="text-xs text-red-700">{t("admin.links.owner-locked")}</span>}
+    </span>
+  );
+}
+
+/** One POST form per row action: hidden fields carry the link and the page to come back to. */
+function ActionForm({
+  path,
+  intent,
+  ids,
+  back,
+  onAsk,
+  children,
+}: {
+  path: string;
+  intent: LinkIntent;
+  ids: readonly string[];
+  back: string;
+  onAsk?: (intent: AskIntent, ids: readonly string[]) => void;
+  children: ReactNode;
+}) {
+  const askFirst = (event: FormEvent<HTMLFormElement>) => {
+    // With JavaScript the question is a dialog; without it the action asks on the page.
+    if (intent === "enable" || !onAsk) return;
+    event.preventDefault();
+    onAsk(intent, ids);
+  };
+  return (
+    <Form method="post" action={path} onSubmit={askFirst} className="inline-flex" preventScrollReset>
+      <input type="hidden" name="intent" value={intent} />
+      <input type="hidden" name="back" value={back} />
+      {ids.map((id) => (
+        <input key={id} type="hidden" name="id" value={id} />
+      ))}
+      {children}
+    </Form>
+  );
+}
+
+/** What a confirmation acts on, by name and owner: exactly the rows whose ids go to the engine. */
+function ConfirmList({ ids, links }: { ids: readonly string[]; links: readonly AdminShareItem[] }) {
+  const byId = new Map(links.map((link) => [link.shareId, link]));
+  return (
+    <ul className="mt-2 max-h-48 list-disc overflow-auto break-all pl-5">
+      {ids.map((id) => {
+        const link = byId.get(id);
+        return <li key={id}>{link ? `${nameOf(link)} (${link.account})` : id}</li>;
+      })}
+    </ul>
+  );
+}
+
+const detailRow = "grid grid-cols-[150px_1fr] items-start gap-2";
+
+/** What the expanded row and the details show about one link. */
+function LinkFacts({ link }: { link: AdminShareItem }) {
+  const { t } = useTranslation();
+  const formatTime = useFormatTime();
+  const invitation = link.shareUrlType === 0;
+  const end = link.shareExpireTime === 0 ? t("admin.links.never") : formatTime(link.shareExpireTime);
+  return (
+    <dl className="flex flex-col gap-1.5 py-1 text-sm">
+      <div className={detailRow}>
+        <dt className="text-gray-600">{t("admin.links.detail.link")}</dt>
+        <dd className="break-all font-mono text-xs leading-5">{link.shareLink}</dd>
+      </div>
+      <div className={detailRow}>
+        <dt className="text-gray-600">{t("admin.links.detail.owner")}</dt>
+        <dd className="break-all">{link.account}</dd>
+      </div>
+      <div className={detailRow}>
+        <dt className="text-gray-600">{t(invitation ? "admin.links.detail.directory" : "admin.links.detail.files")}</dt>
+        <dd>
+          {invitation ? (
+            <span className="break-all">{link.shareServerPath}</span>
+          ) : (
+            <ul className="flex flex-col gap-0.5">
+              {link.shareFiles.map((file) => (
+                <li key={file} className="break-all">
+                  {file}
+                </li>
+              ))}
+            </ul>
+          )}
+        </dd>
+      </div>
+      <div className={detailRow}>
+        <dt className="text-gray-600">{t("admin.links.detail.password")}</dt>
+        <dd>{t(link.needPassword ? "admin.links.detail.password.set" : "admin.links.detail.password.none")}</dd>
+      </div>
+      <div className={detailRow}>
+        <dt className="text-gray-600">{t("admin.links.detail.bind")}</dt>
+        <dd>{t(link.bindSwitch ? "admin.links.yes" : "admin.links.no")}</dd>
+      </div>
+      {link.bindSwitch === 1 && (
+        <div className={detailRow}>
+          <dt className="text-gray-600">{t("admin.links.detail.device")}</dt>
+          <dd className="break-all font-mono text-xs leading-5">{link.bindDevice || t("admin.links.detail.device.none")}</dd>
+        </div>
+      )}
+      {invitation ? (
+        <>
+          <div className={detailRow}>
+            <dt className="text-gray-600">{t("admin.links.detail.invited")}</dt>
+            <dd>{formatTime(link.shareCreateTime)}</dd>
+          </div>
+          <div className={detailRow}>
+            <dt className="text-gray-600">{t("admin.links.detail.window")}</dt>
+            <dd>{t("admin.links.detail.window.value", { start: formatTime(link.shareCreateTime), end })}</dd>
+          </div>
+        </>
+      ) : (
+        <>
+          <div className={detailRow}>
+            <dt className="text-gray-600">{t("admin.links.detail.created")}</dt>
+            <dd>{formatTime(link.shareCreateTime)}</dd>
+          </div>
+          <div className={detailRow}>
+            <dt className="text-gray-600">{t("admin.links.detail.expires")}</dt>
+            <dd>{end}</dd>
+          </div>
+        </>
+      )}
+      <div className={detailRow}>
+        <dt className="text-gray-600">{t("admin.links.detail.status")}</dt>
+        <dd className="flex flex-wrap items-baseline gap-x-3">
+          <StatusCell link={link} />
+          {link.disabled && <span className="text-xs text-gray-600">{t("admin.links.detail.disabled", { time: formatTime(link.disabledTime) })}</span>}
+        </dd>
+      </div>
+    </dl>
+  );
+}
+
+/** The open link's details and, for a download link, its download statistics, paged. */
+function DetailPanel({
+  path,
+  query,
+  link,
+  downloads,
+}: {
+  path: string;
+  query: AdminLinksQuery;
+  link: AdminShareItem;
+  downloads: { list: AdminShareDownload[]; total: number } | null;
+}) {
+  const { t } = useTranslation();
+  const formatTime = useFormatTime();
+  const name = nameOf(link);
+  const columns: Column<AdminShareDownload & { key: string }>[] = [
+    { type: "custom", key: "ip", title: t("admin.links.stats.address"), width: 200, render: (d) => <span className="break-all font-mono text-xs">{d.ip || t("admin.links.stats.unknown")}</span> },
+    {
+      type: "custom",
+      key: "files",
+      title: t("admin.links.stats.files"),
+      render: (d) => (
+        <span className="block break-all" title={d.files.join(", ")}>
+          {d.files.join(", ")}
+        </span>
+      ),
+    },
+    { type: "custom", key: "time", title: t("admin.links.stats.time"), width: 180, render: (d) => formatTime(d.time) },
+    { type: "custom", key: "bytes", title: t("admin.links.stats.bytes"), width: 120, render: (d) => formatSize(d.bytes) },
+  ];
+  const rows = (downloads?.list ?? []).map((d, i) => ({ ...d, key: `${d.time}-${i}` }));
+  return (
+    <section aria-labelledby="link-detail-title" className="flex flex-col gap-3 rounded border border-gray-200 bg-white p-4">
+      <div className="flex items-start justify-between gap-4">
+        <h2 id="link-detail-title" className="break-all font-medium">
+          {t("admin.links.detail.title", { name })}
+        </h2>
+        <Link to={`${path}${adminLinksSearch(query, LIST_ONLY)}`} preventScrollReset className="shrink-0 text-sm text-primary hover:underline">
+          {t("admin.links.detail.close")}
+        </Link>
+      </div>
+      <LinkFacts link={link} />
+      {downloads && (
+        <>
+          <h3 className="font-medium">
+            {t("admin.links.stats.title")} ({downloads.total})
+          </h3>
+          <Table columns={columns} data={rows} rowKey="key" label={t("admin.links.stats.table", { name })} />
+          {downloads.total > 0 && (
+            <Pagination
+              total={downloads.total}
+              page={query.detailPage}
+              pageSize={query.detailSize}
+              label={t("admin.links.stats.pages")}
+              hrefFor={(page, size) => `${path}${adminLinksSearch(query, { detailPage: page, detailSize: size })}`}
+              className="justify-end"
+            />
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+/**
+ * Share files (download links) and Request files (upload invitations): every user's links, searched,
+ * filtered, sorted and paged in the engine; details with download statistics; disable / enable /
+ * unbind / delete, single and bulk, confirmed first; plain HTML forms that JavaScript improves.
+ */
+export function AdminLinksScreen() {
+  const { kind, query, links, total, detail, confirm } = useLoaderData<Loader>();
+  const { t } = useTranslation();
+  const formatTime = useFormatTime();
+  const location = useLocation();
+  const navigate = useNavigate();
+  const navigation = useNavigation();
+  const submit = useSubmit();
+  const hydrated = useHydrated();
+  const [selected, setSelected] = useState<RowKey[]>([]);
+  const [asking, setAsking] = useState<{ intent: AskIntent; ids: readonly string[] } | null>(null);
+  const files = kind === "files";
+  const path = `/admin/shares/${kind satisfies LinksKind}`;
+  const back = adminLinksSearch(query);
+
+  // Every navigation ends a selection: another page, sort or search, and the redirect back after any action.
+  useEffect(() => setSelected([]), [location.key]);
+  const selectedSet = new Set(selected.map(String));
+  const selectedLinks = links.filter((link) => selectedSet.has(link.shareId));
+
+  const go = (change: Partial<AdminLinksQuery>) => navigate(`${path}${adminLinksSearch(query, { ...LIST_ONLY, ...change })}`, { preventScrollReset: true });
+  const ask = (intent: AskIntent, ids: readonly string[]) => setAsking({ intent, ids });
+  const askBulk = (event: FormEvent<HTMLFormElement>) => {
+    const intent = ((event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null)?.value as LinkIntent | undefined;
+    // Enable goes straight on with the ticked rows (the boxes belong to this form); the rest ask first.
+    if (intent === "enable") return;
+    event.preventDefault();
+    const ids = selectedLinks.map((link) => link.shareId);
+    if (intent && ids.length > 0) ask(intent, ids);
+  };
+  const confirmed = () => {
+    if (!asking) return;
+    const form = new FormData();
+    form.set("intent", asking.intent);
+    form.set("confirmed", "1");
+    form.set("back", back);
+    for (const id of asking.ids) form.append("id", id);
+    submit(form, { method: "post", action: path, preventScrollReset: true });
+  };
+  const detailHref = (link: AdminShareItem) => `${path}${adminLinksSearch(query, { detail: link.shareId, detailPage: 1, detailSize: 10 })}`;
+
+  const actions = (link: AdminShareItem) => {
+    const name = nameOf(link);
+    return (
+      <span className="flex flex-wrap items-center gap-1">
+        {link.disabled ? (
+          <ActionForm path={path} intent="enable" ids={[link.shareId]} back={back}>
+            <Button type="submit" size="small" variant="text" aria-label={t("admin.links.enable.row", { name })}>
+              {t("admin.links.enable")}
+            </Button>
+          </ActionForm>
+        ) : (
+          <ActionForm path={path} intent="disable" ids={[link.shareId]} back={back} onAsk={ask}>
+            <Button type="submit" size="small" variant="text" aria-label={t("admin.links.disable.row", { name })}>
+              {t("admin.links.disable")}
+            </Button>
+          </ActionForm>
+        )}
+        {link.bindSwitch === 1 && link.bindDevice !== "" && (
+          <ActionForm path={path} intent="unbind" ids={[link.shareId]} back={back} onAsk={ask}>
+            <Button type="submit" size="small" variant="text" aria-label={t("admin.links.unbind.row", { name })}>
+              {t("admin.links.unbind")}
+            </Button>
+          </ActionForm>
+        )}
+        <ActionForm path={path} intent="delete" ids={[link.shareId]} back={back} onAsk={ask}>
+          <Button type="submit" size="small" variant="text" danger aria-label={t("admin.links.delete.row", { name })}>
+            {t("admin.links.delete")}
+          </Button>
+        </ActionForm>
+      </span>
+    );
+  };
+
+  const nameColumn: Column<AdminShareItem> = {
+    type: "custom",
+    key: "name",
+    title: t(files ? "admin.links.column.files" : "admin.links.column.directory"),
+    sort: true,
+    render: (link) => (
+      <span className="flex min-w-0 items-center gap-2">
+        {files ? <TypeIcon type={link.type} /> : <FolderIcon className="shrink-0 text-amber-500" />}
+        <Link to={detailHref(link)} preventScrollReset className="truncate text-primary hover:underline" title={nameOf(link)} aria-label={t("admin.links.details.row", { name: nameOf(link) })}>
+          {nameOf(link)}
+        </Link>
+      </span>
+    ),
+  };
+  const ownerColumn: Column<AdminShareItem> = {
+    type: "custom",
+    key: "owner",
+    title: t("admin.links.column.owner"),
+    width: 120,
+    sort: true,
+    render: (link) => <span className="break-all">{link.account}</span>,
+  };
+  const statusColumn: Column<AdminShareItem> = { type: "custom", key: "status", title: t("admin.links.column.status"), width: 120, sort: true, render: (link) => <StatusCell link={link} /> };
+  const actionsColumn: Column<AdminShareItem> = { type: "custom", key: "actions", title: t("admin.links.column.actions"), width: 170, render: actions };
+  const never = (seconds: number) => (seconds === 0 ? t("admin.links.never") : formatTime(seconds));
+
+  const columns: Column<AdminShareItem>[] = files
+    ? [
+        { type: "checkbox", width: 44 },
+        { type: "expand", width: 44 },
+        nameColumn,
+        ownerColumn,
+        { type: "custom", key: "created", title: t("admin.links.column.created"), width: 160, sort: true, render: (link) => formatTime(link.shareCreateTime) },
+        { type: "custom", key: "expires", title: t("admin.links.column.expires"), width: 160, sort: true, render: (link) => never(link.shareExpireTime) },
+        { type: "custom", key: "bind", title: t("admin.links.column.bind"), width: 100, render: (link) => t(link.bindSwitch ? "admin.links.yes" : "admin.links.no") },
+        {
+          type: "custom",
+          key: "downloads",
+          title: t("admin.links.column.downloads"),
+          width: 100,
+          sort: true,
+          render: (link) => (
+            <Link
+              to={detailHref(link)}
+              preventScrollReset
+              className="text-primary hover:underline"
+              aria-label={t("admin.links.downloads.row", { count: link.downloadCount, name: nameOf(link) })}
+            >
+              {link.downloadCount}
+            </Link>
+          ),
+        },
+        statusColumn,
+        actionsColumn,
+      ]
+    : [
+        { type: "checkbox", width: 44 },
+        { type: "expand", width: 44 },
+        nameColumn,
+        ownerColumn,
+        { type: "custom", key: "created", title: t("admin.links.column.invited"), width: 160, sort: true, render: (link) => formatTime(link.shareCreateTime) },
+        {
+          type: "custom",
+          key: "expires",
+          title: t("admin.links.column.window"),
+          width: 330,
+          sort: true,
+          render: (link) => t("admin.links.detail.window.value", { start: formatTime(link.shareCreateTime), end: never(link.shareExpireTime) }),
+        },
+        statusColumn,
+        actionsColumn,
+      ];
+
+  const searchSchema = z.object({
+    name: z.string().max(255).optional(),
+    account: z.string().max(64).optional(),
+    status: z.enum(["1", "2", "3"]).optional(),
+    created: z.object({ start: z.string().max(10).optional(), end: z.string().max(10).optional() }).optional(),
+  });
+  const searchFields: FormField[] = [
+    { name: "name", label: t(files ? "admin.links.search.name.files" : "admin.links.search.name.requests"), type: "input" },
+    { name: "account", label: t("admin.links.search.account"), type: "input" },
+    {
+      name: "status",
+      label: t("admin.links.search.status"),
+      type: "select",
+      placeholder: t("global.all"),
+      options: ([1, 2, 3] as const).map((s) => ({ value: String(s), label: t(`admin.links.status.${s}`) })),
+    },
+    { name: "created", label: t("admin.links.search.created"), type: "rangePicker" },
+  ];
+
+  const busy = navigation.state !== "idle";
+  const bulkDisabled = hydrated && (selectedLinks.length === 0 || busy);
+  const title = t(files ? "admin.links.title.files" : "admin.links.title.requests");
+
+  return (
+    <section aria-labelledby="links-title" className="flex flex-col gap-4">
+      <div className="flex flex-col gap-1">
+        <h1 id="links-title" className="text-lg font-semibold">
+          {title}
+        </h1>
+        <p className="text-sm text-gray-600">{t(files ? "admin.links.intro.files" : "admin.links.intro.requests")}</p>
+      </div>
+
+      <div role="search" aria-label={t("admin.links.search")}>
+        <FormBuilder
+          key={location.search}
+          schema={searchSchema}
+          fields={searchFields}
+          layout="search"
+          method="get"
+          as={Form}
+          action={path}
+          defaultValue={{ name: query.name, account: query.account, status: query.status, created: { start: query.createdStart, end: query.createdEnd } }}
+          onReset={() => go({ name: "", account: "", status: "", createdStart: "", createdEnd: "", page: 1 })}
+        >
+          {query.size !== 10 && <input type="hidden" name="size" value={query.size} />}
+          {query.sort && (
+            <>
+              <input type="hidden" name="orderBy" value={LINK_SORT_KEYS[query.sort.key]} />
+              <input type="hidden" name="order" value={query.sort.order === "ascending" ? "asc" : "desc"} />
+            </>
+          )}
+        </FormBuilder>
+      </div>
+
+      {confirm && (
+        <div role="alertdialog" aria-labelledby="links-confirm-title" className="flex flex-wrap items-center gap-3 rounded border border-amber-300 bg-amber-50 px-4 py-3 text-sm">
+          <h2 id="links-confirm-title" className="font-medium">
+            {t(`admin.links.confirm.${confirm.intent}.title`)}
+          </h2>
+          <div className="flex-1">
+            <p>{t(`admin.links.confirm.${confirm.intent}`, { count: confirm.ids.length })}</p>
+            <ConfirmList ids={confirm.ids} links={links} />
+          </div>
+          <Form method="post" action={path} className="flex gap-2">
+            <input type="hidden" name="intent" value={confirm.intent} />
+            <input type="hidden" name="confirmed" value="1" />
+            <input type="hidden" name="back" value={back} />
+            {confirm.ids.map((id) => (
+              <input key={id} type="hidden" name="id" value={id} />
+            ))}
+            <Link to={`${path}${back}`} className="inline-flex h-8 items-center rounded border border-primary bg-white px-4 text-sm text-primary">
+              {t("admin.links.confirm.back")}
+            </Link>
+            <Button type="submit" danger={confirm.intent === "delete"}>
+              {t("global.confirm")}
+            </Button>
+          </Form>
+        </div>
+      )}
+
+      {detail && <DetailPanel path={path} query={query} link={detail.link} downloads={detail.downloads} />}
+
+      {/* The rows' boxes belong to this form (Table selectionField), so it works as plain HTML too;
+          with JavaScript the buttons wait for a selection and the question is a dialog. */}
+      <Form id={BULK_FORM} method="post" action={path} onSubmit={askBulk} preventScrollReset role="group" aria-label={t("admin.links.bulk")} className="flex items-center gap-2">
+        <input type="hidden" name="back" value={back} />
+        <Button type="submit" name="intent" value="disable" variant="outlined" disabled={bulkDisabled}>
+          {t("admin.links.disable")}
+        </Button>
+        <Button type="submit" name="intent" value="enable" variant="outlined" disabled={bulkDisabled}>
+          {t("admin.links.enable")}
+        </Button>
+        <Button type="submit" name="intent" value="unbind" variant="outlined" disabled={bulkDisabled}>
+          {t("admin.links.unbind")}
+        </Button>
+        <Button type="submit" name="intent" value="delete" variant="outlined" danger disabled={bulkDisabled}>
+          {t("admin.links.delete")}
+        </Button>
+      </Form>
+
+      <Table
+        key={location.search}
+        columns={columns}
+        data={links}
+        rowKey="shareId"
+        rowLabel={nameOf}
+        label={t(files ? "admin.links.table.files" : "admin.links.table.requests")}
+        selectedKeys={selected}
+        onSelectionChange={(keys) => setSelected(keys)}
+        selectionField={{ name: "id", form: BULK_FORM }}
+        expandedRender={(link) => <LinkFacts link={link} />}
+        sort={query.sort as SortState | null}
+        onSortChange={(next) => go({ sort: next ? { key: next.key as LinkSortKey, order: next.order } : null, page: 1 })}
+        sortHref={(next) => `${path}${adminLinksSearch(query, { ...LIST_ONLY, sort: next ? { key: next.key as LinkSortKey, order: next.order } : null, page: 1 })}`}
+      />
+      {total > 0 && (
+        <Pagination total={total} page={query.page} pageSize={query.size} label={t("admin.links.pages")} hrefFor={(page, size) => `${path}${adminLinksSearch(query, { ...LIST_ONLY, page, size })}`} className="justify-end" />
+      )}
+
+      <Modal
+        open={asking !== null}
+        onClose={() => setAsking(null)}
+        title={asking ? t(`admin.links.confirm.${asking.intent}.title`) : undefined}
+        danger={asking?.intent === "delete"}
+        confirmLabel={t("global.confirm")}
+        onConfirm={confirmed}
+      >
+        {asking && (
+          <>
+            <p>{t(`admin.links.confirm.${asking.intent}`, { count: asking.ids.length })}</p>
+            <ConfirmList ids={asking.ids} links={links} />
+          </>
+        )}
+      </Modal>
+    </section>
+  );
+}
