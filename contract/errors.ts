@@ -421,6 +421,42 @@ const catalogue = {
     en: "The authentication URL must be an http or https address outside this server's own network",
     zh: "认证地址须为本服务器所在网络之外的 http 或 https 地址",
   },
+  // TLS certificate and client TLS (docs/file-server.md, "TLS"; docs/admin-api.md); 4520 up
+  CertificateMalformed: {
+    code: 4520,
+    status: 400,
+    value: "Certificate not readable",
+    en: "The certificate is not a PEM certificate (-----BEGIN CERTIFICATE-----); upload the .crt or .pem file",
+    zh: "证书不是 PEM 格式的证书（-----BEGIN CERTIFICATE-----），请上传 .crt 或 .pem 文件",
+  },
+  PrivateKeyMalformed: {
+    code: 4521,
+    status: 400,
+    value: "Private key not readable",
+    en: "The private key is not an unencrypted PEM private key (-----BEGIN PRIVATE KEY-----); remove its passphrase and upload it again",
+    zh: "私钥不是未加密的 PEM 私钥（-----BEGIN PRIVATE KEY-----），请去掉口令后重新上传",
+  },
+  CertificateNotYetValid: {
+    code: 4522,
+    status: 400,
+    value: "Certificate not yet valid",
+    en: "The certificate is not valid yet; check its start date and the server's clock",
+    zh: "证书尚未生效，请检查证书的生效日期和服务器时间",
+  },
+  TlsOnlyNeedsCertificate: {
+    code: 4523,
+    status: 400,
+    value: "No valid certificate",
+    en: "Non-TLS connections can only be disabled while a valid certificate is in use; upload one first",
+    zh: "只有在使用有效证书时才能禁用非 TLS 连接，请先上传证书",
+  },
+  TlsCertificateNeeded: {
+    code: 4524,
+    status: 400,
+    value: "Certificate in use",
+    en: "The certificate cannot be removed while non-TLS connections are disabled; enable them first",
+    zh: "禁用非 TLS 连接期间不能移除证书，请先启用非 TLS 连接",
+  },
 } as const satisfies Record<string, Omit<ErrorDef, "name">>;
 
 export type ErrorName = keyof typeof catalogue;

@@ -21,6 +21,7 @@ import { VERSION } from "./version";
 import { noticeRoutes } from "./notices/routes";
 import { noticeAdminRoutes } from "./notices/admin-routes";
 import { settingsRoutes } from "./settings/routes";
+import { tlsRoutes } from "./tls/routes";
 import { statisticsRoutes } from "./statistics/routes";
 import { createStatistics } from "./statistics/service";
 import { userRoutes } from "./users/routes";
@@ -68,7 +69,7 @@ export function allRoutes(s: Services, dashboard: Dashboard = describedDashboard
   const lockout = createLockout(s.db, s.clock);
   const authentication = createAuthentication(s);
   const auth = createAuth({ ...s, codec, lockout, rates: createRateLimits(s.db, s.clock), edition: s.config.edition, addressLimits: s.config.addressLimits, ways: authentication });
-  const routes = [...authRoutes(auth, s.tokens, s.users), ...authenticationRoutes(authentication), ...siteRoutes(s.config, s.settings, s.db, s.clock), ...noticeRoutes(s.notices), ...userRoutes(s.users), ...groupRoutes(s.groups), ...noticeAdminRoutes(s.notices, s.noticeMailing), ...settingsRoutes(s.settings), ...statisticsRoutes(createStatistics(s), s.settings), ...dashboardRoutes(dashboard), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s)];
+  const routes = [...authRoutes(auth, s.tokens, s.users), ...authenticationRoutes(authentication), ...siteRoutes(s.config, s.settings, s.db, s.clock, s.tls), ...noticeRoutes(s.notices), ...userRoutes(s.users), ...groupRoutes(s.groups), ...noticeAdminRoutes(s.notices, s.noticeMailing), ...settingsRoutes(s.settings), ...statisticsRoutes(createStatistics(s), s.settings), ...dashboardRoutes(dashboard), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s), ...tlsRoutes(s.tls, s.trust)];
   routes.push(
     route({
       method: "GET",
@@ -140,10 +141,15 @@ export async function startEngine(config: Config, clock: Clock = systemClock, li
       stopNoticeEvents();
       return Promise.all([sampler.stop(), ...parts.map((p) => p.close?.()), clients.close(), purge.stop(), services.transferNotices.stop(), services.noticeMailing.stop()]);
     };
+    // An uploaded certificate wins over FERRY_TLS_CERT; "disable non-TLS" keeps the plain port shut.
+    const tlsStart = await services.tls.startup();
+    if (tlsStart.plainDisabled && !tlsStart.tls) api.log.warn("non-TLS connections are disabled but no certificate is in use: the file server accepts no connection until one is uploaded or non-TLS is enabled again");
     const fileServer = await startFileServer({
       host: config.host,
       port: config.filePort,
-      tls: config.tls && { port: config.fileTlsPort, ...config.tls },
+      tlsPort: config.fileTlsPort,
+      tls: tlsStart.tls,
+      plainDisabled: tlsStart.plainDisabled,
       allowedOrigins: config.webOrigins,
       handlers: parts.flatMap((p) => p.handlers),
       onSocket: (socket, req) => handleSocket(socket, req, { tokens: services.tokens, handlers: commands, shares, clients, userSockets, clientAddress, requireWhitelisted: (userId, ip) => requireWhitelistedUser(services.db, userId, ip), log: api.log }),
@@ -155,7 +161,7 @@ export async function startEngine(config: Config, clock: Clock = systemClock, li
     });
     // With port 0 (tests) the system picked one; clients learn the port in use from /api/service/info.
     config.filePort = Number(new URL(fileServer.url).port);
-    if (fileServer.tlsUrl) config.fileTlsPort = Number(new URL(fileServer.tlsUrl).port);
+    services.tls.attach(fileServer);
     lifecycle.state = "running";
     lifecycle.startedAt = Date.now();
     return {

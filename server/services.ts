@@ -27,6 +27,8 @@ import { createSpeed, type Speed } from "./speed/service";
 import { createHomes } from "./storage/homes";
 import { countHome, createUsageCache } from "./storage/usage";
 import { createUsers, type Users } from "./users/service";
+import { createTls, type Tls } from "./tls/service";
+import { createClientTrust, type ClientTrust } from "./tls/trust";
 
 /*
  * The engine's services over the database and the storage, without any listener: the engine
@@ -61,6 +63,10 @@ export interface Services {
   shares: Shares;
   /** Users' and group spaces' speed limits, per engine process (docs/file-server.md, "Speed limits"). */
   speed: Speed;
+  /** The file server's certificate and the non-TLS switch (docs/file-server.md, "TLS"). */
+  tls: Tls;
+  /** Client TLS: authorities Ferry's outgoing TLS trusts (docs/admin-api.md, "Client TLS"). */
+  trust: ClientTrust;
   /** The licence and the edition in effect, read live (docs/licence.md). */
   licence: Licence;
   /** The operation and transfer logs' batched writer (server/logs/recorder.ts). */
@@ -83,7 +89,8 @@ export async function openServices(config: Config, clock: Clock = systemClock): 
   const notices = createNotices(db, clock);
   const hashes = createHashes(db);
   const quota = createQuota(db, usage, clock);
-  const mail = createMail({ db, config, clock, settings });
+  const trust = createClientTrust({ config, clock });
+  const mail = createMail({ db, config, clock, settings, trust });
   const shareMailer = createShareMailer(mail, db, clock);
   let passwordBox: SecretBox | null = null;
   const shares = createShares({
@@ -99,7 +106,7 @@ export async function openServices(config: Config, clock: Clock = systemClock): 
   await shares.sealStoredPasswords();
   const transferNotices = createTransferNotices({ db, clock, notices, mail, windowMs: config.transferNoticeWindowMs });
   const noticeMailing = createNoticeMailing({ db, notices, mail });
-  return { config, clock, db, settings, tokens, users, groups, notices, spaces, hashes, quota, mail, shareMailer, transferNotices, noticeMailing, shares, licence, speed: createSpeed({ db, settings, clock, timeZone: config.timeZone }), recorder: createRecorder(db, clock) };
+  return { config, clock, db, settings, tokens, users, groups, notices, spaces, hashes, quota, mail, shareMailer, transferNotices, noticeMailing, shares, licence, speed: createSpeed({ db, settings, clock, timeZone: config.timeZone }), recorder: createRecorder(db, clock), tls: createTls({ config, clock }), trust };
 }
 
 /**

@@ -31,7 +31,7 @@ const serviceError = (reason: string) => new FerryError("AuthServiceError", { re
  * Asks `url` whether `account` / `password` may sign in: true for yes, false for no, 4114 when the
  * answer is neither (timeout, other status, a body that is not the JSON yes/no, a redirect).
  */
-export async function askHttpWay(url: string, account: string, password: string, options: { timeoutMs: number; allowPrivate: boolean }): Promise<boolean> {
+export async function askHttpWay(url: string, account: string, password: string, options: { timeoutMs: number; allowPrivate: boolean; ca?: string[] }): Promise<boolean> {
   const target = new URL(url);
   const host = target.hostname;
   const checked = await resolveSmtpTarget(host, options.allowPrivate).catch(asUrlRefusal);
@@ -58,6 +58,8 @@ export async function askHttpWay(url: string, account: string, password: string,
         headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), accept: "application/json" },
         // The connection goes to the address the guard checked, whatever DNS says now.
         lookup: (_name, _opts, callback) => (callback as (e: null, address: string, family: number) => void)(null, checked.address, isIP(checked.address)),
+        // Client TLS: the uploaded authorities besides the system's roots (ignored for http:).
+        ...(options.ca ? { ca: options.ca } : {}),
       },
       (res) => {
         const status = res.statusCode ?? 0;

@@ -14,6 +14,8 @@ export interface LdapServer {
   base: string;
   testAccount: string;
   testPassword: string;
+  /** Certificate authorities an ldaps:// server is checked against (client TLS); undefined: the system's roots. */
+  ca?: string[];
 }
 
 /** An entry of the directory as Ferry reads it. */
@@ -69,12 +71,12 @@ function isBadCredentials(error: unknown) {
   return error instanceof InvalidCredentialsError;
 }
 
-const clientFor = (server: string) =>
-  new Client({ url: ldapUrl(server), connectTimeout: LDAP_LIMITS.connectTimeoutMs, timeout: LDAP_LIMITS.operationTimeoutMs, strictDN: false });
+const clientFor = (s: Pick<LdapServer, "server" | "ca">) =>
+  new Client({ url: ldapUrl(s.server), connectTimeout: LDAP_LIMITS.connectTimeoutMs, timeout: LDAP_LIMITS.operationTimeoutMs, strictDN: false, ...(s.ca ? { tlsOptions: { ca: s.ca } } : {}) });
 
 /** Runs `work` on a connection bound as the test account; 1056 unreachable, 1057 the test account is refused. */
 async function withTestBind<T>(s: LdapServer, work: (client: Client) => Promise<T>): Promise<T> {
-  const client = clientFor(s.server);
+  const client = clientFor(s);
   try {
     try {
       // No test account: an anonymous bind (directories that allow anonymous search).
@@ -149,7 +151,7 @@ export function createLdapWay() {
       });
       if (found.length !== 1) return null;
       const entry = found[0]!;
-      const client = clientFor(s.server);
+      const client = clientFor(s);
       try {
         await client.bind(entry.dn, password);
         return entry;

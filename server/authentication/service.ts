@@ -1,4 +1,5 @@
 import type { Selectable } from "kysely";
+import type { ClientTrust } from "../tls/trust";
 import {
   AUTH_WAYS,
   type AuthenticationInfo,
@@ -34,6 +35,8 @@ export interface AuthenticationDeps {
   settings: Settings;
   users: Users;
   mail: Mail;
+  /** Client TLS: the authorities LDAP/AD and the HTTP way trust (server/tls/trust.ts). */
+  trust?: ClientTrust;
 }
 
 /** The account type of the accounts each way creates (contract/users.ts). */
@@ -65,7 +68,7 @@ interface Proven {
  * (docs/authentication.md). The sign-in service (server/auth/service.ts) asks `verify` who a
  * sign-in is; everything else is the administrator's.
  */
-export function createAuthentication({ db, config, settings, users, mail }: AuthenticationDeps) {
+export function createAuthentication({ db, config, settings, users, mail, trust }: AuthenticationDeps) {
   const k = db.kysely;
   const codec: CredentialCodec = createCredentialCodec(config.hashidSalt);
   let lazyBox: SecretBox | null = null;
@@ -83,6 +86,7 @@ export function createAuthentication({ db, config, settings, users, mail }: Auth
       base: s.ldapBase,
       testAccount: s.ldapTestAccount,
       testPassword: s.ldapTestPasswordSealed ? (box().open(s.ldapTestPasswordSealed, "ldap") ?? "") : "",
+      ca: trust?.ca(),
     };
     const merged = { ...stored, ...Object.fromEntries(Object.entries(over).filter(([, v]) => v !== undefined)) };
     if (merged.server === "") fail("ParameterError", { field: "ldapServer", reason: "required" });
@@ -116,7 +120,7 @@ export function createAuthentication({ db, config, settings, users, mail }: Auth
         return (await system.authenticate(identity, password, ip)) ? { account: identity, fullname: "", email: "" } : null;
       case AUTH_WAYS.Http:
         if (!ACCOUNT_PATTERN.test(identity) || s.httpAuthUrl === "") return null;
-        return (await askHttpWay(s.httpAuthUrl, identity, password, { timeoutMs: s.httpTimeout * 1000, allowPrivate: config.authHttpAllowPrivate }))
+        return (await askHttpWay(s.httpAuthUrl, identity, password, { timeoutMs: s.httpTimeout * 1000, allowPrivate: config.authHttpAllowPrivate, ca: trust?.ca() }))
           ? { account: identity, fullname: "", email: "" }
           : null;
     }

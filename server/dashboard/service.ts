@@ -129,8 +129,9 @@ export function createDashboard({ services, lifecycle, sampler, userSockets }: D
       os: osName(),
       host: transfer.host || config.host,
       apiport: config.apiPort,
-      no_ssl_port: config.filePort,
-      ssl_port: config.tls ? config.fileTlsPort : null,
+      // The ports listening now: 0 / null while non-TLS is disabled / no certificate is in use.
+      no_ssl_port: services.tls.ports().plain ?? 0,
+      ssl_port: services.tls.ports().tls,
       cpus: cpus().length,
       memory: totalmem(),
     };

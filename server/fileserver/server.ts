@@ -1,6 +1,6 @@
-import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
-import { createServer as createTlsServer } from "node:https";
+import { createServer as createTlsServer, type Server as HttpsServer } from "node:https";
+import type { TLSSocket } from "node:tls";
 import type { Duplex } from "node:stream";
 import type { FastifyBaseLogger as Logger } from "fastify";
 import { WebSocketServer, type WebSocket } from "ws";
@@ -22,8 +22,12 @@ export interface HttpHandler {
 export interface FileServerOptions {
   host: string;
   port: number;
-  /** The same service with TLS on a second port (2481), when a certificate is configured. */
-  tls?: { port: number; cert: string; key: string } | null;
+  /** The TLS port (2481): the same service with TLS, listening while a certificate is in use. */
+  tlsPort: number;
+  /** The certificate (PEM, the leaf then its chain) and key to serve at start; null: none yet. */
+  tls?: { cert: string | Buffer; key: string | Buffer } | null;
+  /** Non-TLS connections disabled: the plain port is not opened (docs/file-server.md, "TLS"). */
+  plainDisabled?: boolean;
   allowedOrigins: readonly string[];
   handlers: HttpHandler[];
   onSocket(socket: WebSocket, req: IncomingMessage): void;
@@ -31,10 +35,22 @@ export interface FileServerOptions {
 }
 
 export interface FileServer {
-  url: string;
-  /** The TLS listener's URL (https://…), when TLS is configured. */
-  tlsUrl: string | null;
-  server: Server;
+  /** The plain listener's URL (http://…); its last port while it is closed. */
+  readonly url: string;
+  /** Whether the plain port is open (it is not while non-TLS connections are disabled). */
+  readonly plainListening: boolean;
+  /** The TLS listener's URL (https://…) while it listens. */
+  readonly tlsUrl: string | null;
+  /**
+   * Serves this certificate on the TLS port from now on, without a restart: the listener's secure
+   * context is swapped (connections already made keep theirs, new ones get this one), or the
+   * listener starts when it was not listening.
+   */
+  serveCertificate(pem: { cert: string | Buffer; key: string | Buffer }): Promise<void>;
+  /** Closes the TLS port and its connections (no certificate any more). */
+  stopTls(): Promise<void>;
+  /** Opens or closes the plain port; closing it ends its connections and sockets at once. */
+  setPlain(open: boolean): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -49,7 +65,16 @@ function plain(res: ServerResponse, status: number, text: string) {
 
 export async function startFileServer(options: FileServerOptions): Promise<FileServer> {
   const wss = new WebSocketServer({ noServer: true, maxPayload: SOCKET_MAX_MESSAGE });
-  wss.on("connection", (socket, req) => options.onSocket(socket, req));
+  // Sockets upgraded on the plain port: an upgraded connection leaves the http server's own
+  // bookkeeping, so closing the plain port ends these by hand.
+  const plainSockets = new Set<WebSocket>();
+  wss.on("connection", (socket, req) => {
+    if (!(req.socket as Partial<TLSSocket>).encrypted) {
+      plainSockets.add(socket);
+      socket.once("close", () => plainSockets.delete(socket));
+    }
+    options.onSocket(socket, req);
+  });
 
   const onRequest: RequestListener = (req, res) => {
     let url: URL;
@@ -82,19 +107,15 @@ export async function startFileServer(options: FileServerOptions): Promise<FileS
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
   };
 
-  const servers: Server[] = [createServer(onRequest)];
-  if (options.tls) {
-    const [cert, key] = await Promise.all([readFile(options.tls.cert), readFile(options.tls.key)]);
-    servers.push(createTlsServer({ cert, key }, onRequest));
-  }
-  for (const server of servers) {
+  const plainServer = createServer(onRequest);
+  const tlsServer: HttpsServer = createTlsServer({}, onRequest);
+  for (const server of [plainServer, tlsServer]) {
     // Large uploads and slow readers: no overall request time-out; idle sockets still close.
     server.requestTimeout = 0;
     server.headersTimeout = 60_000;
     server.keepAliveTimeout = 65_000;
     server.on("upgrade", onUpgrade);
   }
-  const ports = [options.port, options.tls?.port ?? 0];
   const listen = (server: Server, port: number) =>
     new Promise<number>((resolve, reject) => {
       server.once("error", reject);
@@ -104,34 +125,55 @@ export async function startFileServer(options: FileServerOptions): Promise<FileS
         resolve(typeof address === "object" && address ? address.port : port);
       });
     });
-  const bound: number[] = [];
-  try {
-    for (const [i, server] of servers.entries()) bound.push(await listen(server, ports[i]!));
-  } catch (error) {
-    for (const server of servers) server.close();
-    throw error;
-  }
+  const shut = (server: Server) =>
+    new Promise<void>((resolve) => {
+      if (!server.listening) return resolve();
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
   const host = options.host === "0.0.0.0" || options.host === "::" ? "127.0.0.1" : options.host;
   const hostPart = host.includes(":") ? `[${host}]` : host;
+  let plainPort = options.port;
+  let tlsPort = options.tlsPort;
+
+  const serveCertificate = async (pem: { cert: string | Buffer; key: string | Buffer }) => {
+    tlsServer.setSecureContext({ cert: pem.cert, key: pem.key });
+    // A port of 0 (tests) is picked once and kept, so clients that learned it keep reaching it.
+    if (!tlsServer.listening) tlsPort = await listen(tlsServer, tlsPort);
+  };
+  try {
+    if (!options.plainDisabled) plainPort = await listen(plainServer, plainPort);
+    if (options.tls) await serveCertificate(options.tls);
+  } catch (error) {
+    await Promise.all([shut(plainServer), shut(tlsServer)]);
+    throw error;
+  }
 
   return {
-    url: `http://${hostPart}:${bound[0]}`,
-    tlsUrl: bound[1] === undefined ? null : `https://${hostPart}:${bound[1]}`,
-    server: servers[0]!,
+    get url() {
+      return `http://${hostPart}:${plainPort}`;
+    },
+    get plainListening() {
+      return plainServer.listening;
+    },
+    get tlsUrl() {
+      return tlsServer.listening ? `https://${hostPart}:${tlsPort}` : null;
+    },
+    serveCertificate,
+    stopTls: () => shut(tlsServer),
+    async setPlain(open) {
+      if (open) {
+        if (!plainServer.listening) plainPort = await listen(plainServer, plainPort);
+        return;
+      }
+      const closed = shut(plainServer);
+      for (const socket of plainSockets) socket.terminate();
+      await closed;
+    },
     async close() {
       for (const client of wss.clients) client.terminate();
       wss.close();
-      await Promise.all(
-        servers.map(
-          (server) =>
-            new Promise<void>((resolve) => {
-              server.closeAllConnections();
-              server.close(() => resolve());
-            }),
-        ),
-      );
+      await Promise.all([shut(plainServer), shut(tlsServer)]);
     },
   };
 }
-
-

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import type { ClientTrust } from "../tls/trust";
 import { rootCertificates } from "node:tls";
 import { createCredentialCodec } from "../../contract/credentials";
 import type { ErrorName } from "../../contract/errors";
@@ -63,19 +64,23 @@ export interface MailDeps {
   config: Config;
   clock: Clock;
   settings: Settings;
+  /** Client TLS: the authorities SMTP trusts besides the system's roots (server/tls/trust.ts). */
+  trust?: ClientTrust;
 }
 
 /**
  * SMTP sender accounts (docs/mail.md): the server's and each user's, stored with the password
  * encrypted (AES-256-GCM, key outside the database), and sending through them.
  */
-export function createMail({ db, config, clock, settings }: MailDeps) {
+export function createMail({ db, config, clock, settings, trust }: MailDeps) {
   const k = db.kysely;
   // The key is read (or created) on first use, not when the services open.
   let lazyBox: SecretBox | null = null;
   const box = () => (lazyBox ??= createSecretBox(loadEngineSecret(config.dataDir, config.secret), "smtp-password"));
   const codec = createCredentialCodec(config.hashidSalt);
-  const ca = config.smtpCa ? [...rootCertificates, readFileSync(config.smtpCa, "utf8")] : undefined;
+  // Read at each connection, so an upload of client TLS authorities applies without a restart.
+  const envCa = trust ? undefined : config.smtpCa ? [...rootCertificates, readFileSync(config.smtpCa, "utf8")] : undefined;
+  const smtpCa = () => (trust ? trust.smtpCa() : envCa);
 
   const rowOf = (owner: MailOwner) => k.selectFrom("smtp_accounts").selectAll().where("owner", "=", ownerKey(owner)).executeTakeFirst();
 
@@ -202,11 +207,11 @@ export function createMail({ db, config, clock, settings }: MailDeps) {
     },
     /** Sends one message through `from` (checks the target address and the headers first); the server's answer. */
     send(from: MailAccount, mail: OutgoingMail): Promise<string> {
-      return deliver(from, mail, { allowPrivate: config.smtpAllowPrivate, ca });
+      return deliver(from, mail, { allowPrivate: config.smtpAllowPrivate, ca: smtpCa() });
     },
     /** Several messages over one connection through `from`; each one's outcome (notifications by e-mail). */
     sendEach(from: MailAccount, mails: OutgoingMail[]) {
-      return deliverEach(from, mails, { allowPrivate: config.smtpAllowPrivate, ca });
+      return deliverEach(from, mails, { allowPrivate: config.smtpAllowPrivate, ca: smtpCa() });
     },
     /**
      * The Email setting's test mail through the saved server account, to `to` or else the
@@ -221,7 +226,7 @@ export function createMail({ db, config, clock, settings }: MailDeps) {
         address = admin?.email ?? "";
       }
       if (!address) fail("EmailFormat", { field: "to", reason: "required" });
-      const answer = await deliverTest(from, testMail({ to: address, language, host: from.host, at: new Date(clock.now()) }), { allowPrivate: config.smtpAllowPrivate, ca });
+      const answer = await deliverTest(from, testMail({ to: address, language, host: from.host, at: new Date(clock.now()) }), { allowPrivate: config.smtpAllowPrivate, ca: smtpCa() });
       return { to: address, ...answer };
     },
     /**
@@ -231,7 +236,7 @@ export function createMail({ db, config, clock, settings }: MailDeps) {
      */
     async authenticates(user: string, password: string): Promise<boolean> {
       const row = (await rowOf({ kind: "server" })) ?? fail("EmailNotConfigured");
-      return smtpAuthenticates(row, user, password, { allowPrivate: config.smtpAllowPrivate, ca });
+      return smtpAuthenticates(row, user, password, { allowPrivate: config.smtpAllowPrivate, ca: smtpCa() });
     },
     /** Whether the server has a mail account (the e-mail way needs its server). */
     async serverConfigured(): Promise<boolean> {

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type { Tls } from "../tls/service";
 import { serverInfo, siteInfo } from "../../contract/site";
 import type { Clock } from "../clock";
 import type { Config } from "../config";
@@ -9,7 +10,7 @@ import { createInstallers } from "../installers/service";
 import type { Settings } from "../settings/service";
 import { VERSION } from "../version";
 
-export function siteRoutes(config: Config, settings: Settings, db: Db, clock: Clock) {
+export function siteRoutes(config: Config, settings: Settings, db: Db, clock: Clock, tls?: Pick<Tls, "plainDisabled">) {
   // The folder is read at each request: an installer the operator drops in is offered at once.
   const installers = createInstallers(config.installersDir);
   return [
@@ -58,7 +59,8 @@ export function siteRoutes(config: Config, settings: Settings, db: Db, clock: Cl
             client_online: clientOnline,
             apiport: config.apiPort,
             proxyPort: t.proxyPort,
-            no_ssl_port: config.filePort,
+            // 0 while non-TLS connections are disabled: clients go to ssl_port (docs/file-server.md, "TLS").
+            no_ssl_port: tls?.plainDisabled() ? 0 : config.filePort,
             ssl_port: config.fileTlsPort,
             host: t.host,
             enableFTPS: t.enableFTPS,
