@@ -184,8 +184,8 @@ const catalogue = {
   EmailNotConfigured: { code: 4135, status: 400, value: "Email not configured", en: "No email sender is configured; please set one up first", zh: "尚未配置发件邮箱，请先完成设置" },
 
   // System, database and network
-  DatabaseNotExist: { code: 4136, status: 400, value: "Database not exist", en: "The database does not exist", zh: "数据库不存在" },
-  MysqlSwitchError: { code: 4137, status: 500, value: "MySQL switch error", en: "Failed to switch to the MySQL database", zh: "切换 MySQL 数据库失败" },
+  DatabaseNotExist: { code: 4136, status: 400, value: "Database not exist", en: "The database {{database}} does not exist on that server; create it first, then test again", zh: "该服务器上不存在数据库 {{database}}，请先创建后再测试" },
+  MysqlSwitchError: { code: 4137, status: 500, value: "MySQL switch error", en: "The copy into the new database failed; Ferry stays on its current database, unchanged: {{reason}}", zh: "复制到新数据库失败，Ferry 继续使用当前数据库，数据未改动：{{reason}}" },
   ConnectFailed: { code: 4138, status: 500, value: "Connect failed", en: "Connection failed", zh: "连接失败" },
   ConnectServerFailed: { code: 4139, status: 500, value: "Connect server failed", en: "Failed to connect to the server", zh: "连接服务器失败" },
   NetcardNotFound: { code: 4140, status: 500, value: "Netcard not found", en: "Network card not found", zh: "未找到网卡" },
@@ -456,6 +456,43 @@ const catalogue = {
     value: "Certificate in use",
     en: "The certificate cannot be removed while non-TLS connections are disabled; enable them first",
     zh: "禁用非 TLS 连接期间不能移除证书，请先启用非 TLS 连接",
+  },
+
+  // The database page (docs/database.md); 4400 up
+  DatabaseAuthFailed: {
+    code: 4400,
+    status: 400,
+    value: "Database access denied",
+    en: "The database server refused the account or password; check them, and that the account may connect from this machine",
+    zh: "数据库服务器拒绝了该账号或密码，请检查账号和密码，以及该账号是否允许从本机连接",
+  },
+  DatabaseUnreachable: {
+    code: 4401,
+    status: 400,
+    value: "Database connect failed",
+    en: "Cannot connect to the database server at {{address}}: check the address, the port and that the server accepts connections from this machine",
+    zh: "无法连接数据库服务器 {{address}}，请检查地址和端口，以及服务器是否允许本机连接",
+  },
+  DatabaseNotEmpty: {
+    code: 4402,
+    status: 400,
+    value: "Database not empty",
+    en: "The target database already holds {{tables}} of Ferry's tables; choose an empty database, or confirm replacing them",
+    zh: "目标数据库中已有 {{tables}} 张 Ferry 的数据表，请选择空数据库，或确认替换这些表",
+  },
+  DatabaseCopyRunning: {
+    code: 4403,
+    status: 400,
+    value: "Database copy running",
+    en: "A database copy is already running; wait for it to finish",
+    zh: "已有数据库复制正在进行，请等待其完成",
+  },
+  DatabaseSameAsCurrent: {
+    code: 4404,
+    status: 400,
+    value: "Same database",
+    en: "The target is the database Ferry runs on now; choose another database",
+    zh: "目标就是 Ferry 当前使用的数据库，请选择其他数据库",
   },
 } as const satisfies Record<string, Omit<ErrorDef, "name">>;
 

@@ -1,6 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import { createCredentialCodec } from "../contract/credentials";
 import { dashboardRoutes } from "./dashboard/routes";
+import { databaseRoutes } from "./database/routes";
+import { createDatabaseAdmin } from "./database/service";
+import { settlePendingSwitch } from "./database/startup";
 import { createDashboard, type Dashboard, type Lifecycle, type LifecycleActions } from "./dashboard/service";
 import { createSampler } from "./dashboard/samples";
 import { authRoutes } from "./auth/routes";
@@ -69,7 +72,7 @@ export function allRoutes(s: Services, dashboard: Dashboard = describedDashboard
   const lockout = createLockout(s.db, s.clock);
   const authentication = createAuthentication(s);
   const auth = createAuth({ ...s, codec, lockout, rates: createRateLimits(s.db, s.clock), edition: s.config.edition, addressLimits: s.config.addressLimits, ways: authentication });
-  const routes = [...authRoutes(auth, s.tokens, s.users), ...authenticationRoutes(authentication), ...siteRoutes(s.config, s.settings, s.db, s.clock, s.tls), ...noticeRoutes(s.notices), ...userRoutes(s.users), ...groupRoutes(s.groups), ...noticeAdminRoutes(s.notices, s.noticeMailing), ...settingsRoutes(s.settings), ...statisticsRoutes(createStatistics(s), s.settings), ...dashboardRoutes(dashboard), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s), ...tlsRoutes(s.tls, s.trust)];
+  const routes = [...authRoutes(auth, s.tokens, s.users), ...authenticationRoutes(authentication), ...siteRoutes(s.config, s.settings, s.db, s.clock, s.tls), ...noticeRoutes(s.notices), ...userRoutes(s.users), ...groupRoutes(s.groups), ...noticeAdminRoutes(s.notices, s.noticeMailing), ...settingsRoutes(s.settings), ...statisticsRoutes(createStatistics(s), s.settings), ...dashboardRoutes(dashboard), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s), ...tlsRoutes(s.tls, s.trust), ...databaseRoutes(createDatabaseAdmin(s))];
   routes.push(
     route({
       method: "GET",
@@ -90,6 +93,10 @@ export function allRoutes(s: Services, dashboard: Dashboard = describedDashboard
  */
 export async function startEngine(config: Config, clock: Clock = systemClock, lifecycleActions: LifecycleActions | null = null): Promise<Engine> {
   const tightened = securePrivateFiles(config);
+  // A copy verified on the database page is made again here, before anything is served (docs/database.md).
+  await settlePendingSwitch(config, (line) => {
+    if (config.logLevel !== "silent") process.stderr.write(`${line}\n`);
+  });
   const services = await openServices(config, clock);
   const lifecycle: Lifecycle = { state: "starting", startedAt: Date.now(), actions: lifecycleActions };
   const sampler = createSampler(config.dashboardSamples);

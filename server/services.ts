@@ -9,6 +9,7 @@ import { type Clock, systemClock } from "./clock";
 import { type Config, ConfigError } from "./config";
 import { forgetInitialAdminPassword, initialAdminPasswordFile, PRIVATE_FILE_MODE, tightenMode } from "./data-dir";
 import { type Db, openDatabase } from "./db/connect";
+import { switchedDatabaseDown, switchedDatabaseUrl } from "./database/startup";
 import { createHashes, type Hashes } from "./files/hashes";
 import { createQuota, type Quota } from "./files/quota";
 import { createMail, type Mail } from "./mail/service";
@@ -75,7 +76,12 @@ export interface Services {
 
 /** Opens the database and wires the services; shared by the engine and the operator CLI. */
 export async function openServices(config: Config, clock: Clock = systemClock): Promise<Services> {
-  const db = await openDatabase(config.databaseUrl);
+  // A switch made on the database page wins over DATABASE_URL; its database down stops the start (docs/database.md).
+  const switched = switchedDatabaseUrl(config);
+  if (switched) config.databaseUrl = switched.url;
+  const db = await openDatabase(config.databaseUrl).catch((error: unknown) => {
+    throw switched ? switchedDatabaseDown(switched.url, switched.file, error) : error;
+  });
   const settings = createSettings(db);
   const tokens = createTokens(db, clock, { access: config.accessTokenTtl, refresh: config.refreshTokenTtl, reuseGraceMs: config.refreshReuseGraceMs });
   const storageRoot = path.join(config.dataDir, "storage");

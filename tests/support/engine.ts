@@ -51,6 +51,8 @@ export interface TestEngine {
   adminToken(): Promise<string>;
   /** Creates a user (admin API) and signs it in: its access token and its file-server (websocket) token. */
   createUser(account: string, options?: Record<string, unknown>): Promise<{ id: number; account: string; password: string; token: string; socketToken: string }>;
+  /** Stops the engine and starts it again on the same data directory, configuration and clock (as a restart does). */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -70,8 +72,8 @@ export async function startTestEngine(env: Record<string, string> = {}): Promise
     FERRY_LOG_LEVEL: "silent",
     ...env,
   });
-  const engine = await startEngine(config, clock);
-  const url = engine.apiUrl;
+  let engine = await startEngine(config, clock);
+  let url = engine.apiUrl;
   let adminToken: string | undefined;
 
   async function call<T>(method: string, p: string, options: CallOptions = {}): Promise<Reply<T>> {
@@ -127,6 +129,12 @@ export async function startTestEngine(env: Record<string, string> = {}): Promise
       if (signedIn.body.code !== 200) throw new Error(`login ${account} failed: ${JSON.stringify(signedIn.body)}`);
       const { token, websocket_token: socketToken } = signedIn.body.data as { token: string; websocket_token: string };
       return { id: (created.body.data as { id: number }).id, account, password, token, socketToken };
+    },
+    async restart() {
+      await engine.stop();
+      engine = await startEngine(config, clock);
+      url = engine.apiUrl;
+      Object.assign(t, { url, fileUrl: engine.fileServer.url, engine });
     },
     async stop() {
       await engine.stop();
