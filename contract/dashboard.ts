@@ -29,15 +29,18 @@ export const dashboardDisk = z.object({
 export const dashboardStorage = z.object({ disks: z.array(dashboardDisk) });
 export type DashboardStorage = z.infer<typeof dashboardStorage>;
 
-/** Spec section 3, License; Ferry has no licence key: the edition comes from FERRY_EDITION. */
+/** Spec section 3, License: the edition in effect and the licence behind it (docs/licence.md). */
 export const dashboardLicense = z.object({
   status: z.enum(["activated", "inactivated"]),
   edition: z.enum(["free", "pro", "smb", "enterprise"]),
   userLimit: z.number().int().nullable().describe("Accounts the edition allows; null unlimited."),
   userCount: z.number().int().describe("User accounts created (the administrator not counted)."),
   clientLimit: z.number().int().nullable(),
-  activationDate: z.number().int().nullable().describe("Unix seconds; null: no licence key to activate."),
-  expiryDate: z.number().int().nullable().describe("Unix seconds; null: never expires."),
+  activationDate: z.number().int().nullable().describe("Unix seconds the licence in effect was uploaded; null: no valid licence."),
+  expiryDate: z.number().int().nullable().describe("Unix seconds; null: never expires, or no valid licence."),
+  source: z.enum(["licence", "environment", "default"]).describe("licence: a valid licence; environment: FERRY_EDITION's unlicensed override; default: free."),
+  licensee: z.string().nullable(),
+  problem: z.object({ code: z.union([z.literal(1092), z.literal(1093)]), reason: z.string() }).nullable().describe("Why an uploaded licence is not in effect: 1092 expired, 1093 invalid."),
 });
 export type DashboardLicense = z.infer<typeof dashboardLicense>;
 

@@ -398,6 +398,22 @@ const catalogue = {
     zh: "已跳过 {{name}}：此空间的文件过滤规则不传输此名称或大小的文件",
   },
 
+  // Settings (docs/admin-api.md, "Settings"): 4380 up
+  SpeedPeriodOrder: {
+    code: 4380,
+    status: 400,
+    value: "Speed period end must be after its start",
+    en: "Speed period {{number}}: the end time must be after the start time (a period cannot run past midnight: split it in two)",
+    zh: "限速时段 {{number}}：结束时间必须晚于开始时间（时段不能跨过午夜，请拆成两段）",
+  },
+  WatermarkEnterprise: {
+    code: 4381,
+    status: 400,
+    value: "Watermark needs enterprise",
+    en: "The watermark is a feature of the enterprise edition: upload an enterprise licence first",
+    zh: "水印是企业版功能：请先上传企业版许可证",
+  },
+
   // Administrator's notifications and the server's test mail (docs/admin-api.md "Notifications", docs/mail.md); 4440 up
   NoticeWayRequired: { code: 4440, status: 400, value: "Way required", en: "Choose how to send the notification: website, e-mail or both", zh: "请选择通知方式：网站、邮件或两者" },
   NoticeReceiversRequired: { code: 4441, status: 400, value: "Receivers required", en: "Choose the receivers: pick users or send to all users", zh: "请选择接收人：选择用户或发送给所有用户" },
@@ -421,6 +437,7 @@ const catalogue = {
     en: "The authentication URL must be an http or https address outside this server's own network",
     zh: "认证地址须为本服务器所在网络之外的 http 或 https 地址",
   },
+
   // TLS certificate and client TLS (docs/file-server.md, "TLS"; docs/admin-api.md); 4520 up
   CertificateMalformed: {
     code: 4520,
@@ -456,6 +473,43 @@ const catalogue = {
     value: "Certificate in use",
     en: "The certificate cannot be removed while non-TLS connections are disabled; enable them first",
     zh: "禁用非 TLS 连接期间不能移除证书，请先启用非 TLS 连接",
+  },
+
+  // Site design and licences (docs/licence.md, docs/admin-api.md "Site design"); 4460 up
+  SiteDesignEnterprise: {
+    code: 4460,
+    status: 400,
+    value: "Site design needs enterprise",
+    en: "Site customisation is a feature of the enterprise edition: upload an enterprise licence first",
+    zh: "站点定制是企业版功能：请先上传企业版许可证",
+  },
+  ImageTypeRefused: {
+    code: 4461,
+    status: 400,
+    value: "Image type refused",
+    en: "This file is not a valid {{types}} image",
+    zh: "该文件不是有效的 {{types}} 图片",
+  },
+  ImageDimensionsTooLarge: {
+    code: 4462,
+    status: 400,
+    value: "Image too large",
+    en: "The image is {{width}}×{{height}} pixels; at most {{maxWidth}}×{{maxHeight}} is allowed",
+    zh: "图片为 {{width}}×{{height}} 像素，最大允许 {{maxWidth}}×{{maxHeight}}",
+  },
+  ImageFileTooLarge: {
+    code: 4463,
+    status: 400,
+    value: "Image file too large",
+    en: "The image file is larger than {{limit, size}}",
+    zh: "图片文件超过 {{limit, size}}",
+  },
+  UserLimitReached: {
+    code: 4464,
+    status: 400,
+    value: "User limit reached",
+    en: "The licence allows at most {{limit}} user accounts: delete an account or upload a licence with more users",
+    zh: "许可证最多允许 {{limit}} 个用户账号：请删除账号或上传用户数更多的许可证",
   },
 
   // The database page (docs/database.md); 4400 up

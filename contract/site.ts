@@ -14,6 +14,7 @@ export const siteInfo = z.object({
   logo: z.string(),
   ico: z.string(),
   position: z.number().int().min(1).max(9),
+  opacity: z.number().int().min(30).max(100).describe("The sign-in box's opacity, percent (site design)."),
   raysyncZH: z.string().describe("Product name in Chinese (field name kept from the original product)."),
   raysyncEN: z.string().describe("Product name in English."),
   companyLink: z.string(),
@@ -49,5 +50,9 @@ export const serverInfo = z.object({
   installers: z
     .array(z.enum(INSTALLER_PLATFORMS))
     .describe("The platforms whose desktop client installer the administrator has put in the installers folder (GET /download/<platform> serves it); empty: no client to offer."),
+  parallelUploads: z.number().int().describe("Ferry's: files the web uploads at once (Transfer protocol settings)."),
+  uploadPartMB: z.number().int().describe("Ferry's: MB per upload request of the web; 0 the whole file in one request."),
+  clientPromptMB: z.number().int().describe("Ferry's: a web upload batch larger than this suggests the desktop client; 0 never."),
+  bindFirstDevice: z.boolean().describe("Ferry's: the share dialog's bind-first-device default (General settings)."),
 });
 export type ServerInfo = z.infer<typeof serverInfo>;

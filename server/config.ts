@@ -7,6 +7,15 @@ export type Edition = (typeof EDITIONS)[number];
 
 const port = z.coerce.number().int().min(0).max(65535);
 const seconds = z.coerce.number().int().min(1);
+/** Whether `name` is a time zone this runtime knows (Intl throws a RangeError otherwise). */
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Every engine option: its environment name, default and meaning. README and `.env.example`
@@ -34,7 +43,15 @@ export const configSchema = z.object({
     .describe("Database. Unset: SQLite file <data dir>/ferry.db. Also postgres://… or mysql://… (MariaDB)."),
   FERRY_ADMIN_PASSWORD: z.string().min(1).optional().describe("Initial administrator password. Unset: generated and printed once at first start."),
   FERRY_HASHID_SALT: z.string().min(1).default("ferry").describe("Salt of the Hashids encoding of credential fields (obfuscation; use TLS)."),
-  FERRY_EDITION: z.enum(EDITIONS).default("free").describe("Edition: free, pro, smb or enterprise."),
+  FERRY_EDITION: z
+    .enum(EDITIONS)
+    .default("free")
+    .describe("Edition without a licence: free. Another value is an unlicensed override for development and tests (docs/licence.md); a valid licence always wins."),
+  FERRY_LICENSE_PUBLIC_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9+/_-]{43}=?$/, "must be an Ed25519 public key: 32 bytes in base64 or base64url")
+    .optional()
+    .describe("An extra Ed25519 public key (32 bytes, base64) licences may be signed with, besides the one built in (tests, a reseller's own key; docs/licence.md)."),
   FERRY_TRUSTED_PROXIES: z.string().default("").describe("Comma-separated proxy addresses/CIDRs whose X-Forwarded-For is believed."),
   FERRY_FORWARD_SECRET: z
     .string()
@@ -94,6 +111,11 @@ export const configSchema = z.object({
   FERRY_TRANSFER_NOTICE_WINDOW: seconds
     .default(60)
     .describe("Seconds over which the transfers of a user with notifyAdmin are gathered into one notice (and mail) to the administrator."),
+  FERRY_TIME_ZONE: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || isTimeZone(v), "must be an IANA time zone name such as Europe/Berlin or UTC")
+    .describe("IANA time zone in which the administrator's speed periods start and end (docs/file-server.md, \"Speed periods\"); the process's own (TZ) when unset."),
   FERRY_PURGE_INTERVAL: seconds.default(600).describe("Seconds between purges of expired share tokens, attempt counters and rate counters."),
   FERRY_DASHBOARD_SAMPLE_MS: z.coerce.number().int().min(100).max(60_000).default(5000).describe("Milliseconds between the dashboard's CPU, memory and network samples."),
   FERRY_DASHBOARD_WINDOW: z.coerce.number().int().min(10).max(86_400).default(600).describe("Seconds of samples the dashboard's charts keep (the last minutes)."),
@@ -118,6 +140,8 @@ export interface Config {
   adminPassword?: string;
   hashidSalt: string;
   edition: Edition;
+  /** FERRY_LICENSE_PUBLIC_KEY: an extra key licences may be signed with; null: only the built-in one. */
+  licencePublicKey: string | null;
   trustedProxies: string[];
   /** FERRY_FORWARD_SECRET, or null: the key file in the data directory (contract/forwarding.ts). */
   forwardSecret: string | null;
@@ -147,6 +171,8 @@ export interface Config {
   purgeInterval: number;
   /** Milliseconds over which a notify-admin user's transfers make one notice to the administrator (docs/mail.md, "Transfer notices"). */
   transferNoticeWindowMs: number;
+  /** IANA time zone of the speed periods' clock times (FERRY_TIME_ZONE, else the process's). */
+  timeZone: string;
   /** The dashboard's CPU and network charts: sample interval and window, milliseconds. */
   dashboardSamples: { intervalMs: number; windowMs: number };
   /** Folder walks: deepest level entered, entries looked at (FERRY_WALK_MAX_*), entries of one zip (FERRY_ZIP_MAX_ENTRIES). */
@@ -196,6 +222,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminPassword: c.FERRY_ADMIN_PASSWORD,
     hashidSalt: c.FERRY_HASHID_SALT,
     edition: c.FERRY_EDITION,
+    licencePublicKey: c.FERRY_LICENSE_PUBLIC_KEY ?? null,
     trustedProxies: c.FERRY_TRUSTED_PROXIES.split(",").map((s) => s.trim()).filter(Boolean),
     forwardSecret: c.FERRY_FORWARD_SECRET ?? null,
     addressLimits: { maxFailures: c.FERRY_LOGIN_ADDRESS_MAX_FAILURES, maxLookups: c.FERRY_LOOKUP_ADDRESS_MAX, windowMs: c.FERRY_LOGIN_ADDRESS_WINDOW * 1000 },
@@ -221,6 +248,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     purgeInterval: c.FERRY_PURGE_INTERVAL,
     transferNoticeWindowMs: c.FERRY_TRANSFER_NOTICE_WINDOW * 1000,
+    timeZone: c.FERRY_TIME_ZONE ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
     dashboardSamples: { intervalMs: c.FERRY_DASHBOARD_SAMPLE_MS, windowMs: c.FERRY_DASHBOARD_WINDOW * 1000 },
     walkMaxDepth: c.FERRY_WALK_MAX_DEPTH,
     walkMaxEntries: c.FERRY_WALK_MAX_ENTRIES,

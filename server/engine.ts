@@ -31,6 +31,9 @@ import { userRoutes } from "./users/routes";
 import { groupRoutes } from "./groups/routes";
 import { mailRoutes } from "./mail/routes";
 import { siteRoutes } from "./site/routes";
+import { siteDesignFileRoutes, siteDesignRoutes } from "./site-design/routes";
+import { createSiteDesign } from "./site-design/service";
+import { licenceRoutes } from "./licence/routes";
 import { shareRoutes } from "./shares/routes";
 import { shareAdminRoutes } from "./shares/admin-routes";
 import { type FileServer, startFileServer } from "./fileserver/server";
@@ -48,6 +51,9 @@ import { loadForwardSecret } from "../contract/forwarding";
 import { shareFileRoutes } from "./fileserver/share-routes";
 import { createShareSockets } from "./fileserver/share-socket";
 import { startPurgeTimer } from "./limits/purge";
+import { withCommandLog, withRouteLog } from "./logs/hooks";
+import { logRoutes } from "./logs/routes";
+import { createLogs, startLogSweep } from "./logs/service";
 import { ADMIN_ACCOUNT, ensureAdministrator, openServices, type Services } from "./services";
 
 export { ADMIN_ACCOUNT, type Services };
@@ -67,12 +73,18 @@ export interface Engine {
 const describedDashboard = (s: Services) =>
   createDashboard({ services: s, lifecycle: { state: "running", startedAt: Date.now(), actions: null }, sampler: createSampler(s.config.dashboardSamples) });
 
+/** The site design over the services (server/site-design/): stateless, so one per caller is fine. */
+const siteDesignOf = (s: Services) => createSiteDesign({ dataDir: s.config.dataDir, settings: s.settings, licence: s.licence });
+
 export function allRoutes(s: Services, dashboard: Dashboard = describedDashboard(s)): RouteDef[] {
   const codec = createCredentialCodec(s.config.hashidSalt);
   const lockout = createLockout(s.db, s.clock);
   const authentication = createAuthentication(s);
-  const auth = createAuth({ ...s, codec, lockout, rates: createRateLimits(s.db, s.clock), edition: s.config.edition, addressLimits: s.config.addressLimits, ways: authentication });
-  const routes = [...authRoutes(auth, s.tokens, s.users), ...authenticationRoutes(authentication), ...siteRoutes(s.config, s.settings, s.db, s.clock, s.tls), ...noticeRoutes(s.notices), ...userRoutes(s.users), ...groupRoutes(s.groups), ...noticeAdminRoutes(s.notices, s.noticeMailing), ...settingsRoutes(s.settings), ...statisticsRoutes(createStatistics(s), s.settings), ...dashboardRoutes(dashboard), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s), ...tlsRoutes(s.tls, s.trust), ...databaseRoutes(createDatabaseAdmin(s))];
+  const auth = createAuth({ ...s, codec, lockout, rates: createRateLimits(s.db, s.clock), edition: () => s.licence.edition(), addressLimits: s.config.addressLimits, ways: authentication });
+  const routes = [...authRoutes(auth, s.tokens, s.users), ...authenticationRoutes(authentication), ...siteRoutes(s.config, s.settings, s.db, s.clock, s.tls, siteDesignOf(s)), ...noticeRoutes(s.notices), ...userRoutes(s.users), ...groupRoutes(s.groups), ...noticeAdminRoutes(s.notices, s.noticeMailing), ...settingsRoutes(s.settings, () => s.licence.edition()), ...statisticsRoutes(createStatistics(s), s.settings), ...dashboardRoutes(dashboard), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s), ...logRoutes(createLogs(s), s.settings), ...tlsRoutes(s.tls, s.trust), ...databaseRoutes(createDatabaseAdmin(s))];
+  // Every route that changes something is in the operation log (server/logs/hooks.ts).
+  routes.splice(0, routes.length, ...withRouteLog(s.recorder, routes));
+  routes.push(...siteDesignRoutes(siteDesignOf(s)), ...licenceRoutes(s.licence, s.db));
   routes.push(
     route({
       method: "GET",
@@ -124,14 +136,17 @@ export async function startEngine(config: Config, clock: Clock = systemClock, li
     for (const { path, from, to } of tightened) api.log.warn({ path, from: from.toString(8), to: to.toString(8) }, "file mode tightened: it was readable by other users");
     log = api.log;
     installerRoutes(api, { installers: createInstallers(config.installersDir), tokens: services.tokens });
+    siteDesignFileRoutes(api, { design: siteDesignOf(services), tokens: services.tokens });
     const address = await api.listen({ host: config.host, port: config.apiPort });
     config.apiPort = Number(new URL(address).port);
     const parts: FileServerParts[] = await Promise.all([fileCommandParts, downloadParts, thumbnailParts, uploadParts].map((part) => part(services, api.log, clientAddress)));
-    const commands = Object.assign({}, ...parts.map((p) => p.commands)) as FileServerParts["commands"];
+    const commands = withCommandLog(services.recorder, Object.assign({}, ...parts.map((p) => p.commands)) as FileServerParts["commands"]);
     const shares = createShareSockets(services, commands);
-    const clients = createClientRegistry({ db: services.db, clock, edition: config.edition, log: api.log });
+    const clients = createClientRegistry({ db: services.db, clock, clientLimit: () => services.licence.clientLimit(), log: api.log });
     // Expired share tokens and counters go on a schedule (docs/security.md, section 1).
     const purge = startPurgeTimer(services.db, clock, config.purgeInterval, config.addressLimits.windowMs, api.log);
+    // Log rows past their retention days go at start and hourly (server/logs/service.ts).
+    const logSweep = startLogSweep(createLogs(services), 3_600_000, api.log);
     // A change of a user's notices reaches their open pages at once (docs/file-server.md, "Events").
     const stopNoticeEvents = services.notices.onChange((userIds) => {
       for (const userId of userSockets.online(userIds)) {
@@ -146,7 +161,7 @@ export async function startEngine(config: Config, clock: Clock = systemClock, li
     sampler.start();
     const closeParts = () => {
       stopNoticeEvents();
-      return Promise.all([sampler.stop(), ...parts.map((p) => p.close?.()), clients.close(), purge.stop(), services.transferNotices.stop(), services.noticeMailing.stop()]);
+      return Promise.all([sampler.stop(), ...parts.map((p) => p.close?.()), clients.close(), purge.stop(), logSweep.stop(), services.transferNotices.stop(), services.noticeMailing.stop()]);
     };
     // An uploaded certificate wins over FERRY_TLS_CERT; "disable non-TLS" keeps the plain port shut.
     const tlsStart = await services.tls.startup();

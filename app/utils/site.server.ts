@@ -12,6 +12,7 @@ export const DEFAULT_SITE: SiteInfo = {
   logo: "",
   ico: "",
   position: SITE_DEFAULTS.position,
+  opacity: SITE_DEFAULTS.opacity,
   raysyncZH: SITE_DEFAULTS.productNameZH,
   raysyncEN: SITE_DEFAULTS.productNameEN,
   companyLink: SITE_DEFAULTS.companyLink,

@@ -12,7 +12,7 @@ import type {
   DashboardSummary,
   ServerState,
 } from "../../contract/dashboard";
-import { countOnlineClients, FREE_CLIENT_LIMIT } from "../fileserver/clients";
+import { countOnlineClients } from "../fileserver/clients";
 import type { UserSockets } from "../fileserver/user-sockets";
 import { fail } from "../errors";
 import type { Services } from "../services";
@@ -67,7 +67,6 @@ const ACTION_DELAY_MS = 100;
 /** The dashboard's panels (docs/admin-api.md, "Dashboard"): live values, read at each call. */
 export function createDashboard({ services, lifecycle, sampler, userSockets }: DashboardDeps) {
   const { config, db, tokens, settings, clock } = services;
-  const clientLimit = config.edition === "free" ? FREE_CLIENT_LIMIT : null;
 
   async function connections(): Promise<DashboardConnections> {
     const [online, clientOnline] = await Promise.all([tokens.onlineUserIds(), countOnlineClients(db, clock.now())]);
@@ -75,7 +74,7 @@ export function createDashboard({ services, lifecycle, sampler, userSockets }: D
       webOnline: online.size,
       socketOnline: userSockets ? userSockets.online([...online]).length : 0,
       client_online: clientOnline,
-      clientLimit,
+      clientLimit: await services.licence.clientLimit(),
     };
   }
 
@@ -107,7 +106,21 @@ export function createDashboard({ services, lifecycle, sampler, userSockets }: D
       .select((eb) => eb.fn.countAll<number | string>().as("n"))
       .where("role", "=", "user")
       .executeTakeFirst();
-    return { status: "activated", edition: config.edition, userLimit: null, userCount: Number(row?.n ?? 0), clientLimit, activationDate: null, expiryDate: null };
+    // The truth of docs/licence.md: activated only by a valid licence; FERRY_EDITION's override is not one.
+    const [e, clientLimit, userLimit] = await Promise.all([services.licence.effective(), services.licence.clientLimit(), services.licence.userLimit()]);
+    const licensed = e.source === "licence" ? e.licence : null;
+    return {
+      status: licensed ? "activated" : "inactivated",
+      edition: e.edition,
+      source: e.source,
+      userLimit,
+      userCount: Number(row?.n ?? 0),
+      clientLimit,
+      activationDate: licensed ? e.activatedAt : null,
+      expiryDate: licensed ? licensed.expiresAt : null,
+      licensee: licensed ? licensed.licensee : null,
+      problem: e.problem,
+    };
   }
 
   function status(): DashboardStatus {

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyBaseLogger as Logger } from "fastify";
 import type { Clock } from "../clock";
-import type { Edition } from "../config";
 import type { Db } from "../db/connect";
 import { FerryError } from "../errors";
 
@@ -39,11 +38,11 @@ export async function countOnlineClients(db: Db, now: number): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
-export function createClientRegistry(deps: { db: Db; clock: Clock; edition: Edition; log: Logger }): ClientRegistry {
-  const { db, clock, edition, log } = deps;
+/** `clientLimit`: the edition in effect now (docs/licence.md); null unlimited. */
+export function createClientRegistry(deps: { db: Db; clock: Clock; clientLimit: () => Promise<number | null>; log: Logger }): ClientRegistry {
+  const { db, clock, clientLimit, log } = deps;
   const k = db.kysely;
   const instance = randomBytes(12).toString("hex");
-  const limit = edition === "free" ? FREE_CLIENT_LIMIT : Number.POSITIVE_INFINITY;
 
   // This instance's writes in flight. close() waits for them before it deletes the instance's rows:
   // a delete by instance beside a delete by id of the same row can deadlock on MySQL/MariaDB (the two
@@ -78,6 +77,7 @@ export function createClientRegistry(deps: { db: Db; clock: Clock; edition: Edit
           await k.insertInto("client_sockets").values({ id, instance, user_id: userId, version, created_at: now, expires_at: now + CLIENT_EXPIRY_MS, ...source }).execute();
           // Counting after our own row is committed means of two racing logins the later one always sees
           // the earlier: the limit is never exceeded, at worst both refuse (no lock needed on any dialect).
+          const limit = (await clientLimit()) ?? Number.POSITIVE_INFINITY;
           if ((await countOnlineClients(db, now)) > limit) {
             await k.deleteFrom("client_sockets").where("id", "=", id).execute();
             throw new FerryError("FreeVersionClientLimit");

@@ -35,9 +35,9 @@ import type { ShareAccess } from "../shares/access";
  */
 const PREVIEW_CSP = "sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; object-src 'self'";
 
-/** Preview is an enterprise feature unless configured otherwise (FERRY_PREVIEW). */
-export function previewAllowed(config: Pick<Config, "preview" | "edition">): boolean {
-  return config.preview === "on" || (config.preview === "edition" && config.edition === "enterprise");
+/** Preview is an enterprise feature unless configured otherwise (FERRY_PREVIEW); the edition in effect now (docs/licence.md). */
+export function previewAllowed(services: Pick<Services, "licence">): Promise<boolean> {
+  return services.licence.previewAllowed();
 }
 
 /** The file name a download is saved under: the file's own, `<folder>.zip`, or `download.zip`. */
@@ -126,7 +126,7 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
     }
     if (!(await tickets.sessionActive(ticket))) throw new FerryError("InvalidToken");
     const space = await openForDownload(services, ticket.userId, ticket.groupId, ticket.paths);
-    if (kind === "preview" && !previewAllowed(config)) throw new FerryError("FeatureNotSupported");
+    if (kind === "preview" && !(await previewAllowed(services))) throw new FerryError("FeatureNotSupported");
     const infos: StatResult[] = [];
     for (const p of ticket.paths) infos.push(await space.storage.stat(p));
     const filter = await filterOf(services.db, ticket.userId, space);
@@ -156,6 +156,17 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
     }
     const { ticket, space, infos, filter } = admitted;
     const first = infos[0]!;
+    // The logs (server/logs/live.ts): a download when its response ends, with the bytes that went out;
+    // a preview in the preview log while its URL lives, refused once the administrator stopped it.
+    const visitor = admitted.access ?? null;
+    const tracked =
+      kind === "download" && req.method === "GET"
+        ? services.recorder.live.trackDownload(res, { userId: visitor ? null : ticket.userId, role: visitor ? "visitor" : "user", groupId: ticket.groupId, paths: admitted.visitorPaths ?? ticket.paths, address: clientAddress?.(req) ?? null, shareId: visitor?.linkId ?? null })
+        : null;
+    if (kind === "preview" && !services.recorder.live.openPreview(text, res, { userId: ticket.userId, groupId: ticket.groupId, path: first.path, address: clientAddress?.(req) ?? null, expiresAt: ticket.expiresAt })) {
+      refuse(req, res, "PermissionDenied");
+      return;
+    }
     // A share visitor's download is counted here, where it really starts, never on the visitor's word,
     // with the bytes it serves (a file's size; a zip's files added up once they are known).
     const countShared = async (bytes: number) => {
@@ -217,6 +228,7 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
         return;
       }
       const zip = await zipStream(space.storage, entries);
+      tracked?.countStream(zip);
       await (throttle ? pipeline(zip, throttle.transform(), res) : pipeline(zip, res)).then(() => finished(true)).catch((error: unknown) => {
         if (clientGone(res, error)) return;
         // Headers are out: the broken connection is the only signal left to the client.
@@ -250,7 +262,7 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
       },
 
       async preview(session, { groupId, path }) {
-        if (!previewAllowed(config)) throw new FerryError("FeatureNotSupported");
+        if (!(await previewAllowed(services))) throw new FerryError("FeatureNotSupported");
         const normalised = normaliseUserPath(path);
         const space = await openForDownload(services, session.user.id, groupId, [normalised]);
         const mediaType = PREVIEW_MEDIA_TYPES[extensionOf(baseName(normalised))];

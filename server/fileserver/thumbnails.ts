@@ -59,7 +59,7 @@ function refuse(req: IncomingMessage, res: ServerResponse, error: FerryError): v
 
 /** The space of a signed-in user's file or folder, or PermissionDenied: the rules of preview. */
 async function openForThumbnails(services: Services, userId: number, groupId: number, target: string): Promise<Space> {
-  if (!previewAllowed(services.config)) throw new FerryError("FeatureNotSupported");
+  if (!(await previewAllowed(services))) throw new FerryError("FeatureNotSupported");
   const space = await services.spaces.open(userId, groupId);
   if (!hasPermission(space.permission, Permission.Download)) throw new FerryError("PermissionDenied");
   await checkAllowed(space, target);
@@ -98,7 +98,7 @@ export function createShareThumbnails(services: Services) {
   return async (access: ShareAccess, token: string, folderPath: string): Promise<SocketResults["thumbnails"]> => {
     if (access.kind !== "download") throw new FerryError("PermissionDenied");
     if (!access.allowDownload) throw new FerryError("DownloadRestricted");
-    if (!previewAllowed(services.config)) throw new FerryError("FeatureNotSupported");
+    if (!(await previewAllowed(services))) throw new FerryError("FeatureNotSupported");
     const space = await services.spaces.open(access.ownerId, 0);
     if (!hasPermission(space.permission, Permission.Download)) throw new FerryError("PermissionDenied");
     const { visitor, owner } = await resolveVisitorPath(space.storage, access, folderPath);
@@ -122,7 +122,7 @@ export const thumbnailParts: FileServerPart = (services) => {
     if (!verified.ok) throw new FerryError(verified.reason === "expired" ? "LinkExpired" : "PermissionDenied");
     const ticket = verified.ticket;
     const file = fileIn(ticket.paths[0]!, encodedName);
-    if (!previewAllowed(config)) throw new FerryError("FeatureNotSupported");
+    if (!(await previewAllowed(services))) throw new FerryError("FeatureNotSupported");
     if (isShareTicket(ticket)) {
       const admitted = await admitShareTicket(services, { ...ticket, paths: [file] }, "thumbnail");
       await checkAllowed(admitted.space, admitted.ticket.paths[0]!);

@@ -8,9 +8,10 @@ import { route } from "../http/route";
 import { countOnlineClients } from "../fileserver/clients";
 import { createInstallers } from "../installers/service";
 import type { Settings } from "../settings/service";
+import type { SiteDesignService } from "../site-design/service";
 import { VERSION } from "../version";
 
-export function siteRoutes(config: Config, settings: Settings, db: Db, clock: Clock, tls?: Pick<Tls, "plainDisabled">) {
+export function siteRoutes(config: Config, settings: Settings, db: Db, clock: Clock, tls: Pick<Tls, "plainDisabled"> | undefined, design: SiteDesignService) {
   // The folder is read at each request: an installer the operator drops in is offered at once.
   const installers = createInstallers(config.installersDir);
   return [
@@ -22,24 +23,13 @@ export function siteRoutes(config: Config, settings: Settings, db: Db, clock: Cl
       auth: "public",
       response: siteInfo,
       handler: async () => {
-        const s = await settings.get("site");
+        // Branding and images only in the enterprise edition (docs/admin-api.md, "Site design").
+        const [s, branding, edition] = await Promise.all([settings.get("site"), design.siteInfo(), design.edition()]);
         return {
-          primaryColor: s.primaryColor,
-          soft_version: config.edition,
-          is_icon_change: 0,
-          is_logo_change: 0,
-          is_bg_change: 0,
-          logo: "",
-          ico: "",
-          position: s.position,
-          raysyncZH: s.productNameZH,
-          raysyncEN: s.productNameEN,
-          companyLink: s.companyLink,
-          companyLinkEN: s.companyLinkEN,
+          ...branding,
+          soft_version: edition,
           urlName: s.urlName,
           certSelect: 0,
-          backgroundColor: s.backgroundColor,
-          background: "",
           isEnVersion: false,
           clientText: s.clientText,
         };
@@ -53,7 +43,14 @@ export function siteRoutes(config: Config, settings: Settings, db: Db, clock: Cl
       auth: "userOrVisitor",
       response: z.object({ server: serverInfo }),
       handler: async ({ visitor }) => {
-        const [t, clientOnline, available] = await Promise.all([settings.get("transfer"), countOnlineClients(db, clock.now()), installers.available()]);
+        const [t, clientOnline, available, protocol, speed, general] = await Promise.all([
+          settings.get("transfer"),
+          countOnlineClients(db, clock.now()),
+          installers.available(),
+          settings.get("protocol"),
+          settings.get("speed"),
+          settings.get("general"),
+        ]);
         return {
           server: {
             client_online: clientOnline,
@@ -75,6 +72,10 @@ export function siteRoutes(config: Config, settings: Settings, db: Db, clock: Cl
             version: VERSION,
             TCPFileSizeLimit: t.tcpFileSizeLimitKB,
             installers: available,
+            parallelUploads: protocol.parallelUploads,
+            uploadPartMB: protocol.uploadPartMB,
+            clientPromptMB: speed.clientPromptMB,
+            bindFirstDevice: general.bindFirstDevice,
           },
         };
       },

@@ -58,10 +58,12 @@ export interface UsersDeps {
   tokens: Tokens;
   settings: Settings;
   homes: AccountHomes;
+  /** User accounts the licence allows (docs/licence.md); null or absent: unlimited. */
+  userLimit?: () => Promise<number | null>;
 }
 
 /** Users: the logic behind the admin API, the operator CLI, sign-in and /api/user/info. */
-export function createUsers({ db, clock, tokens, settings, homes }: UsersDeps) {
+export function createUsers({ db, clock, tokens, settings, homes, userLimit }: UsersDeps) {
   const k = db.kysely;
 
   async function userRow(id: number): Promise<UserRow> {
@@ -176,7 +178,8 @@ export function createUsers({ db, clock, tokens, settings, homes }: UsersDeps) {
       virtualDirectories: parseVirtualDirectories(row.virtual_dirs),
       quota: Number(row.quota),
       ...switchesOf(row),
-      space: await homes.spaceOf(row.home),
+      // The General settings' user space statistics: off, the console asks for no walk of the home.
+      space: (await settings.get("general")).userSpaceStatistics ? await homes.spaceOf(row.home) : null,
     };
   }
 
@@ -195,6 +198,14 @@ export function createUsers({ db, clock, tokens, settings, homes }: UsersDeps) {
      */
     async createUser(input: CreateUserBody, role: "user" | "admin" = "user", source: AuthSource = "local"): Promise<AdminUser> {
       if (source === "local") await checkNewPassword(input.password, input.account);
+      if (role === "user") {
+        // The licence's user limit, on every way an account is made (console, CLI, import, sign-in ways).
+        const limit = userLimit ? await userLimit() : null;
+        if (limit !== null) {
+          const row = await k.selectFrom("users").select((eb) => eb.fn.countAll<number | string>().as("n")).where("role", "=", "user").executeTakeFirst();
+          if (Number(row?.n ?? 0) >= limit) fail("UserLimitReached", null, { limit });
+        }
+      }
       input = { ...input, virtualDirectories: await virtualDirectories(input.virtualDirectories, input.home ?? `/users/${input.account}`) };
       // Without a permission, the security settings' default (List;Download unless an administrator changed it).
       const permission = input.permission ?? (await settings.get("security")).defaultPermission;

@@ -89,7 +89,7 @@ describe("the dashboard", () => {
 
   it("tells the edition, the accounts created and the limits", async () => {
     const before = await get<DashboardLicense>("/license");
-    expect(before).toMatchObject({ status: "activated", edition: "free", userLimit: null, clientLimit: 3, expiryDate: null });
+    expect(before).toMatchObject({ status: "inactivated", edition: "free", source: "default", userLimit: null, clientLimit: 3, expiryDate: null });
     await t.createUser("dash_counted");
     expect((await get<DashboardLicense>("/license")).userCount).toBe(before.userCount + 1);
   });

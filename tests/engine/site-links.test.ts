@@ -14,7 +14,8 @@ const patch = (body: Record<string, unknown>) => t.call("PATCH", "/api/admin/set
 const site = async () => (await t.call("GET", "/api/website/info")).body.data as { companyLink: string; companyLinkEN: string; urlName: string };
 
 beforeAll(async () => {
-  t = await startTestEngine();
+  // The company links are site customisation: enterprise only (docs/licence.md, FERRY_EDITION override).
+  t = await startTestEngine({ FERRY_EDITION: "enterprise" });
   admin = await t.adminToken();
 });
 afterAll(() => t?.stop());
