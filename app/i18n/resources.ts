@@ -4,6 +4,7 @@ import { adminEn, adminZh } from "./messages/admin";
 import { adminAuthenticationEn, adminAuthenticationZh } from "./messages/admin-authentication";
 import { adminGroupsEn, adminGroupsZh } from "./messages/admin-groups";
 import { adminLinksEn, adminLinksZh } from "./messages/admin-links";
+import { adminStatisticsEn, adminStatisticsZh } from "./messages/admin-statistics";
 import { adminUsersEn, adminUsersZh } from "./messages/admin-users";
 import { authEn, authZh } from "./messages/auth";
 import { clientEn, clientZh } from "./messages/client";
@@ -172,6 +173,6 @@ export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 export const NAMESPACE = "common";
 
 export const resources = {
-  en: { [NAMESPACE]: { ...en, ...adminEn, ...adminGroupsEn, ...adminLinksEn, ...adminAuthenticationEn, ...adminUsersEn, ...authEn, ...clientEn, ...dashboardEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
-  zh: { [NAMESPACE]: { ...zh, ...adminZh, ...adminGroupsZh, ...adminLinksZh, ...adminAuthenticationZh, ...adminUsersZh, ...authZh, ...clientZh, ...dashboardZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
+  en: { [NAMESPACE]: { ...en, ...adminEn, ...adminGroupsEn, ...adminLinksEn, ...adminStatisticsEn, ...adminAuthenticationEn, ...adminUsersEn, ...authEn, ...clientEn, ...dashboardEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
+  zh: { [NAMESPACE]: { ...zh, ...adminZh, ...adminGroupsZh, ...adminLinksZh, ...adminStatisticsZh, ...adminAuthenticationZh, ...adminUsersZh, ...authZh, ...clientZh, ...dashboardZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
 };
