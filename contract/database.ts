@@ -87,6 +87,7 @@ export const copyStatus = z.object({
   rowsTotal: z.number().int(),
   startedAt: z.number().int().nullable().describe("Unix ms."),
   finishedAt: z.number().int().nullable(),
+  elapsedMs: z.number().int().describe("Milliseconds the copy has run (or ran): with rowsDone, its speed and the time left."),
   tables: z.array(copyTable),
   code: z.number().int().nullable().describe("done: 1077 (restart to switch); failed: the error code."),
   message: z.string().nullable().describe("failed: what went wrong, in English (the code's text is translated)."),

@@ -6,6 +6,7 @@ import { adminGroupsEn, adminGroupsZh } from "./messages/admin-groups";
 import { adminLinksEn, adminLinksZh } from "./messages/admin-links";
 import { adminStatisticsEn, adminStatisticsZh } from "./messages/admin-statistics";
 import { adminUsersEn, adminUsersZh } from "./messages/admin-users";
+import { adminDatabaseEn, adminDatabaseZh } from "./messages/admin-database";
 import { authEn, authZh } from "./messages/auth";
 import { clientEn, clientZh } from "./messages/client";
 import { dashboardEn, dashboardZh } from "./messages/dashboard";
@@ -173,6 +174,6 @@ export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 export const NAMESPACE = "common";
 
 export const resources = {
-  en: { [NAMESPACE]: { ...en, ...adminEn, ...adminGroupsEn, ...adminLinksEn, ...adminStatisticsEn, ...adminAuthenticationEn, ...adminUsersEn, ...authEn, ...clientEn, ...dashboardEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
-  zh: { [NAMESPACE]: { ...zh, ...adminZh, ...adminGroupsZh, ...adminLinksZh, ...adminStatisticsZh, ...adminAuthenticationZh, ...adminUsersZh, ...authZh, ...clientZh, ...dashboardZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
+  en: { [NAMESPACE]: { ...en, ...adminEn, ...adminGroupsEn, ...adminLinksEn, ...adminStatisticsEn, ...adminAuthenticationEn, ...adminUsersEn, ...adminDatabaseEn, ...authEn, ...clientEn, ...dashboardEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
+  zh: { [NAMESPACE]: { ...zh, ...adminZh, ...adminGroupsZh, ...adminLinksZh, ...adminStatisticsZh, ...adminAuthenticationZh, ...adminUsersZh, ...adminDatabaseZh, ...authZh, ...clientZh, ...dashboardZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
 };

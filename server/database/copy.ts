@@ -75,8 +75,9 @@ export function connectError(error: unknown, target: DatabaseTarget): FerryError
   if (["28P01", "28000", "ER_ACCESS_DENIED_ERROR", "ER_DBACCESS_DENIED_ERROR", "ER_ACCESS_DENIED_NO_PASSWORD_ERROR"].includes(code) || e?.errno === 1045 || e?.errno === 1044) {
     return new FerryError("DatabaseAuthFailed");
   }
-  if (code === "3D000" || code === "ER_BAD_DB_ERROR" || e?.errno === 1049) return new FerryError("DatabaseNotExist", null, { database: target.database });
-  return new FerryError("DatabaseUnreachable", { reason: e?.message ?? String(error) }, { address: `${target.host}:${target.port}` });
+  if (code === "3D000" || code === "ER_BAD_DB_ERROR" || e?.errno === 1049) return new FerryError("DatabaseNotExist", { database: target.database }, { database: target.database });
+  const address = `${target.host}:${target.port}`;
+  return new FerryError("DatabaseUnreachable", { address, reason: e?.message ?? String(error) }, { address });
 }
 
 async function tableNames(db: AnyDb): Promise<string[]> {
@@ -234,7 +235,7 @@ export async function copyDatabase(options: { sourceUrl: string; target: Connect
 
         progress.phase = "preparing";
         const present = await ferryTablesIn(target.kysely, tables);
-        if (present.tables.length && !present.leftover && !options.replace) fail("DatabaseNotEmpty", null, { tables: present.tables.length });
+        if (present.tables.length && !present.leftover && !options.replace) fail("DatabaseNotEmpty", { tables: present.tables.length }, { tables: present.tables.length });
         await dropTables(target, present.tables);
         // Created first, dropped last: until then the target is known as an unfinished copy.
         await target.kysely.schema.createTable(UNFINISHED_MARKER).addColumn("at", "bigint").execute();

@@ -17,11 +17,13 @@ export interface DatabaseAdmin {
   /** Checks the target, then copies in the background: the answer is the status of the copy started. */
   startCopy(body: CopyBody): Promise<CopyStatus>;
   status(): CopyStatus;
+  /** Forgets a verified copy waiting for the restart: the next start stays on this database. */
+  cancelPending(): Promise<CurrentDatabase>;
   /** Settles when the copy under way (if any) has ended; for stop(). */
   idle(): Promise<void>;
 }
 
-const idleStatus = (): CopyStatus => ({ state: "idle", phase: null, target: null, table: null, rowsDone: 0, rowsTotal: 0, startedAt: null, finishedAt: null, tables: [], code: null, message: null });
+const idleStatus = (): CopyStatus => ({ state: "idle", phase: null, target: null, table: null, rowsDone: 0, rowsTotal: 0, startedAt: null, finishedAt: null, elapsedMs: 0, tables: [], code: null, message: null });
 
 const sameHost = (a: string, b: string) => {
   const n = (h: string) => (h === "localhost" || h === "::1" || h === "[::1]" ? "127.0.0.1" : h.toLowerCase());
@@ -107,7 +109,7 @@ export function createDatabaseAdmin(deps: { config: Config; db: Db; clock: Clock
       try {
         connection = await openTarget(body);
         const present = await ferryTablesIn(connection.kysely, await ferryTableNames(db.kysely));
-        if (present.tables.length && !present.leftover && !body.replace) fail("DatabaseNotEmpty", null, { tables: present.tables.length });
+        if (present.tables.length && !present.leftover && !body.replace) fail("DatabaseNotEmpty", { tables: present.tables.length }, { tables: present.tables.length });
       } catch (error) {
         await connection?.kysely.destroy().catch(() => {});
         running = null;
@@ -116,7 +118,8 @@ export function createDatabaseAdmin(deps: { config: Config; db: Db; clock: Clock
       }
       const progress: CopyProgress = { phase: "connecting", table: null, rowsDone: 0, rowsTotal: 0, tables: [] };
       const startedAt = clock.now();
-      const view = (): CopyStatus => ({ state: "running", phase: progress.phase, target: location, table: progress.table, rowsDone: progress.rowsDone, rowsTotal: progress.rowsTotal, startedAt, finishedAt: null, tables: progress.tables.map((t) => ({ ...t })), code: null, message: null });
+      const began = performance.now();
+      const view = (): CopyStatus => ({ state: "running", phase: progress.phase, target: location, table: progress.table, rowsDone: progress.rowsDone, rowsTotal: progress.rowsTotal, startedAt, finishedAt: null, elapsedMs: Math.round(performance.now() - began), tables: progress.tables.map((t) => ({ ...t })), code: null, message: null });
       live = view;
       const target = connection;
       const job = (async () => {
@@ -145,6 +148,17 @@ export function createDatabaseAdmin(deps: { config: Config; db: Db; clock: Clock
     },
 
     status: () => (live ? live() : status),
+
+    async cancelPending() {
+      if (running) fail("DatabaseCopyRunning");
+      const file = store.read();
+      if (file?.pending) {
+        if (file.active || file.lastFailure) store.write({ ...file, pending: null });
+        else store.remove();
+      }
+      if (status.state === "done") status = idleStatus();
+      return this.current();
+    },
 
     async idle() {
       await running;

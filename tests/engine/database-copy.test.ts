@@ -252,6 +252,13 @@ describe("database page", () => {
     expect(end, JSON.stringify(end)).toMatchObject({ state: "done", code: ErrorCode.NeedRestart });
     expect(end.tables.every((x) => x.verified && x.done === x.total)).toBe(true);
     expect((await t.call("POST", "/api/admin/database/test", { token: admin, body: target })).body.data).toMatchObject({ leftover: false });
+
+    // Changed one's mind: the waiting switch is forgotten, the next start stays here.
+    expect((await current()).pending).toMatchObject({ dialect: "postgres" });
+    const cancelled = await t.call<CurrentDatabase>("DELETE", "/api/admin/database/pending", { token: admin });
+    expect(cancelled.body.data?.pending).toBeNull();
+    expect(existsSync(path.join(t.dataDir, "database.json"))).toBe(false);
+    expect((await status()).state).toBe("idle");
   });
 
   for (const kind of ["postgres", "mysql"] as const) {
