@@ -5,6 +5,7 @@ import { adminAuthenticationEn, adminAuthenticationZh } from "./messages/admin-a
 import { adminGroupsEn, adminGroupsZh } from "./messages/admin-groups";
 import { adminLinksEn, adminLinksZh } from "./messages/admin-links";
 import { adminStatisticsEn, adminStatisticsZh } from "./messages/admin-statistics";
+import { adminTlsEn, adminTlsZh } from "./messages/admin-tls";
 import { adminUsersEn, adminUsersZh } from "./messages/admin-users";
 import { adminDatabaseEn, adminDatabaseZh } from "./messages/admin-database";
 import { authEn, authZh } from "./messages/auth";
@@ -174,6 +175,6 @@ export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 export const NAMESPACE = "common";
 
 export const resources = {
-  en: { [NAMESPACE]: { ...en, ...adminEn, ...adminGroupsEn, ...adminLinksEn, ...adminStatisticsEn, ...adminAuthenticationEn, ...adminUsersEn, ...adminDatabaseEn, ...authEn, ...clientEn, ...dashboardEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
-  zh: { [NAMESPACE]: { ...zh, ...adminZh, ...adminGroupsZh, ...adminLinksZh, ...adminStatisticsZh, ...adminAuthenticationZh, ...adminUsersZh, ...adminDatabaseZh, ...authZh, ...clientZh, ...dashboardZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
+  en: { [NAMESPACE]: { ...en, ...adminEn, ...adminGroupsEn, ...adminLinksEn, ...adminStatisticsEn, ...adminAuthenticationEn, ...adminUsersEn, ...adminTlsEn, ...adminDatabaseEn, ...authEn, ...clientEn, ...dashboardEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
+  zh: { [NAMESPACE]: { ...zh, ...adminZh, ...adminGroupsZh, ...adminLinksZh, ...adminStatisticsZh, ...adminAuthenticationZh, ...adminUsersZh, ...adminTlsZh, ...adminDatabaseZh, ...authZh, ...clientZh, ...dashboardZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
 };

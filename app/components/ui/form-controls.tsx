@@ -17,6 +17,7 @@ export type FieldType =
   | "checkbox"
   | "checkboxGroup"
   | "textarea"
+  | "file"
   | "timePicker"
   | "custom";
 
@@ -45,6 +46,8 @@ export type FormField = {
   /** Help text under the control (the field's rule or an example). */
   description?: ReactNode;
   disabled?: boolean;
+  /** For type "file": the file types offered (the input's accept, e.g. ".pem,.crt"). */
+  accept?: string;
   /** The control for type "custom". */
   render?: (props: CustomFieldProps) => ReactNode;
 };
@@ -114,6 +117,20 @@ export function FieldControl({ field, meta, invalid, labelId, required }: Contro
     case "datePicker":
     case "timePicker":
       return <input {...text} type={field.type === "datePicker" ? "date" : "time"} min={meta.min} max={meta.max} className={cn(boxClass(invalid), "h-8")} />;
+    case "file":
+      // The form needs encType="multipart/form-data" (FormBuilder's encType) to post the file.
+      return (
+        <input
+          {...common}
+          required={required}
+          type="file"
+          accept={field.accept}
+          className={cn(
+            boxClass(invalid),
+            "h-8 py-1 file:mr-3 file:cursor-pointer file:rounded file:border-0 file:bg-gray-100 file:px-2 file:text-sm file:text-gray-800 hover:file:bg-gray-200",
+          )}
+        />
+      );
     case "textarea":
       return <textarea {...text} minLength={meta.minLength} maxLength={meta.maxLength} rows={4} className={cn(boxClass(invalid), "py-1.5")} />;
     case "select":

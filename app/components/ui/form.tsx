@@ -33,6 +33,8 @@ export type FormBuilderProps<Schema extends z.ZodType> = {
   lastResult?: SubmissionResult<string[]> | null;
   action?: string;
   method?: "get" | "post";
+  /** "multipart/form-data" for a form with file fields. */
+  encType?: "application/x-www-form-urlencoded" | "multipart/form-data";
   /** The form element to render, e.g. Remix's `Form`; a plain <form> by default. */
   as?: ElementType;
   /** Runs on a submit that passed validation (call event.preventDefault() to handle it in script). */
@@ -66,6 +68,7 @@ export function FormBuilder<Schema extends z.ZodType>({
   lastResult,
   action,
   method = "post",
+  encType,
   as: Component = "form",
   onSubmit,
   onReset,
@@ -94,6 +97,7 @@ export function FormBuilder<Schema extends z.ZodType>({
         id={form.id}
         method={method}
         action={action}
+        encType={encType}
         onSubmit={form.onSubmit}
         onReset={onReset}
         noValidate={form.noValidate}
