@@ -2,7 +2,9 @@ import { errors } from "../../contract/errors";
 import type { ZhMessages } from "./plural";
 import { adminEn, adminZh } from "./messages/admin";
 import { adminAuthenticationEn, adminAuthenticationZh } from "./messages/admin-authentication";
+import { adminEmailEn, adminEmailZh } from "./messages/admin-email";
 import { adminGroupsEn, adminGroupsZh } from "./messages/admin-groups";
+import { adminNotificationsEn, adminNotificationsZh } from "./messages/admin-notifications";
 import { adminLinksEn, adminLinksZh } from "./messages/admin-links";
 import { adminStatisticsEn, adminStatisticsZh } from "./messages/admin-statistics";
 import { adminTlsEn, adminTlsZh } from "./messages/admin-tls";
@@ -175,6 +177,6 @@ export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 export const NAMESPACE = "common";
 
 export const resources = {
-  en: { [NAMESPACE]: { ...en, ...adminEn, ...adminGroupsEn, ...adminLinksEn, ...adminStatisticsEn, ...adminAuthenticationEn, ...adminUsersEn, ...adminTlsEn, ...adminDatabaseEn, ...authEn, ...clientEn, ...dashboardEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
-  zh: { [NAMESPACE]: { ...zh, ...adminZh, ...adminGroupsZh, ...adminLinksZh, ...adminStatisticsZh, ...adminAuthenticationZh, ...adminUsersZh, ...adminTlsZh, ...adminDatabaseZh, ...authZh, ...clientZh, ...dashboardZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
+  en: { [NAMESPACE]: { ...en, ...adminEn, ...adminGroupsEn, ...adminEmailEn, ...adminNotificationsEn, ...adminLinksEn, ...adminStatisticsEn, ...adminAuthenticationEn, ...adminUsersEn, ...adminTlsEn, ...adminDatabaseEn, ...authEn, ...clientEn, ...dashboardEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
+  zh: { [NAMESPACE]: { ...zh, ...adminZh, ...adminGroupsZh, ...adminEmailZh, ...adminNotificationsZh, ...adminLinksZh, ...adminStatisticsZh, ...adminAuthenticationZh, ...adminUsersZh, ...adminTlsZh, ...adminDatabaseZh, ...authZh, ...clientZh, ...dashboardZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
 };

@@ -54,6 +54,15 @@ export function mailRoutes(mail: Mail) {
       handler: ({ body }) => mail.patchServer(body),
     }),
     route({
+      method: "DELETE",
+      url: "/api/admin/settings/mail",
+      tag: "admin",
+      summary: "Remove the server's mail account: notifications by e-mail (4442), share mails of sender type 1 (4135) and the test mail are refused until one is saved again. Data: the defaults.",
+      auth: "admin",
+      response: smtpSettingsInfo,
+      handler: () => mail.removeServer(),
+    }),
+    route({
       method: "POST",
       url: "/api/admin/settings/mail/test",
       tag: "admin",

@@ -238,6 +238,12 @@ export function createMail({ db, config, clock, settings, trust }: MailDeps) {
       const row = (await rowOf({ kind: "server" })) ?? fail("EmailNotConfigured");
       return smtpAuthenticates(row, user, password, { allowPrivate: config.smtpAllowPrivate, ca: smtpCa() });
     },
+    /** Removes the server's mail account (admin Email setting): mails that need it are refused with 4135 / 4442 again. */
+    async removeServer(): Promise<SmtpSettingsInfo> {
+      await k.deleteFrom("smtp_accounts").where("owner", "=", ownerKey({ kind: "server" })).execute();
+      await settings.update("transfer", { emailAccount: "" });
+      return info({ kind: "server" });
+    },
     /** Whether the server has a mail account (the e-mail way needs its server). */
     async serverConfigured(): Promise<boolean> {
       return (await rowOf({ kind: "server" })) !== undefined;

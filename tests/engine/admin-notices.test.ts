@@ -248,14 +248,16 @@ describe("the Email setting", () => {
   });
 
   it("refuses a test without a saved account (4135) and a bad address (1022)", async () => {
-    await dropServerAccount();
+    const removed = await t.call("DELETE", "/api/admin/settings/mail", { token: admin });
+    expect(removed.body.data).toMatchObject({ configured: false, hasPassword: false, emailPassword: "" });
+    const user = await t.createUser("after_removal");
+    expect((await t.call("GET", "/api/service/info", { token: user.token })).body.data.server.emailAccount).toBe("");
     try {
       expect((await t.call("POST", "/api/admin/settings/mail/test", { token: admin, body: { to: "a@mail.test" } })).body.code).toBe(4135);
     } finally {
       await setServerAccount();
     }
     expect((await t.call("POST", "/api/admin/settings/mail/test", { token: admin, body: { to: "not an address" } })).body.code).toBe(1022);
-    const user = await t.createUser("test_mail_user");
     expect((await t.call("POST", "/api/admin/settings/mail/test", { token: user.token, body: { to: "a@mail.test" } })).body.code).toBe(1008);
   });
 });

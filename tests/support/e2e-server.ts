@@ -67,6 +67,8 @@ Object.assign(process.env, {
   FERRY_REFRESH_REUSE_GRACE: "",
   // The external HTTP way's test service (admin-authentication.spec.ts) listens on 127.0.0.1.
   FERRY_AUTH_HTTP_ALLOW_PRIVATE: "1",
+  // The test mails of admin-email / admin-notifications go to a real smtp-server on loopback.
+  FERRY_SMTP_ALLOW_PRIVATE: "1",
 });
 
 await import("../../server/main");

@@ -26,7 +26,7 @@ export const SMTP_REQUIRED_ON_SERVER = ALL_FIELDS.filter((f) => f !== "emailPass
  * encryption is one of them). "Other" has no host or port: choosing it empties them rather than
  * leaving the previous provider's. The values the form starts with (the saved ones) stay.
  */
-function ProviderPresets({ shown, onProvider }: { shown: number; onProvider: (provider: number) => void }) {
+export function ProviderPresets({ shown, onProvider }: { shown: number; onProvider: (provider: number) => void }) {
   const [provider, form] = useField<string>("emailType");
   const previous = useRef(provider.value);
   const pending = useRef<ProviderPreset | null>(null);
