@@ -48,6 +48,8 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <Meta />
         <Links />
+        {/* The site design's icon (enterprise); otherwise the browser's default. */}
+        {root?.site.is_icon_change && root.site.ico ? <link rel="icon" href={root.site.ico} /> : null}
       </head>
       <body className="h-full bg-[#F7F7F7] text-gray-900 antialiased" style={{ ["--color-primary" as string]: primary }}>
         {children}

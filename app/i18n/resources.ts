@@ -6,10 +6,12 @@ import { adminEmailEn, adminEmailZh } from "./messages/admin-email";
 import { adminGroupsEn, adminGroupsZh } from "./messages/admin-groups";
 import { adminNotificationsEn, adminNotificationsZh } from "./messages/admin-notifications";
 import { adminLinksEn, adminLinksZh } from "./messages/admin-links";
+import { adminSettingsEn, adminSettingsZh } from "./messages/admin-settings";
 import { adminStatisticsEn, adminStatisticsZh } from "./messages/admin-statistics";
 import { adminTlsEn, adminTlsZh } from "./messages/admin-tls";
-import { adminUsersEn, adminUsersZh } from "./messages/admin-users";
+import { adminSiteEn, adminSiteZh } from "./messages/admin-site";
 import { adminDatabaseEn, adminDatabaseZh } from "./messages/admin-database";
+import { adminUsersEn, adminUsersZh } from "./messages/admin-users";
 import { authEn, authZh } from "./messages/auth";
 import { clientEn, clientZh } from "./messages/client";
 import { dashboardEn, dashboardZh } from "./messages/dashboard";
@@ -177,6 +179,6 @@ export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 export const NAMESPACE = "common";
 
 export const resources = {
-  en: { [NAMESPACE]: { ...en, ...adminEn, ...adminGroupsEn, ...adminEmailEn, ...adminNotificationsEn, ...adminLinksEn, ...adminStatisticsEn, ...adminAuthenticationEn, ...adminUsersEn, ...adminTlsEn, ...adminDatabaseEn, ...authEn, ...clientEn, ...dashboardEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
-  zh: { [NAMESPACE]: { ...zh, ...adminZh, ...adminGroupsZh, ...adminEmailZh, ...adminNotificationsZh, ...adminLinksZh, ...adminStatisticsZh, ...adminAuthenticationZh, ...adminUsersZh, ...adminTlsZh, ...adminDatabaseZh, ...authZh, ...clientZh, ...dashboardZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
+  en: { [NAMESPACE]: { ...en, ...adminEn, ...adminGroupsEn, ...adminEmailEn, ...adminNotificationsEn, ...adminLinksEn, ...adminStatisticsEn, ...adminSettingsEn, ...adminAuthenticationEn, ...adminUsersEn, ...adminTlsEn, ...adminSiteEn, ...adminDatabaseEn, ...authEn, ...clientEn, ...dashboardEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
+  zh: { [NAMESPACE]: { ...zh, ...adminZh, ...adminGroupsZh, ...adminEmailZh, ...adminNotificationsZh, ...adminLinksZh, ...adminStatisticsZh, ...adminSettingsZh, ...adminAuthenticationZh, ...adminUsersZh, ...adminTlsZh, ...adminSiteZh, ...adminDatabaseZh, ...authZh, ...clientZh, ...dashboardZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
 };

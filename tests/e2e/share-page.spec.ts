@@ -258,7 +258,7 @@ test.describe("share page", () => {
         await expect(page.getByRole("button", { name: /Switch the language/ })).toHaveCount(0);
       });
     } finally {
-      await setSite({ companyLink: before.companyLink, companyLinkEN: before.companyLinkEN });
+      await setSite({ companyLink: before.companyLink, companyLinkEN: before.companyLinkEN, licence: before.licence });
       await o.files.close();
     }
   });

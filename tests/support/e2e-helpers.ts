@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { signLicence } from "./licence";
 import path from "node:path";
 import type { AdminUser, CreateUserBody, SecuritySettings } from "../../contract/admin";
 import { createCredentialCodec } from "../../contract/credentials";
@@ -178,9 +179,19 @@ export async function unlockUser(id: number): Promise<AdminUser> {
   return ok<AdminUser>("POST", `/api/admin/users/${id}/unlock`, { token: await adminToken() });
 }
 
-/** Site branding (PATCH /api/admin/settings/site); returns the settings as they were before. */
+/**
+ * Site branding (PATCH /api/admin/settings/site); returns the settings as they were before. Branding
+ * is site customisation, an enterprise feature (docs/licence.md): the run's engine is the free
+ * edition, so this uploads a test enterprise licence first when none is in effect. What it returns
+ * remembers that (`licence`): passing it back restores the settings and then removes that licence.
+ */
 export async function setSite(patch: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const before = await ok<Record<string, unknown>>("GET", "/api/admin/settings/site", { token: await adminToken() });
-  await ok("PATCH", "/api/admin/settings/site", { token: await adminToken(), body: patch });
-  return before;
+  const { licence: restoring, ...fields } = patch;
+  const token = await adminToken();
+  const state = await ok<{ source: string }>("GET", "/api/admin/licence", { token });
+  if (state.source !== "licence") await ok("POST", "/api/admin/licence", { token, body: { licence: signLicence({ edition: "enterprise", id: "e2e-branding" }) } });
+  const before = await ok<Record<string, unknown>>("GET", "/api/admin/settings/site", { token });
+  await ok("PATCH", "/api/admin/settings/site", { token, body: fields });
+  if (restoring === "remove") await ok("DELETE", "/api/admin/licence", { token });
+  return { ...before, licence: state.source === "licence" ? "keep" : "remove" };
 }

@@ -6,6 +6,7 @@
 // and exits; the exit hook below then deletes the run directory.
 import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
+import { TEST_LICENCE_PUBLIC_KEY } from "./licence";
 import {
   ADMIN_INITIAL_PASSWORD,
   E2E_API_PORT,
@@ -37,6 +38,9 @@ Object.assign(process.env, {
   FERRY_ADMIN_PASSWORD: ADMIN_INITIAL_PASSWORD,
   FERRY_HASHID_SALT: SALT,
   FERRY_EDITION: "free",
+  // Licences signed with the tests' key are trusted (tests/support/licence.ts): specs that need the
+  // enterprise edition upload one and remove it afterwards; without one the run is the free edition.
+  FERRY_LICENSE_PUBLIC_KEY: TEST_LICENCE_PUBLIC_KEY,
   // Preview is an enterprise feature by default; the run previews for real (the free edition's
   // 4109 refusal is covered by the engine tests and the web unit test).
   FERRY_PREVIEW: "on",

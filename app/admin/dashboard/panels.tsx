@@ -144,17 +144,21 @@ export function LicensePanel({ license }: { license: DashboardLicense }) {
     <Panel title={t("dashboard.license")}>
       <Facts
         items={[
-          [t("dashboard.license.edition"), t(`dashboard.license.edition.${license.edition}`)],
-          [t("dashboard.license.status"), t(`dashboard.license.status.${license.status}`)],
+          [t("dashboard.license.edition"), `${t(`dashboard.license.edition.${license.edition}`)} — ${t(`admin.licence.source.${license.source}`)}`],
+          [t("dashboard.license.status"), license.problem ? `${t(`dashboard.license.status.${license.status}`)}: ${t(`error.${license.problem.code}`)}` : t(`dashboard.license.status.${license.status}`)],
           [
             t("dashboard.license.users"),
             license.userLimit === null ? t("dashboard.license.users.unlimited", { count: license.userCount }) : t("dashboard.license.users.limited", { count: license.userCount, limit: license.userLimit }),
           ],
           [t("dashboard.license.clients"), license.clientLimit === null ? t("dashboard.license.unlimited") : String(license.clientLimit)],
+          ...(license.licensee ? [[t("admin.licence.licensee"), license.licensee] as [string, string]] : []),
           [t("dashboard.license.activated"), license.activationDate === null ? t("dashboard.license.no-key") : date(license.activationDate * 1000)],
           [t("dashboard.license.expiry"), license.expiryDate === null ? t("dashboard.license.never") : date(license.expiryDate * 1000)],
         ]}
       />
+      <a href="/admin/site-design#licence" className="mt-3 inline-block text-sm font-medium text-primary underline">
+        {t("dashboard.license.manage")}
+      </a>
     </Panel>
   );
 }
