@@ -161,7 +161,15 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
     const visitor = admitted.access ?? null;
     const tracked =
       kind === "download" && req.method === "GET"
-        ? services.recorder.live.trackDownload(res, { userId: visitor ? null : ticket.userId, role: visitor ? "visitor" : "user", groupId: ticket.groupId, paths: admitted.visitorPaths ?? ticket.paths, address: clientAddress?.(req) ?? null, shareId: visitor?.linkId ?? null })
+        ? services.recorder.live.trackDownload(res, {
+            userId: visitor ? null : ticket.userId,
+            role: visitor ? "visitor" : "user",
+            groupId: ticket.groupId,
+            paths: admitted.visitorPaths ?? ticket.paths,
+            address: clientAddress?.(req) ?? null,
+            shareId: visitor?.linkId ?? null,
+            zip: !(infos.length === 1 && first.type === "file"),
+          })
         : null;
     if (kind === "preview" && !services.recorder.live.openPreview(text, res, { userId: ticket.userId, groupId: ticket.groupId, path: first.path, address: clientAddress?.(req) ?? null, expiresAt: ticket.expiresAt })) {
       refuse(req, res, "PermissionDenied");
@@ -207,7 +215,10 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
           accelRedirect: config.accelRedirect ? accelUri(config.accelRedirect, space, first.path) : undefined,
           throttle,
         });
-        if (sent) finished(false);
+        if (sent) {
+          finished(false);
+          tracked?.reachedEnd();
+        }
         return;
       }
       const collected = await collectEntries(space.storage, ticket.paths, {
@@ -228,8 +239,10 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
         return;
       }
       const zip = await zipStream(space.storage, entries);
-      tracked?.countStream(zip);
-      await (throttle ? pipeline(zip, throttle.transform(), res) : pipeline(zip, res)).then(() => finished(true)).catch((error: unknown) => {
+      await (throttle ? pipeline(zip, throttle.transform(), res) : pipeline(zip, res)).then(() => {
+        finished(true);
+        tracked?.reachedEnd();
+      }).catch((error: unknown) => {
         if (clientGone(res, error)) return;
         // Headers are out: the broken connection is the only signal left to the client.
         log.warn({ err: error, space: space.key }, "zip download failed midway");
@@ -241,6 +254,7 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
       refuse(req, res, error.errorName, error.vars);
     } finally {
       throttle?.release();
+      tracked?.settle();
     }
   }
 

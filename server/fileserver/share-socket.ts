@@ -64,7 +64,7 @@ export function createShareSockets(services: Services, commands: CommandHandlers
     const owner: AuthUser = { id: a.ownerId, account: row.account, role: row.role as AuthUser["role"], accountType: row.account_type, permission: row.permission };
     // A repeated commit (a client that lost the reply) answers the first result; the owner hears of the file once.
     const repeated = UPLOAD_ID.test(args.uploadId) && !!(await records.get(args.uploadId))?.committed;
-    const placed = await userCommit({ user: owner, sessionId: "", lang: session.lang, shareLinkId: a.linkId }, args);
+    const placed = await userCommit({ user: owner, sessionId: "", lang: session.lang, shareLinkId: a.linkId, address: session.ip }, args);
     const visible = visitorPathOf(a, placed.path);
     if (!repeated) await services.shares.recordShareUpload({ access: a, files: [visible], visitorAddress: session.ip });
     // A file drop lists it for this visit only.

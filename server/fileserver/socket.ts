@@ -27,6 +27,10 @@ export interface SocketSession {
   shareLinkId?: string;
   /** Aborted when the socket closes: a folder walk the command started stops (docs/security.md, "Folder walks"). */
   signal?: AbortSignal;
+  /** The caller's address (the operation and transfer logs). */
+  address?: string | null;
+  /** Set when the socket is a desktop client's (the transfer log's `via`). */
+  client?: boolean;
 }
 
 type Args<C extends SocketCommand> = z.output<(typeof socketCommands)[C]>;
@@ -164,7 +168,7 @@ export function handleSocket(socket: WebSocket, req: IncomingMessage, deps: Sock
       }
       const handler = deps.handlers[cmd] as CommandHandler<typeof cmd> | undefined;
       if (!handler) throw new FerryError("FeatureNotSupported", { cmd });
-      const data = await handler({ user: auth.user, sessionId: auth.sessionId, lang, signal: gone.signal }, args.data as never);
+      const data = await handler({ user: auth.user, sessionId: auth.sessionId, lang, signal: gone.signal, address: deps.clientAddress(req), client: clientId !== null }, args.data as never);
       send(reply(id, 200, lang, data));
     } catch (error) {
       if (error instanceof FerryError) {

@@ -2,6 +2,7 @@ import type { Insertable } from "kysely";
 import type { Clock } from "../clock";
 import type { Db } from "../db/connect";
 import type { OperationLogTable, TransferLogTable } from "../db/schema";
+import { createLiveLogs, type LiveLogs } from "./live";
 
 /*
  * The operation and transfer logs' writer (docs/admin-api.md, "Logs"). An action or a transfer
@@ -69,6 +70,8 @@ export interface Recorder {
   stop(): Promise<void>;
   /** Rows dropped because the queue was full. */
   readonly dropped: number;
+  /** The file server's downloads and the preview log (server/logs/live.ts). */
+  readonly live: LiveLogs;
 }
 
 const cut = (text: string | null | undefined, max: number) => {
@@ -148,7 +151,7 @@ export function createRecorder(db: Db, clock: Clock, options: RecorderOptions = 
     return writing;
   }
 
-  return {
+  const recorder: Recorder = {
     recordOperation(e) {
       if (full()) return;
       operations.push({
@@ -195,5 +198,10 @@ export function createRecorder(db: Db, clock: Clock, options: RecorderOptions = 
     get dropped() {
       return dropped;
     },
+    get live() {
+      return live;
+    },
   };
+  const live = createLiveLogs(recorder, clock);
+  return recorder;
 }

@@ -16,6 +16,7 @@ const groups = {
   site: { schema: siteSettings, defaults: SITE_DEFAULTS },
   /** The way users sign in (server/authentication/, docs/authentication.md). */
   authentication: { schema: authenticationSettings, defaults: AUTHENTICATION_DEFAULTS },
+import { LOG_DEFAULTS, logSettings } from "../../contract/logs";
   /** The statistics period (server/statistics/, docs/admin-api.md "Statistics"). */
   statistics: { schema: statisticsSettings, defaults: STATISTICS_DEFAULTS },
   transfer: {
@@ -31,6 +32,8 @@ const groups = {
       autoUpdateSwitch: false,
       syncSwitch: false,
       emailAccount: "",
+  /** Retention days of the transfer and operation logs (server/logs/, docs/admin-api.md "Logs"). */
+  logs: { schema: logSettings, defaults: LOG_DEFAULTS },
       certSelect: 0,
       tcpFileSizeLimitKB: 100 * 1024 * 1024,
     } satisfies TransferSettings,

@@ -123,4 +123,20 @@ export function commitCommand(services: Services, store: UploadStore, locker: Lo
       await lock.unlock();
     }
   };
+      // The transfer log (server/logs/): a visitor's upload is the link's, on its owner's space.
+      const started = record.creation_date ? Date.parse(record.creation_date) : NaN;
+      services.recorder.recordTransfer({
+        userId: session.shareLinkId ? null : session.user.id,
+        account: session.shareLinkId ? "" : session.user.account,
+        groupId: target.groupId,
+        direction: "upload",
+        bytes: placed.size,
+        files: 1,
+        durationMs: Number.isFinite(started) ? Date.now() - started : 0,
+        result: "ok",
+        via: session.shareLinkId ? "share" : session.client ? "client" : "web",
+        path: placed.path,
+        address: session.address,
+        shareId: session.shareLinkId ?? null,
+      });
 }
