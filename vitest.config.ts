@@ -11,7 +11,7 @@ export default defineConfig({
         test: {
           name: "engine",
           include: ["tests/engine/**/*.test.ts"],
-          exclude: ["tests/engine/speed-limits.test.ts"],
+          exclude: ["tests/engine/speed-limits.test.ts", "tests/engine/speed-periods.test.ts"],
           environment: "node",
           testTimeout: 30_000,
           hookTimeout: 60_000,
@@ -23,7 +23,7 @@ export default defineConfig({
       {
         test: {
           name: "engine-timing",
-          include: ["tests/engine/speed-limits.test.ts"],
+          include: ["tests/engine/speed-limits.test.ts", "tests/engine/speed-periods.test.ts"],
           environment: "node",
           testTimeout: 30_000,
           hookTimeout: 60_000,

@@ -113,7 +113,7 @@ export const adminUser = z.object({
   groups: z.array(z.object({ groupId: z.number().int(), groupName: z.string(), groupPermission: z.number().int() })),
   ...userSettings,
   email: z.string(),
-  space: spaceUsage,
+  space: spaceUsage.nullable().describe("null while the General settings' user space statistics are off (no home is walked)."),
 });
 export type AdminUser = z.infer<typeof adminUser>;
 
@@ -183,7 +183,7 @@ export const adminGroup = z.object({
   createTime: z.number().int(),
   members: z.array(z.object({ userId: z.number().int(), account: z.string(), groupPermission: z.number().int() })),
   ...groupSettings,
-  space: spaceUsage,
+  space: spaceUsage.nullable().describe("null while the General settings' group space statistics are off."),
 });
 export type AdminGroup = z.infer<typeof adminGroup>;
 
@@ -196,6 +196,10 @@ export const securitySettings = z.object({
   lockMinutes: z.number().int().min(1).max(1440).describe("Window in which they count, and lock duration."),
   allowUserSetPassword: z.boolean(),
   weakPasswords: z.array(z.string().min(1).max(64)).max(1000),
+  fileFormatMode: z
+    .union([z.literal(0), z.literal(1), z.literal(2)])
+    .describe("Server-wide transfer file-format limit, on top of each user's own: 0 off, 1 only the listed extensions, 2 all but the listed ones; uploads and downloads naming a refused file get 4340."),
+  fileFormats: z.string().max(254).describe("Extensions separated by ';' (under 255 characters), e.g. exe;bat;tar.gz."),
   defaultPermission: permission.describe(
     "Permission of a new user created without one (admin API, `ferry user create`); List;Download (6) unless changed.",
   ),

@@ -101,7 +101,8 @@ export const socketCommands = {
    */
   thumbnails: z.object({ groupId, path: userPath.describe("The folder.") }),
   /** Finishes a tus upload whose bytes have all arrived: checks the hash, places the file. */
-  commit: z.object({ uploadId: z.string().min(1).max(200), hash: hashHex }),
+  // hash may be left out only while the server's hash check (transfer settings cHashVerifySwitch) is off.
+  commit: z.object({ uploadId: z.string().min(1).max(200), hash: hashHex.optional() }),
   /** What the caller may upload into the space now: permission, quota, format and new-only rules (contract/upload-rules.ts). */
   uploadRules: z.object({ groupId }),
 } as const;

@@ -128,7 +128,7 @@ export const shareCreateBody = z
     emailLanguage: z.union([z.literal(0), z.literal(1)]).optional(),
     accountType: z.number().int().optional().describe("Accepted for compatibility; the engine uses the caller's own."),
     fileAlias: z.array(fileAlias).max(SHARE_ALIAS_MAX_FILES).default([]),
-    bindSwitch: flag.default(false),
+    bindSwitch: flag.optional().describe("Bind the first visitor's device; absent: the General settings' bindFirstDevice."),
     shareShowContents: z
       .union([z.literal(0), z.literal(1)])
       .default(0)

@@ -65,6 +65,12 @@ export interface FileFilter {
   patterns: string[];
   /** Bytes: a file larger than this is skipped; 0 = no size limit (the switch off, or 0 stored). */
   maxSize: number;
+  /**
+   * The server-wide transfer file-format limit of the security settings (docs/admin-api.md,
+   * "Settings"), on every space: a file it refuses is refused by name (4340) and left out of zips.
+   * Absent or mode 0: none.
+   */
+  serverFormats?: { mode: number; formats: string[] };
 }
 
 export const NO_FILTER: FileFilter = { patterns: [], maxSize: 0 };
@@ -72,6 +78,13 @@ export const NO_FILTER: FileFilter = { patterns: [], maxSize: 0 };
 /** The filter the stored switches and values make (users and groups carry the same four columns). */
 export function fileFilterOf(stored: { patternSwitch: boolean; patterns: string; sizeSwitch: boolean; size: number }): FileFilter {
   return { patterns: stored.patternSwitch ? parseFilterPatterns(stored.patterns) : [], maxSize: stored.sizeSwitch ? Math.max(0, Number(stored.size)) : 0 };
+}
+
+/** Whether the server-wide file-format limit carried by `filter` refuses the file at `path`. */
+export function serverFormatRefuses(filter: FileFilter, path: string): boolean {
+  const server = filter.serverFormats;
+  if (!server || server.mode === FILE_FORMAT_MODE.Off) return false;
+  return !formatAllowed(server.mode, server.formats, path.slice(path.lastIndexOf("/") + 1));
 }
 
 /** The stored ';'-separated list as patterns: trimmed, empty entries and repeats dropped. */
@@ -110,7 +123,8 @@ export function filterPatternMatches(pattern: string, path: string): boolean {
  * Why the filter skips the file at `path` of `size` bytes (unknown: only the patterns are checked):
  * the first pattern that names it, "size" when it is larger than the filter's size, or null.
  */
-export function filterSkips(filter: FileFilter, path: string, size?: number): { pattern: string } | { size: number } | null {
+export function filterSkips(filter: FileFilter, path: string, size?: number): { pattern: string } | { size: number } | { format: true } | null {
+  if (serverFormatRefuses(filter, path)) return { format: true };
   const pattern = filter.patterns.find((p) => filterPatternMatches(p, path));
   if (pattern !== undefined) return { pattern };
   if (filter.maxSize > 0 && size !== undefined && size > filter.maxSize) return { size: filter.maxSize };

@@ -2,16 +2,12 @@ import { errors } from "../../contract/errors";
 import type { ZhMessages } from "./plural";
 import { adminEn, adminZh } from "./messages/admin";
 import { adminAuthenticationEn, adminAuthenticationZh } from "./messages/admin-authentication";
-import { adminEmailEn, adminEmailZh } from "./messages/admin-email";
 import { adminGroupsEn, adminGroupsZh } from "./messages/admin-groups";
-import { adminNotificationsEn, adminNotificationsZh } from "./messages/admin-notifications";
 import { adminLinksEn, adminLinksZh } from "./messages/admin-links";
 import { adminSettingsEn, adminSettingsZh } from "./messages/admin-settings";
 import { adminStatisticsEn, adminStatisticsZh } from "./messages/admin-statistics";
-import { adminTlsEn, adminTlsZh } from "./messages/admin-tls";
-import { adminSiteEn, adminSiteZh } from "./messages/admin-site";
-import { adminDatabaseEn, adminDatabaseZh } from "./messages/admin-database";
 import { adminUsersEn, adminUsersZh } from "./messages/admin-users";
+import { adminDatabaseEn, adminDatabaseZh } from "./messages/admin-database";
 import { authEn, authZh } from "./messages/auth";
 import { clientEn, clientZh } from "./messages/client";
 import { dashboardEn, dashboardZh } from "./messages/dashboard";
@@ -179,6 +175,6 @@ export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 export const NAMESPACE = "common";
 
 export const resources = {
-  en: { [NAMESPACE]: { ...en, ...adminEn, ...adminGroupsEn, ...adminEmailEn, ...adminNotificationsEn, ...adminLinksEn, ...adminStatisticsEn, ...adminSettingsEn, ...adminAuthenticationEn, ...adminUsersEn, ...adminTlsEn, ...adminSiteEn, ...adminDatabaseEn, ...authEn, ...clientEn, ...dashboardEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
-  zh: { [NAMESPACE]: { ...zh, ...adminZh, ...adminGroupsZh, ...adminEmailZh, ...adminNotificationsZh, ...adminLinksZh, ...adminStatisticsZh, ...adminSettingsZh, ...adminAuthenticationZh, ...adminUsersZh, ...adminTlsZh, ...adminSiteZh, ...adminDatabaseZh, ...authZh, ...clientZh, ...dashboardZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
+  en: { [NAMESPACE]: { ...en, ...adminEn, ...adminGroupsEn, ...adminLinksEn, ...adminStatisticsEn, ...adminSettingsEn, ...adminAuthenticationEn, ...adminUsersEn, ...adminDatabaseEn, ...authEn, ...clientEn, ...dashboardEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
+  zh: { [NAMESPACE]: { ...zh, ...adminZh, ...adminGroupsZh, ...adminLinksZh, ...adminStatisticsZh, ...adminSettingsZh, ...adminAuthenticationZh, ...adminUsersZh, ...adminDatabaseZh, ...authZh, ...clientZh, ...dashboardZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
 };

@@ -233,10 +233,11 @@ export default function GroupsPage() {
       key: "usage",
       title: t("admin.groups.usage"),
       type: "custom",
-      render: (g) => t("admin.groups.usage.value", { used: formatSize(g.space.used), quota: g.quota ? formatSize(g.quota) : t("admin.groups.usage.unlimited") }),
+      // The General settings' group space statistics are off: the engine measured nothing.
+      render: (g) => (g.space ? t("admin.groups.usage.value", { used: formatSize(g.space.used), quota: g.quota ? formatSize(g.quota) : t("admin.groups.usage.unlimited") }) : t("admin.settings.statistics.off")),
     },
-    { key: "files", title: t("admin.groups.files"), type: "custom", render: (g) => String(g.space.files) },
-    { key: "folders", title: t("admin.groups.folders"), type: "custom", render: (g) => String(g.space.folders) },
+    { key: "files", title: t("admin.groups.files"), type: "custom", render: (g) => (g.space ? String(g.space.files) : "—") },
+    { key: "folders", title: t("admin.groups.folders"), type: "custom", render: (g) => (g.space ? String(g.space.folders) : "—") },
     {
       key: "actions",
       title: t("admin.groups.actions"),

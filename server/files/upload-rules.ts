@@ -1,7 +1,8 @@
-import { type FileFilter, fileFilterOf, filterSkips, formatAllowed, parseFileFormats, type UploadRules } from "../../contract/upload-rules";
+import { type FileFilter, fileFilterOf, filterSkips, formatAllowed, parseFileFormats, serverFormatRefuses, type UploadRules } from "../../contract/upload-rules";
 import type { Db } from "../db/connect";
 import { FerryError } from "../errors";
 import type { Services } from "../services";
+import { createSettings } from "../settings/service";
 import { baseName } from "../storage/paths";
 import type { Space } from "./spaces";
 
@@ -26,11 +27,27 @@ const filterOfRow = (row: FilterColumns | undefined): FileFilter =>
     ? fileFilterOf({ patternSwitch: flag(row.trans_ignore_reg_switch), patterns: row.trans_ignore_reg, sizeSwitch: flag(row.trans_ignore_size_switch), size: Number(row.trans_ignore_size) })
     : { patterns: [], maxSize: 0 };
 
-/** The transfer filter on a space: the user's on the personal space, the group's on a group space (read at every call). */
+/** The server-wide transfer file-format limit (security settings), read at every call so a change applies to the next request; undefined when off. */
+async function serverFormatsOf(db: Db): Promise<FileFilter["serverFormats"]> {
+  const { fileFormatMode, fileFormats } = await createSettings(db).get("security");
+  return fileFormatMode === 0 ? undefined : { mode: fileFormatMode, formats: parseFileFormats(fileFormats) };
+}
+
+const withServerFormats = async (db: Db, filter: FileFilter): Promise<FileFilter> => {
+  const serverFormats = await serverFormatsOf(db);
+  return serverFormats ? { ...filter, serverFormats } : filter;
+};
+
+/** The transfer filter on a space: the user's on the personal space, the group's on a group space, with the server-wide format limit (read at every call). */
 export async function filterOf(db: Db, userId: number, space: Pick<Space, "groupId">): Promise<FileFilter> {
   const k = db.kysely;
-  if (space.groupId !== 0) return filterOfRow(await k.selectFrom("user_groups").select(FILTER_COLUMNS).where("id", "=", space.groupId).executeTakeFirst());
-  return filterOfRow(await k.selectFrom("users").select(FILTER_COLUMNS).where("id", "=", userId).executeTakeFirst());
+  const [row, serverFormats] = await Promise.all([
+    space.groupId !== 0
+      ? k.selectFrom("user_groups").select(FILTER_COLUMNS).where("id", "=", space.groupId).executeTakeFirst()
+      : k.selectFrom("users").select(FILTER_COLUMNS).where("id", "=", userId).executeTakeFirst(),
+    serverFormatsOf(db),
+  ]);
+  return { ...filterOfRow(row), ...(serverFormats && { serverFormats }) };
 }
 
 const flag = (value: unknown) => Number(value) === 1 || value === true;
@@ -46,7 +63,7 @@ export async function rulesOf(db: Db, userId: number, space: Pick<Space, "groupI
     uploadNewOnly ||= flag(group?.upload_new_only);
     fileFilter = filterOfRow(group);
   }
-  return { uploadNewOnly, fileFormatMode: Number(user.file_format_mode), fileFormats: parseFileFormats(user.file_formats), fileFilter };
+  return { uploadNewOnly, fileFormatMode: Number(user.file_format_mode), fileFormats: parseFileFormats(user.file_formats), fileFilter: await withServerFormats(db, fileFilter) };
 }
 
 /**
@@ -54,6 +71,11 @@ export async function rulesOf(db: Db, userId: number, space: Pick<Space, "groupI
  * (FileFiltered; the name in the message, and in data the pattern or the size limit that skipped it).
  */
 export function checkFilter(filter: FileFilter, path: string, size?: number): void {
+  // The server-wide format limit refuses like the user's own format rule (4340), on uploads and downloads alike.
+  if (serverFormatRefuses(filter, path)) {
+    const name = baseName(path);
+    throw new FerryError("FileFormatRefused", { name, scope: "server" }, { name });
+  }
   const skip = filterSkips(filter, path, size);
   if (skip) {
     const name = baseName(path);

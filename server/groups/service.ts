@@ -8,6 +8,7 @@ import { type AccountHomes, bool, contains, defined, flag, type GroupRow, switch
 import { type Clock, toSeconds } from "../clock";
 import { type Db, insertReturningId } from "../db/connect";
 import { fail } from "../errors";
+import { createSettings } from "../settings/service";
 import type { Users } from "../users/service";
 
 function groupColumns(input: UpdateGroupBody) {
@@ -57,7 +58,8 @@ export function createGroups({ db, clock, homes, users }: GroupsDeps) {
       uploadNewOnly: bool(row.upload_new_only),
       quota: Number(row.quota),
       ...switchesOf(row),
-      space: await homes.spaceOf(row.home),
+      // The General settings' group space statistics: off, the console asks for no walk of the space.
+      space: (await createSettings(db).get("general")).groupSpaceStatistics ? await homes.spaceOf(row.home) : null,
     };
   }
 

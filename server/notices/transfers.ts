@@ -1,5 +1,6 @@
 import type { Clock } from "../clock";
 import type { Db } from "../db/connect";
+import { createSettings } from "../settings/service";
 import type { Mail } from "../mail/service";
 import { adminTransferMail, adminTransferNotice, type TransferSummary } from "../mail/templates";
 import { NOTICE_CHANNEL, type Notices } from "./service";
@@ -100,6 +101,8 @@ export function createTransferNotices(deps: { db: Db; clock: Clock; notices: Not
     try {
       const row = await k.selectFrom("users").select("notify_admin").where("id", "=", userId).where("role", "=", "user").executeTakeFirst();
       if (!row?.notify_admin) return;
+      // The General settings' event notifications switch: off, no transfer is gathered for the administrator.
+      if (!(await createSettings(deps.db).get("general")).eventNotifications) return;
       // A zip is one download, listed as its selection.
       const names = await inGroup(transfer.groupId, transfer.zip ? [`${transfer.paths.join(", ")} (zip)`] : transfer.paths);
       // From here on no await: the entry cannot be sent meanwhile.

@@ -32,6 +32,7 @@ import {
 import type { AuthUser } from "../auth/tokens";
 import { type Clock, toSeconds } from "../clock";
 import type { Db } from "../db/connect";
+import { createSettings } from "../settings/service";
 import type { Database } from "../db/schema";
 import { escapeLike } from "../db/like";
 import { FerryError, fail } from "../errors";
@@ -469,6 +470,8 @@ export function createShares(deps: ShareDeps) {
       if (wantsMail) await (deps.mailer ?? fail("EmailNotConfigured")).checkSender(user.id);
 
       const id = randomUUID();
+      // A request that does not say takes the server's default (General settings, bind first device).
+      const bindFirst = body.bindSwitch ?? (await createSettings(db).get("general")).bindFirstDevice;
       const language = body.emailLanguage ?? (lang === "en" ? 1 : 0);
       await k.transaction().execute(async (tx) => {
         await tx
@@ -487,7 +490,7 @@ export function createShares(deps: ShareDeps) {
             allow_download: body.shareAllowDownload,
             expire_at: expireAt,
             status: ShareStatus.Normal,
-            bind_switch: body.bindSwitch ? 1 : 0,
+            bind_switch: bindFirst ? 1 : 0,
             bound_device: "",
             // A download link has nothing to show or hide: the option is the invitation's.
             show_contents: kind === ShareUrlType.Upload ? body.shareShowContents : 0,

@@ -1,4 +1,7 @@
+import { periodsAt, SPEED_DEFAULTS, type SpeedSettings } from "../../contract/settings";
+import type { Clock } from "../clock";
 import type { Db } from "../db/connect";
+import type { Settings } from "../settings/service";
 import { Bucket, Throttle } from "./throttle";
 
 /**
@@ -8,6 +11,13 @@ import { Bucket, Throttle } from "./throttle";
  * personal space, its group spaces and the share links it owns; a group's are Mbps (10^6 bits/s)
  * and hold for all transfers in that group's space together. A transfer in a group space passes
  * both, so the lower one binds. 0 is unlimited.
+ *
+ * On top of both, the server-wide limit of the transfer settings (KB/s) holds for every transfer of
+ * the process together, per direction; while a speed period applies (its days, start ≤ now < end on
+ * the clock of `timeZone`), its speeds replace the server-wide max speeds (docs/file-server.md,
+ * "Speed periods"). While any transfer runs, the server-wide limits are worked out again every
+ * second from the engine's clock (so a period begins and ends within a second of its minute, also
+ * for transfers already running) and at once when the administrator changes them.
  */
 
 export type Direction = "upload" | "download";
@@ -19,11 +29,33 @@ export const groupRate = (mbps: number) => (mbps * 1_000_000) / 8;
 
 /** How often a running transfer reads its limits again, so a changed limit reaches it. */
 const REFRESH_MS = 2000;
+/** How often the server-wide limits are worked out again while transfers run. */
+const SERVER_TICK_MS = 1000;
+/** How often the speed settings are read again from the database (another engine instance may have changed them). */
+const SETTINGS_RELOAD_MS = 10_000;
+
+/** The day of the week (0 Sunday) and the minute of the day at unix time `ms` on the clock of `timeZone`. */
+export function wallTime(ms: number, timeZone: string): { day: number; minute: number } {
+  const parts = new Intl.DateTimeFormat("en-US", { timeZone, weekday: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).formatToParts(ms);
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? "";
+  return { day: ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"].indexOf(part("weekday")), minute: Number(part("hour")) * 60 + Number(part("minute")) };
+}
+
+/** The server-wide limit of `direction` in bytes per second at `ms`: the lowest of the periods in effect (0 in all of them: unlimited), else the max speed. */
+export function serverRate(speed: SpeedSettings, direction: Direction, ms: number, timeZone: string): number {
+  const { day, minute } = wallTime(ms, timeZone);
+  const key = direction === "upload" ? "uploadSpeed" : "downloadSpeed";
+  const active = periodsAt(speed.periods, day, minute);
+  if (active.length === 0) return userRate(direction === "upload" ? speed.maxUploadSpeed : speed.maxDownloadSpeed);
+  const limited = active.map((p) => p[key]).filter((v) => v > 0);
+  return limited.length === 0 ? 0 : userRate(Math.min(...limited));
+}
 
 export interface Speed {
   /**
-   * The throttle of a transfer of `userId`'s bytes in space `groupId` (0 = personal), or null when
-   * no limit applies at its start (no per-chunk work then). Release it when the transfer ends.
+   * The throttle of a transfer of `userId`'s bytes in space `groupId` (0 = personal). Every
+   * transfer gets one (a server-wide limit or speed period may begin while it runs); null is kept in
+   * the type for callers that pass no limit. Release it when the transfer ends.
    */
   throttle(userId: number, groupId: number, direction: Direction): Promise<Throttle | null>;
 }
@@ -33,8 +65,44 @@ interface Limits {
   group: number;
 }
 
-export function createSpeed(db: Db): Speed {
+export interface SpeedDeps {
+  db: Db;
+  settings: Settings;
+  clock: Clock;
+  /** IANA time zone of the periods' clock times (config.timeZone). */
+  timeZone: string;
+}
+
+export function createSpeed({ db, settings, clock, timeZone }: SpeedDeps): Speed {
   const buckets = new Map<string, Bucket>();
+  /** The two server-wide buckets every transfer passes; held while any transfer runs. */
+  const server = { upload: new Bucket(), download: new Bucket() };
+  let snapshot: SpeedSettings = SPEED_DEFAULTS;
+  let loadedAt = -Infinity;
+  let running = 0;
+  let timer: NodeJS.Timeout | null = null;
+
+  const apply = () => {
+    const now = clock.now();
+    server.upload.rate = serverRate(snapshot, "upload", now, timeZone);
+    server.download.rate = serverRate(snapshot, "download", now, timeZone);
+  };
+  const reload = async () => {
+    loadedAt = performance.now();
+    try {
+      snapshot = await settings.get("speed");
+    } catch {
+      // The database away for a moment: the last settings stay.
+    }
+    apply();
+  };
+  const tick = () => {
+    if (performance.now() - loadedAt >= SETTINGS_RELOAD_MS) void reload();
+    else apply();
+  };
+  settings.onChange((group) => {
+    if (group === "speed") void reload();
+  });
 
   /** The limits in bytes per second now; a user or group deleted meanwhile is unlimited (its transfers are stopped elsewhere). */
   async function limitsOf(userId: number, groupId: number, direction: Direction): Promise<Limits> {
@@ -59,7 +127,13 @@ export function createSpeed(db: Db): Speed {
   return {
     async throttle(userId, groupId, direction) {
       const limits = await limitsOf(userId, groupId, direction);
-      if (limits.user === 0 && limits.group === 0) return null;
+      if (running === 0 || performance.now() - loadedAt >= SETTINGS_RELOAD_MS) await reload();
+      // Nothing limits this transfer and no server-wide limit or period is set: no throttle, so an
+      // unlimited download may go to nginx (X-Accel-Redirect). A limit set later reaches new transfers.
+      if (limits.user === 0 && limits.group === 0 && snapshot.maxUploadSpeed === 0 && snapshot.maxDownloadSpeed === 0 && snapshot.periods.length === 0) return null;
+      // Every transfer passes the server-wide bucket, limited or not now: a period that begins while it runs slows it too.
+      running++;
+      timer ??= setInterval(tick, SERVER_TICK_MS).unref();
       const keys = [`user:${userId}:${direction}`, ...(groupId === 0 ? [] : [`group:${groupId}:${direction}`])];
       const held = [hold(keys[0]!, limits.user), ...(groupId === 0 ? [] : [hold(keys[1]!, limits.group)])];
       let checkedAt = performance.now();
@@ -84,8 +158,12 @@ export function createSpeed(db: Db): Speed {
         keys.forEach((key, i) => {
           if (--held[i]!.holders === 0) buckets.delete(key);
         });
+        if (--running === 0 && timer) {
+          clearInterval(timer);
+          timer = null;
+        }
       };
-      return new Throttle(held, refresh, release);
+      return new Throttle([...held, server[direction]], refresh, release);
     },
   };
 }

@@ -62,6 +62,11 @@ export function commitCommand(services: Services, store: UploadStore, locker: Lo
     const first = await store.records.get(uploadId);
     if (!first) throw new FerryError("UploadNotFound");
     if (!isOwner(first, session.user.id, session.shareLinkId)) throw new FerryError("PermissionDenied");
+    // The hash check (transfer settings cHashVerifySwitch, the Transfer protocol page): while it is on,
+    // the client's hash of its file is required and compared; off, the client may leave it out and
+    // the engine keeps the hash of the bytes it stored without a comparison.
+    const verify = hash !== undefined;
+    if (!verify && (await services.settings.get("transfer")).cHashVerifySwitch) throw new FerryError("BadRequired", { issues: [{ path: "hash", message: "the server's hash check is on" }] });
 
     // The tus lock keeps a PATCH, a DELETE or a second commit of this upload out meanwhile.
     const lock = locker.newLock(uploadId);
@@ -70,7 +75,7 @@ export function commitCommand(services: Services, store: UploadStore, locker: Lo
       const record = await store.records.get(uploadId);
       if (!record) throw new FerryError("UploadNotFound");
       if (record.committed) {
-        if (record.committed.hash !== hash) throw new FerryError("HashCheckError");
+        if (verify && record.committed.hash !== hash) throw new FerryError("HashCheckError");
         return record.committed;
       }
       if (record.metadata?.[PARTIAL_KEY] === "1") throw new FerryError("InvalidData", { reason: "a partial upload is committed through its final upload" });
@@ -84,16 +89,16 @@ export function commitCommand(services: Services, store: UploadStore, locker: Lo
       if (!stored) {
         // The bytes left the store but the commit was not recorded: the engine stopped right after
         // placing the file. It counts as committed if the file at the path is exactly these bytes.
-        if (!record.hash || record.hash !== hash) throw new FerryError("UploadNotFound");
+        if (!record.hash || (verify && record.hash !== hash)) throw new FerryError("UploadNotFound");
         const existing = await space.storage.stat(target.path).catch(() => null);
         if (!existing || existing.type !== "file" || existing.size !== size) throw new FerryError("UploadNotFound");
-        if ((await blake3Of(await space.storage.createReadStream(target.path))) !== hash) throw new FerryError("UploadNotFound");
-        placed = { path: existing.path, size, hash };
-        await services.hashes.record(space.key, existing.path, size, existing.mtime, hash);
+        if ((await blake3Of(await space.storage.createReadStream(target.path))) !== record.hash) throw new FerryError("UploadNotFound");
+        placed = { path: existing.path, size, hash: record.hash };
+        await services.hashes.record(space.key, existing.path, size, existing.mtime, record.hash);
       } else {
         if (stored.size < size) throw new FerryError("UploadIncomplete", { offset: stored.size, size }, { offset: stored.size, size });
         const actual = record.hash ?? (await hashes.get(uploadId));
-        if (actual !== hash) {
+        if (verify && actual !== hash) {
           // A mismatch means the bytes are not the client's file: they are of no use to anyone.
           await store.drop(uploadId);
           await services.quota.release([uploadId]);
@@ -109,10 +114,10 @@ export function commitCommand(services: Services, store: UploadStore, locker: Lo
           if (parent !== "/") await space.storage.mkdir(parent, { recursive: true });
           return space.storage.adopt({ kind: "local-file", path: data }, target.path, { overwrite: target.overwrite });
         });
-        placed = { path: result.path, size: result.size, hash };
-        await services.hashes.record(space.key, result.path, result.size, result.mtime, hash);
+        placed = { path: result.path, size: result.size, hash: actual };
+        await services.hashes.record(space.key, result.path, result.size, result.mtime, actual);
       }
-      await store.records.set(uploadId, { ...record, hash, committed: placed });
+      await store.records.set(uploadId, { ...record, hash: placed.hash, committed: placed });
       // Its bytes are stored now: they count as used, no longer as reserved.
       await services.quota.release([uploadId]);
       hashes.forget(uploadId);
@@ -123,20 +128,4 @@ export function commitCommand(services: Services, store: UploadStore, locker: Lo
       await lock.unlock();
     }
   };
-      // The transfer log (server/logs/): a visitor's upload is the link's, on its owner's space.
-      const started = record.creation_date ? Date.parse(record.creation_date) : NaN;
-      services.recorder.recordTransfer({
-        userId: session.shareLinkId ? null : session.user.id,
-        account: session.shareLinkId ? "" : session.user.account,
-        groupId: target.groupId,
-        direction: "upload",
-        bytes: placed.size,
-        files: 1,
-        durationMs: Number.isFinite(started) ? Date.now() - started : 0,
-        result: "ok",
-        via: session.shareLinkId ? "share" : session.client ? "client" : "web",
-        path: placed.path,
-        address: session.address,
-        shareId: session.shareLinkId ?? null,
-      });
 }

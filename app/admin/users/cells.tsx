@@ -62,8 +62,10 @@ export function StatusCell({ user }: { user: AdminUser }) {
 }
 
 /** Space occupation: used of quota, then the file and folder counts. */
-export function SpaceCell({ space, quota }: { space: SpaceUsage; quota: number }) {
+export function SpaceCell({ space, quota }: { space: SpaceUsage | null; quota: number }) {
   const { t } = useTranslation();
+  // The General settings' user space statistics are off: the engine measured nothing.
+  if (space === null) return <span className="text-gray-600">{t("admin.settings.statistics.off")}</span>;
   return (
     <span className="flex flex-col leading-tight">
       <span>{t("admin.users.space.used", { used: formatSize(space.used), quota: quota > 0 ? formatSize(quota) : t("admin.users.space.unlimited") })}</span>
