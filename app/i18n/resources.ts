@@ -6,6 +6,7 @@ import { adminGroupsEn, adminGroupsZh } from "./messages/admin-groups";
 import { adminLinksEn, adminLinksZh } from "./messages/admin-links";
 import { adminSettingsEn, adminSettingsZh } from "./messages/admin-settings";
 import { adminStatisticsEn, adminStatisticsZh } from "./messages/admin-statistics";
+import { adminLogsEn, adminLogsZh } from "./messages/admin-logs";
 import { adminUsersEn, adminUsersZh } from "./messages/admin-users";
 import { adminDatabaseEn, adminDatabaseZh } from "./messages/admin-database";
 import { authEn, authZh } from "./messages/auth";
@@ -175,6 +176,6 @@ export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 export const NAMESPACE = "common";
 
 export const resources = {
-  en: { [NAMESPACE]: { ...en, ...adminEn, ...adminGroupsEn, ...adminLinksEn, ...adminStatisticsEn, ...adminSettingsEn, ...adminAuthenticationEn, ...adminUsersEn, ...adminDatabaseEn, ...authEn, ...clientEn, ...dashboardEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
-  zh: { [NAMESPACE]: { ...zh, ...adminZh, ...adminGroupsZh, ...adminLinksZh, ...adminStatisticsZh, ...adminSettingsZh, ...adminAuthenticationZh, ...adminUsersZh, ...adminDatabaseZh, ...authZh, ...clientZh, ...dashboardZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
+  en: { [NAMESPACE]: { ...en, ...adminEn, ...adminGroupsEn, ...adminLinksEn, ...adminStatisticsEn, ...adminLogsEn, ...adminSettingsEn, ...adminAuthenticationEn, ...adminUsersEn, ...adminDatabaseEn, ...authEn, ...clientEn, ...dashboardEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
+  zh: { [NAMESPACE]: { ...zh, ...adminZh, ...adminGroupsZh, ...adminLinksZh, ...adminStatisticsZh, ...adminLogsZh, ...adminSettingsZh, ...adminAuthenticationZh, ...adminUsersZh, ...adminDatabaseZh, ...authZh, ...clientZh, ...dashboardZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
 };

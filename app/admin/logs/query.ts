@@ -1,0 +1,71 @@
+import { OPERATION_KINDS, type OperationKind } from "../../../contract/logs";
+import { readPaginationParams } from "~/components/ui/pagination-model";
+import { zonedInstant } from "~/utils/time-zone";
+
+/** The Logs screen's filter as the URL carries it (a plain GET form), and the engine's query from it. */
+export interface LogFilter {
+  user: string;
+  kind: OperationKind | "";
+  /** yyyy-mm-dd in the reader's time zone; "" for none. */
+  from: string;
+  to: string;
+  text: string;
+  page: number;
+  size: number;
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Midnight at the start of a yyyy-mm-dd day in `timeZone`, unix ms; null when not a date. */
+export function dayStart(date: string, timeZone: string, plusDays = 0): number | null {
+  const m = DATE.exec(date);
+  if (!m) return null;
+  const probe = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]) + plusDays));
+  if (Number.isNaN(probe.getTime())) return null;
+  return zonedInstant({ year: probe.getUTCFullYear(), month: probe.getUTCMonth() + 1, day: probe.getUTCDate(), hour: 0, minute: 0, second: 0 }, timeZone);
+}
+
+export function readLogFilter(params: URLSearchParams): LogFilter {
+  const { page, size } = readPaginationParams(params);
+  const kind = params.get("kind") ?? "";
+  const date = (name: string) => {
+    const v = (params.get(name) ?? "").trim();
+    return DATE.test(v) ? v : "";
+  };
+  return {
+    user: (params.get("user") ?? "").trim().slice(0, 64),
+    kind: (OPERATION_KINDS as readonly string[]).includes(kind) ? (kind as OperationKind) : "",
+    from: date("from"),
+    to: date("to"),
+    text: (params.get("text") ?? "").trim().slice(0, 200),
+    page,
+    size,
+  };
+}
+
+/** The engine's filter (GET /api/admin/logs, /export): the "to" day is included whole. */
+export function engineFilter(f: LogFilter, timeZone: string): URLSearchParams {
+  const q = new URLSearchParams();
+  if (f.user) q.set("user", f.user);
+  if (f.kind) q.set("kind", f.kind);
+  if (f.text) q.set("text", f.text);
+  const from = f.from ? dayStart(f.from, timeZone) : null;
+  const to = f.to ? dayStart(f.to, timeZone, 1) : null;
+  if (from !== null) q.set("from", String(from));
+  if (to !== null) q.set("to", String(to));
+  return q;
+}
+
+/** The screen's own URL search for a filter (paging keeps the filter). */
+export function logsSearch(f: Partial<LogFilter>): string {
+  const q = new URLSearchParams();
+  if (f.user) q.set("user", f.user);
+  if (f.kind) q.set("kind", f.kind);
+  if (f.from) q.set("from", f.from);
+  if (f.to) q.set("to", f.to);
+  if (f.text) q.set("text", f.text);
+  if (f.page && f.page > 1) q.set("page", String(f.page));
+  if (f.size) q.set("size", String(f.size));
+  const s = q.toString();
+  return s ? `?${s}` : "";
+}
