@@ -21,6 +21,8 @@ type AnyDb = Kysely<any>;
 
 /** Connection waits are capped: a server that does not answer fails the test or the copy, it does not hang it. */
 export const CONNECT_TIMEOUT_MS = 10_000;
+/** One statement (a batch of at most 1000 rows, a count) that takes longer than this fails the copy. */
+const QUERY_TIMEOUT_MS = 300_000;
 /** A table in the target with this name marks a copy that has not finished: the next copy cleans it without asking. */
 export const UNFINISHED_MARKER = "ferry_copy_unfinished";
 const KYSELY_TABLES = ["kysely_migration", "kysely_migration_lock"];
@@ -50,7 +52,8 @@ export async function connectUrl(url: string, options: { readonly?: boolean; con
         return pg.types.getTypeParser(oid, format as "text");
       },
     };
-    const pool = new pg.Pool({ connectionString: url, max: options.connections ?? 2, types, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    // A server that stops answering mid-copy fails the copy instead of holding it (and the next one) forever.
+    const pool = new pg.Pool({ connectionString: url, max: options.connections ?? 2, types, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, query_timeout: QUERY_TIMEOUT_MS });
     // A connection the server ends (a dropped database, an administrator's terminate) fails its query; the idle ones are reported here.
     pool.on("error", () => {});
     return { dialect, kysely: new Kysely<any>({ dialect: new PostgresDialect({ pool }) }) };
