@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestEngine, type TestEngine } from "../support/engine";
+import { codec, startTestEngine, type TestEngine } from "../support/engine";
+import { makeLocalhostCert, startTestSmtp, type TestSmtp } from "../support/smtp";
 
 /**
  * Client TLS: certificate authorities uploaded in the console are trusted by Ferry's outgoing TLS at
@@ -47,7 +48,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `https://127.0.0.1:${(server.address() as { port: number }).port}`;
-  t = await startTestEngine({ FERRY_AUTH_HTTP_ALLOW_PRIVATE: "1" });
+  t = await startTestEngine({ FERRY_AUTH_HTTP_ALLOW_PRIVATE: "1", FERRY_SMTP_ALLOW_PRIVATE: "1" });
   admin = await t.adminToken();
 });
 afterAll(async () => {
@@ -89,6 +90,38 @@ describe("client TLS", () => {
       expect((await t.login("erin", "Erin#Https-1")).body.code).toBe(4114);
     } finally {
       await t.call("PATCH", "/api/admin/settings/authentication", { token: admin, body: { way: 0 } });
+    }
+  });
+});
+
+describe("client TLS for SMTP", () => {
+  let smtp: TestSmtp;
+  let relay: ReturnType<typeof makeLocalhostCert>;
+  beforeAll(async () => {
+    relay = makeLocalhostCert();
+    smtp = await startTestSmtp({ user: "frank@mail.example.org", password: "Mail#Frank-1", mode: "ssl", tls: relay });
+  });
+  afterAll(async () => {
+    await smtp?.close();
+    await rm(relay.dir, { recursive: true, force: true });
+  });
+
+  it("the e-mail sign-in over SSL trusts the relay's certificate only once its authority is uploaded", async () => {
+    const mail = await t.call("PATCH", "/api/admin/settings/mail", {
+      token: admin,
+      body: { emailFromName: "Ferry", emailType: 9, emailAccount: "noreply@mail.example.org", emailPassword: codec.encode("Relay#Pass-1"), emailSmtpHost: "localhost", emailSmtpPort: smtp.port, emailEncryptType: 1 },
+    });
+    expect(mail.body.code).toBe(200);
+    expect((await t.call("PATCH", "/api/admin/settings/authentication", { token: admin, body: { way: 2 } })).body.code).toBe(200);
+    try {
+      expect((await t.login("frank@mail.example.org", "Mail#Frank-1")).body.code).not.toBe(200);
+      expect(smtp.auths).toHaveLength(0);
+      expect((await upload(relay.cert)).body.code).toBe(200);
+      expect((await t.login("frank@mail.example.org", "Mail#Frank-1")).body.code).toBe(200);
+      expect(smtp.auths.at(-1)).toMatchObject({ user: "frank@mail.example.org", secure: true });
+    } finally {
+      await t.call("PATCH", "/api/admin/settings/authentication", { token: admin, body: { way: 0 } });
+      await t.call("DELETE", "/api/admin/client-tls", { token: admin });
     }
   });
 });
