@@ -108,7 +108,7 @@ function RangeForm({ range, periodHours, shown, timeZone }: { range: RangeChoice
     if (select.current) select.current.value = "custom";
   };
   return (
-    <Form method="get" action="/admin/statistics" aria-label={t("admin.statistics.range.label")} className="flex flex-wrap items-end gap-3">
+    <Form method="get" action="/admin/statistics" aria-label={t("admin.statistics.range")} className="flex flex-wrap items-end gap-3">
       <SelectInput ref={select} name="range" label={t("admin.statistics.range.label")} defaultValue={range.preset} options={RANGE_PRESETS.map((p) => ({ value: p, label: label(p) }))} key={`r${range.preset}`} />
       <TextInput type="date" name="from" label={t("admin.statistics.range.from")} defaultValue={range.fromDate || dateIn(shown.from, timeZone)} onInput={custom} key={`f${shown.from}`} />
       <TextInput type="date" name="to" label={t("admin.statistics.range.to")} defaultValue={range.toDate || dateIn(shown.to - 1, timeZone)} onInput={custom} key={`t${shown.to}`} />
