@@ -119,6 +119,7 @@ export default function SiteDesignPage() {
             as={Form}
             method="post"
             action={PAGE}
+            layout="vertical"
             defaultValue={{ ...design.fields, position: String(design.fields.position), opacity: String(design.fields.opacity) }}
             lastResult={result("save")}
             fields={[

@@ -7,7 +7,7 @@ import type { LicenceState } from "../../contract/licence";
 import { adminToken, ok } from "../support/e2e-helpers";
 import { signLicence } from "../support/licence";
 import { adminConsolePage, auditPage, consoleScreens } from "./admin-console";
-import { expect, hydrated, test } from "./fixtures";
+import { expect, hydrated, screenshot, test } from "./fixtures";
 
 /**
  * The console's site design screen and licence (issue 15; admin document sections 1, 3 "Site design",
@@ -131,6 +131,9 @@ for (const lang of ["en", "zh"] as const) {
       await expect.poll(() => inBottomRight(previewBox, preview, 40)).toBe(true);
       await auditPage(page, `site design, unlocked (${lang})`);
       await consoleScreens(page, `admin-site-design-${lang}`);
+      // The images and the licence, below the fold of the console's scrolling main area.
+      await page.getByRole("img", { name: text.currentLogo }).scrollIntoViewIfNeeded();
+      await screenshot(page, `admin-site-design-images-${lang}`);
       await page.getByRole("button", { name: text.save }).click();
       await expect(page.getByText(text.saved)).toBeVisible();
 
