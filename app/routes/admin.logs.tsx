@@ -202,6 +202,7 @@ function PreviewsPanel() {
         open={stopping !== null}
         onClose={() => setStopping(null)}
         danger
+        confirmLabel={t("admin.logs.previews.stop")}
         title={t("global.tips")}
         onConfirm={() => {
           if (stopping) submit({ intent: "stop", id: stopping.id }, { method: "post", action: "/admin/logs" });
