@@ -185,7 +185,7 @@ export default function NotificationsPage() {
     return parts.join(" · ");
   };
   const columns: Column<AdminNotice>[] = [
-    { key: "select", type: "checkbox" },
+    { key: "select", type: "checkbox", width: 48 },
     { title: t("admin.notices.subject"), dataIndex: "title", type: "custom", sort: true, width: 180, render: (n) => <span className="[overflow-wrap:anywhere]">{n.title}</span> },
     { key: "content", title: t("admin.notices.content"), type: "custom", width: 220, render: (n) => <span className="[overflow-wrap:anywhere]">{excerpt(n.content)}</span> },
     { key: "receivers", title: t("admin.notices.receivers"), type: "custom", sort: true, width: 170, render: (n) => <span className="[overflow-wrap:anywhere]">{receiversText(n)}</span> },

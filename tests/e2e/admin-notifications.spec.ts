@@ -94,6 +94,7 @@ test("(en) compose: the engine's rules, then website and e-mail to picked users;
   const details = page.getByRole("region", { name: `Receivers of “${subject}”` });
   await expect(details.getByRole("row").filter({ hasText: withMail.account })).toContainText("Sent");
   await expect(details.getByRole("row").filter({ hasText: noMail.account })).toContainText("No address");
+  await page.mouse.move(0, 0);
   await auditPage(page, "notifications list (en)");
   await consoleScreens(page, "admin-notifications-en");
 
@@ -131,9 +132,12 @@ test("(zh) 发送给所有用户，网站通知，批量删除", async ({ browse
   await page.getByRole("searchbox", { name: "搜索主题或内容" }).fill(tag);
   await page.getByRole("button", { name: "搜索", exact: true }).click();
   await expect(page.getByRole("row").filter({ hasText: tag })).toHaveCount(2);
+  // The pointer rests on Search (the kit's hover look); the audit is of the page at rest.
+  await page.mouse.move(0, 0);
   await auditPage(page, "notifications list (zh)");
   await consoleScreens(page, "admin-notifications-zh");
-  await page.getByRole("checkbox", { name: "选择全部行" }).check();
+  await page.getByRole("checkbox", { name: `选择此行 全体通知 ${tag}` }).check();
+  await page.getByRole("checkbox", { name: `选择此行 第二条 ${tag}` }).check();
   await page.getByRole("button", { name: "删除所选" }).click();
   const confirm = page.getByRole("dialog", { name: "删除通知" });
   await expect(confirm).toContainText("确定为所有接收人删除 2 条通知吗");
