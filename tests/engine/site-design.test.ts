@@ -34,7 +34,7 @@ async function ico(width: number, height: number, sizeByte = width): Promise<Buf
 }
 
 async function put(asset: string, body: Buffer, token = admin, type = "application/octet-stream") {
-  const res = await fetch(`${t.url}/api/admin/site-design/${asset}`, { method: "PUT", headers: { authorization: `Bearer ${token}`, "content-type": type }, body });
+  const res = await fetch(`${t.url}/api/admin/site-design/${asset}`, { method: "PUT", headers: { authorization: `Bearer ${token}`, "content-type": type }, body: new Uint8Array(body) });
   return { status: res.status, body: (await res.json()) as { code: number; message: string; data: SiteDesign | null } };
 }
 const info = async () => (await t.call<SiteInfo>("GET", "/api/website/info")).body.data!;
