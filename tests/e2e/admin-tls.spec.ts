@@ -6,8 +6,8 @@ import type { Page } from "@playwright/test";
 import { PERMISSION_FULL } from "../../contract/permissions";
 import type { ClientTlsInfo, TlsInfo } from "../../contract/tls";
 import { E2E_FILE_TLS_PORT } from "../support/e2e-env";
-import { adminToken, createUser, ok, uniqueAccount } from "../support/e2e-helpers";
-import { adminConsolePage, auditPage, consoleScreens } from "./admin-console";
+import { ADMIN_PASSWORD, adminToken, createUser, ok, uniqueAccount } from "../support/e2e-helpers";
+import { adminConsolePage, adminSignIn, auditPage, consoleScreens } from "./admin-console";
 import { expect, hydrated, signIn, test } from "./fixtures";
 
 /**
@@ -171,4 +171,30 @@ test("client TLS in en and zh: an expired or unreadable file is refused, a CA is
     }
   }
   expect((await ok<ClientTlsInfo>("GET", "/api/admin/client-tls", { token: await adminToken() })).authorities).toHaveLength(1);
+});
+
+test("without JavaScript: the upload posts as a plain multipart form, and disabling non-TLS asks in the page first", async ({ browser }) => {
+  const context = await browser.newContext({ locale: "en-US", javaScriptEnabled: false, viewport: { width: 1440, height: 900 } });
+  try {
+    const page = await context.newPage();
+    await adminSignIn(page, "admin", ADMIN_PASSWORD);
+    await page.goto("/admin/settings/tls");
+    await upload(page, short.cert, short.key, /^Upload and use$/);
+    await expect(page.getByRole("alert").filter({ hasText: "The certificate key must be at least 2048 bits" })).toBeVisible();
+    await upload(page, good.cert, good.key, /^Upload and use$/);
+    await expect(page.getByRole("status").filter({ hasText: "Certificate in use: new connections get it now" })).toBeVisible();
+    await expect(page.getByRole("definition").filter({ hasText: "files.ferry.test, 127.0.0.1" })).toBeVisible();
+
+    await page.getByRole("button", { name: "Disable non-TLS" }).click();
+    const ask = page.getByRole("alertdialog").filter({ hasText: "The non-TLS port closes at once" });
+    await expect(ask).toBeVisible();
+    expect((await ok<TlsInfo>("GET", "/api/admin/tls", { token: await adminToken() })).plainDisabled).toBe(false);
+    await ask.getByRole("button", { name: "Disable non-TLS" }).click();
+    await expect(page.getByText("Disabled: the non-TLS port is closed; every client connects with TLS.")).toBeVisible();
+    await page.getByRole("button", { name: "Allow non-TLS again" }).click();
+    await page.getByRole("alertdialog").getByRole("button", { name: "Allow non-TLS" }).click();
+    await expect(page.getByText(/^Allowed: clients may also connect without TLS on port \d+\.$/)).toBeVisible();
+  } finally {
+    await context.close();
+  }
 });
