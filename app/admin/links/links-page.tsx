@@ -339,12 +339,12 @@ export function AdminLinksScreen() {
     type: "custom",
     key: "owner",
     title: t("admin.links.column.owner"),
-    width: 120,
+    width: 110,
     sort: true,
     render: (link) => <span className="break-all">{link.account}</span>,
   };
-  const statusColumn: Column<AdminShareItem> = { type: "custom", key: "status", title: t("admin.links.column.status"), width: 120, sort: true, render: (link) => <StatusCell link={link} /> };
-  const actionsColumn: Column<AdminShareItem> = { type: "custom", key: "actions", title: t("admin.links.column.actions"), width: 170, render: actions };
+  const statusColumn: Column<AdminShareItem> = { type: "custom", key: "status", title: t("admin.links.column.status"), width: 95, sort: true, render: (link) => <StatusCell link={link} /> };
+  const actionsColumn: Column<AdminShareItem> = { type: "custom", key: "actions", title: t("admin.links.column.actions"), width: 150, render: actions };
   const never = (seconds: number) => (seconds === 0 ? t("admin.links.never") : formatTime(seconds));
 
   const columns: Column<AdminShareItem>[] = files
@@ -353,14 +353,14 @@ export function AdminLinksScreen() {
         { type: "expand", width: 44 },
         nameColumn,
         ownerColumn,
-        { type: "custom", key: "created", title: t("admin.links.column.created"), width: 160, sort: true, render: (link) => formatTime(link.shareCreateTime) },
-        { type: "custom", key: "expires", title: t("admin.links.column.expires"), width: 160, sort: true, render: (link) => never(link.shareExpireTime) },
-        { type: "custom", key: "bind", title: t("admin.links.column.bind"), width: 100, render: (link) => t(link.bindSwitch ? "admin.links.yes" : "admin.links.no") },
+        { type: "custom", key: "created", title: t("admin.links.column.created"), width: 155, sort: true, render: (link) => formatTime(link.shareCreateTime) },
+        { type: "custom", key: "expires", title: t("admin.links.column.expires"), width: 155, sort: true, render: (link) => never(link.shareExpireTime) },
+        { type: "custom", key: "bind", title: t("admin.links.column.bind"), width: 80, render: (link) => t(link.bindSwitch ? "admin.links.yes" : "admin.links.no") },
         {
           type: "custom",
           key: "downloads",
           title: t("admin.links.column.downloads"),
-          width: 100,
+          width: 95,
           sort: true,
           render: (link) => (
             <Link
@@ -386,7 +386,7 @@ export function AdminLinksScreen() {
           type: "custom",
           key: "expires",
           title: t("admin.links.column.window"),
-          width: 330,
+          width: 300,
           sort: true,
           render: (link) => t("admin.links.detail.window.value", { start: formatTime(link.shareCreateTime), end: never(link.shareExpireTime) }),
         },

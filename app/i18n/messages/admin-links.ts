@@ -98,7 +98,7 @@ export const adminLinksEn = {
 
 export const adminLinksZh: ZhMessages<typeof adminLinksEn> = {
   "admin.links.title.files": "文件分享",
-  "admin.links.title.requests": "文件请求",
+  "admin.links.title.requests": "文件收集",
   "admin.links.intro.files": "所有用户的下载链接。禁用后链接立即失效（访客看到“链接已被禁用”），启用后恢复可用。删除后不可恢复。",
   "admin.links.intro.requests": "所有用户的上传邀请。禁用后邀请立即失效，启用后恢复可用。删除后不可恢复。",
   "admin.links.table.files": "下载链接",
