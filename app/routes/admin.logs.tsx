@@ -1,4 +1,4 @@
-import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from "@remix-run/node";
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
 import { Form, useLoaderData, useNavigate, useSubmit } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
@@ -6,6 +6,7 @@ import * as z from "zod";
 import { LOG_DAYS_MAX, LOG_DAYS_MIN, OPERATION_KINDS, type LivePreview, type LogSettings, type OperationLogEntry, type OperationLogPage } from "../../contract/logs";
 import { engineFilter, logsSearch, readLogFilter } from "~/admin/logs/query";
 import { Button, ButtonLink } from "~/components/ui/button";
+import { InlineConfirm } from "~/components/ui/inline-confirm";
 import { Modal } from "~/components/ui/modal";
 import { Pagination } from "~/components/ui/pagination";
 import { SelectInput } from "~/components/ui/select-input";
@@ -31,20 +32,22 @@ export async function loader({ request }: LoaderFunctionArgs) {
   if (tab === "previews") {
     const previews = await admin.call<{ list: LivePreview[] }>("/api/admin/logs/previews");
     if (!previews.result || !previews.data) throw new Response(previews.message, { status: 502 });
-    return data({ tab, filter, timeZone, page: null, previews: previews.data.list, settings: settings.data ?? null }, { headers: { "Set-Cookie": await admin.commit() } });
+    // Without JavaScript a Stop comes back here first, to be confirmed on the page.
+    const confirm = previews.data.list.find((p) => p.id === url.searchParams.get("confirm")) ?? null;
+    return data({ tab, filter, timeZone, page: null, previews: previews.data.list, confirm, settings: settings.data ?? null }, { headers: { "Set-Cookie": await admin.commit() } });
   }
   const query = engineFilter(filter, timeZone);
   query.set("pageNum", String(filter.page));
   query.set("pageSize", String(filter.size));
   const page = await admin.call<OperationLogPage>(`/api/admin/logs?${query.toString()}`);
   if (!page.result || !page.data) throw new Response(page.message, { status: 502 });
-  return data({ tab, filter, timeZone, page: page.data, previews: [] as LivePreview[], settings: settings.data ?? null }, { headers: { "Set-Cookie": await admin.commit() } });
+  return data({ tab, filter, timeZone, page: page.data, previews: [] as LivePreview[], confirm: null, settings: settings.data ?? null }, { headers: { "Set-Cookie": await admin.commit() } });
 }
 
 const days = z.coerce.number().int().min(LOG_DAYS_MIN).max(LOG_DAYS_MAX);
 const actionSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("retention"), operationLogDays: days, transferLogDays: days, back: z.string().max(1024).optional() }),
-  z.object({ intent: z.literal("stop"), id: z.string().uuid() }),
+  z.object({ intent: z.literal("stop"), id: z.string().uuid(), confirmed: z.literal("1").optional() }),
 ]);
 
 /** Retention (PATCH /api/admin/settings/logs) and Stop (POST /api/admin/logs/previews/:id/stop): redirects back with a toast. */
@@ -59,6 +62,7 @@ export async function action({ request }: ActionFunctionArgs) {
     return redirectWithToast(`/admin/logs${back.startsWith("?") ? back : ""}`, { type: "error", message: t(form.get("intent") === "retention" ? "admin.logs.retention.range" : "error.400") }, { headers });
   }
   if (parsed.data.intent === "stop") {
+    if (parsed.data.confirmed !== "1") return redirect(`/admin/logs?tab=previews&confirm=${parsed.data.id}`, { headers });
     const reply = await admin.call(`/api/admin/logs/previews/${parsed.data.id}/stop`, { method: "POST" });
     if (!reply.result) return redirectWithToast("/admin/logs?tab=previews", { type: "error", message: reply.message || `error.${reply.code}` }, { headers });
     return redirectWithToast("/admin/logs?tab=previews", { type: "success", message: t("admin.logs.previews.stopped") }, { headers });
@@ -158,7 +162,7 @@ function OperationsPanel() {
 }
 
 function PreviewsPanel() {
-  const { previews, timeZone } = useLoaderData<typeof loader>();
+  const { previews, timeZone, confirm } = useLoaderData<typeof loader>();
   const { t, i18n } = useTranslation();
   const submit = useSubmit();
   const [stopping, setStopping] = useState<LivePreview | null>(null);
@@ -196,6 +200,15 @@ function PreviewsPanel() {
           {t("admin.logs.previews.refresh")}
         </ButtonLink>
       </div>
+      {confirm && (
+        <InlineConfirm
+          message={t("admin.logs.previews.stop.confirm", { account: confirm.account, file: confirm.path })}
+          action="/admin/logs"
+          fields={{ intent: "stop", id: confirm.id, confirmed: "1" }}
+          cancelHref="/admin/logs?tab=previews"
+          confirmLabel={t("admin.logs.previews.stop")}
+        />
+      )}
       {previews.length === 0 && <p className="text-sm text-gray-600">{t("admin.logs.previews.empty")}</p>}
       <Table columns={columns} data={previews} rowKey="id" label={t("admin.logs.previews.table")} rowLabel={(p) => `${p.account} ${p.path}`} />
       <Modal
@@ -205,7 +218,7 @@ function PreviewsPanel() {
         confirmLabel={t("admin.logs.previews.stop")}
         title={t("global.tips")}
         onConfirm={() => {
-          if (stopping) submit({ intent: "stop", id: stopping.id }, { method: "post", action: "/admin/logs" });
+          if (stopping) submit({ intent: "stop", id: stopping.id, confirmed: "1" }, { method: "post", action: "/admin/logs" });
           setStopping(null);
         }}
       >

@@ -4,7 +4,8 @@ import { PERMISSION_FULL } from "../../contract/permissions";
 import { E2E_FILE_PORT } from "../support/e2e-env";
 import { createUser, login, uniqueAccount } from "../support/e2e-helpers";
 import { connectFiles, type FileClient } from "../support/file-client";
-import { adminConsolePage, auditPage, consoleScreens } from "./admin-console";
+import { ADMIN_PASSWORD } from "../support/e2e-helpers";
+import { adminConsolePage, adminSignIn, auditPage, consoleScreens } from "./admin-console";
 import { expect, seedFile, test } from "./fixtures";
 
 /**
@@ -99,3 +100,22 @@ for (const l of LOCALES) {
     await context.close();
   });
 }
+
+test("logs: without JavaScript, Stop asks on the page first, then stops the preview", async ({ browser }) => {
+  const context = await browser.newContext({ locale: "en-US", viewport: { width: 1440, height: 900 }, javaScriptEnabled: false });
+  const page = await context.newPage();
+  await adminSignIn(page, "admin", ADMIN_PASSWORD);
+  await expect(page).toHaveURL(/\/admin$/);
+  const { url } = await files.ok("preview", { groupId: 0, path: "/guide.pdf" });
+  expect((await fetch(FILE_URL + url)).status).toBe(200);
+  await page.goto("/admin/logs?tab=previews");
+  const row = page.getByRole("table", { name: "Preview log" }).getByRole("row").filter({ hasText: account });
+  await row.getByRole("button", { name: /^Stop the preview/ }).click();
+  await expect(page).toHaveURL(/confirm=/);
+  await expect(page.getByText(`Stop ${account}'s preview of /guide.pdf? It ends at once.`)).toBeVisible();
+  expect((await fetch(FILE_URL + url)).status).toBe(200);
+  await page.getByRole("button", { name: "Stop", exact: true }).click();
+  await expect(page.getByText("Preview stopped")).toBeVisible();
+  expect((await fetch(FILE_URL + url)).status).toBe(403);
+  await context.close();
+});
