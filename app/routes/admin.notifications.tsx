@@ -186,18 +186,18 @@ export default function NotificationsPage() {
   };
   const columns: Column<AdminNotice>[] = [
     { key: "select", type: "checkbox", width: 48 },
-    { title: t("admin.notices.subject"), dataIndex: "title", type: "custom", sort: true, width: 180, render: (n) => <span className="[overflow-wrap:anywhere]">{n.title}</span> },
-    { key: "content", title: t("admin.notices.content"), type: "custom", width: 220, render: (n) => <span className="[overflow-wrap:anywhere]">{excerpt(n.content)}</span> },
-    { key: "receivers", title: t("admin.notices.receivers"), type: "custom", sort: true, width: 170, render: (n) => <span className="[overflow-wrap:anywhere]">{receiversText(n)}</span> },
-    { key: "way", title: t("admin.notices.way"), type: "custom", width: 100, render: wayText },
-    { key: "createTime", title: t("admin.notices.created"), type: "custom", sort: true, width: 120, render: (n) => formatTime(n.createTime) },
-    { key: "read", title: t("admin.notices.read"), type: "custom", sort: true, width: 80, render: (n) => (n.way.includes("website") ? t("admin.notices.read.value", { read: n.read, total: n.receivers }) : t("admin.notices.mail.none")) },
-    { key: "mail", title: t("admin.notices.mail"), type: "custom", width: 130, render: mailText },
+    { title: t("admin.notices.subject"), dataIndex: "title", type: "custom", sort: true, width: 160, render: (n) => <span className="[overflow-wrap:anywhere]">{n.title}</span> },
+    { key: "content", title: t("admin.notices.content"), type: "custom", width: 190, render: (n) => <span className="[overflow-wrap:anywhere]">{excerpt(n.content)}</span> },
+    { key: "receivers", title: t("admin.notices.receivers"), type: "custom", sort: true, width: 150, render: (n) => <span className="[overflow-wrap:anywhere]">{receiversText(n)}</span> },
+    { key: "way", title: t("admin.notices.way"), type: "custom", width: 90, render: wayText },
+    { key: "createTime", title: t("admin.notices.created"), type: "custom", sort: true, width: 110, render: (n) => formatTime(n.createTime) },
+    { key: "read", title: t("admin.notices.read"), type: "custom", sort: true, width: 70, render: (n) => (n.way.includes("website") ? t("admin.notices.read.value", { read: n.read, total: n.receivers }) : t("admin.notices.mail.none")) },
+    { key: "mail", title: t("admin.notices.mail"), type: "custom", width: 120, render: mailText },
     {
       key: "actions",
       title: t("admin.notices.actions"),
       type: "custom",
-      width: 150,
+      width: 130,
       render: (n) => (
         <span className="flex items-center gap-1 whitespace-nowrap">
           <Link to={withParam("details", String(n.id))} className="inline-flex h-6 items-center rounded px-2 text-sm text-primary hover:bg-primary/10" aria-label={`${t("admin.notices.details")}: ${n.title}`}>
