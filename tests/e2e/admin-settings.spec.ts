@@ -129,7 +129,7 @@ for (const [locale, L] of [
       // Transfer: a max speed in MB/s is stored in KB/s.
       await page.getByRole("tab", { name: L.tabTransfer }).click();
       await expect(page).toHaveURL(/tab=transfer/);
-      await page.getByLabel(L.maxUpload, { exact: true }).fill("2");
+      await page.getByRole("spinbutton", { name: L.maxUpload }).fill("2");
       await page.getByLabel(L.maxUploadUnit).selectOption("MB");
       await page.getByRole("button", { name: L.save }).click();
       await expect(toast(page, L.saved)).toBeVisible();
@@ -141,7 +141,7 @@ for (const [locale, L] of [
       const form = page.getByRole("region", { name: L.add });
       await form.getByLabel(L.start).fill("18:00");
       await form.getByLabel(L.end).fill("09:00");
-      await form.getByLabel(L.upload, { exact: true }).fill("512");
+      await form.getByRole("spinbutton", { name: L.upload }).fill("512");
       await form.getByRole("button", { name: L.save }).click();
       await expect(form.getByText(L.endError)).toBeVisible();
       await form.getByLabel(L.start).fill("08:00");
