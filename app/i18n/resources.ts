@@ -2,13 +2,17 @@ import { errors } from "../../contract/errors";
 import type { ZhMessages } from "./plural";
 import { adminEn, adminZh } from "./messages/admin";
 import { adminAuthenticationEn, adminAuthenticationZh } from "./messages/admin-authentication";
+import { adminEmailEn, adminEmailZh } from "./messages/admin-email";
 import { adminGroupsEn, adminGroupsZh } from "./messages/admin-groups";
+import { adminNotificationsEn, adminNotificationsZh } from "./messages/admin-notifications";
 import { adminLinksEn, adminLinksZh } from "./messages/admin-links";
 import { adminSettingsEn, adminSettingsZh } from "./messages/admin-settings";
 import { adminStatisticsEn, adminStatisticsZh } from "./messages/admin-statistics";
 import { adminLogsEn, adminLogsZh } from "./messages/admin-logs";
-import { adminUsersEn, adminUsersZh } from "./messages/admin-users";
+import { adminTlsEn, adminTlsZh } from "./messages/admin-tls";
+import { adminSiteEn, adminSiteZh } from "./messages/admin-site";
 import { adminDatabaseEn, adminDatabaseZh } from "./messages/admin-database";
+import { adminUsersEn, adminUsersZh } from "./messages/admin-users";
 import { authEn, authZh } from "./messages/auth";
 import { clientEn, clientZh } from "./messages/client";
 import { dashboardEn, dashboardZh } from "./messages/dashboard";
@@ -176,6 +180,6 @@ export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 export const NAMESPACE = "common";
 
 export const resources = {
-  en: { [NAMESPACE]: { ...en, ...adminEn, ...adminGroupsEn, ...adminLinksEn, ...adminStatisticsEn, ...adminLogsEn, ...adminSettingsEn, ...adminAuthenticationEn, ...adminUsersEn, ...adminDatabaseEn, ...authEn, ...clientEn, ...dashboardEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
-  zh: { [NAMESPACE]: { ...zh, ...adminZh, ...adminGroupsZh, ...adminLinksZh, ...adminStatisticsZh, ...adminLogsZh, ...adminSettingsZh, ...adminAuthenticationZh, ...adminUsersZh, ...adminDatabaseZh, ...authZh, ...clientZh, ...dashboardZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
+  en: { [NAMESPACE]: { ...en, ...adminEn, ...adminGroupsEn, ...adminEmailEn, ...adminNotificationsEn, ...adminLinksEn, ...adminStatisticsEn, ...adminLogsEn, ...adminSettingsEn, ...adminAuthenticationEn, ...adminUsersEn, ...adminTlsEn, ...adminSiteEn, ...adminDatabaseEn, ...authEn, ...clientEn, ...dashboardEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
+  zh: { [NAMESPACE]: { ...zh, ...adminZh, ...adminGroupsZh, ...adminEmailZh, ...adminNotificationsZh, ...adminLinksZh, ...adminStatisticsZh, ...adminLogsZh, ...adminSettingsZh, ...adminAuthenticationZh, ...adminUsersZh, ...adminTlsZh, ...adminSiteZh, ...adminDatabaseZh, ...authZh, ...clientZh, ...dashboardZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
 };

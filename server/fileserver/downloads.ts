@@ -4,7 +4,6 @@ import { langFromHeader } from "../../contract/envelope";
 import { type ErrorName, errorByCode, ErrorCode, formatErrorMessage } from "../../contract/errors";
 import { extensionOf, FILE_SERVER_PATHS, PREVIEW_MEDIA_TYPES } from "../../contract/files";
 import { hasPermission, Permission } from "../../contract/permissions";
-import type { Config } from "../config";
 import type { Services } from "../services";
 import { FerryError } from "../errors";
 import { checkAllowed, rootPathOf, type Space } from "../files/spaces";

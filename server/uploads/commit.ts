@@ -123,6 +123,22 @@ export function commitCommand(services: Services, store: UploadStore, locker: Lo
       hashes.forget(uploadId);
       // A signed-in user's upload (not a visitor's through an invitation), for the administrator's transfer notice (docs/mail.md).
       if (!session.shareLinkId) void services.transferNotices.record(session.user.id, { kind: "upload", groupId: target.groupId, paths: [placed.path] });
+      // The transfer log (server/logs/): a visitor's upload is the link's, on its owner's space.
+      const started = record.creation_date ? Date.parse(record.creation_date) : NaN;
+      services.recorder.recordTransfer({
+        userId: session.shareLinkId ? null : session.user.id,
+        account: session.shareLinkId ? "" : session.user.account,
+        groupId: target.groupId,
+        direction: "upload",
+        bytes: placed.size,
+        files: 1,
+        durationMs: Number.isFinite(started) ? Date.now() - started : 0,
+        result: "ok",
+        via: session.shareLinkId ? "share" : session.client ? "client" : "web",
+        path: placed.path,
+        address: session.address,
+        shareId: session.shareLinkId ?? null,
+      });
       return placed;
     } finally {
       await lock.unlock();
