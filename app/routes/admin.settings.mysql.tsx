@@ -49,7 +49,7 @@ export default function DatabasePage() {
   return (
     <div className="flex max-w-5xl flex-col gap-6">
       <div className="flex flex-col gap-1">
-        <h1 className="text-lg font-semibold text-gray-900">{t("admin.database.title")}</h1>
+        <h1 className="text-lg font-semibold text-gray-900">{t("admin.menu.settings.mysql")}</h1>
         <p className="text-sm text-gray-600">{t("admin.database.intro")}</p>
       </div>
       {restarting || database.unreachable ? (

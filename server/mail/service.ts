@@ -126,6 +126,16 @@ export function createMail({ db, config, clock, settings, trust }: MailDeps) {
   }
 
   /**
+   * Whether an account's SMTP host may be on a loopback, private or link-local address (docs/mail.md,
+   * "Outbound address policy"): the server's account is set by the administrator, who runs the
+   * network (a relay on localhost or the LAN is the usual case); a user's own account may only with
+   * FERRY_SMTP_ALLOW_PRIVATE, so a user cannot point the engine at its own network.
+   */
+  function mayReachPrivate(owner: MailOwner): boolean {
+    return owner.kind === "server" || config.smtpAllowPrivate;
+  }
+
+  /**
    * Validates and stores settings whose password is credential-encoded (the wire form). An empty
    * password keeps the stored one; with none stored it is refused with 4132.
    */
@@ -142,7 +152,7 @@ export function createMail({ db, config, clock, settings, trust }: MailDeps) {
     if (values.emailPassword !== "") passwordEnc = box().seal(values.emailPassword, ownerKey(owner));
     else if (existing?.password_enc) passwordEnc = existing.password_enc;
     else return fail("InvalidEmailPassword", { field: "emailPassword", reason: "required" });
-    await checkSmtpHostOnSave(values.emailSmtpHost, config.smtpAllowPrivate);
+    await checkSmtpHostOnSave(values.emailSmtpHost, mayReachPrivate(owner));
     await store(owner, values, passwordEnc);
     // /api/user/info and /api/service/info carry emailAccount, which the web reads to know a sender exists.
     if (owner.kind === "user") await k.updateTable("users").set({ email_account: values.emailAccount }).where("id", "=", owner.userId).execute();
@@ -207,11 +217,11 @@ export function createMail({ db, config, clock, settings, trust }: MailDeps) {
     },
     /** Sends one message through `from` (checks the target address and the headers first); the server's answer. */
     send(from: MailAccount, mail: OutgoingMail): Promise<string> {
-      return deliver(from, mail, { allowPrivate: config.smtpAllowPrivate, ca: smtpCa() });
+      return deliver(from, mail, { allowPrivate: mayReachPrivate(from.owner), ca: smtpCa() });
     },
     /** Several messages over one connection through `from`; each one's outcome (notifications by e-mail). */
     sendEach(from: MailAccount, mails: OutgoingMail[]) {
-      return deliverEach(from, mails, { allowPrivate: config.smtpAllowPrivate, ca: smtpCa() });
+      return deliverEach(from, mails, { allowPrivate: mayReachPrivate(from.owner), ca: smtpCa() });
     },
     /**
      * The Email setting's test mail through the saved server account, to `to` or else the
@@ -226,7 +236,7 @@ export function createMail({ db, config, clock, settings, trust }: MailDeps) {
         address = admin?.email ?? "";
       }
       if (!address) fail("EmailFormat", { field: "to", reason: "required" });
-      const answer = await deliverTest(from, testMail({ to: address, language, host: from.host, at: new Date(clock.now()) }), { allowPrivate: config.smtpAllowPrivate, ca: smtpCa() });
+      const answer = await deliverTest(from, testMail({ to: address, language, host: from.host, at: new Date(clock.now()) }), { allowPrivate: mayReachPrivate(from.owner), ca: smtpCa() });
       return { to: address, ...answer };
     },
     /**
@@ -236,7 +246,7 @@ export function createMail({ db, config, clock, settings, trust }: MailDeps) {
      */
     async authenticates(user: string, password: string): Promise<boolean> {
       const row = (await rowOf({ kind: "server" })) ?? fail("EmailNotConfigured");
-      return smtpAuthenticates(row, user, password, { allowPrivate: config.smtpAllowPrivate, ca: smtpCa() });
+      return smtpAuthenticates(row, user, password, { allowPrivate: mayReachPrivate({ kind: "server" }), ca: smtpCa() });
     },
     /** Removes the server's mail account (admin Email setting): mails that need it are refused with 4135 / 4442 again. */
     async removeServer(): Promise<SmtpSettingsInfo> {

@@ -12,7 +12,7 @@ import { expect, hydrated, screenshot, sessionTimersRunning, signIn, test } from
 /** The spec's sidebar (admin document, section 2), in its order, in both languages. */
 const SIDEBAR = {
   en: ["Server", "App nodes", "Storage", "General tasks", "Point to point", "Sync tasks", "Request files", "Share files", "Email setting", "Users", "Logs", "Group spaces", "Authentication", "Statistics", "Notifications", "TLS certificate", "Client TLS", "MySQL", "Transfer protocol", "Events", "General", "Site Design"],
-  zh: ["服务器", "应用节点", "存储", "普通任务", "点对点", "同步任务", "文件收集", "文件分享", "邮件设置", "用户", "日志", "群组空间", "认证", "统计", "通知", "TLS 证书", "客户端 TLS", "MySQL", "传输协议", "事件", "通用", "站点设计"],
+  zh: ["服务器", "应用节点", "存储", "普通任务", "点对点", "同步任务", "文件收集", "文件分享", "邮箱设置", "用户", "日志", "群组空间", "认证", "统计", "通知", "TLS 证书", "客户端 TLS", "MySQL", "传输协议", "事件", "通用", "站点设计"],
 };
 const GROUPS = { en: ["Resource", "Transfer", "Shares", "Users", "Settings"], zh: ["资源", "传输", "分享", "用户", "设置"] };
 const TEXT = {

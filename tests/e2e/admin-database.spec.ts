@@ -57,7 +57,7 @@ test("en: the page shows SQLite; a test connection to MariaDB succeeds, a wrong 
   try {
     await page.goto("/admin/settings/mysql");
     await hydrated(page);
-    await expect(page.getByRole("heading", { level: 1, name: "Database" })).toBeVisible();
+    await expect(page.getByRole("heading", { level: 1, name: "MySQL" })).toBeVisible();
     const facts = page.getByRole("definition");
     await expect(facts.filter({ hasText: /^SQLite \(built-in file\)$/ })).toBeVisible();
     await expect(facts.filter({ hasText: /ferry\.db$/ })).toBeVisible();
@@ -105,7 +105,7 @@ test("zh: 页面显示 SQLite；测试连接 MariaDB 成功，错误的密码显
   try {
     await page.goto("/admin/settings/mysql");
     await hydrated(page);
-    await expect(page.getByRole("heading", { level: 1, name: "数据库" })).toBeVisible();
+    await expect(page.getByRole("heading", { level: 1, name: "MySQL" })).toBeVisible();
     await expect(page.getByRole("definition").filter({ hasText: /^SQLite（内置文件）$/ })).toBeVisible();
     const name = await freshDatabase();
     await fillTarget(page, "zh", name);

@@ -71,8 +71,9 @@ Object.assign(process.env, {
   FERRY_REFRESH_REUSE_GRACE: "",
   // The external HTTP way's test service (admin-authentication.spec.ts) listens on 127.0.0.1.
   FERRY_AUTH_HTTP_ALLOW_PRIVATE: "1",
-  // The test mails of admin-email / admin-notifications go to a real smtp-server on loopback.
-  FERRY_SMTP_ALLOW_PRIVATE: "1",
+  // FERRY_SMTP_ALLOW_PRIVATE stays unset: the server's account (admin-email / admin-notifications)
+  // reaches the smtp-server on loopback as the administrator's, and a user's own account is refused
+  // there (smtp.spec.ts).
 });
 
 await import("../../server/main");

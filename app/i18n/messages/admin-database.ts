@@ -2,7 +2,6 @@ import type { ZhMessages } from "../plural";
 
 /** The console's database page, the spec's "MySQL" settings (admin document, sections 3, 4 and 8; docs/database.md). */
 export const adminDatabaseEn = {
-  "admin.database.title": "Database",
   "admin.database.intro":
     "Ferry keeps its users, groups, links, notices and settings in a database. An installation that began on the built-in SQLite file can move to a MariaDB/MySQL or PostgreSQL server: Ferry copies every table into it, checks every row, and switches to it at the next restart.",
   "admin.database.current": "Current database",
@@ -77,7 +76,6 @@ export const adminDatabaseEn = {
 };
 
 export const adminDatabaseZh: ZhMessages<typeof adminDatabaseEn> = {
-  "admin.database.title": "数据库",
   "admin.database.intro":
     "Ferry 将用户、用户组、链接、通知和设置保存在数据库中。最初使用内置 SQLite 文件的安装可以迁移到 MariaDB/MySQL 或 PostgreSQL 服务器：Ferry 会把每张表复制过去，逐行核对，并在下次重启时切换到新数据库。",
   "admin.database.current": "当前数据库",

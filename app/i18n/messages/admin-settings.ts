@@ -2,7 +2,7 @@ import type { ZhMessages } from "../plural";
 
 /** The console's General settings and Transfer protocol screens (admin document, section 3 "Settings groups", "Speed period"). */
 export const adminSettingsEn = {
-  "admin.settings.general.title": "General settings",
+  "admin.settings.general.title": "General",
   "admin.settings.tabs": "Settings sections",
   "admin.settings.tab.common": "Common",
   "admin.settings.tab.security": "Security",
@@ -96,7 +96,7 @@ export const adminSettingsEn = {
 };
 
 export const adminSettingsZh: ZhMessages<typeof adminSettingsEn> = {
-  "admin.settings.general.title": "通用设置",
+  "admin.settings.general.title": "通用",
   "admin.settings.tabs": "设置分类",
   "admin.settings.tab.common": "常规",
   "admin.settings.tab.security": "安全",

@@ -65,7 +65,7 @@ export const adminZh: Record<keyof typeof adminEn, string> = {
   "admin.menu.shares": "分享",
   "admin.menu.shares.requests": "文件收集",
   "admin.menu.shares.files": "文件分享",
-  "admin.menu.shares.email": "邮件设置",
+  "admin.menu.shares.email": "邮箱设置",
   "admin.menu.users": "用户",
   "admin.menu.users.list": "用户",
   "admin.menu.logs": "日志",
