@@ -40,6 +40,8 @@ type Log = { error(obj: object, msg: string): void };
  * `windowMs` from the first one, become one notice in the administrator's inbox (notices channel 2,
  * read with GET /api/notice/list) and, when the server has a mail account and the administrator an
  * e-mail address, one mail through the server's account. Both are written in Chinese and English.
+ * The General setting `eventNotifications` gates both ends: off, nothing is gathered, and what was
+ * gathered before it was turned off is dropped when its window ends.
  * Kept in memory per engine process; `stop()` sends what is gathered.
  */
 export function createTransferNotices(deps: { db: Db; clock: Clock; notices: Notices; mail: Mail; windowMs: number; log?: Log }) {
@@ -49,6 +51,8 @@ export function createTransferNotices(deps: { db: Db; clock: Clock; notices: Not
   const recording = new Set<Promise<void>>();
 
   async function send(userId: number, p: Pending): Promise<void> {
+    // Switched off while the window ran: what was gathered is dropped, not sent.
+    if (!(await createSettings(deps.db).get("general")).eventNotifications) return;
     const user = await k.selectFrom("users").select(["account", "fullname"]).where("id", "=", userId).executeTakeFirst();
     const admin = await k.selectFrom("users").select(["id", "email"]).where("role", "=", "admin").executeTakeFirst();
     if (!user || !admin) return;
