@@ -1,64 +1,44 @@
-import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from "@remix-run/node";
-import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { CLIENT_TLS_API, confirmedCall, uploadAuthorities } from "~/admin/tls/actions.server";
+import { CLIENT_TLS_API, loadTlsPage, tlsPageAction } from "~/admin/tls/actions.server";
 import { Facts, useCertificateRows } from "~/admin/tls/certificate-details";
-import { ConfirmedAction } from "~/admin/tls/confirmed-action";
-import { CLIENT_TLS_FORM_LIMIT, clientTlsUploadSchema, confirmSchema } from "~/admin/tls/schema";
-import { Button } from "~/components/ui/button";
-import { FormBuilder } from "~/components/ui/form";
-import { readForm } from "~/utils/form.server";
-import { requireAdmin } from "~/utils/session.server";
+import { pemField, TlsPage, TlsRemove, TlsSection, TlsUploadSection } from "~/admin/tls/page-parts";
+import { CLIENT_TLS_FORM_LIMIT, clientTlsUploadSchema } from "~/admin/tls/schema";
 import type { ClientTlsInfo } from "../../contract/tls";
 
 const PAGE = "/admin/settings/client-tls";
 
 /** Client TLS (admin document, section 2): the certificate authorities Ferry's outgoing TLS trusts (docs/admin-api.md, "Client TLS"). */
 export async function loader({ request }: LoaderFunctionArgs) {
-  const admin = await requireAdmin(request);
-  const reply = await admin.call<ClientTlsInfo>(CLIENT_TLS_API);
-  if (!reply.result || !reply.data) throw new Response(reply.message, { status: 502 });
-  const confirm = confirmSchema.parse(new URL(request.url).searchParams.get("confirm"));
-  return data({ trust: reply.data, confirm, now: Date.now() }, { headers: { "Set-Cookie": await admin.commit() } });
+  return loadTlsPage<ClientTlsInfo>(request, CLIENT_TLS_API);
 }
 
 export async function action({ request }: ActionFunctionArgs) {
-  const form = await readForm(request, { limit: CLIENT_TLS_FORM_LIMIT });
-  const admin = await requireAdmin(request);
-  const init = { headers: { "Set-Cookie": await admin.commit() } };
-  if (form.get("intent") === "remove") return confirmedCall(request, admin, form, { page: PAGE, ask: "remove", path: CLIENT_TLS_API, method: "DELETE", done: "admin.client-tls.removed" }, init);
-  const answer = await uploadAuthorities(request, admin, form, PAGE, init);
-  // Uploaded: a redirect with its toast; refused: the form's errors.
-  return answer instanceof Response ? answer : data(answer, init);
+  return tlsPageAction(request, {
+    page: PAGE,
+    limit: CLIENT_TLS_FORM_LIMIT,
+    change: (form) => (form.get("intent") === "remove" ? { ask: "remove", path: CLIENT_TLS_API, method: "DELETE", done: "admin.client-tls.removed" } : null),
+    upload: { schema: clientTlsUploadSchema, path: CLIENT_TLS_API, body: async (value) => ({ authorities: await value.authorities.text() }), done: "admin.client-tls.upload.done" },
+  });
 }
 
 export default function ClientTlsPage() {
-  const { trust, confirm, now } = useLoaderData<typeof loader>();
+  const { info: trust, confirm, now } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const { t } = useTranslation();
   const rowsOf = useCertificateRows();
   return (
-    <div className="flex max-w-5xl flex-col gap-6">
-      <div className="flex flex-col gap-1">
-        <h1 className="text-lg font-semibold text-gray-900">{t("admin.client-tls.title")}</h1>
-        <p className="text-sm text-gray-600">{t("admin.client-tls.intro")}</p>
-      </div>
-
-      <section aria-labelledby="client-tls-covers" className="flex flex-col gap-2 rounded border border-gray-200 bg-white p-4">
-        <h2 id="client-tls-covers" className="text-base font-semibold text-gray-900">
-          {t("admin.client-tls.covers")}
-        </h2>
+    <TlsPage title={t("admin.client-tls.title")} intro={t("admin.client-tls.intro")}>
+      <TlsSection id="client-tls-covers" title={t("admin.client-tls.covers")} tight>
         <ul className="list-disc pl-5 text-sm text-gray-800">
           {trust.covers.map((c) => (
             <li key={c}>{t(`admin.client-tls.covers.${c}`)}</li>
           ))}
         </ul>
-      </section>
+      </TlsSection>
 
-      <section aria-labelledby="client-tls-current" className="flex flex-col gap-3 rounded border border-gray-200 bg-white p-4">
-        <h2 id="client-tls-current" className="text-base font-semibold text-gray-900">
-          {t("admin.client-tls.current")}
-        </h2>
+      <TlsSection id="client-tls-current" title={t("admin.client-tls.current")}>
         {trust.authorities.length === 0 ? (
           <p className="text-sm text-gray-700">{t("admin.client-tls.none")}</p>
         ) : (
@@ -71,42 +51,20 @@ export default function ClientTlsPage() {
           </ul>
         )}
         {trust.authorities.length > 0 && (
-          <div>
-            <ConfirmedAction
-              action={PAGE}
-              fields={{ intent: "remove" }}
-              label={t("admin.client-tls.remove")}
-              title={t("admin.client-tls.remove")}
-              message={t("admin.client-tls.remove.confirm")}
-              confirmLabel={t("admin.tls.remove.confirm-label")}
-              danger
-              asking={confirm === "remove"}
-              cancelHref={PAGE}
-            />
-          </div>
+          <TlsRemove page={PAGE} label={t("admin.client-tls.remove")} message={t("admin.client-tls.remove.confirm")} confirmLabel={t("admin.tls.remove.confirm-label")} asking={confirm === "remove"} />
         )}
-      </section>
+      </TlsSection>
 
-      <section aria-labelledby="client-tls-upload" className="flex flex-col gap-3 rounded border border-gray-200 bg-white p-4">
-        <h2 id="client-tls-upload" className="text-base font-semibold text-gray-900">
-          {t("admin.client-tls.upload")}
-        </h2>
-        <p className="text-sm text-gray-600">{t("admin.client-tls.upload.rules")}</p>
-        <FormBuilder
-          id="client-tls-upload-form"
-          schema={clientTlsUploadSchema}
-          as={Form}
-          method="post"
-          action={PAGE}
-          encType="multipart/form-data"
-          lastResult={answer && "submission" in answer ? answer.submission : undefined}
-          fields={[{ name: "authorities", label: t("admin.client-tls.upload.file"), type: "file", accept: ".pem,.crt,.cer,application/x-pem-file", required: true }]}
-        >
-          <Button type="submit" name="intent" value="upload">
-            {t("admin.client-tls.upload.submit")}
-          </Button>
-        </FormBuilder>
-      </section>
-    </div>
+      <TlsUploadSection
+        id="client-tls-upload"
+        title={t("admin.client-tls.upload")}
+        rules={t("admin.client-tls.upload.rules")}
+        page={PAGE}
+        schema={clientTlsUploadSchema}
+        fields={[pemField("authorities", t("admin.client-tls.upload.file"))]}
+        submit={t("admin.client-tls.upload.submit")}
+        lastResult={answer && "submission" in answer ? answer.submission : undefined}
+      />
+    </TlsPage>
   );
 }

@@ -1,0 +1,67 @@
+import type { SubmissionResult } from "@conform-to/react";
+import { Form } from "@remix-run/react";
+import type { ReactNode } from "react";
+import type * as z from "zod";
+import { Button } from "~/components/ui/button";
+import { FormBuilder, type FormField } from "~/components/ui/form";
+import { ConfirmedAction } from "./confirmed-action";
+
+/** The frame of both TLS screens (TLS certificate, Client TLS): heading, introduction, sections. */
+export function TlsPage({ title, intro, children }: { title: string; intro: string; children: ReactNode }) {
+  return (
+    <div className="flex max-w-5xl flex-col gap-6">
+      <div className="flex flex-col gap-1">
+        <h1 className="text-lg font-semibold text-gray-900">{title}</h1>
+        <p className="text-sm text-gray-600">{intro}</p>
+      </div>
+      {children}
+    </div>
+  );
+}
+
+/** A titled section of a TLS screen, named by its heading (`id`). */
+export function TlsSection({ id, title, tight = false, children }: { id: string; title: string; tight?: boolean; children: ReactNode }) {
+  return (
+    <section aria-labelledby={id} className={`flex flex-col ${tight ? "gap-2" : "gap-3"} rounded border border-gray-200 bg-white p-4`}>
+      <h2 id={id} className="text-base font-semibold text-gray-900">
+        {title}
+      </h2>
+      {children}
+    </section>
+  );
+}
+
+/** The upload section: PEM file fields posted as multipart (with or without JavaScript) with intent "upload"; the action's refusal under the form. */
+export function TlsUploadSection<Schema extends z.ZodType>(props: {
+  id: string;
+  title: string;
+  rules: string;
+  page: string;
+  schema: Schema;
+  fields: readonly FormField[];
+  submit: string;
+  lastResult: SubmissionResult<string[]> | undefined;
+}) {
+  return (
+    <TlsSection id={props.id} title={props.title}>
+      <p className="text-sm text-gray-600">{props.rules}</p>
+      <FormBuilder id={`${props.id}-form`} schema={props.schema} as={Form} method="post" action={props.page} encType="multipart/form-data" lastResult={props.lastResult} fields={props.fields}>
+        <Button type="submit" name="intent" value="upload">
+          {props.submit}
+        </Button>
+      </FormBuilder>
+    </TlsSection>
+  );
+}
+
+/** A file field of a PEM upload. */
+export const pemField = (name: string, label: string, accept = ".pem,.crt,.cer,application/x-pem-file"): FormField => ({ name, label, type: "file", accept, required: true });
+
+/** The "Remove" of both screens: a danger action confirmed in a dialog, or on the page without JavaScript (`?confirm=remove`). */
+export function TlsRemove({ page, label, message, confirmLabel, asking }: { page: string; label: string; message: string; confirmLabel: string; asking: boolean }) {
+  return (
+    <div>
+      <ConfirmedAction action={page} fields={{ intent: "remove" }} label={label} title={label} message={message} confirmLabel={confirmLabel} danger asking={asking} cancelHref={page} />
+    </div>
+  );
+}
