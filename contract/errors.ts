@@ -34,6 +34,12 @@ export interface ErrorDef {
   en: string;
   /** Full Simplified Chinese message, with the same variables. */
   zh: string;
+  /**
+   * Other wordings of the same code, picked by the variable `context` (the engine puts it in the
+   * error's data too): `formatErrorMessage` here, and i18next's context on the web, which looks up
+   * `error.<code>_<context>` before `error.<code>` (app/i18n/resources.ts).
+   */
+  contexts?: Readonly<Record<string, { readonly en: string; readonly zh: string }>>;
 }
 
 const catalogue = {
@@ -294,6 +300,21 @@ const catalogue = {
     en: "The upload is not complete yet ({{offset, size}} of {{size, size}} received)",
     zh: "上传尚未完成（已收到 {{offset, size}} / {{size, size}}）",
   },
+  // Transfer protocol settings (docs/file-server.md, "Part size and parallel uploads")
+  UploadPartTooLarge: {
+    code: 4209,
+    status: 413,
+    value: "Upload part too large",
+    en: "One upload request may carry at most {{limit, size}} (the server's upload part size); send the file in smaller parts, each with its Content-Length",
+    zh: "每个上传请求最多 {{limit, size}}（服务器的上传分块大小）；请分块发送，并带上 Content-Length",
+  },
+  UploadsBusy: {
+    code: 4210,
+    status: 429,
+    value: "Too many uploads at once",
+    en: "At most {{max}} uploads of one sign-in may send data at once; this upload waits and tries again",
+    zh: "同一登录最多同时发送 {{max}} 个上传；此上传将等待后重试",
+  },
 
   // Downloads (docs/file-server.md, "Downloads and previews")
   DownloadSelectionTooLarge: {
@@ -382,6 +403,13 @@ const catalogue = {
     value: "File format restricted",
     en: "{{name}} cannot be uploaded: files of this type are not allowed for your account",
     zh: "无法上传 {{name}}：您的账号不允许此类型的文件",
+    // The security settings' server-wide limit refuses uploads and downloads alike, for every account.
+    contexts: {
+      server: {
+        en: "{{name}} cannot be transferred: the server does not allow files of this type",
+        zh: "无法传输 {{name}}：服务器不允许此类型的文件",
+      },
+    },
   },
   UploadNewOnly: {
     code: 4341,
@@ -412,6 +440,13 @@ const catalogue = {
     value: "Watermark needs enterprise",
     en: "The watermark is a feature of the enterprise edition: upload an enterprise licence first",
     zh: "水印是企业版功能：请先上传企业版许可证",
+  },
+  WatermarkPreviewUnsupported: {
+    code: 4382,
+    status: 400,
+    value: "Preview impossible with the watermark",
+    en: "The watermark is on: only JPEG, PNG and GIF images up to {{bytes}} and {{pixels}} pixels can be previewed. Download the file to see it",
+    zh: "水印已开启：仅能预览不超过 {{bytes}}、{{pixels}} 像素的 JPEG、PNG 和 GIF 图片，请下载后查看",
   },
 
   // Administrator's notifications and the server's test mail (docs/admin-api.md "Notifications", docs/mail.md); 4440 up
@@ -583,11 +618,12 @@ export function errorMessageKey(code: number): string {
 }
 
 /**
- * The message in the given language with `{{var}}` placeholders filled (`{{var, size}}` as a size,
+ * The message in the given language (its `contexts` wording when `vars.context` names one) with `{{var}}` placeholders filled (`{{var, size}}` as a size,
  * contract/sizes.ts); unknown variables stay as they are.
  */
 export function formatErrorMessage(def: ErrorDef, lang: "en" | "zh", vars?: Record<string, string | number>): string {
-  const text = def[lang];
+  const context = vars?.context;
+  const text = (typeof context === "string" && def.contexts?.[context]?.[lang]) || def[lang];
   if (!vars) return text;
   return text.replace(/\{\{\s*(\w+)\s*(?:,\s*(\w+)\s*)?\}\}/g, (match, key: string, format: string | undefined) =>
     Object.prototype.hasOwnProperty.call(vars, key) ? String(formatValue(vars[key], format)) : match,

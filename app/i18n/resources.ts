@@ -173,7 +173,9 @@ const zh: ZhMessages<typeof en> = {
   "global.table.edit": "编辑",
 };
 
-const errorMessages = (lang: "en" | "zh") => Object.fromEntries(errors.map((e) => [`error.${e.code}`, e[lang]]));
+// A code's other wordings as i18next contexts: t("error.4340", { context: "server" }) reads `error.4340_server`.
+const errorMessages = (lang: "en" | "zh") =>
+  Object.fromEntries(errors.flatMap((e) => [[`error.${e.code}`, e[lang]], ...Object.entries(e.contexts ?? {}).map(([context, text]) => [`error.${e.code}_${context}`, text[lang]])]));
 
 export const SUPPORTED_LANGUAGES = ["en", "zh"] as const;
 export type Language = (typeof SUPPORTED_LANGUAGES)[number];

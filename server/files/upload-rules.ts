@@ -71,10 +71,11 @@ export async function rulesOf(db: Db, userId: number, space: Pick<Space, "groupI
  * (FileFiltered; the name in the message, and in data the pattern or the size limit that skipped it).
  */
 export function checkFilter(filter: FileFilter, path: string, size?: number): void {
-  // The server-wide format limit refuses like the user's own format rule (4340), on uploads and downloads alike.
+  // The server-wide format limit refuses with the user's own format rule's code (4340), on uploads and
+  // downloads alike, and says it is the server's rule (context "server"), not the account's.
   if (serverFormatRefuses(filter, path)) {
     const name = baseName(path);
-    throw new FerryError("FileFormatRefused", { name, scope: "server" }, { name });
+    throw new FerryError("FileFormatRefused", { name, scope: "server", context: "server" }, { name, context: "server" });
   }
   const skip = filterSkips(filter, path, size);
   if (skip) {

@@ -83,9 +83,9 @@ describe("security", () => {
       expect((await patch("security", { fileFormatMode: 2, fileFormats: "*.exe; bat" })).body.code).toBe(200);
       const refused = await send(user, "/new.bat", Buffer.from("@echo"));
       expect(refused.status).toBe(400);
-      expect(refused.body).toMatchObject({ code: ErrorCode.FileFormatRefused, data: { name: "new.bat", scope: "server" } });
+      expect(refused.body).toMatchObject({ code: ErrorCode.FileFormatRefused, message: "new.bat cannot be transferred: the server does not allow files of this type", data: { name: "new.bat", scope: "server", context: "server" } });
       expect(await user.files.cmd("commit", { uploadId: early.id!, hash: early.hash })).toMatchObject({ code: ErrorCode.FileFormatRefused, data: { name: "late.EXE" } });
-      expect(await user.files.cmd("download", { groupId: 0, paths: ["/tools/setup.exe"] })).toMatchObject({ code: ErrorCode.FileFormatRefused, data: { name: "setup.exe" } });
+      expect(await user.files.cmd("download", { groupId: 0, paths: ["/tools/setup.exe"] })).toMatchObject({ code: ErrorCode.FileFormatRefused, data: { name: "setup.exe", scope: "server" } });
       const zip = await user.files.ok("download", { groupId: 0, paths: ["/tools"] });
       expect(await zipNames((await fetchDownload(zip.url)).body)).toEqual(["tools/", "tools/readme.txt"]);
       const link = await shareTokenOf(t, await makeLink(t, user.token, { shareFiles: ["/tools"] }));
@@ -100,6 +100,25 @@ describe("security", () => {
     }
     expect(await user.files.cmd("commit", { uploadId: early.id!, hash: early.hash })).toMatchObject({ code: 200 });
     expect((await fetchDownload((await user.files.ok("download", { groupId: 0, paths: ["/tools/setup.exe"] })).url)).body.toString()).toBe("MZ");
+  });
+});
+
+describe("the file-format refusal says whose rule refused", () => {
+  it("the server's limit names the server, the user's own rule the account (en and zh), when both are set", async () => {
+    const user = await users.userWith("fmt_both", { fileFormatMode: 2, fileFormats: "exe" });
+    const sendWith = async (p: string, headers: Record<string, string> = {}) =>
+      (await tusClient(t.fileUrl, user.socketToken, headers).create({ groupId: "0", path: p, overwrite: "0" }, 2, Buffer.from("xx"))).body;
+    try {
+      expect((await patch("security", { fileFormatMode: 2, fileFormats: "bat" })).body.code).toBe(200);
+      expect(await sendWith("/server.bat")).toMatchObject({ code: ErrorCode.FileFormatRefused, message: "server.bat cannot be transferred: the server does not allow files of this type", data: { scope: "server" } });
+      expect(await sendWith("/server.bat", { "accept-language": "zh-CN" })).toMatchObject({ message: "无法传输 server.bat：服务器不允许此类型的文件" });
+      const own = await sendWith("/own.exe");
+      expect(own).toMatchObject({ code: ErrorCode.FileFormatRefused, message: "own.exe cannot be uploaded: files of this type are not allowed for your account" });
+      expect(own!.data).not.toHaveProperty("scope");
+      expect(await sendWith("/own.exe", { "accept-language": "zh-CN" })).toMatchObject({ message: "无法上传 own.exe：您的账号不允许此类型的文件" });
+    } finally {
+      expect((await patch("security", { fileFormatMode: 0, fileFormats: "" })).body.code).toBe(200);
+    }
   });
 });
 

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import i18next from "i18next";
+import { i18nConfig } from "../../app/i18n/config";
 import { errorByCode, errors, formatErrorMessage } from "../../contract/errors";
 import { normalizePermission, parsePermission, Permission, PERMISSION_DEFAULT, PERMISSION_FULL, permissionLabels } from "../../contract/permissions";
 import { isValidFileName, passwordProblem } from "../../contract/validation";
@@ -76,6 +78,24 @@ describe("error catalogue", () => {
     expect(formatErrorMessage(errorByCode(1005)!, "en", { wrongTimes: 2, maxLockTimes: 5, lockPeriod: 3 })).toBe(
       "Wrong password: failed attempts 2 of 5 within 3 min; at the limit the account is locked",
     );
+  });
+  it("words 4340 by whose rule refused: the account's by default, the server's with context \"server\" (engine and web alike)", async () => {
+    const def = errorByCode(4340)!;
+    expect(formatErrorMessage(def, "en", { name: "a.exe" })).toBe("a.exe cannot be uploaded: files of this type are not allowed for your account");
+    expect(formatErrorMessage(def, "en", { name: "a.exe", context: "server" })).toBe("a.exe cannot be transferred: the server does not allow files of this type");
+    expect(formatErrorMessage(def, "zh", { name: "a.exe", context: "server" })).toBe("无法传输 a.exe：服务器不允许此类型的文件");
+    expect(formatErrorMessage(def, "zh", { name: "a.exe", context: "other" })).toBe("无法上传 a.exe：您的账号不允许此类型的文件");
+    // The web translates the engine's data ({ name, scope, context }) with i18next's context.
+    const i18n = i18next.createInstance();
+    await i18n.init({ ...i18nConfig, lng: "zh" });
+    expect(i18n.t("error.4340", { name: "b.bat", scope: "server", context: "server" })).toBe("无法传输 b.bat：服务器不允许此类型的文件");
+    expect(i18n.t("error.4340", { name: "b.bat" })).toBe("无法上传 b.bat：您的账号不允许此类型的文件");
+    await i18n.changeLanguage("en");
+    expect(i18n.t("error.4340", { name: "b.bat", context: "server" })).toBe("b.bat cannot be transferred: the server does not allow files of this type");
+    for (const e of errors) {
+      const vars = (s: string) => [...s.matchAll(/\{\{\s*(\w+)\s*(?:,\s*(\w+)\s*)?\}\}/g)].map((m) => m[0].replace(/\s/g, "")).sort();
+      for (const [context, text] of Object.entries(e.contexts ?? {})) expect({ code: e.code, context, en: vars(text.en), zh: vars(text.zh) }).toEqual({ code: e.code, context, en: vars(e.en), zh: vars(e.en) });
+    }
   });
   it("shows byte counts as sizes, never as raw bytes", () => {
     expect(formatErrorMessage(errorByCode(4205)!, "en", { limit: 104857600 })).toBe("The file is larger than the server allows (100.00 MB)");
