@@ -1,9 +1,9 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from "@remix-run/node";
-import { SMTP_MESSAGES, type SmtpSettingsInfo, smtpSettingsSchema } from "../../contract/mail";
-import { parseFormData, REQUIRED_MESSAGE } from "~/components/ui/form";
-import { SMTP_REQUIRED_ON_SERVER } from "~/components/shell/smtp-dialog";
+import { type SmtpSettingsInfo, smtpSettingsSchema } from "../../contract/mail";
+import { parseFormData } from "~/components/ui/form";
+import { SMTP_REQUIRED_ON_SERVER } from "~/components/shell/smtp-form";
 import { getT } from "~/i18n/i18next.server";
-import { codec } from "~/utils/credentials.server";
+import { smtpSaveBody, smtpFieldError } from "~/utils/smtp.server";
 import { requireUser } from "~/utils/session.server";
 import { readForm } from "~/utils/form.server";
 
@@ -23,9 +23,6 @@ export async function loader({ request }: LoaderFunctionArgs) {
  */
 export const shouldRevalidate = () => false;
 
-/** Which form field an engine refusal belongs to. */
-const FIELD_OF_CODE: Record<number, string> = { 4131: "emailAccount", 4132: "emailPassword", 4133: "emailSmtpHost", 4134: "emailSmtpPort" };
-
 /** POST: saves them; the password goes to the engine credential-encoded, and never comes back in the reply. */
 export async function action({ request }: ActionFunctionArgs) {
   const form = await readForm(request);
@@ -37,34 +34,12 @@ export async function action({ request }: ActionFunctionArgs) {
   const v = submission.value;
   const reply = await user.call<SmtpSettingsInfo>("/api/user/smtp/update", {
     method: "POST",
-    body: JSON.stringify({ ...v, emailPassword: v.emailPassword ? codec.encode(v.emailPassword) : "" }),
+    body: smtpSaveBody(v),
   });
   if (!reply.result) {
-    const details = (reply.data ?? {}) as { field?: string; reason?: string };
-    const field = FIELD_OF_CODE[reply.code] ?? (reply.code === 400 ? details.field : undefined);
-    if (field) {
-      const message =
-        details.reason === "required"
-          ? REQUIRED_MESSAGE
-          : details.reason === "private-address"
-            ? "mail.smtp.error.host-private"
-            : (fieldMessage(field) ?? t(`error.${reply.code}`));
-      return data({ saved: false, result: submission.reply({ fieldErrors: { [field]: [message] }, hideFields }) }, { status: 400 });
-    }
+    const refused = smtpFieldError(reply);
+    if (refused) return data({ saved: false, result: submission.reply({ fieldErrors: { [refused.field]: [refused.message ?? t(`error.${reply.code}`)] }, hideFields }) }, { status: 400 });
     return data({ saved: false, result: submission.reply({ formErrors: [t(`error.${reply.code}`, { defaultValue: reply.message })], hideFields }) }, { status: 400 });
   }
   return data({ saved: true, result: submission.reply({ hideFields }) }, { headers: { "Set-Cookie": await user.commit() } });
-}
-
-function fieldMessage(field: string): string | undefined {
-  const byField: Record<string, string> = {
-    emailFromName: SMTP_MESSAGES.fromName,
-    emailType: SMTP_MESSAGES.provider,
-    emailAccount: SMTP_MESSAGES.account,
-    emailPassword: SMTP_MESSAGES.password,
-    emailSmtpHost: SMTP_MESSAGES.host,
-    emailSmtpPort: SMTP_MESSAGES.port,
-    emailEncryptType: SMTP_MESSAGES.encryption,
-  };
-  return byField[field];
 }

@@ -1,66 +1,19 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { Form, useNavigation } from "@remix-run/react";
-import { useCallback, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { ProviderPresets } from "~/components/shell/smtp-dialog";
+import { SmtpAccountForm, smtpDefaults } from "~/components/shell/smtp-form";
 import { Button } from "~/components/ui/button";
-import { FormBuilder, type FormField } from "~/components/ui/form";
 import { TextInput } from "~/components/ui/text-input";
-import { EMAIL_PROVIDERS, PROVIDER_PRESETS, presetOf, type SmtpSettingsInfo, smtpSettingsSchema } from "../../../contract/mail";
+import type { SmtpSettingsInfo } from "../../../contract/mail";
 import type { TestOutcome } from "./save.server";
 
 export const EMAIL_PAGE = "/admin/shares/email";
 
-/**
- * The server's mail account (admin document section 3, "Email settings"): sender name, provider
- * (which presets host, port and encryption and limits the encryptions, as the engine does too),
- * account, password (never shown; empty keeps the saved one), host, port, encryption.
- */
+/** The server's mail account (admin document section 3, "Email settings"): the same form as a user's own account, the port empty until one is saved. */
 export function EmailSettingsForm({ settings, lastResult }: { settings: SmtpSettingsInfo; lastResult?: SubmissionResult<string[]> }) {
   const { t } = useTranslation();
   const navigation = useNavigation();
-  const [provider, setProvider] = useState<number>(settings.emailType);
-  const onProvider = useCallback((p: number) => setProvider(p), []);
-  const fields = useMemo<FormField[]>(() => {
-    const allowed = presetOf(provider)?.allowed ?? [];
-    return [
-      { name: "emailFromName", label: t("mail.smtp.from-name"), type: "input", required: true },
-      {
-        name: "emailType",
-        label: t("mail.smtp.provider"),
-        type: "select",
-        required: true,
-        options: PROVIDER_PRESETS.map((p) => ({ value: String(p.provider), label: p.provider === EMAIL_PROVIDERS.Other ? t("mail.smtp.provider.other") : p.name })),
-      },
-      { name: "emailAccount", label: t("mail.smtp.account"), type: "input", required: true },
-      {
-        name: "emailPassword",
-        label: t("mail.smtp.password"),
-        type: "password",
-        required: !settings.hasPassword,
-        placeholder: settings.hasPassword ? t("mail.smtp.password.keep") : undefined,
-      },
-      { name: "emailSmtpHost", label: t("mail.smtp.host"), type: "input", required: true },
-      { name: "emailSmtpPort", label: t("mail.smtp.port"), type: "positive", required: true },
-      {
-        name: "emailEncryptType",
-        label: t("mail.smtp.encryption"),
-        type: "select",
-        required: true,
-        options: [...allowed].sort().map((e) => ({ value: String(e), label: t(`mail.smtp.encryption.${e}`) })),
-      },
-    ];
-  }, [provider, settings.hasPassword, t]);
-  const defaultValue = {
-    intent: "save",
-    emailFromName: settings.emailFromName,
-    emailType: String(settings.emailType),
-    emailAccount: settings.emailAccount,
-    emailPassword: "",
-    emailSmtpHost: settings.emailSmtpHost,
-    emailSmtpPort: settings.configured ? String(settings.emailSmtpPort) : "",
-    emailEncryptType: String(settings.emailEncryptType),
-  };
+  const defaultValue = { ...smtpDefaults(settings), intent: "save", emailSmtpPort: settings.configured ? String(settings.emailSmtpPort) : "" };
   const saving = navigation.state !== "idle" && navigation.formData?.get("intent") === "save";
   return (
     <section aria-labelledby="email-account-title" className="max-w-3xl rounded border border-gray-200 bg-white p-6">
@@ -68,13 +21,12 @@ export function EmailSettingsForm({ settings, lastResult }: { settings: SmtpSett
         {t("admin.email.account.title")}
       </h2>
       <p className="mb-4 text-sm text-gray-600">{t("admin.email.account.intro")}</p>
-      <FormBuilder id="server-mail" schema={smtpSettingsSchema} fields={fields} defaultValue={defaultValue} lastResult={lastResult} as={Form} method="post" action={EMAIL_PAGE}>
+      <SmtpAccountForm id="server-mail" settings={settings} defaultValue={defaultValue} lastResult={lastResult} as={Form} action={EMAIL_PAGE}>
         <input type="hidden" name="intent" value="save" />
-        <ProviderPresets shown={provider} onProvider={onProvider} />
         <Button type="submit" loading={saving}>
           {t("admin.email.save")}
         </Button>
-      </FormBuilder>
+      </SmtpAccountForm>
     </section>
   );
 }

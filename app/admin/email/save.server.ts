@@ -1,22 +1,10 @@
-import { SMTP_MESSAGES, type SmtpSettingsInfo, smtpSettingsSchema } from "../../../contract/mail";
+import { type SmtpSettingsInfo, smtpSettingsSchema } from "../../../contract/mail";
 import type { MailTestData } from "../../../contract/notifications";
-import { SMTP_REQUIRED_ON_SERVER } from "~/components/shell/smtp-dialog";
-import { parseFormData, REQUIRED_MESSAGE } from "~/components/ui/form";
-import { codec } from "~/utils/credentials.server";
+import { SMTP_REQUIRED_ON_SERVER } from "~/components/shell/smtp-form";
+import { parseFormData } from "~/components/ui/form";
 import type { SignedIn } from "~/utils/session.server";
+import { smtpFieldError, smtpSaveBody } from "~/utils/smtp.server";
 import { testMailSchema } from "./schema";
-
-/** Which form field an engine refusal belongs to. */
-const FIELD_OF_CODE: Record<number, string> = { 4131: "emailAccount", 4132: "emailPassword", 4133: "emailSmtpHost", 4134: "emailSmtpPort" };
-const MESSAGE_OF_FIELD: Record<string, string> = {
-  emailFromName: SMTP_MESSAGES.fromName,
-  emailType: SMTP_MESSAGES.provider,
-  emailAccount: SMTP_MESSAGES.account,
-  emailPassword: SMTP_MESSAGES.password,
-  emailSmtpHost: SMTP_MESSAGES.host,
-  emailSmtpPort: SMTP_MESSAGES.port,
-  emailEncryptType: SMTP_MESSAGES.encryption,
-};
 
 /** Save: the form's rules (the contract's), then PATCH /api/admin/settings/mail, whose refusals go under their field. */
 export async function saveServerAccount(admin: SignedIn, form: FormData) {
@@ -26,15 +14,11 @@ export async function saveServerAccount(admin: SignedIn, form: FormData) {
   const v = submission.value;
   const reply = await admin.call<SmtpSettingsInfo>("/api/admin/settings/mail", {
     method: "PATCH",
-    body: JSON.stringify({ ...v, emailPassword: v.emailPassword ? codec.encode(v.emailPassword) : "" }),
+    body: smtpSaveBody(v),
   });
   if (reply.result) return { intent: "save" as const, saved: true, submission: submission.reply({ hideFields, resetForm: true }) };
-  const details = (reply.data ?? {}) as { field?: string; reason?: string };
-  const field = FIELD_OF_CODE[reply.code] ?? (reply.code === 400 ? details.field : undefined);
-  if (field && MESSAGE_OF_FIELD[field]) {
-    const message = details.reason === "required" ? REQUIRED_MESSAGE : details.reason === "private-address" ? "mail.smtp.error.host-private" : MESSAGE_OF_FIELD[field]!;
-    return { intent: "save" as const, saved: false, submission: submission.reply({ fieldErrors: { [field]: [message] }, hideFields }) };
-  }
+  const refused = smtpFieldError(reply);
+  if (refused?.known) return { intent: "save" as const, saved: false, submission: submission.reply({ fieldErrors: { [refused.field]: [refused.message!] }, hideFields }) };
   return { intent: "save" as const, saved: false, submission: submission.reply({ formErrors: [`error.${reply.code}`], hideFields }) };
 }
 
