@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import { EXPOSED_HEADERS, MemoryLocker, Metadata, Server, TUS_RESUMABLE, type Upload } from "@tus/server";
@@ -17,6 +18,7 @@ import { checkTargetFree, isOwner, parseTarget, reserveQuota, sizeLimit, storedM
 import { commitCommand, createHashCache } from "./commit";
 import { concatenate, partIds } from "./concat";
 import { feedPatchBodiesDirectly } from "./patch-body";
+import { carriesBytes, createUploadLimits, fileOf } from "./protocol-limits";
 import { PARTIAL_KEY, UploadStore } from "./store";
 
 /**
@@ -44,6 +46,8 @@ const STATUS: Partial<Record<number, number>> = {
   [ErrorCode.PermissionDenied]: 403,
   [ErrorCode.UploadNotFound]: 404,
   [ErrorCode.FileTooLarge]: 413,
+  [ErrorCode.UploadPartTooLarge]: 413,
+  [ErrorCode.UploadsBusy]: 429,
 };
 
 const errorBody = (error: FerryError, lang: Lang) => JSON.stringify(envelope(error.code, lang, error.data, error.vars));
@@ -78,6 +82,8 @@ export const uploadParts: FileServerPart = async (services, log) => {
   const locker = new MemoryLocker();
   const hashes = createHashCache(store);
   const visitorUploads = createVisitorUploads(services, store);
+  // The Transfer protocol settings' part size and parallel uploads, on every request with bytes.
+  const limits = createUploadLimits(services);
   const callers = new WeakMap<object, Caller>();
   const callerOf = (req: Parameters<typeof nodeRequest>[0]): Caller => {
     const caller = callers.get(nodeRequest(req)!);
@@ -163,6 +169,8 @@ export const uploadParts: FileServerPart = async (services, log) => {
       "access-control-expose-headers": EXPOSED_HEADERS,
     };
     if (req.headers.origin) headers["access-control-allow-origin"] = req.headers.origin;
+    // A busy refusal is for now only: the client tries again (tus-js-client's retries, the web's queue).
+    if (status_code === 429) headers["retry-after"] = "1";
     res.writeHead(status_code, headers);
     res.end(body);
   }
@@ -215,6 +223,11 @@ export const uploadParts: FileServerPart = async (services, log) => {
       const uploadId = url.pathname.slice(FILE_SERVER_PATHS.uploads.length);
       const refused = await visitorUploads.admit(req, uploadId, token, lang);
       if (refused) return refuse(req, res, refused, lang);
+      if (carriesBytes(req)) {
+        const file = req.method === "PATCH" ? fileOf(uploadId, (await store.records.get(uploadId))?.metadata) : null;
+        const limited = await limits.admit(req, res, `share:${createHash("sha256").update(token).digest("hex")}`, file);
+        if (limited) return refuse(req, res, limited, lang);
+      }
       if (req.method === "DELETE") await terminating(uploadId);
       return tus.handle(req, res);
     }
@@ -228,6 +241,10 @@ export const uploadParts: FileServerPart = async (services, log) => {
       const concat = req.headers["upload-concat"];
       if (concat !== undefined && concat !== "partial") {
         return createFinal(req, res, auth.user.id, String(concat), lang);
+      }
+      if (carriesBytes(req)) {
+        const limited = await limits.admit(req, res, `session:${auth.sessionId}`, null);
+        if (limited) return refuse(req, res, limited, lang);
       }
       return tus.handle(req, res);
     }
@@ -243,6 +260,8 @@ export const uploadParts: FileServerPart = async (services, log) => {
         if (error instanceof FerryError) return refuse(req, res, error, lang);
         throw error;
       }
+      const limited = await limits.admit(req, res, `session:${auth.sessionId}`, fileOf(id, record.metadata));
+      if (limited) return refuse(req, res, limited, lang);
     }
     if (req.method === "DELETE") await terminating(id);
     return tus.handle(req, res);
