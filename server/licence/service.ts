@@ -6,7 +6,7 @@ import type { Db } from "../db/connect";
 import { isUniqueViolation } from "../db/connect";
 import { FerryError } from "../errors";
 import { FREE_CLIENT_LIMIT } from "../fileserver/clients";
-import { BUILD_LICENCE_PUBLIC_KEY } from "./public-key";
+import { BUILD_LICENCE_PUBLIC_KEYS } from "./public-key";
 import { ed25519PublicKey, type Verified, verifyLicence } from "./verify";
 
 /** The settings row the uploaded licence is kept in (one per installation, shared by every engine instance). */
@@ -32,7 +32,7 @@ export interface Effective {
 export function createLicence(deps: { db: Db; clock: Clock; config: Pick<Config, "edition" | "licencePublicKey" | "preview"> }) {
   const { db, clock, config } = deps;
   const k = db.kysely;
-  const keys: KeyObject[] = [ed25519PublicKey(BUILD_LICENCE_PUBLIC_KEY)];
+  const keys: KeyObject[] = BUILD_LICENCE_PUBLIC_KEYS.map(ed25519PublicKey);
   if (config.licencePublicKey) keys.push(ed25519PublicKey(config.licencePublicKey));
 
   let cached: { stored: Stored | null; at: number } | null = null;

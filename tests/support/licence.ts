@@ -1,5 +1,6 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from "node:crypto";
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
 import type { LicencePayload } from "../../contract/licence";
+import { signLicenceFile } from "../../server/licence/sign";
 
 /*
  * Licences signed with a test key (docs/licence.md, "Tests"): the engines of the tests trust its
@@ -20,6 +21,6 @@ export const otherKey = (): KeyObject => generateKeyPairSync("ed25519").privateK
 
 export function signLicence(terms: Partial<LicencePayload> = {}, key: KeyObject = TEST_LICENCE_KEY): string {
   const payload: LicencePayload = { id: "test-licence", edition: "enterprise", licensee: "Ferry tests", userLimit: null, issuedAt: 1_700_000_000, expiresAt: null, ...terms };
-  const bytes = Buffer.from(JSON.stringify(payload));
-  return JSON.stringify({ payload: bytes.toString("base64"), signature: sign(null, bytes, key).toString("base64") });
+  // The vendor tool's serialisation (scripts/licence-sign.ts), so the tests sign as the vendor does.
+  return signLicenceFile(payload, key);
 }
