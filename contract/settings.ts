@@ -80,17 +80,22 @@ export const transferSettingsBody = transferSettings.partial().strict();
  * does not say (bindSwitch), `eventNotifications` whether the administrator is sent the transfer
  * notices of users followed (notifyAdmin), `userSpaceStatistics` / `groupSpaceStatistics` whether the
  * console's Users / Group spaces answers measure each personal / group space (a walk of its folder;
- * quotas are measured for enforcement either way), `watermark` (enterprise edition only).
+ * quotas are measured for enforcement either way), `watermark` (enterprise edition only): every
+ * image preview and thumbnail the engine serves is drawn over with the watermark image of the site
+ * design (or, without one, the viewer's account and the time) at `watermarkPosition` with
+ * `watermarkOpacity` (docs/file-server.md, "Watermark").
  */
 export const generalSettings = z.object({
   bindFirstDevice: z.boolean().describe("New share links bind the first visitor's device unless the request says bindSwitch."),
   eventNotifications: z.boolean().describe("The administrator gets the gathered transfer notices (and mails) of users with notifyAdmin."),
   userSpaceStatistics: z.boolean().describe("GET /api/admin/users answers each user's measured personal space (space); off: space is null and no home is walked."),
   groupSpaceStatistics: z.boolean().describe("GET /api/admin/groups answers each group space's measured size (space); off: space is null."),
-  watermark: z.boolean().describe("Enterprise edition only; refused with 1008 in other editions."),
+  watermark: z.boolean().describe("Enterprise edition only (4381 otherwise): image previews and thumbnails are served with the watermark drawn in by the engine; downloads stay the original bytes."),
+  watermarkPosition: z.number().int().min(1).max(9).describe("Where the watermark sits: 1 top left, 2 top, 3 top right … 9 bottom right (like the login box)."),
+  watermarkOpacity: z.number().int().min(10).max(100).describe("The watermark's opacity in percent (100 opaque)."),
 });
 export type GeneralSettings = z.infer<typeof generalSettings>;
-export const GENERAL_DEFAULTS: GeneralSettings = { bindFirstDevice: false, eventNotifications: true, userSpaceStatistics: true, groupSpaceStatistics: true, watermark: false };
+export const GENERAL_DEFAULTS: GeneralSettings = { bindFirstDevice: false, eventNotifications: true, userSpaceStatistics: true, groupSpaceStatistics: true, watermark: false, watermarkPosition: 9, watermarkOpacity: 50 };
 export const generalSettingsBody = generalSettings.partial().strict();
 
 /** "HH:MM" on a 24-hour clock. */

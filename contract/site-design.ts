@@ -3,11 +3,13 @@ import { siteSettings } from "./settings";
 
 /*
  * Site design (admin spec section 3 "Site design", section 5's image checks; docs/admin-api.md
- * "Site design"): the icon, logo and login background an administrator uploads, served from the
- * customize folder of the data directory. Enterprise only (spec section 1).
+ * "Site design"): the icon, logo, login background and watermark an administrator uploads, served
+ * from the customize folder of the data directory. Enterprise only (spec section 1). The watermark is
+ * drawn on image previews and thumbnails when General settings' watermark is on (docs/file-server.md,
+ * "Watermark").
  */
 
-export const SITE_ASSETS = ["icon", "logo", "background"] as const;
+export const SITE_ASSETS = ["icon", "logo", "background", "watermark"] as const;
 export type SiteAsset = (typeof SITE_ASSETS)[number];
 export type ImageType = "png" | "jpg" | "gif" | "ico";
 
@@ -16,6 +18,8 @@ export const SITE_ASSET_RULES: Record<SiteAsset, { types: readonly ImageType[]; 
   icon: { types: ["ico", "png"], maxWidth: 64, maxHeight: 64, maxBytes: 256 * 1024 },
   logo: { types: ["jpg", "png", "gif"], maxWidth: 160, maxHeight: 70, maxBytes: 1024 * 1024 },
   background: { types: ["jpg", "png"], maxWidth: 1920, maxHeight: 1080, maxBytes: 8 * 1024 * 1024 },
+  /** Spec section 5: "watermark jpg or png"; the engine scales it to the image it is drawn on. */
+  watermark: { types: ["jpg", "png"], maxWidth: 1920, maxHeight: 1080, maxBytes: 2 * 1024 * 1024 },
 };
 
 /** The media type each stored type is served with. */
@@ -45,6 +49,6 @@ export const siteDesign = z.object({
   allowed: z.boolean().describe("The edition in effect allows site customisation (enterprise); false: every change is refused with 4460 and the sign-in page shows the defaults."),
   edition: z.enum(["free", "pro", "smb", "enterprise"]),
   fields: siteDesignFields,
-  assets: z.object({ icon: assetInfo.nullable(), logo: assetInfo.nullable(), background: assetInfo.nullable() }),
+  assets: z.object({ icon: assetInfo.nullable(), logo: assetInfo.nullable(), background: assetInfo.nullable(), watermark: assetInfo.nullable().describe("Drawn on image previews and thumbnails while General settings' watermark is on; none: the viewer's account and the time are drawn.") }),
 });
 export type SiteDesign = z.infer<typeof siteDesign>;

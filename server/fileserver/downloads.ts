@@ -15,6 +15,7 @@ import type { FileServerPart } from "./parts";
 import { clientGone, COMMON_HEADERS, contentDisposition, sendFile } from "./send";
 import { createTickets, type Ticket, type TicketKind } from "./tickets";
 import { collectEntries, type ZipEntry, zipStream } from "./zip";
+import { createWatermarks } from "./watermark";
 import { admitShareTicket, isShareTicket } from "./share-tickets";
 import type { ShareAccess } from "../shares/access";
 
@@ -85,6 +86,8 @@ const REFUSALS: Partial<Record<ErrorName, number>> = {
   PathIsNotFile: 404,
   InvalidPath: 404,
   PreviewUnsupported: 404,
+  WatermarkPreviewUnsupported: 415,
+  PreviewFailed: 422,
   WalkLimit: 400,
 };
 
@@ -97,6 +100,9 @@ function refuse(req: IncomingMessage, res: ServerResponse, name: ErrorName, vars
 export const downloadParts: FileServerPart = (services, log, clientAddress) => {
   const { config } = services;
   const tickets = createTickets(services.db, services.clock);
+  const watermarks = createWatermarks(services);
+  /** The account a preview is drawn for (the watermark's text). */
+  const accountOf = async (userId: number) => (await services.users.getUser(userId)).account;
 
   const issue = async (ticket: Omit<Ticket, "expiresAt">, name: string) => {
     const text = await tickets.issue(ticket, config.downloadTicketTtl);
@@ -189,6 +195,21 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
       if (kind === "preview") {
         const mediaType = PREVIEW_MEDIA_TYPES[extensionOf(first.name)];
         if (first.type !== "file" || !mediaType) throw new FerryError("PreviewUnsupported");
+        // The watermark is drawn in here, so the URL fetched on its own shows it too (watermark.ts).
+        const mark = mediaType.startsWith("image/") ? await watermarks.current(await accountOf(ticket.userId)) : null;
+        if (mark) {
+          watermarks.checkPreview(first.name, first.size);
+          const drawn = await watermarks.draw(await watermarks.read(() => space.storage.createReadStream(first.path)), mark, "keep");
+          res.writeHead(200, {
+            ...COMMON_HEADERS,
+            "content-security-policy": PREVIEW_CSP,
+            "content-type": drawn.mediaType,
+            "content-disposition": contentDisposition("inline", first.name),
+            "content-length": drawn.bytes.length,
+          });
+          res.end(req.method === "HEAD" ? undefined : drawn.bytes);
+          return;
+        }
         await sendFile(req, res, {
           storage: space.storage,
           info: first,
@@ -284,6 +305,8 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
         if (info.type !== "file") throw new FerryError("PathIsNotFile");
         // A preview hands the file's bytes to the browser: the filter refuses it like a download.
         checkFilter(await filterOf(services.db, session.user.id, space), normalised, info.size);
+        // An image the watermark cannot be drawn on is refused now, with the reason, not as a broken image later.
+        if (mediaType.startsWith("image/") && (await watermarks.current(session.user.account))) watermarks.checkPreview(info.name, info.size);
         const url = await issue({ kind: "preview", sessionId: session.sessionId, userId: session.user.id, groupId, paths: [normalised] }, info.name);
         return { url, mediaType };
       },

@@ -17,6 +17,7 @@ import { resolveVisitorPath } from "./share-files";
 import { admitShareTicket, isShareTicket, shareTicketSession } from "./share-tickets";
 import { createThumbnailCache, type ThumbnailCache } from "./thumbnail-cache";
 import { createTickets, type Tickets } from "./tickets";
+import { createWatermarks } from "./watermark";
 
 /**
  * Thumbnails for the grid view (docs/file-server.md, "Thumbnails"). The socket command
@@ -43,6 +44,7 @@ const REFUSALS: Partial<Record<ErrorName, number>> = {
   PreviewUnsupported: 415,
   PreviewFailed: 422,
   ThumbnailTooLarge: 413,
+  WatermarkPreviewUnsupported: 415,
 };
 
 function refuse(req: IncomingMessage, res: ServerResponse, error: FerryError): void {
@@ -115,9 +117,10 @@ export const thumbnailParts: FileServerPart = (services) => {
   const tickets = createTickets(services.db, services.clock);
   const issue = issuer(services, tickets);
   const cache: ThumbnailCache = createThumbnailCache(path.join(config.dataDir, "thumbnails"), config.thumbnails);
+  const watermarks = createWatermarks(services);
 
-  /** Every check at use: the ticket, then the sign-in or the share, then the file. */
-  async function admit(text: string, encodedName: string): Promise<{ space: Space; info: StatResult; name: string }> {
+  /** Every check at use: the ticket, then the sign-in or the share, then the file; `viewer` is whom a watermark names. */
+  async function admit(text: string, encodedName: string): Promise<{ space: Space; info: StatResult; name: string; viewer: string }> {
     const verified = await tickets.verify(text, "thumbnail");
     if (!verified.ok) throw new FerryError(verified.reason === "expired" ? "LinkExpired" : "PermissionDenied");
     const ticket = verified.ticket;
@@ -126,11 +129,12 @@ export const thumbnailParts: FileServerPart = (services) => {
     if (isShareTicket(ticket)) {
       const admitted = await admitShareTicket(services, { ...ticket, paths: [file] }, "thumbnail");
       await checkAllowed(admitted.space, admitted.ticket.paths[0]!);
-      return { space: admitted.space, info: admitted.infos[0]!, name: baseName(file) };
+      return { space: admitted.space, info: admitted.infos[0]!, name: baseName(file), viewer: `share ${admitted.access.linkId}` };
     }
     if (!(await tickets.sessionActive(ticket))) throw new FerryError("InvalidToken");
     const space = await openForThumbnails(services, ticket.userId, ticket.groupId, file);
-    return { space, info: await space.storage.stat(file), name: baseName(file) };
+    const { account } = await services.users.getUser(ticket.userId);
+    return { space, info: await space.storage.stat(file), name: baseName(file), viewer: account };
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
@@ -143,7 +147,7 @@ export const thumbnailParts: FileServerPart = (services) => {
     let image: Buffer;
     try {
       if (rest.length > 0) throw new FerryError("InvalidPath");
-      const { space, info, name } = await admit(text, encodedName);
+      const { space, info, name, viewer } = await admit(text, encodedName);
       if (info.type !== "file") throw new FerryError("PathIsNotFile");
       if (!hasThumbnail(name)) throw new FerryError("PreviewUnsupported");
       image = await cache.get({
@@ -152,6 +156,9 @@ export const thumbnailParts: FileServerPart = (services) => {
         mtime: info.mtime,
         open: () => space.storage.createReadStream(info.path),
       });
+      // The cache keeps the plain thumbnail; the watermark (per viewer and time) is drawn on each answer.
+      const mark = await watermarks.current(viewer);
+      if (mark) image = (await watermarks.draw(image, mark, "webp")).bytes;
     } catch (error) {
       if (!(error instanceof FerryError)) throw error;
       refuse(req, res, error);

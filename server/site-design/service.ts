@@ -10,7 +10,7 @@ import type { Settings } from "../settings/service";
 import { readImage } from "./images";
 
 /** A stored asset's file name: its kind and the first 16 hex digits of its SHA-256, so a new upload gets a new URL. */
-export const ASSET_FILE = /^(icon|logo|background)-([0-9a-f]{16})\.(png|jpg|gif|ico)$/;
+export const ASSET_FILE = /^(icon|logo|background|watermark)-([0-9a-f]{16})\.(png|jpg|gif|ico)$/;
 
 const pick = (s: SiteSettings): SiteDesignFields => Object.fromEntries(SITE_DESIGN_FIELDS.map((key) => [key, s[key]])) as SiteDesignFields;
 
@@ -54,8 +54,8 @@ export function createSiteDesign(deps: { dataDir: string; settings: Settings; li
     edition: () => licence.edition(),
 
     async read(): Promise<SiteDesign> {
-      const [edition, s, icon, logo, background] = await Promise.all([licence.edition(), settings.get("site"), assetInfo("icon"), assetInfo("logo"), assetInfo("background")]);
-      return { allowed: edition === "enterprise", edition, fields: pick(s), assets: { icon, logo, background } };
+      const [edition, s, icon, logo, background, watermark] = await Promise.all([licence.edition(), settings.get("site"), assetInfo("icon"), assetInfo("logo"), assetInfo("background"), assetInfo("watermark")]);
+      return { allowed: edition === "enterprise", edition, fields: pick(s), assets: { icon, logo, background, watermark } };
     },
 
     async update(patch: Partial<SiteDesignFields>): Promise<SiteDesign> {
@@ -111,6 +111,17 @@ export function createSiteDesign(deps: { dataDir: string; settings: Settings; li
         const file = path.join(folder, name);
         if (!(await stat(file)).isFile()) return null;
         return { bytes: await readFile(file), mediaType: IMAGE_MEDIA_TYPES[match[3] as ImageType] };
+      } catch {
+        return null;
+      }
+    },
+
+    /** The stored watermark image (checked when uploaded), or null: none uploaded. The caller checks the edition. */
+    async watermarkImage(): Promise<{ name: string; bytes: Buffer } | null> {
+      const name = (await files()).find((n) => n.startsWith("watermark-"));
+      if (!name) return null;
+      try {
+        return { name, bytes: await readFile(path.join(folder, name)) };
       } catch {
         return null;
       }
