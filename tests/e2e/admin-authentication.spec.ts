@@ -5,8 +5,8 @@ import { Permission } from "../../contract/permissions";
 import { ACCOUNT_TYPES } from "../../contract/users";
 import { startTestSlapd, type TestSlapd } from "../support/slapd";
 import { adminToken, ok, tokenFor, uniqueAccount } from "../support/e2e-helpers";
-import { adminConsolePage, auditPage, consoleScreens } from "./admin-console";
-import { expect, hydrated, screenshot, signIn, test } from "./fixtures";
+import { auditPage, consoleScreens, openConsoleScreen } from "./admin-console";
+import { expect, screenshot, signIn, test } from "./fixtures";
 
 /**
  * The admin console's Authentication screen (admin document, section 2; section 3 "Authentication
@@ -35,10 +35,7 @@ test.afterAll(async () => {
 
 test("the administrator configures LDAP/AD, tests it (1057, then success), imports an account that then signs in", async ({ browser }) => {
   test.setTimeout(90_000);
-  const { context, page } = await adminConsolePage(browser, "en-US");
-  await page.goto("/admin/authentication");
-  await hydrated(page);
-  await expect(page.getByRole("heading", { level: 1, name: "Authentication" })).toBeVisible();
+  const { context, page } = await openConsoleScreen(browser, "en-US", "/admin/authentication", "Authentication");
   await expect(page.getByRole("tab", { name: "Authentication way" })).toHaveAttribute("aria-selected", "true");
 
   await page.getByRole("radio", { name: "LDAP/AD" }).check();
@@ -103,10 +100,7 @@ test("the Authentication screen in Chinese: the LDAP test's 1057 translated, bot
     token: await adminToken(),
     body: { way: 1, ldapServer: slapd.url, ldapDomain: "ferry.test", ldapBase: slapd.base, ldapTestAccount: slapd.readerDn },
   });
-  const { context, page } = await adminConsolePage(browser, "zh-CN");
-  await page.goto("/admin/authentication");
-  await hydrated(page);
-  await expect(page.getByRole("heading", { level: 1, name: "认证" })).toBeVisible();
+  const { context, page } = await openConsoleScreen(browser, "zh-CN", "/admin/authentication", "认证");
   await expect(page.getByRole("radio", { name: "LDAP/AD" })).toBeChecked();
   await page.getByLabel("测试密码").fill("not-the-password");
   await page.getByRole("button", { name: "测试" }).click();
@@ -153,9 +147,7 @@ test("the administrator chooses external HTTP; a new account signs in through it
   const password = "Web#Service-73";
   const service = await startAuthService({ [account]: password });
   try {
-    const { context, page } = await adminConsolePage(browser, "en-US");
-    await page.goto("/admin/authentication");
-    await hydrated(page);
+    const { context, page } = await openConsoleScreen(browser, "en-US", "/admin/authentication");
     await page.getByRole("radio", { name: "External HTTP" }).check();
     await expect(page.getByLabel("Server address")).toHaveCount(0);
     await page.getByLabel("Authentication URL").fill(service.url);
@@ -213,9 +205,7 @@ test("the administrator chooses external HTTP; a new account signs in through it
 test("the external HTTP way's form in Chinese", async ({ browser }) => {
   await ok("PATCH", SETTINGS, { token: await adminToken(), body: { way: 4, httpAuthUrl: "https://auth.example.com/check", httpTimeout: 10 } });
   try {
-    const { context, page } = await adminConsolePage(browser, "zh-CN");
-    await page.goto("/admin/authentication");
-    await hydrated(page);
+    const { context, page } = await openConsoleScreen(browser, "zh-CN", "/admin/authentication");
     await expect(page.getByRole("radio", { name: "外部 HTTP" })).toBeChecked();
     await expect(page.getByLabel("认证地址")).toHaveValue("https://auth.example.com/check");
     await expect(page.getByLabel("超时（秒）")).toHaveValue("10");

@@ -1,7 +1,8 @@
 import AxeBuilder from "@axe-core/playwright";
 import type { Browser, Page } from "@playwright/test";
-import { ADMIN_PASSWORD } from "../support/e2e-helpers";
-import { expect, screenshot } from "./fixtures";
+import { ADMIN_PASSWORD, adminToken, call } from "../support/e2e-helpers";
+import { startTestSmtp, type TestSmtp } from "../support/smtp";
+import { expect, hydrated, screenshot, test } from "./fixtures";
 
 /** Signs in at the admin console's own sign-in page (/admin/signin), as a person does, in either language. */
 export async function adminSignIn(page: Page, account: string, password: string) {
@@ -18,6 +19,15 @@ export async function adminConsolePage(browser: Browser, locale: string) {
   await adminSignIn(page, "admin", ADMIN_PASSWORD);
   await expect(page).toHaveURL(/\/admin$/);
   return { context, page };
+}
+
+/** adminConsolePage, then the console screen at `path`, hydrated, and (given its name) its level-1 heading shown. */
+export async function openConsoleScreen(browser: Browser, locale: string, path: string, heading?: string) {
+  const opened = await adminConsolePage(browser, locale);
+  await opened.page.goto(path);
+  await hydrated(opened.page);
+  if (heading !== undefined) await expect(opened.page.getByRole("heading", { level: 1, name: heading })).toBeVisible();
+  return opened;
 }
 
 /** Screenshots at 1440 px (`name`) and at 1280 px (`name-1280`, where the 1400 px console scrolls sideways). */
@@ -37,4 +47,22 @@ export async function auditPage(page: Page, what: string) {
     .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
   expect.soft(blocking, `${what}: serious or critical accessibility violations`).toEqual([]);
   expect(results.passes.length, `${what}: axe checked something`).toBeGreaterThan(5);
+}
+
+/**
+ * A real smtp-server (tests/support/smtp.ts) with this login for a spec's tests: started before them
+ * and closed after; the server's mail account, which the tests save, is removed after each test.
+ */
+export function serverMailRelay(login: { user: string; password: string }): { readonly smtp: TestSmtp } {
+  const relay = {} as { smtp: TestSmtp };
+  test.beforeAll(async () => {
+    relay.smtp = await startTestSmtp({ ...login, mode: "none" });
+  });
+  test.afterAll(async () => {
+    await relay.smtp?.close();
+  });
+  test.afterEach(async () => {
+    await call("DELETE", "/api/admin/settings/mail", { token: await adminToken() });
+  });
+  return relay;
 }

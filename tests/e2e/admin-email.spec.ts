@@ -1,7 +1,6 @@
 import type { Locator } from "@playwright/test";
 import { adminToken, call, codec } from "../support/e2e-helpers";
-import { startTestSmtp, type TestSmtp } from "../support/smtp";
-import { adminConsolePage, auditPage, consoleScreens } from "./admin-console";
+import { adminConsolePage, auditPage, consoleScreens, openConsoleScreen, serverMailRelay } from "./admin-console";
 import { expect, hydrated, test } from "./fixtures";
 
 /**
@@ -14,16 +13,7 @@ import { expect, hydrated, test } from "./fixtures";
 const SMTP_USER = "ferry-e2e@mail.test";
 const SMTP_PASS = "E2e-Smtp#2026";
 
-let smtp: TestSmtp;
-test.beforeAll(async () => {
-  smtp = await startTestSmtp({ user: SMTP_USER, password: SMTP_PASS, mode: "none" });
-});
-test.afterAll(async () => {
-  await smtp?.close();
-});
-test.afterEach(async () => {
-  await call("DELETE", "/api/admin/settings/mail", { token: await adminToken() });
-});
+const relay = serverMailRelay({ user: SMTP_USER, password: SMTP_PASS });
 
 /** The choices of a select (without its empty "Please select" placeholder). */
 const optionsOf = (select: Locator) =>
@@ -37,10 +27,7 @@ for (const lang of ["en", "zh"] as const) {
 
   test(`(${lang}) presets per provider, save, and a test mail that arrives with the server's answer`, async ({ browser }) => {
     test.setTimeout(90_000);
-    const { context, page } = await adminConsolePage(browser, L.locale);
-    await page.goto("/admin/shares/email");
-    await hydrated(page);
-    await expect(page.getByRole("heading", { level: 1, name: L.title })).toBeVisible();
+    const { context, page } = await openConsoleScreen(browser, L.locale, "/admin/shares/email", L.title);
     const form = page.locator("form#server-mail");
     const provider = form.getByLabel(L.provider);
     const host = form.getByLabel(L.host);
@@ -71,24 +58,24 @@ for (const lang of ["en", "zh"] as const) {
     await form.getByLabel(L.name).fill("Ferry E2E");
     await form.getByLabel(L.account).fill(SMTP_USER);
     await form.getByLabel(L.password).fill(SMTP_PASS);
-    await host.fill(smtp.host);
-    await port.fill(String(smtp.port));
+    await host.fill(relay.smtp.host);
+    await port.fill(String(relay.smtp.port));
     await encryption.selectOption("0");
     await form.getByRole("button", { name: L.save }).click();
     await expect(page.getByRole("status").filter({ hasText: L.saved })).toBeVisible();
     const saved = (await call<Record<string, unknown>>("GET", "/api/admin/settings/mail", { token: await adminToken() })).data;
-    expect(saved).toMatchObject({ emailType: 9, emailAccount: SMTP_USER, emailSmtpHost: smtp.host, emailSmtpPort: smtp.port, emailEncryptType: 0, hasPassword: true, emailPassword: "" });
+    expect(saved).toMatchObject({ emailType: 9, emailAccount: SMTP_USER, emailSmtpHost: relay.smtp.host, emailSmtpPort: relay.smtp.port, emailEncryptType: 0, hasPassword: true, emailPassword: "" });
     // The password never comes back into the page.
     await expect(form.getByLabel(L.password)).toHaveValue("");
 
-    const start = smtp.received.length;
+    const start = relay.smtp.received.length;
     const to = `${lang}-test@mail.test`;
     await page.getByLabel(L.to).fill(to);
     await page.getByRole("button", { name: L.send }).click();
     const status = page.getByRole("status").filter({ hasText: L.accepted });
     await expect(status).toBeVisible();
     await expect(status).toContainText(/250/);
-    const [got] = (await smtp.waitFor(start + 1)).slice(start);
+    const [got] = (await relay.smtp.waitFor(start + 1)).slice(start);
     expect(got!.envelopeTo).toEqual([to]);
     expect(got!.user).toBe(SMTP_USER);
     expect(got!.mail.subject).toBe(L.subject);

@@ -2,8 +2,8 @@ import type { AdminGroup } from "../../contract/admin";
 import { adminToken, createUser, ok, uniqueAccount } from "../support/e2e-helpers";
 import type { Browser, Page } from "@playwright/test";
 import { ADMIN_PASSWORD } from "../support/e2e-helpers";
-import { adminConsolePage, adminSignIn, auditPage, consoleScreens } from "./admin-console";
-import { expect, hydrated, screenshot, test } from "./fixtures";
+import { adminSignIn, auditPage, consoleScreens, openConsoleScreen } from "./admin-console";
+import { expect, screenshot, test } from "./fixtures";
 
 /**
  * The admin console's Group spaces screen (admin document, section 2 "Groups"; section 3 "Group
@@ -25,10 +25,7 @@ test("the administrator creates a group with users, edits it, and deletes it onc
   const alice = await createUser(uniqueAccount("gal"), PASSWORD);
   const bob = await createUser(uniqueAccount("gbo"), PASSWORD);
   const name = uniqueAccount("team");
-  const { context, page } = await adminConsolePage(browser, "en-US");
-  await page.goto("/admin/groups");
-  await hydrated(page);
-  await expect(page.getByRole("heading", { level: 1, name: "Group spaces" })).toBeVisible();
+  const { context, page } = await openConsoleScreen(browser, "en-US", "/admin/groups", "Group spaces");
 
   await page.getByRole("link", { name: "Add group" }).click();
   const dialog = page.getByRole("dialog", { name: "Add group" });
@@ -108,10 +105,7 @@ test("the Group spaces screen in Chinese: the list, the dialog and the 1059 refu
   const token = await adminToken();
   const created = await ok<AdminGroup>("POST", "/api/admin/groups", { token, body: { name, maxUploadSpeed: 8 } });
   await ok("PUT", `/api/admin/groups/${created.id}/members/${carol.id}`, { token, body: { groupPermission: 6 } });
-  const { context, page } = await adminConsolePage(browser, "zh-CN");
-  await page.goto(`/admin/groups?q=${name}`);
-  await hydrated(page);
-  await expect(page.getByRole("heading", { level: 1, name: "群组空间" })).toBeVisible();
+  const { context, page } = await openConsoleScreen(browser, "zh-CN", `/admin/groups?q=${name}`, "群组空间");
   const row = page.getByRole("row").filter({ hasText: name });
   await expect(row).toContainText(carol.account);
   await auditPage(page, "group list (zh)");
@@ -288,9 +282,7 @@ test("the Group name header sorts: ascending, descending, then the list's own or
   const ascending = [...made].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
   for (const locale of ["en-US", "zh-CN"] as const) {
     const en = locale === "en-US";
-    const { context, page } = await adminConsolePage(browser, locale);
-    await page.goto(`/admin/groups?q=${prefix}&size=20`);
-    await hydrated(page);
+    const { context, page } = await openConsoleScreen(browser, locale, `/admin/groups?q=${prefix}&size=20`);
     const header = page.getByRole("columnheader", { name: en ? "Sort by Group name" : "按群组名称排序" });
     const sortLink = header.getByRole("link");
     await expect(header).toHaveAttribute("aria-sort", "none");

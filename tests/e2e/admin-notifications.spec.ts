@@ -1,7 +1,6 @@
 import { adminToken, call, codec, createUser, ok, sendNotice, tokenFor, uniqueAccount } from "../support/e2e-helpers";
-import { startTestSmtp, type TestSmtp } from "../support/smtp";
-import { adminConsolePage, auditPage, consoleScreens } from "./admin-console";
-import { expect, hydrated, screenshot, test } from "./fixtures";
+import { adminConsolePage, auditPage, consoleScreens, openConsoleScreen, serverMailRelay } from "./admin-console";
+import { expect, screenshot, test } from "./fixtures";
 
 /**
  * Notifications (admin document sections 3 and 5): compose to picked users or to all, on the
@@ -15,21 +14,12 @@ const PASSWORD = "Notice#Pass26";
 const SMTP_USER = "ferry-notices@mail.test";
 const SMTP_PASS = "Notice-Smtp#2026";
 
-let smtp: TestSmtp;
-test.beforeAll(async () => {
-  smtp = await startTestSmtp({ user: SMTP_USER, password: SMTP_PASS, mode: "none" });
-});
-test.afterAll(async () => {
-  await smtp?.close();
-});
-test.afterEach(async () => {
-  await call("DELETE", "/api/admin/settings/mail", { token: await adminToken() });
-});
+const relay = serverMailRelay({ user: SMTP_USER, password: SMTP_PASS });
 
 async function setServerAccount() {
   await ok("PATCH", "/api/admin/settings/mail", {
     token: await adminToken(),
-    body: { emailFromName: "Ferry", emailType: 9, emailAccount: SMTP_USER, emailPassword: codec.encode(SMTP_PASS), emailSmtpHost: smtp.host, emailSmtpPort: smtp.port, emailEncryptType: 0 },
+    body: { emailFromName: "Ferry", emailType: 9, emailAccount: SMTP_USER, emailPassword: codec.encode(SMTP_PASS), emailSmtpHost: relay.smtp.host, emailSmtpPort: relay.smtp.port, emailEncryptType: 0 },
   });
 }
 
@@ -38,10 +28,7 @@ test("(en) compose: the engine's rules, then website and e-mail to picked users;
   const withMail = await createUser(uniqueAccount("nma"), PASSWORD, { email: `${uniqueAccount("a")}@mail.test` });
   const noMail = await createUser(uniqueAccount("nmb"), PASSWORD);
   const subject = `Maintenance ${uniqueAccount("s")}`;
-  const { context, page } = await adminConsolePage(browser, "en-US");
-  await page.goto("/admin/notifications");
-  await hydrated(page);
-  await expect(page.getByRole("heading", { level: 1, name: "Notifications" })).toBeVisible();
+  const { context, page } = await openConsoleScreen(browser, "en-US", "/admin/notifications", "Notifications");
 
   await page.getByRole("link", { name: "New notification" }).click();
   const dialog = page.getByRole("dialog", { name: "New notification" });
@@ -70,11 +57,11 @@ test("(en) compose: the engine's rules, then website and e-mail to picked users;
   await screenshot(page, "admin-notifications-compose-en");
 
   await setServerAccount();
-  const start = smtp.received.length;
+  const start = relay.smtp.received.length;
   await dialog.getByRole("button", { name: "Send" }).click();
   await expect(page.getByText("The notification was sent; the e-mails go out now")).toBeVisible();
   await expect(dialog).toBeHidden();
-  const [mail] = (await smtp.waitFor(start + 1)).slice(start);
+  const [mail] = (await relay.smtp.waitFor(start + 1)).slice(start);
   expect(mail!.envelopeTo).toEqual([withMail.email]);
   expect(mail!.mail.subject).toBe(subject);
   expect(mail!.mail.text).toContain("Please save your work.");
@@ -112,10 +99,7 @@ test("(zh) 发送给所有用户，网站通知，批量删除", async ({ browse
   test.setTimeout(90_000);
   const user = await createUser(uniqueAccount("nzh"), PASSWORD);
   const tag = uniqueAccount("z");
-  const { context, page } = await adminConsolePage(browser, "zh-CN");
-  await page.goto("/admin/notifications");
-  await hydrated(page);
-  await expect(page.getByRole("heading", { level: 1, name: "通知" })).toBeVisible();
+  const { context, page } = await openConsoleScreen(browser, "zh-CN", "/admin/notifications", "通知");
   await page.getByRole("link", { name: "新建通知" }).click();
   const dialog = page.getByRole("dialog", { name: "新建通知" });
   await dialog.getByLabel("主题").fill(`全体通知 ${tag}`);
