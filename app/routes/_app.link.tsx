@@ -1,17 +1,16 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
-import { Form, Link, useLoaderData, useLocation, useNavigate, useNavigation, useSubmit } from "@remix-run/react";
-import { useEffect, useState, type FormEvent, type ReactNode } from "react";
+import { Form, Link, useLoaderData, useLocation, useNavigate, useNavigation } from "@remix-run/react";
+import type { FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import * as z from "zod";
 import { Button } from "~/components/ui/button";
 import { FormBuilder, type FormField } from "~/components/ui/form";
-import { FileIcon, FilesIcon, FolderIcon } from "~/components/ui/icons";
-import { Modal } from "~/components/ui/modal";
 import { Pagination } from "~/components/ui/pagination";
-import { Table, type Column, type RowKey, type SortState } from "~/components/ui/table";
+import { Table, type Column, type SortState } from "~/components/ui/table";
 import { useToast } from "~/components/ui/toast";
 import { copyToClipboard } from "~/shares/clipboard";
 import { engineListQuery, linkSearch, readLinkQuery, SORT_KEYS, type LinkQuery, type SortKey } from "~/shares/link-query";
+import { AskModal, ConfirmList, LinkActionForm, LinkTypeIcon, PageConfirm, SortFields, useAsk, useLinkSelection } from "~/shares/link-table";
 import { copyText } from "~/shares/rules";
 import { timeZoneOfCookieHeader } from "~/utils/time-zone";
 import { useHydrated } from "~/utils/use-hydrated";
@@ -101,58 +100,7 @@ const cancelable = (link: ShareListItem) => link.shareStatus === 1;
 /** The id of the bulk cancel / delete form, which the table's row boxes belong to. */
 const BULK_FORM = "link-bulk";
 
-function TypeIcon({ type }: { type: 0 | 1 | 2 }) {
-  const { t } = useTranslation();
-  const Icon = type === 0 ? FileIcon : type === 1 ? FolderIcon : FilesIcon;
-  return <Icon title={t(`link.type.${type}`)} className={type === 0 ? "shrink-0 text-gray-500" : "shrink-0 text-amber-500"} />;
-}
-
 const statusClass = { 1: "text-green-700", 2: "text-gray-500", 3: "text-red-600" } as const;
-
-/** One POST form per action: hidden fields carry the links and the page to come back to. */
-function ActionForm({
-  intent,
-  ids,
-  back,
-  onConfirm,
-  children,
-}: {
-  intent: Intent | "unbind";
-  ids: readonly string[];
-  back: string;
-  onConfirm?: (intent: Intent, ids: readonly string[]) => void;
-  children: ReactNode;
-}) {
-  const confirmFirst = (event: FormEvent<HTMLFormElement>) => {
-    // With JavaScript the confirmation is a dialog; without it the action asks on the page.
-    if (intent === "unbind" || !onConfirm) return;
-    event.preventDefault();
-    onConfirm(intent, ids);
-  };
-  return (
-    <Form method="post" action="/link" onSubmit={confirmFirst} className="inline-flex" preventScrollReset>
-      <input type="hidden" name="intent" value={intent} />
-      <input type="hidden" name="back" value={back} />
-      {ids.map((id) => (
-        <input key={id} type="hidden" name="id" value={id} />
-      ))}
-      {children}
-    </Form>
-  );
-}
-
-/** What a confirmation acts on, by name: exactly the rows whose ids go to the engine. */
-function ConfirmList({ ids, links }: { ids: readonly string[]; links: readonly ShareListItem[] }) {
-  const byId = new Map(links.map((link) => [link.shareId, link]));
-  return (
-    <ul className="mt-2 max-h-48 list-disc overflow-auto break-all pl-5">
-      {ids.map((id) => {
-        const link = byId.get(id);
-        return <li key={id}>{link ? namesOf(link) : id}</li>;
-      })}
-    </ul>
-  );
-}
 
 function Detail({ link }: { link: ShareListItem }) {
   const { t } = useTranslation();
@@ -199,22 +147,15 @@ export default function LinkPage() {
   const location = useLocation();
   const navigate = useNavigate();
   const navigation = useNavigation();
-  const submit = useSubmit();
   const hydrated = useHydrated();
-  const [selected, setSelected] = useState<RowKey[]>([]);
-  const [asking, setAsking] = useState<{ intent: Intent; ids: readonly string[] } | null>(null);
   const back = linkSearch(query);
   const request = query.tab === "request";
-
-  // Every navigation ends a selection: another page, tab, sort or search, and the redirect back
-  // after any action (which lands on the same address, so the key is what changes).
-  useEffect(() => setSelected([]), [location.key]);
-  const selectedSet = new Set(selected.map(String));
-  const selectedLinks = links.filter((link) => selectedSet.has(link.shareId));
+  const { selected, setSelected, selectedLinks } = useLinkSelection(links);
+  const question = useAsk<Intent>("/link", back);
+  const ask = question.ask;
   const cancelIds = selectedLinks.filter(cancelable).map((link) => link.shareId);
 
   const go = (change: Partial<LinkQuery>) => navigate(`/link${linkSearch(query, change)}`, { preventScrollReset: true });
-  const ask = (intent: Intent, ids: readonly string[]) => setAsking({ intent, ids });
   const askBulk = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const intent = ((event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null)?.value;
@@ -222,16 +163,6 @@ export default function LinkPage() {
     const ids = intent === "cancel" ? cancelIds : selectedLinks.map((link) => link.shareId);
     if ((intent === "cancel" || intent === "delete") && ids.length > 0) ask(intent, ids);
   };
-  const confirmed = () => {
-    if (!asking) return;
-    const form = new FormData();
-    form.set("intent", asking.intent);
-    form.set("confirmed", "1");
-    form.set("back", back);
-    for (const id of asking.ids) form.append("id", id);
-    submit(form, { method: "post", action: "/link", preventScrollReset: true });
-  };
-
   const columns: Column<ShareListItem>[] = [
     { type: "checkbox", width: 44 },
     { type: "expand", width: 44 },
@@ -242,7 +173,7 @@ export default function LinkPage() {
       sort: true,
       render: (link) => (
         <span className="flex min-w-0 items-center gap-2">
-          <TypeIcon type={link.type} />
+          <LinkTypeIcon type={link.type} />
           <span className="truncate" title={namesOf(link)}>
             {namesOf(link)}
           </span>
@@ -286,23 +217,23 @@ export default function LinkPage() {
       render: (link) => (
         <span className="flex items-center gap-1">
           {cancelable(link) && (
-            <ActionForm intent="cancel" ids={[link.shareId]} back={back} onConfirm={ask}>
+            <LinkActionForm path="/link" intent="cancel" ids={[link.shareId]} back={back} onAsk={ask}>
               <Button type="submit" size="small" variant="text" aria-label={t("link.cancel.row", { name: namesOf(link) })}>
                 {t(request ? "link.cancel.invite" : "link.cancel")}
               </Button>
-            </ActionForm>
+            </LinkActionForm>
           )}
-          <ActionForm intent="delete" ids={[link.shareId]} back={back} onConfirm={ask}>
+          <LinkActionForm path="/link" intent="delete" ids={[link.shareId]} back={back} onAsk={ask}>
             <Button type="submit" size="small" variant="text" danger aria-label={t("link.delete.row", { name: namesOf(link) })}>
               {t("link.delete")}
             </Button>
-          </ActionForm>
+          </LinkActionForm>
           {link.bindSwitch === 1 && link.bindDevice !== "" && (
-            <ActionForm intent="unbind" ids={[link.shareId]} back={back}>
+            <LinkActionForm path="/link" intent="unbind" ids={[link.shareId]} back={back}>
               <Button type="submit" size="small" variant="text" aria-label={t("link.unbind.row", { name: namesOf(link) })}>
                 {t("link.unbind")}
               </Button>
-            </ActionForm>
+            </LinkActionForm>
           )}
         </span>
       ),
@@ -361,12 +292,7 @@ export default function LinkPage() {
           onReset={() => go({ name: "", status: "", createdStart: "", createdEnd: "", page: 1 })}
         >
           {query.tab !== "share" && <input type="hidden" name="tab" value={query.tab} />}
-          {query.sort && (
-            <>
-              <input type="hidden" name="orderBy" value={SORT_KEYS[query.sort.key]} />
-              <input type="hidden" name="order" value={query.sort.order === "ascending" ? "asc" : "desc"} />
-            </>
-          )}
+          <SortFields sort={query.sort} keys={SORT_KEYS} />
         </FormBuilder>
       </div>
 
@@ -376,29 +302,17 @@ export default function LinkPage() {
         </p>
       )}
       {confirm && (
-        <div role="alertdialog" aria-labelledby="link-confirm-title" className="flex flex-wrap items-center gap-3 rounded border border-amber-300 bg-amber-50 px-4 py-3 text-sm">
-          <h2 id="link-confirm-title" className="font-medium">
-            {t(`link.confirm.${confirm.intent}.title`)}
-          </h2>
-          <div className="flex-1">
-            <p>{t(`link.confirm.${confirm.intent}`, { count: confirm.ids.length })}</p>
-            <ConfirmList ids={confirm.ids} links={links} />
-          </div>
-          <Form method="post" action="/link" className="flex gap-2">
-            <input type="hidden" name="intent" value={confirm.intent} />
-            <input type="hidden" name="confirmed" value="1" />
-            <input type="hidden" name="back" value={back} />
-            {confirm.ids.map((id) => (
-              <input key={id} type="hidden" name="id" value={id} />
-            ))}
-            <Link to={`/link${back}`} className="inline-flex h-8 items-center rounded border border-primary bg-white px-4 text-sm text-primary">
-              {t("link.confirm.back")}
-            </Link>
-            <Button type="submit" danger={confirm.intent === "delete"}>
-              {t("global.confirm")}
-            </Button>
-          </Form>
-        </div>
+        <PageConfirm
+          id="link-confirm-title"
+          path="/link"
+          back={back}
+          asking={confirm}
+          title={t(`link.confirm.${confirm.intent}.title`)}
+          message={t(`link.confirm.${confirm.intent}`, { count: confirm.ids.length })}
+          backLabel={t("link.confirm.back")}
+          danger={confirm.intent === "delete"}
+          list={<ConfirmList ids={confirm.ids} links={links} label={namesOf} />}
+        />
       )}
 
       {/* The rows' boxes belong to this form (Table selectionField), so it works as plain HTML too;
@@ -441,21 +355,13 @@ export default function LinkPage() {
         <Pagination total={total} page={query.page} pageSize={query.size} hrefFor={(page, size) => `/link${linkSearch(query, { page, size })}`} className="justify-end" />
       )}
 
-      <Modal
-        open={asking !== null}
-        onClose={() => setAsking(null)}
-        title={asking ? t(`link.confirm.${asking.intent}.title`) : undefined}
-        danger={asking?.intent === "delete"}
-        confirmLabel={t("global.confirm")}
-        onConfirm={confirmed}
-      >
-        {asking && (
-          <>
-            <p>{t(`link.confirm.${asking.intent}`, { count: asking.ids.length })}</p>
-            <ConfirmList ids={asking.ids} links={links} />
-          </>
-        )}
-      </Modal>
+      <AskModal
+        ask={question}
+        title={(a) => t(`link.confirm.${a.intent}.title`)}
+        message={(a) => t(`link.confirm.${a.intent}`, { count: a.ids.length })}
+        danger={(a) => a.intent === "delete"}
+        list={(a) => <ConfirmList ids={a.ids} links={links} label={namesOf} />}
+      />
     </section>
   );
 }

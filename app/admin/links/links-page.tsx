@@ -1,13 +1,13 @@
-import { Form, Link, useLoaderData, useLocation, useNavigate, useNavigation, useSubmit } from "@remix-run/react";
-import { useEffect, useState, type FormEvent, type ReactNode } from "react";
+import { Form, Link, useLoaderData, useLocation, useNavigate, useNavigation } from "@remix-run/react";
+import type { FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import * as z from "zod";
 import { Button } from "~/components/ui/button";
 import { FormBuilder, type FormField } from "~/components/ui/form";
-import { FileIcon, FilesIcon, FolderIcon } from "~/components/ui/icons";
-import { Modal } from "~/components/ui/modal";
+import { FolderIcon } from "~/components/ui/icons";
 import { Pagination } from "~/components/ui/pagination";
-import { Table, type Column, type RowKey, type SortState } from "~/components/ui/table";
+import { Table, type Column, type SortState } from "~/components/ui/table";
+import { AskModal, ConfirmList, LinkActionForm, LinkTypeIcon, PageConfirm, SortFields, useAsk, useLinkSelection } from "~/shares/link-table";
 import { formatSize } from "~/utils/format";
 import { useHydrated } from "~/utils/use-hydrated";
 import { useFormatTime } from "~/utils/use-time-zone";
@@ -24,12 +24,8 @@ const BULK_FORM = "links-bulk";
 
 /** A link's name in lists and confirmations: its files, or an invitation's directory. */
 export const nameOf = (link: AdminShareItem) => (link.shareUrlType === 0 ? link.shareServerPath : link.filename.join(", "));
-
-function TypeIcon({ type }: { type: 0 | 1 | 2 }) {
-  const { t } = useTranslation();
-  const Icon = type === 0 ? FileIcon : type === 1 ? FolderIcon : FilesIcon;
-  return <Icon title={t(`link.type.${type}`)} className={type === 0 ? "shrink-0 text-gray-500" : "shrink-0 text-amber-500"} />;
-}
+/** A link in a confirmation: its name and owner. */
+const ownedName = (link: AdminShareItem) => `${nameOf(link)} (${link.account})`;
 
 /** Normal, expired, disabled by the administrator, or cancelled by its owner; and a locked owner. */
 function StatusCell({ link }: { link: AdminShareItem }) {
@@ -46,53 +42,6 @@ function StatusCell({ link }: { link: AdminShareItem }) {
       <span className={tone}>{text}</span>
       {link.ownerLocked && <span className="text-xs text-red-700">{t("admin.links.owner-locked")}</span>}
     </span>
-  );
-}
-
-/** One POST form per row action: hidden fields carry the link and the page to come back to. */
-function ActionForm({
-  path,
-  intent,
-  ids,
-  back,
-  onAsk,
-  children,
-}: {
-  path: string;
-  intent: LinkIntent;
-  ids: readonly string[];
-  back: string;
-  onAsk?: (intent: AskIntent, ids: readonly string[]) => void;
-  children: ReactNode;
-}) {
-  const askFirst = (event: FormEvent<HTMLFormElement>) => {
-    // With JavaScript the question is a dialog; without it the action asks on the page.
-    if (intent === "enable" || !onAsk) return;
-    event.preventDefault();
-    onAsk(intent, ids);
-  };
-  return (
-    <Form method="post" action={path} onSubmit={askFirst} className="inline-flex" preventScrollReset>
-      <input type="hidden" name="intent" value={intent} />
-      <input type="hidden" name="back" value={back} />
-      {ids.map((id) => (
-        <input key={id} type="hidden" name="id" value={id} />
-      ))}
-      {children}
-    </Form>
-  );
-}
-
-/** What a confirmation acts on, by name and owner: exactly the rows whose ids go to the engine. */
-function ConfirmList({ ids, links }: { ids: readonly string[]; links: readonly AdminShareItem[] }) {
-  const byId = new Map(links.map((link) => [link.shareId, link]));
-  return (
-    <ul className="mt-2 max-h-48 list-disc overflow-auto break-all pl-5">
-      {ids.map((id) => {
-        const link = byId.get(id);
-        return <li key={id}>{link ? `${nameOf(link)} (${link.account})` : id}</li>;
-      })}
-    </ul>
   );
 }
 
@@ -254,21 +203,15 @@ export function AdminLinksScreen() {
   const location = useLocation();
   const navigate = useNavigate();
   const navigation = useNavigation();
-  const submit = useSubmit();
   const hydrated = useHydrated();
-  const [selected, setSelected] = useState<RowKey[]>([]);
-  const [asking, setAsking] = useState<{ intent: AskIntent; ids: readonly string[] } | null>(null);
   const files = kind === "files";
   const path = `/admin/shares/${kind satisfies LinksKind}`;
   const back = adminLinksSearch(query);
-
-  // Every navigation ends a selection: another page, sort or search, and the redirect back after any action.
-  useEffect(() => setSelected([]), [location.key]);
-  const selectedSet = new Set(selected.map(String));
-  const selectedLinks = links.filter((link) => selectedSet.has(link.shareId));
+  const { selected, setSelected, selectedLinks } = useLinkSelection(links);
+  const question = useAsk<AskIntent>(path, back);
+  const ask = question.ask;
 
   const go = (change: Partial<AdminLinksQuery>) => navigate(`${path}${adminLinksSearch(query, { ...LIST_ONLY, ...change })}`, { preventScrollReset: true });
-  const ask = (intent: AskIntent, ids: readonly string[]) => setAsking({ intent, ids });
   const askBulk = (event: FormEvent<HTMLFormElement>) => {
     const intent = ((event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null)?.value as LinkIntent | undefined;
     // Enable goes straight on with the ticked rows (the boxes belong to this form); the rest ask first.
@@ -277,15 +220,6 @@ export function AdminLinksScreen() {
     const ids = selectedLinks.map((link) => link.shareId);
     if (intent && ids.length > 0) ask(intent, ids);
   };
-  const confirmed = () => {
-    if (!asking) return;
-    const form = new FormData();
-    form.set("intent", asking.intent);
-    form.set("confirmed", "1");
-    form.set("back", back);
-    for (const id of asking.ids) form.append("id", id);
-    submit(form, { method: "post", action: path, preventScrollReset: true });
-  };
   const detailHref = (link: AdminShareItem) => `${path}${adminLinksSearch(query, { detail: link.shareId, detailPage: 1, detailSize: 10 })}`;
 
   const actions = (link: AdminShareItem) => {
@@ -293,30 +227,30 @@ export function AdminLinksScreen() {
     return (
       <span className="flex flex-wrap items-center gap-1">
         {link.disabled ? (
-          <ActionForm path={path} intent="enable" ids={[link.shareId]} back={back}>
+          <LinkActionForm path={path} intent="enable" ids={[link.shareId]} back={back}>
             <Button type="submit" size="small" variant="text" aria-label={t("admin.links.enable.row", { name })}>
               {t("admin.links.enable")}
             </Button>
-          </ActionForm>
+          </LinkActionForm>
         ) : (
-          <ActionForm path={path} intent="disable" ids={[link.shareId]} back={back} onAsk={ask}>
+          <LinkActionForm path={path} intent="disable" ids={[link.shareId]} back={back} onAsk={ask}>
             <Button type="submit" size="small" variant="text" aria-label={t("admin.links.disable.row", { name })}>
               {t("admin.links.disable")}
             </Button>
-          </ActionForm>
+          </LinkActionForm>
         )}
         {link.bindSwitch === 1 && link.bindDevice !== "" && (
-          <ActionForm path={path} intent="unbind" ids={[link.shareId]} back={back} onAsk={ask}>
+          <LinkActionForm path={path} intent="unbind" ids={[link.shareId]} back={back} onAsk={ask}>
             <Button type="submit" size="small" variant="text" aria-label={t("admin.links.unbind.row", { name })}>
               {t("admin.links.unbind")}
             </Button>
-          </ActionForm>
+          </LinkActionForm>
         )}
-        <ActionForm path={path} intent="delete" ids={[link.shareId]} back={back} onAsk={ask}>
+        <LinkActionForm path={path} intent="delete" ids={[link.shareId]} back={back} onAsk={ask}>
           <Button type="submit" size="small" variant="text" danger aria-label={t("admin.links.delete.row", { name })}>
             {t("admin.links.delete")}
           </Button>
-        </ActionForm>
+        </LinkActionForm>
       </span>
     );
   };
@@ -328,7 +262,7 @@ export function AdminLinksScreen() {
     sort: true,
     render: (link) => (
       <span className="flex min-w-0 items-center gap-2">
-        {files ? <TypeIcon type={link.type} /> : <FolderIcon className="shrink-0 text-amber-500" />}
+        {files ? <LinkTypeIcon type={link.type} /> : <FolderIcon className="shrink-0 text-amber-500" />}
         <Link to={detailHref(link)} preventScrollReset className="truncate text-primary hover:underline" title={nameOf(link)} aria-label={t("admin.links.details.row", { name: nameOf(link) })}>
           {nameOf(link)}
         </Link>
@@ -339,7 +273,7 @@ export function AdminLinksScreen() {
     type: "custom",
     key: "owner",
     title: t("admin.links.column.owner"),
-    width: 110,
+    // No width: the owner shares what the time columns leave with the name.
     sort: true,
     render: (link) => <span className="break-all">{link.account}</span>,
   };
@@ -439,39 +373,22 @@ export function AdminLinksScreen() {
           onReset={() => go({ name: "", account: "", status: "", createdStart: "", createdEnd: "", page: 1 })}
         >
           {query.size !== 10 && <input type="hidden" name="size" value={query.size} />}
-          {query.sort && (
-            <>
-              <input type="hidden" name="orderBy" value={LINK_SORT_KEYS[query.sort.key]} />
-              <input type="hidden" name="order" value={query.sort.order === "ascending" ? "asc" : "desc"} />
-            </>
-          )}
+          <SortFields sort={query.sort} keys={LINK_SORT_KEYS} />
         </FormBuilder>
       </div>
 
       {confirm && (
-        <div role="alertdialog" aria-labelledby="links-confirm-title" className="flex flex-wrap items-center gap-3 rounded border border-amber-300 bg-amber-50 px-4 py-3 text-sm">
-          <h2 id="links-confirm-title" className="font-medium">
-            {t(`admin.links.confirm.${confirm.intent}.title`)}
-          </h2>
-          <div className="flex-1">
-            <p>{t(`admin.links.confirm.${confirm.intent}`, { count: confirm.ids.length })}</p>
-            <ConfirmList ids={confirm.ids} links={links} />
-          </div>
-          <Form method="post" action={path} className="flex gap-2">
-            <input type="hidden" name="intent" value={confirm.intent} />
-            <input type="hidden" name="confirmed" value="1" />
-            <input type="hidden" name="back" value={back} />
-            {confirm.ids.map((id) => (
-              <input key={id} type="hidden" name="id" value={id} />
-            ))}
-            <Link to={`${path}${back}`} className="inline-flex h-8 items-center rounded border border-primary bg-white px-4 text-sm text-primary">
-              {t("admin.links.confirm.back")}
-            </Link>
-            <Button type="submit" danger={confirm.intent === "delete"}>
-              {t("global.confirm")}
-            </Button>
-          </Form>
-        </div>
+        <PageConfirm
+          id="links-confirm-title"
+          path={path}
+          back={back}
+          asking={confirm}
+          title={t(`admin.links.confirm.${confirm.intent}.title`)}
+          message={t(`admin.links.confirm.${confirm.intent}`, { count: confirm.ids.length })}
+          backLabel={t("admin.links.confirm.back")}
+          danger={confirm.intent === "delete"}
+          list={<ConfirmList ids={confirm.ids} links={links} label={ownedName} />}
+        />
       )}
 
       {detail && <DetailPanel path={path} query={query} link={detail.link} downloads={detail.downloads} />}
@@ -513,21 +430,13 @@ export function AdminLinksScreen() {
         <Pagination total={total} page={query.page} pageSize={query.size} label={t("admin.links.pages")} hrefFor={(page, size) => `${path}${adminLinksSearch(query, { ...LIST_ONLY, page, size })}`} className="justify-end" />
       )}
 
-      <Modal
-        open={asking !== null}
-        onClose={() => setAsking(null)}
-        title={asking ? t(`admin.links.confirm.${asking.intent}.title`) : undefined}
-        danger={asking?.intent === "delete"}
-        confirmLabel={t("global.confirm")}
-        onConfirm={confirmed}
-      >
-        {asking && (
-          <>
-            <p>{t(`admin.links.confirm.${asking.intent}`, { count: asking.ids.length })}</p>
-            <ConfirmList ids={asking.ids} links={links} />
-          </>
-        )}
-      </Modal>
+      <AskModal
+        ask={question}
+        title={(a) => t(`admin.links.confirm.${a.intent}.title`)}
+        message={(a) => t(`admin.links.confirm.${a.intent}`, { count: a.ids.length })}
+        danger={(a) => a.intent === "delete"}
+        list={(a) => <ConfirmList ids={a.ids} links={links} label={ownedName} />}
+      />
     </section>
   );
 }
