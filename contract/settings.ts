@@ -164,8 +164,8 @@ export const periodsAt = (periods: readonly SpeedPeriod[], day: number, minute: 
  * file in one request, Ferry's default: resumes start from the server's offset anyway).
  */
 export const protocolSettings = z.object({
-  parallelUploads: z.number().int().min(1).max(10).describe("Files one page uploads at once (web)."),
-  uploadPartMB: z.number().int().min(0).max(4096).describe("MB sent per upload request (tus PATCH); 0 the whole file in one request."),
+  parallelUploads: z.number().int().min(1).max(10).describe("Files one sign-in uploads at once: the web's queue; the file server refuses more with 4210 (429)."),
+  uploadPartMB: z.number().int().min(0).max(4096).describe("MB sent per upload request (tus PATCH); 0 the whole file in one request. The file server refuses a larger body with 4209 (413)."),
 });
 export type ProtocolSettings = z.infer<typeof protocolSettings>;
 export const PROTOCOL_DEFAULTS: ProtocolSettings = { parallelUploads: 3, uploadPartMB: 0 };

@@ -1,11 +1,11 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Button, ButtonLink } from "../components/ui/button";
 import { Modal } from "../components/ui/modal";
 import { NoticeBar } from "../components/ui/notice-bar";
 import { useConnectionState, useFileConnection } from "../files/file-server-context";
 import { useRootData } from "../root";
-import { onTransferEvent } from "../transfers/events";
+import { onClientPrompt, onTransferEvent } from "../transfers/events";
 import { formatSize } from "../utils/format";
 import { type FileServerHealth, selectNoticeState } from "./notice-state";
 import { installersFor, type InstallerPlatform, offeredInstallers } from "./platforms";
@@ -20,7 +20,7 @@ export const START_WINDOW_MS = 30_000;
 /** A first connection to the file server that takes longer than one reconnect period counts as lost. */
 const FIRST_CONNECT_GRACE_MS = 6000;
 
-type DialogContent = { kind: "start" } | { kind: "overflow"; limit: number } | { kind: "upgrade" };
+type DialogContent = { kind: "start" } | { kind: "overflow"; limit: number } | { kind: "upgrade" } | { kind: "large"; size: number; threshold: number };
 
 /** localStorage: "1" once the user closed the invitation to start the client in this browser. */
 export const CLIENT_BAR_DISMISSED_KEY = "ferry.client-bar.dismissed";
@@ -101,6 +101,8 @@ function clientLaunchUrl(urlName: string, certSelect: number): string | null {
 export function DesktopClient({ ports, installers }: { ports: readonly number[]; installers: readonly InstallerPlatform[] }) {
   const { t } = useTranslation();
   const root = useRootData();
+  const rootRef = useRef(root);
+  rootRef.current = root;
   const { probe, state: local } = useLocalClient(ports);
   const fileServer = useFileServerHealth();
   const [starting, setStarting] = useState(false);
@@ -109,6 +111,16 @@ export function DesktopClient({ ports, installers }: { ports: readonly number[];
   const [forBrowser, setForBrowser] = useState<InstallerPlatform[]>([]);
   const platforms = offeredInstallers(forBrowser, installers);
   const [dismissed, dismiss] = useBarDismissal();
+  /** The waiting batch's answer while the large-upload question shows: true continues in the browser. */
+  const promptAnswer = useRef<((inBrowser: boolean) => void) | null>(null);
+  const answerPrompt = (inBrowser: boolean) => {
+    promptAnswer.current?.(inBrowser);
+    promptAnswer.current = null;
+  };
+  const closeDialog = () => {
+    answerPrompt(false);
+    setDialog(null);
+  };
 
   const connected = local?.status === "connected";
   const [wasConnected, setWasConnected] = useState(connected);
@@ -117,15 +129,32 @@ export function DesktopClient({ ports, installers }: { ports: readonly number[];
     if (connected) {
       setStarting(false);
       // The invitation has done its job; an upgrade offer stays until the user closes it.
-      if (dialog && dialog.kind !== "upgrade") setDialog(null);
+      if (dialog && dialog.kind !== "upgrade") closeDialog();
     }
   }
 
   useEffect(() => {
     setForBrowser(installersFor(navigator.userAgent, navigator.platform));
-    return onTransferEvent((event) => {
+    const root = rootRef.current;
+    const stopPrompt = onClientPrompt(
+      (size, threshold) =>
+        new Promise<boolean>((resolve) => {
+          // A second large batch while the first is still asked about: the first stays in the browser's hands.
+          promptAnswer.current?.(true);
+          promptAnswer.current = resolve;
+          setLaunchLink(root ? clientLaunchUrl(root.site.urlName, root.site.certSelect) : null);
+          setDialog({ kind: "large", size, threshold });
+        }),
+    );
+    const stopEvents = onTransferEvent((event) => {
       if (event.type === "size-overflow") setDialog({ kind: "overflow", limit: event.limit });
     });
+    return () => {
+      stopPrompt();
+      stopEvents();
+      promptAnswer.current?.(true);
+      promptAnswer.current = null;
+    };
   }, []);
 
   useEffect(() => {
@@ -160,15 +189,19 @@ export function DesktopClient({ ports, installers }: { ports: readonly number[];
       />
       <Modal
         open={dialog !== null}
-        onClose={() => setDialog(null)}
+        onClose={closeDialog}
         width={CLIENT_DIALOG_WIDTH}
         title={t(`client.dialog.${content.kind}.title`)}
         footer={
           <div className="mt-6 flex flex-wrap justify-end gap-2">
-            {content.kind === "start" && launchLink && (
+            {(content.kind === "start" || content.kind === "large") && launchLink && (
               <ButtonLink
                 href={launchLink}
+                // Beside "Continue in the browser" (the large-upload question), one button is the main one.
+                variant={content.kind === "large" ? "outlined" : "contained"}
                 onClick={() => {
+                  // The batch is left to the client.
+                  answerPrompt(false);
                   setStarting(true);
                   probe?.retryNow();
                 }}
@@ -177,17 +210,45 @@ export function DesktopClient({ ports, installers }: { ports: readonly number[];
               </ButtonLink>
             )}
             {platforms.map((platform) => (
-              <Button key={platform} onClick={() => window.location.assign(`/download/${platform}`)}>
+              <Button
+                key={platform}
+                onClick={() => {
+                  answerPrompt(false);
+                  window.location.assign(`/download/${platform}`);
+                }}
+              >
                 {t(`shell.download.${platform}`)}
               </Button>
             ))}
-            <Button variant="outlined" onClick={() => setDialog(null)}>
-              {t("global.close")}
-            </Button>
+            {content.kind === "large" ? (
+              <>
+                <Button variant="outlined" onClick={closeDialog}>
+                  {t("global.cancel")}
+                </Button>
+                <Button
+                  onClick={() => {
+                    answerPrompt(true);
+                    setDialog(null);
+                  }}
+                >
+                  {t("client.dialog.large.continue")}
+                </Button>
+              </>
+            ) : (
+              <Button variant="outlined" onClick={closeDialog}>
+                {t("global.close")}
+              </Button>
+            )}
           </div>
         }
       >
-        <p>{content.kind === "overflow" ? t("client.dialog.overflow.text", { limit: formatSize(content.limit) }) : t(`client.dialog.${content.kind}.text`)}</p>
+        <p>
+          {content.kind === "overflow"
+            ? t("client.dialog.overflow.text", { limit: formatSize(content.limit) })
+            : content.kind === "large"
+              ? t("client.dialog.large.text", { size: formatSize(content.size), threshold: formatSize(content.threshold) })
+              : t(`client.dialog.${content.kind}.text`)}
+        </p>
       </Modal>
     </>
   );

@@ -22,7 +22,29 @@ export interface FileServerValue {
   tcpFileSizeLimit: number;
   /** Server switch for sync folders (spec section 6: sync needs it). */
   syncSwitch: boolean;
+  /** How the web uploads (the Transfer protocol and transfer settings, /api/service/info); the engine enforces the same. */
+  uploads: UploadSettings;
 }
+
+/** The administrator's upload settings as the web uploader follows them (docs/file-server.md, "Part size and parallel uploads"). */
+export interface UploadSettings {
+  /** Files uploading at once (parallelUploads). */
+  parallel: number;
+  /** MB per tus PATCH; 0 the whole file in one request (uploadPartMB). */
+  partMB: number;
+  /** The browser hashes each file and the commit carries the hash (cHashVerifySwitch). */
+  hashCheck: boolean;
+  /** A batch over this many MB suggests the desktop client; 0 never (clientPromptMB). */
+  clientPromptMB: number;
+}
+
+/** The upload settings of /api/service/info's `server`. */
+export const uploadSettingsOf = (server: { parallelUploads: number; uploadPartMB: number; cHashVerifySwitch: boolean; clientPromptMB: number }): UploadSettings => ({
+  parallel: server.parallelUploads,
+  partMB: server.uploadPartMB,
+  hashCheck: server.cHashVerifySwitch,
+  clientPromptMB: server.clientPromptMB,
+});
 
 interface ContextValue extends FileServerValue {
   connection: FileConnection | null;

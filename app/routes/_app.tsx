@@ -6,7 +6,7 @@ import { SessionTimers } from "~/components/session-timers";
 import { LiveNotices } from "~/components/shell/live-notices";
 import { SideMenu } from "~/components/shell/side-menu";
 import { TopBar } from "~/components/shell/top-bar";
-import { FileServerProvider } from "~/files/file-server-context";
+import { FileServerProvider, uploadSettingsOf } from "~/files/file-server-context";
 import { TransferPanel } from "~/transfers/transfer-panel";
 import { useRootData } from "~/root";
 import { env } from "~/utils/env.server";
@@ -34,6 +34,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     info: { token: user.engine.socketToken, port: server.no_ssl_port, sslPort: server.ssl_port, host: server.host },
     tcpFileSizeLimit: server.TCPFileSizeLimit * 1024,
     syncSwitch: server.syncSwitch,
+    uploads: uploadSettingsOf(server),
   };
   return data({ user: info.data.user, unreadCount: notices.data?.unreadCount ?? 0, fileServer, localClientPorts: env.localClientPorts, installers: server.installers }, { headers: { "Set-Cookie": await user.commit() } });
 }

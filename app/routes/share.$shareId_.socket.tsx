@@ -1,5 +1,5 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import type { FileServerValue } from "~/files/file-server-context";
+import { type FileServerValue, uploadSettingsOf } from "~/files/file-server-context";
 import { fileServerInfo, issueToken } from "~/shares/page/share-page.server";
 import { deviceFingerprint, getShareToken, setShareToken } from "~/utils/share-session.server";
 import { shareIdOf } from "../../contract/share";
@@ -35,6 +35,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     info: { token: renewed.data.token, port: server.no_ssl_port, sslPort: server.ssl_port, host: server.host, share: true },
     tcpFileSizeLimit: server.TCPFileSizeLimit * 1024,
     syncSwitch: false,
+    // A visitor has no desktop client to be pointed to.
+    uploads: { ...uploadSettingsOf(server), clientPromptMB: 0 },
   };
   return Response.json({ fileServer }, { headers });
 }

@@ -12,16 +12,19 @@ import type { TransferStore } from "./store";
 import { UploadLocks } from "./upload-locks.client";
 import { TransferStatus, type DownloadTarget, type TransferItem, type UploadItem, type UploadTarget } from "./types";
 
-/** Uploads running at once; more wait in the queue. */
-export const PARALLEL_UPLOADS = 3;
+const MIB = 1024 * 1024;
 /**
- * Bytes per PATCH request: the whole file (or what is left of it) in one request. The engine keeps
- * every byte that arrived when a request breaks off, so a resume still starts from the server's
- * offset, not from a chunk boundary; and only a request of the whole file lets the browser send
- * the File from disk without copying it (file-source.ts). The cost: a proxy in front of the file
- * server must not limit request bodies (nginx: `client_max_body_size 0`, docs/file-server.md).
+ * Bytes per PATCH request, from the Transfer protocol's part size (MB; the engine refuses larger
+ * bodies, 4209). 0: the whole file (or what is left of it) in one request. The engine keeps every
+ * byte that arrived when a request breaks off, so a resume still starts from the server's offset,
+ * not from a part boundary; and only a request of the whole file lets the browser send the File
+ * from disk without copying it (file-source.ts). The cost: a proxy in front of the file server
+ * must not limit request bodies (nginx: `client_max_body_size 0`, docs/file-server.md) — or the
+ * administrator sets a part size under its limit.
  */
-export const CHUNK_BYTES = Number.POSITIVE_INFINITY;
+export const chunkBytes = (partMB: number) => (partMB > 0 ? partMB * MIB : Number.POSITIVE_INFINITY);
+/** How long an upload the engine found busy (4210: the sign-in's other uploads hold every place) waits in the queue before it asks again. */
+export const BUSY_RETRY_MS = 1500;
 /** Back-off of automatic retries after a network drop (then the item fails and offers retry). */
 export const RETRY_DELAYS_MS = [0, 1000, 3000, 5000, 10_000, 20_000];
 
@@ -39,6 +42,12 @@ export interface ManagerContext {
   account: string;
   /** Largest file in bytes (TCPFileSizeLimit × 1024); 0 or less: no limit. */
   sizeLimit: number;
+  /** Uploads running at once (parallelUploads); more wait in the queue. */
+  parallel: number;
+  /** MB per PATCH request (uploadPartMB); 0 the whole file. */
+  partMB: number;
+  /** Whether the browser hashes each file for the commit (cHashVerifySwitch); off, no hash worker runs. */
+  hashCheck: boolean;
 }
 
 interface UploadJob {
@@ -65,6 +74,19 @@ function varsOf(data: unknown): Record<string, string | number> | undefined {
   if (!data || typeof data !== "object") return undefined;
   const vars = Object.fromEntries(Object.entries(data).filter(([, v]) => typeof v === "string" || typeof v === "number")) as Record<string, string | number>;
   return Object.keys(vars).length > 0 ? vars : undefined;
+}
+
+/** The engine's code of a refusal (a socket reply's, or a tus error's envelope), or null. */
+export function engineCode(error: unknown): number | null {
+  if (error && typeof error === "object" && "code" in error && typeof error.code === "number") return error.code;
+  const body = error instanceof DetailedError ? error.originalResponse?.getBody() : undefined;
+  if (!body) return null;
+  try {
+    const envelope = JSON.parse(body) as { code?: unknown };
+    return typeof envelope.code === "number" ? envelope.code : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The failure's message: the engine's code (a socket reply, or a tus error whose body is the envelope), else a network failure. */
@@ -308,7 +330,7 @@ export class TransferManager {
     if (!context) return;
     let running = [...this.jobs.values()].filter((job) => job.tus !== null || this.store.get(job.id)?.status === TransferStatus.ServerChecking).length;
     for (const item of this.store.getSnapshot()) {
-      if (running >= PARALLEL_UPLOADS) break;
+      if (running >= Math.max(1, context.parallel)) break;
       if (item.kind !== "upload" || !item.queued) continue;
       const job = this.jobs.get(item.id);
       if (!job?.file) continue;
@@ -318,11 +340,21 @@ export class TransferManager {
     }
   }
 
-  private start(job: UploadJob, file: File, context: ManagerContext) {
+  /** Hashes the file in a worker while it uploads; the commit awaits it. */
+  private startHash(job: UploadJob, file: File) {
     job.hashAbort = new AbortController();
     job.hash = this.hasher.hash(file, job.hashAbort.signal);
     // A failure is reported at commit; until then nobody awaits the hash.
     job.hash.catch(() => undefined);
+  }
+
+  private start(job: UploadJob, file: File, context: ManagerContext) {
+    // The hash check off: the engine compares nothing, so the browser spends no CPU on a hash.
+    if (context.hashCheck) this.startHash(job, file);
+    else {
+      job.hashAbort = null;
+      job.hash = null;
+    }
     if (job.commitOnly) {
       void this.commit(job, context);
       return;
@@ -332,7 +364,7 @@ export class TransferManager {
       uploadUrl: job.saved.uploadUrl,
       headers: this.headers(context),
       metadata: { groupId: String(job.saved.groupId), path: job.saved.path, overwrite: job.saved.overwrite ? "1" : "0", filetype: file.type },
-      chunkSize: CHUNK_BYTES,
+      chunkSize: chunkBytes(context.partMB),
       fileReader: wholeFileReader,
       retryDelays: RETRY_DELAYS_MS,
       // The manager keeps its own list (persist.ts); tus-js-client's would duplicate it.
@@ -353,6 +385,19 @@ export class TransferManager {
       onError: (error) => {
         job.tus = null;
         const failure = failureOf(error);
+        const code = engineCode(error);
+        // The administrator changed the protocol settings since the page loaded: follow the
+        // engine's and carry on from the bytes it stored (nothing of the refused request was kept).
+        if (code === ErrorCode.UploadPartTooLarge && Number(failure.errorVars?.limit) > 0) {
+          context.partMB = Math.max(1, Math.floor(Number(failure.errorVars?.limit) / MIB));
+          this.requeue(job, 0);
+          return;
+        }
+        if (code === ErrorCode.UploadsBusy) {
+          // Another page of this sign-in holds the engine's places: wait in the queue, ask again.
+          this.requeue(job, BUSY_RETRY_MS);
+          return;
+        }
         // The engine's limit may be lower than the page knew (changed since it loaded).
         if (failure.errorMsgKey === errorMessageKey(ErrorCode.FileTooLarge)) {
           emitTransferEvent({ type: "size-overflow", limit: Number(failure.errorVars?.limit ?? context.sizeLimit) });
@@ -368,9 +413,17 @@ export class TransferManager {
     this.store.update(job.id, { status: TransferStatus.ServerChecking, currentSize: job.saved.size });
     const uploadUrl = job.saved.uploadUrl ?? "";
     try {
-      const hash = await job.hash!;
       const uploadId = decodeURIComponent(new URL(uploadUrl, context.connection.httpUrl).pathname.split("/").filter(Boolean).pop() ?? "");
-      const result = await context.connection.cmd("commit", { uploadId, hash });
+      let result: SocketResults["commit"];
+      try {
+        result = await context.connection.cmd("commit", job.hash ? { uploadId, hash: await job.hash } : { uploadId });
+      } catch (error) {
+        // The hash check was turned on since the page loaded (401): hash the file now and commit again.
+        if (job.hash || !job.file || engineCode(error) !== ErrorCode.BadRequired) throw error;
+        context.hashCheck = true;
+        this.startHash(job, job.file);
+        result = await context.connection.cmd("commit", { uploadId, hash: await job.hash! });
+      }
       this.forget(job);
       this.store.update(job.id, { status: TransferStatus.Uploaded, currentSize: result.size, totalSize: result.size });
       emitTransferEvent({ type: "upload-committed", groupId: job.saved.groupId, path: result.path });
@@ -387,6 +440,25 @@ export class TransferManager {
     } finally {
       this.pump();
     }
+  }
+
+  /** Puts a started upload back in the queue; it starts again (from the server's offset) after `delayMs`. */
+  private requeue(job: UploadJob, delayMs: number) {
+    job.hashAbort?.abort();
+    job.hashAbort = null;
+    job.hash = null;
+    this.store.update(job.id, { queued: delayMs === 0 });
+    if (delayMs === 0) {
+      this.pump();
+      return;
+    }
+    this.pump();
+    setTimeout(() => {
+      const item = this.store.get(job.id);
+      if (!this.jobs.has(job.id) || job.tus || item?.status !== TransferStatus.Uploading || item.paused) return;
+      this.store.update(job.id, { queued: true });
+      this.pump();
+    }, delayMs);
   }
 
   private fail(job: UploadJob, failure: Failure) {

@@ -66,7 +66,7 @@ function writePreference(preference: Preference) {
 export function TransferPanel({ account }: { account: string }) {
   const { t } = useTranslation();
   const server = useFileServer();
-  useAttachTransfers(server?.connection ?? null, account, server?.tcpFileSizeLimit ?? 0);
+  useAttachTransfers(server?.connection ?? null, account, server?.tcpFileSizeLimit ?? 0, server?.uploads);
   const transfers = useTransfers();
   const { items, activeCount } = transfers;
   const [open, setOpen] = useState(false);

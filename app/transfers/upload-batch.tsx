@@ -11,7 +11,7 @@ import { formatSize } from "../utils/format";
 import { useFileErrors } from "../files/use-file-errors";
 import { candidateNames, namesByFolder, pickFreeNames, resolveConflicts, splitPath, type ConflictChoice } from "./conflicts";
 import { folderSteps, uploadPath } from "./drop";
-import { emitTransferEvent } from "./events";
+import { askClientPrompt, emitTransferEvent } from "./events";
 import { NO_ROOM, refusalOf, refusedForRoom, SKIPPED } from "./refusals";
 import type { UploadBatch, UploadItem } from "./types";
 import { useTransfers } from "./use-transfers";
@@ -78,9 +78,11 @@ export function useUploadBatch({ connection, groupId, visitor, canOverwrite }: U
   const { upload } = useTransfers();
   const [question, setQuestion] = useState<Question | null>(null);
   const [shown, setShown] = useState<Question | null>(null);
-  const sizeLimit = useFileServer()?.tcpFileSizeLimit ?? 0;
-  const latest = useRef({ connection, groupId, visitor, upload, showError, sizeLimit, canOverwrite });
-  latest.current = { connection, groupId, visitor, upload, showError, sizeLimit, canOverwrite };
+  const server = useFileServer();
+  const sizeLimit = server?.tcpFileSizeLimit ?? 0;
+  const clientPromptMB = server?.uploads.clientPromptMB ?? 0;
+  const latest = useRef({ connection, groupId, visitor, upload, showError, sizeLimit, canOverwrite, clientPromptMB });
+  latest.current = { connection, groupId, visitor, upload, showError, sizeLimit, canOverwrite, clientPromptMB };
 
   /** Which of `names` exist in `folder` on the server; a missing folder holds none. */
   const takenIn = useCallback(async (folder: string, names: readonly string[], listings: Map<string, Promise<Set<string>>>): Promise<Set<string>> => {
@@ -135,7 +137,11 @@ export function useUploadBatch({ connection, groupId, visitor, canOverwrite }: U
     (batch: UploadBatch, folder: string) => {
       if (batch.items.length === 0 && batch.folders.length === 0) return;
       void (async () => {
-        const { sizeLimit: limit, upload: send, groupId: group, connection: conn, visitor: isVisitor, canOverwrite: mayReplace } = latest.current;
+        const { sizeLimit: limit, upload: send, groupId: group, connection: conn, visitor: isVisitor, canOverwrite: mayReplace, clientPromptMB: promptMB } = latest.current;
+        // A batch over the transfer settings' client prompt suggests the desktop client first; the
+        // user may continue in the browser, or leave the batch to the client (nothing goes up here).
+        const total = batch.items.reduce((sum, item) => sum + item.file.size, 0);
+        if (promptMB > 0 && total > promptMB * 1024 * 1024 && !(await askClientPrompt(total, promptMB * 1024 * 1024))) return;
         // The space's permission, room and rules as they are now (the page's may be stale); without
         // them (a share visitor, an older engine) the engine's own refusals still say why.
         const rules: UploadRules | null = conn && !isVisitor ? await conn.cmd("uploadRules", { groupId: group }).catch(() => null) : null;

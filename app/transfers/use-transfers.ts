@@ -1,4 +1,6 @@
 import { useEffect, useMemo, useSyncExternalStore } from "react";
+import { PROTOCOL_DEFAULTS } from "../../contract/settings";
+import type { UploadSettings } from "../files/file-server-context";
 import type { Connection, TransferManager } from "./manager.client";
 import { TransferStore } from "./store";
 import { isActive, type DownloadTarget, type TransferItem, type UploadItem, type UploadTarget } from "./types";
@@ -14,6 +16,8 @@ function getManager(): Promise<TransferManager> {
 }
 
 const NO_ITEMS: readonly TransferItem[] = [];
+/** The engine's defaults (contract/settings.ts), for a page without the server's settings. */
+const DEFAULT_UPLOADS: UploadSettings = { parallel: PROTOCOL_DEFAULTS.parallelUploads, partMB: PROTOCOL_DEFAULTS.uploadPartMB, hashCheck: true, clientPromptMB: 0 };
 
 export interface Transfers {
   items: readonly TransferItem[];
@@ -50,13 +54,14 @@ export function useTransfers(): Transfers {
 }
 
 /** Connects the manager to the page's file server (rendered once, by the panel). */
-export function useAttachTransfers(connection: Connection | null, account: string, sizeLimit: number) {
+export function useAttachTransfers(connection: Connection | null, account: string, sizeLimit: number, uploads: UploadSettings = DEFAULT_UPLOADS) {
+  const { parallel, partMB, hashCheck } = uploads;
   useEffect(() => {
     if (!connection) return;
     let live = true;
-    void getManager().then((m) => live && m.attach({ connection, account, sizeLimit }));
+    void getManager().then((m) => live && m.attach({ connection, account, sizeLimit, parallel, partMB, hashCheck }));
     return () => {
       live = false;
     };
-  }, [connection, account, sizeLimit]);
+  }, [connection, account, sizeLimit, parallel, partMB, hashCheck]);
 }
