@@ -1,9 +1,11 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { saveSettings } from "~/admin/settings/actions.server";
 import { commonFormSchema, periodFormSchema, securityFormSchema, speedField, transferFormSchema } from "~/admin/settings/schema";
 import { SpeedInput } from "~/admin/settings/speed-input";
+import { PositionGrid } from "~/admin/site-design/position-grid";
 import { Button, ButtonLink } from "~/components/ui/button";
 import { FormBuilder, type FormField } from "~/components/ui/form";
 import { InlineConfirm } from "~/components/ui/inline-confirm";
@@ -89,13 +91,49 @@ function CommonForm() {
   const { general, enterprise } = useLoaderData<typeof loader>();
   const { t } = useTranslation();
   const lastResult = useLastResult("common");
+  const [position, setPosition] = useState(general.watermarkPosition);
+  const [opacity, setOpacity] = useState(general.watermarkOpacity);
   const sw = (name: keyof GeneralSettings): FormField => ({ name, label: t(`admin.settings.${name}`), type: "switch", description: help(t(`admin.settings.${name}.help`)) });
+  const locked = !enterprise;
+  const watermarkHelp = (
+    <span className="flex flex-col gap-1 text-xs text-gray-600">
+      {locked && <span>{t("admin.settings.watermark.enterprise")}</span>}
+      <span>{t("admin.settings.watermark.help")}</span>
+      <span>
+        {t("admin.settings.watermark.image")}{" "}
+        <Link to="/admin/site-design#site-watermark" className="font-medium text-gray-900 underline">
+          {t("admin.settings.watermark.image-link")}
+        </Link>
+      </span>
+    </span>
+  );
   const fields: FormField[] = [
     sw("bindFirstDevice"),
     sw("eventNotifications"),
     sw("userSpaceStatistics"),
     sw("groupSpaceStatistics"),
-    { name: "watermark", label: t("admin.settings.watermark"), type: "switch", disabled: !enterprise, description: enterprise ? undefined : help(t("admin.settings.watermark.enterprise")) },
+    { name: "watermark", label: t("admin.settings.watermark"), type: "switch", disabled: locked, description: watermarkHelp },
+    {
+      name: "watermarkPosition",
+      label: t("admin.settings.watermarkPosition"),
+      type: "custom",
+      disabled: locked,
+      render: (field) => <PositionGrid field={field} value={position} disabled={locked} onChange={setPosition} />,
+    },
+    {
+      name: "watermarkOpacity",
+      label: t("admin.settings.watermarkOpacity"),
+      type: "custom",
+      disabled: locked,
+      render: ({ id, name }) => (
+        <span className="flex items-center gap-3">
+          <input id={id} type="range" name={name} min={10} max={100} step={5} value={opacity} onChange={(event) => setOpacity(Number(event.target.value))} disabled={locked} className="w-48 accent-[var(--color-primary,#FD5C1F)]" />
+          <output htmlFor={id} className="text-sm text-gray-700">
+            {opacity}%
+          </output>
+        </span>
+      ),
+    },
   ];
   return (
     <FormBuilder

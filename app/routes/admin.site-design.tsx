@@ -166,7 +166,7 @@ export default function SiteDesignPage() {
         <h2 id="site-images" className="text-base font-semibold text-gray-900">
           {t("admin.site.images")}
         </h2>
-        <div className="grid grid-cols-3 gap-4">
+        <div className="grid grid-cols-2 gap-4">
           {SITE_ASSETS.map((kind) => {
             const stored = asset(kind);
             const rule = SITE_ASSET_RULES[kind];
@@ -175,6 +175,14 @@ export default function SiteDesignPage() {
                 <h3 id={`site-${kind}`} className="text-sm font-semibold text-gray-900">
                   {t(`admin.site.${kind}`)}
                 </h3>
+                {kind === "watermark" && (
+                  <p className="text-xs text-gray-600">
+                    {t("admin.site.watermark.help")}{" "}
+                    <a href="/admin/settings/general" className="font-medium text-gray-900 underline">
+                      {t("admin.site.watermark.settings")}
+                    </a>
+                  </p>
+                )}
                 <p className="text-xs text-gray-600">{t("admin.site.image.rules", { types: rule.types.map((x) => x.toUpperCase()).join(", "), width: rule.maxWidth, height: rule.maxHeight, size: `${Math.round(rule.maxBytes / 1024)} KB` })}</p>
                 <div className="flex h-24 items-center justify-center rounded bg-gray-50">
                   {stored ? <img src={stored.url} alt={t(`admin.site.${kind}.current`)} className="max-h-20 max-w-full" /> : <span className="text-sm text-gray-600">{t("admin.site.image.default")}</span>}
@@ -203,7 +211,7 @@ export default function SiteDesignPage() {
                     fields={{ intent: "remove", asset: kind }}
                     label={t(`admin.site.${kind}.remove`)}
                     title={t(`admin.site.${kind}.remove`)}
-                    message={t("admin.site.image.remove.confirm")}
+                    message={t(kind === "watermark" ? "admin.site.watermark.remove.confirm" : "admin.site.image.remove.confirm")}
                     confirmLabel={t("admin.site.image.remove.confirm-label")}
                     danger
                     disabled={locked}

@@ -4,10 +4,10 @@ import { refusePost } from "~/utils/form.server";
 
 /** The engine's headers the browser gets; nothing else is passed on. */
 const PASSED_HEADERS = ["content-type", "content-length", "x-content-type-options", "content-security-policy", "cache-control"];
-const NAME = /^(icon|logo|background)-[0-9a-f]{16}\.(png|jpg|gif|ico)$/;
+const NAME = /^(icon|logo|background|watermark)-[0-9a-f]{16}\.(png|jpg|gif|ico)$/;
 
 /**
- * /customize/<name>: the site's icon, logo and login background (docs/admin-api.md, "Site design"),
+ * /customize/<name>: the site's icon, logo, login background and watermark image (docs/admin-api.md, "Site design"),
  * from the engine's customize folder, so the sign-in page and the shell load them from their own
  * origin. Public, like the sign-in page that shows them.
  */

@@ -15,9 +15,9 @@ const assetParams = z.object({ asset: z.enum(SITE_ASSETS) });
 export function siteDesignRoutes(design: SiteDesignService) {
   const base = "/api/admin/site-design";
   return [
-    route({ method: "GET", url: base, tag: "admin", summary: "Site design: whether the edition allows it, the branding fields and the uploaded images.", auth: "admin", response: siteDesign, handler: () => design.read() }),
+    route({ method: "GET", url: base, tag: "admin", summary: "Site design: whether the edition allows it, the branding fields and the uploaded images (icon, logo, login background, watermark).", auth: "admin", response: siteDesign, handler: () => design.read() }),
     route({ method: "PATCH", url: base, tag: "admin", summary: "Change branding fields (colours #RRGGBB, position 1–9, opacity 30–100, names, official sites). 4460 outside the enterprise edition.", auth: "admin", body: siteDesignBody, response: siteDesign, handler: ({ body }) => design.update(body) }),
-    route({ method: "DELETE", url: `${base}/:asset`, tag: "admin", summary: "Remove the icon, logo or login background (the default comes back). 4460 outside the enterprise edition.", auth: "admin", params: assetParams, response: siteDesign, handler: ({ params }) => design.removeAsset(params.asset) }),
+    route({ method: "DELETE", url: `${base}/:asset`, tag: "admin", summary: "Remove the icon, logo, login background or watermark image (the default comes back; without a watermark image the viewer's account and the time are drawn). 4460 outside the enterprise edition.", auth: "admin", params: assetParams, response: siteDesign, handler: ({ params }) => design.removeAsset(params.asset) }),
     route({ method: "POST", url: `${base}/reset`, tag: "admin", summary: "Every branding field and image back to the defaults. 4460 outside the enterprise edition.", auth: "admin", response: siteDesign, handler: () => design.reset() }),
   ];
 }

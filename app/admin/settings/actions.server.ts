@@ -28,9 +28,11 @@ export async function saveSettings(admin: SignedIn, form: FormData): Promise<Don
     const s = parseFormData(form, commonFormSchema);
     if (s.status !== "success") return { ok: false, answer: { intent, submission: s.reply() } };
     const v = s.value;
-    const body: Record<string, boolean> = { bindFirstDevice: on(v.bindFirstDevice), eventNotifications: on(v.eventNotifications), userSpaceStatistics: on(v.userSpaceStatistics), groupSpaceStatistics: on(v.groupSpaceStatistics) };
+    const body: Record<string, boolean | number> = { bindFirstDevice: on(v.bindFirstDevice), eventNotifications: on(v.eventNotifications), userSpaceStatistics: on(v.userSpaceStatistics), groupSpaceStatistics: on(v.groupSpaceStatistics) };
     // A disabled switch (free edition) is not posted: the stored watermark stays.
     if (form.has("watermark") || form.get("watermarkShown") === "1") body.watermark = on(v.watermark);
+    if (v.watermarkPosition !== undefined) body.watermarkPosition = v.watermarkPosition;
+    if (v.watermarkOpacity !== undefined) body.watermarkOpacity = v.watermarkOpacity;
     return patch(admin, "general", body, intent, s);
   }
   if (intent === "security") {

@@ -19,6 +19,9 @@ export const commonFormSchema = z.object({
   userSpaceStatistics: onOff,
   groupSpaceStatistics: onOff,
   watermark: onOff,
+  // Disabled (not posted) outside the enterprise edition: the stored values stay.
+  watermarkPosition: z.coerce.number().int().min(1).max(9).optional(),
+  watermarkOpacity: z.coerce.number({ error: "admin.settings.error.watermark-opacity" }).int("admin.settings.error.watermark-opacity").min(10, "admin.settings.error.watermark-opacity").max(100, "admin.settings.error.watermark-opacity").optional(),
 });
 
 export const securityFormSchema = z.object({

@@ -40,5 +40,5 @@ export const licenceSchema = z.object({ intent: z.literal("licence"), licence: z
 export const SITE_FORM_LIMIT = Math.max(...SITE_ASSETS.map((a) => SITE_ASSET_RULES[a].maxBytes)) + 64 * 1024;
 
 /** The page's confirmation without JavaScript (`?confirm=`). */
-export const confirmSchema = z.enum(["reset", "remove-icon", "remove-logo", "remove-background", "licence-remove"]).nullable().catch(null);
+export const confirmSchema = z.enum(["reset", "remove-icon", "remove-logo", "remove-background", "remove-watermark", "licence-remove"]).nullable().catch(null);
 export type ConfirmAsk = z.infer<typeof confirmSchema>;
