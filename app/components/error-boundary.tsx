@@ -28,7 +28,7 @@ export function GeneralErrorBoundary() {
   const known = EXPLAINED.has(status) ? status : status >= 500 ? 500 : 400;
   // A plain link: it works without JavaScript, and reloading an address that is wrong would not help.
   const home = (
-    <a href="/" className={cn("inline-flex items-center justify-center rounded border border-primary bg-primary font-medium text-white hover:opacity-90", buttonSizes.middle)}>
+    <a href="/" className={cn("inline-flex items-center justify-center rounded border border-primary bg-primary font-medium text-white hover:border-primary-dark hover:bg-primary-dark", buttonSizes.middle)}>
       {t("global.error.home")}
     </a>
   );

@@ -1,13 +1,12 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
-import { Form, useLoaderData, useNavigate, useSubmit } from "@remix-run/react";
-import { useState, type FormEvent } from "react";
+import { Form, useLoaderData, useNavigate } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import * as z from "zod";
 import { LOG_DAYS_MAX, LOG_DAYS_MIN, OPERATION_KINDS, type LivePreview, type LogSettings, type OperationLogEntry, type OperationLogPage } from "../../contract/logs";
 import { engineFilter, logsSearch, readLogFilter } from "~/admin/logs/query";
 import { Button, ButtonLink } from "~/components/ui/button";
+import { ConfirmedAction } from "~/components/ui/confirmed-action";
 import { InlineConfirm } from "~/components/ui/inline-confirm";
-import { Modal } from "~/components/ui/modal";
 import { Pagination } from "~/components/ui/pagination";
 import { SelectInput } from "~/components/ui/select-input";
 import { Table, type Column } from "~/components/ui/table";
@@ -124,8 +123,8 @@ function OperationsPanel() {
   const back = logsSearch(filter);
   const exportQuery = logsSearch({ ...filter, page: 1, size: undefined });
   const columns: Column<OperationLogEntry>[] = [
-    { type: "custom", key: "at", title: t("admin.logs.column.time"), width: 170, render: (e) => <time dateTime={new Date(e.at).toISOString()}>{when(e.at, i18n.language, timeZone)}</time> },
-    { type: "custom", key: "account", title: t("admin.logs.column.account"), width: 140, render: (e) => <span className="break-all">{e.account || t("admin.logs.visitor")}</span> },
+    { type: "time", key: "at", title: t("admin.logs.column.time"), render: (e) => <time dateTime={new Date(e.at).toISOString()}>{when(e.at, i18n.language, timeZone)}</time> },
+    { type: "custom", key: "account", title: t("admin.logs.column.account"), width: 140, nowrap: true, render: (e) => e.account || t("admin.logs.visitor") },
     { type: "custom", key: "role", title: t("admin.logs.column.role"), width: 110, render: (e) => t(`admin.logs.role.${e.role}`) },
     { type: "ellipsis", dataIndex: "address", title: t("admin.logs.column.address"), width: 130 },
     { type: "custom", key: "kind", title: t("admin.logs.column.kind"), width: 150, render: (e) => ((OPERATION_KINDS as readonly string[]).includes(e.kind) ? t(`admin.logs.kind.${e.kind}`) : e.kind) },
@@ -164,15 +163,9 @@ function OperationsPanel() {
 function PreviewsPanel() {
   const { previews, timeZone, confirm } = useLoaderData<typeof loader>();
   const { t, i18n } = useTranslation();
-  const submit = useSubmit();
-  const [stopping, setStopping] = useState<LivePreview | null>(null);
-  const ask = (p: LivePreview) => (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    setStopping(p);
-  };
   const columns: Column<LivePreview>[] = [
-    { type: "custom", key: "startedAt", title: t("admin.logs.previews.column.started"), width: 170, render: (p) => <time dateTime={new Date(p.startedAt).toISOString()}>{when(p.startedAt, i18n.language, timeZone)}</time> },
-    { type: "custom", key: "account", title: t("admin.logs.column.account"), width: 160, render: (p) => <span className="break-all">{p.account}</span> },
+    { type: "time", key: "startedAt", title: t("admin.logs.previews.column.started"), render: (p) => <time dateTime={new Date(p.startedAt).toISOString()}>{when(p.startedAt, i18n.language, timeZone)}</time> },
+    { type: "custom", key: "account", title: t("admin.logs.column.account"), width: 160, nowrap: true, render: (p) => p.account },
     { type: "ellipsis", dataIndex: "address", title: t("admin.logs.column.address"), width: 140 },
     { type: "custom", key: "path", title: t("admin.logs.previews.column.file"), render: (p) => <span className="break-all">{p.groupId > 0 ? `${t("admin.logs.previews.group", { id: p.groupId })}: ` : ""}{p.path}</span> },
     { type: "custom", key: "state", title: t("admin.logs.previews.column.state"), width: 120, render: (p) => (p.streaming > 0 ? t("admin.logs.previews.streaming") : t("admin.logs.previews.idle")) },
@@ -182,13 +175,18 @@ function PreviewsPanel() {
       title: t("admin.logs.previews.column.actions"),
       width: 110,
       render: (p) => (
-        <Form method="post" action="/admin/logs" onSubmit={ask(p)} className="inline-flex">
-          <input type="hidden" name="intent" value="stop" />
-          <input type="hidden" name="id" value={p.id} />
-          <Button type="submit" size="small" variant="text" danger aria-label={t("admin.logs.previews.stop.label", { account: p.account, file: p.path })}>
-            {t("admin.logs.previews.stop")}
-          </Button>
-        </Form>
+        <ConfirmedAction
+          action="/admin/logs"
+          fields={{ intent: "stop", id: p.id }}
+          label={t("admin.logs.previews.stop")}
+          aria-label={t("admin.logs.previews.stop.label", { account: p.account, file: p.path })}
+          title={t("global.tips")}
+          message={t("admin.logs.previews.stop.confirm", { account: p.account, file: p.path })}
+          confirmLabel={t("admin.logs.previews.stop")}
+          size="small"
+          variant="text"
+          danger
+        />
       ),
     },
   ];
@@ -211,19 +209,6 @@ function PreviewsPanel() {
       )}
       {previews.length === 0 && <p className="text-sm text-gray-600">{t("admin.logs.previews.empty")}</p>}
       <Table columns={columns} data={previews} rowKey="id" label={t("admin.logs.previews.table")} rowLabel={(p) => `${p.account} ${p.path}`} />
-      <Modal
-        open={stopping !== null}
-        onClose={() => setStopping(null)}
-        danger
-        confirmLabel={t("admin.logs.previews.stop")}
-        title={t("global.tips")}
-        onConfirm={() => {
-          if (stopping) submit({ intent: "stop", id: stopping.id, confirmed: "1" }, { method: "post", action: "/admin/logs" });
-          setStopping(null);
-        }}
-      >
-        {stopping && <p>{t("admin.logs.previews.stop.confirm", { account: stopping.account, file: stopping.path })}</p>}
-      </Modal>
     </div>
   );
 }

@@ -7,7 +7,7 @@ import { DESIGN_API, LICENCE_API, siteDesignAction } from "~/admin/site-design/a
 import { PositionGrid } from "~/admin/site-design/position-grid";
 import { SignInPreview } from "~/admin/site-design/preview";
 import { confirmSchema, designSchema, PAGE, SITE_FORM_LIMIT, uploadSchemas } from "~/admin/site-design/schema";
-import { ConfirmedAction } from "~/admin/tls/confirmed-action";
+import { ConfirmedAction } from "~/components/ui/confirmed-action";
 import { Button } from "~/components/ui/button";
 import { FormBuilder } from "~/components/ui/form";
 import { readForm } from "~/utils/form.server";

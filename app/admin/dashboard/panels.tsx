@@ -5,6 +5,7 @@ import type { DashboardConnections, DashboardInfo, DashboardLicense, DashboardSt
 import { formatSize } from "../../../contract/sizes";
 import { Button } from "~/components/ui/button";
 import { cn } from "~/components/ui/cn";
+import { Facts } from "~/components/ui/facts";
 import { useHydrated } from "~/utils/use-hydrated";
 import { useFormatTime } from "./format";
 
@@ -24,20 +25,6 @@ export function Panel({ title, children, className, actions }: { title: ReactNod
       </div>
       {children}
     </section>
-  );
-}
-
-/** Label–value pairs of a panel. */
-export function Facts({ items }: { items: [ReactNode, ReactNode][] }) {
-  return (
-    <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1.5 text-sm">
-      {items.map(([label, value], index) => (
-        <div key={index} className="contents">
-          <dt className="text-gray-600">{label}</dt>
-          <dd className="min-w-0 break-words font-medium text-gray-900">{value}</dd>
-        </div>
-      ))}
-    </dl>
   );
 }
 
@@ -121,16 +108,11 @@ export function StoragePanel({ storage, disk, onDisk }: { storage: DashboardStor
         <div className={cn("h-full rounded-full", percent >= 90 ? "bg-red-600" : "bg-primary")} style={{ width: `${percent}%` }} />
       </div>
       <Facts
-        items={[
+        rows={[
           [t("dashboard.storage.total"), <Bytes key="t" bytes={shown.total} />],
           [t("dashboard.storage.used"), <Bytes key="u" bytes={shown.used} />],
           [t("dashboard.storage.free"), <Bytes key="f" bytes={shown.free} />],
-          [
-            t("dashboard.storage.paths"),
-            <span key="p" className="font-mono text-xs">
-              {shown.paths.join(", ")}
-            </span>,
-          ],
+          [t("dashboard.storage.paths"), shown.paths.join(", "), "mono"],
         ]}
       />
     </Panel>
@@ -143,7 +125,7 @@ export function LicensePanel({ license }: { license: DashboardLicense }) {
   return (
     <Panel title={t("dashboard.license")}>
       <Facts
-        items={[
+        rows={[
           [t("dashboard.license.edition"), `${t(`dashboard.license.edition.${license.edition}`)} — ${t(`admin.licence.source.${license.source}`)}`],
           [t("dashboard.license.status"), license.problem ? `${t(`dashboard.license.status.${license.status}`)}: ${t(`error.${license.problem.code}`)}` : t(`dashboard.license.status.${license.status}`)],
           [
@@ -201,7 +183,7 @@ export function StatusPanel({ status, state, children }: { status: DashboardStat
         <StateBadge state={state} />
       </div>
       <Facts
-        items={[
+        rows={[
           // The exact start (a restart shows a new one) kept machine-readable, as the charts' latest sample.
           [t("dashboard.status.started"), <time key="started" dateTime={new Date(status.startedAt).toISOString()}>{time(status.startedAt)}</time>],
           [t("dashboard.status.uptime"), duration(status.uptime)],
@@ -218,7 +200,7 @@ export function InfoPanel({ info }: { info: DashboardInfo }) {
   return (
     <Panel title={t("dashboard.info")}>
       <Facts
-        items={[
+        rows={[
           [t("dashboard.info.name"), info.name],
           [t("dashboard.info.version"), info.version],
           [t("dashboard.info.host"), info.host],

@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { useTranslation } from "react-i18next";
+import { Facts, type Fact } from "~/components/ui/facts";
 import { Table, type Column } from "~/components/ui/table";
 import { formatSize } from "~/utils/format";
 import type { CurrentDatabase } from "../../../contract/database";
@@ -9,7 +10,7 @@ type TableRow = CurrentDatabase["tables"][number];
 /** The database Ferry runs on: kind, version, location (never a password), size, where the choice comes from, rows per table. */
 export function CurrentCard({ current, pendingActions }: { current: CurrentDatabase; pendingActions?: ReactNode }) {
   const { t } = useTranslation();
-  const facts: [string, string][] = [
+  const facts: Fact[] = [
     [t("admin.database.kind"), t(`admin.database.kind.${current.dialect}`)],
     [t("admin.database.version"), current.version],
     [t("admin.database.location"), current.location],
@@ -25,14 +26,7 @@ export function CurrentCard({ current, pendingActions }: { current: CurrentDatab
       <h2 id="database-current" className="text-base font-semibold text-gray-900">
         {t("admin.database.current")}
       </h2>
-      <dl className="grid grid-cols-[max-content_1fr] gap-x-6 gap-y-1 text-sm">
-        {facts.map(([term, value]) => (
-          <div key={term} className="contents">
-            <dt className="text-gray-600">{term}</dt>
-            <dd className="break-all text-gray-900">{value}</dd>
-          </div>
-        ))}
-      </dl>
+      <Facts rows={facts} />
       {current.pending && (
         <div className="flex flex-col gap-2 rounded border border-amber-300 bg-amber-50 p-3">
           <p role="status" className="text-sm text-amber-900">

@@ -3,6 +3,7 @@ import type { FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import * as z from "zod";
 import { Button } from "~/components/ui/button";
+import { Facts } from "~/components/ui/facts";
 import { FormBuilder, type FormField } from "~/components/ui/form";
 import { FolderIcon } from "~/components/ui/icons";
 import { Pagination } from "~/components/ui/pagination";
@@ -45,8 +46,6 @@ function StatusCell({ link }: { link: AdminShareItem }) {
   );
 }
 
-const detailRow = "grid grid-cols-[150px_1fr] items-start gap-2";
-
 /** What the expanded row and the details show about one link. */
 function LinkFacts({ link }: { link: AdminShareItem }) {
   const { t } = useTranslation();
@@ -54,76 +53,28 @@ function LinkFacts({ link }: { link: AdminShareItem }) {
   const invitation = link.shareUrlType === 0;
   const end = link.shareExpireTime === 0 ? t("admin.links.never") : formatTime(link.shareExpireTime);
   return (
-    <dl className="flex flex-col gap-1.5 py-1 text-sm">
-      <div className={detailRow}>
-        <dt className="text-gray-600">{t("admin.links.detail.link")}</dt>
-        <dd className="break-all font-mono text-xs leading-5">{link.shareLink}</dd>
-      </div>
-      <div className={detailRow}>
-        <dt className="text-gray-600">{t("admin.links.detail.owner")}</dt>
-        <dd className="break-all">{link.account}</dd>
-      </div>
-      <div className={detailRow}>
-        <dt className="text-gray-600">{t(invitation ? "admin.links.detail.directory" : "admin.links.detail.files")}</dt>
-        <dd>
-          {invitation ? (
-            <span className="break-all">{link.shareServerPath}</span>
-          ) : (
-            <ul className="flex flex-col gap-0.5">
-              {link.shareFiles.map((file) => (
-                <li key={file} className="break-all">
-                  {file}
-                </li>
-              ))}
-            </ul>
-          )}
-        </dd>
-      </div>
-      <div className={detailRow}>
-        <dt className="text-gray-600">{t("admin.links.detail.password")}</dt>
-        <dd>{t(link.needPassword ? "admin.links.detail.password.set" : "admin.links.detail.password.none")}</dd>
-      </div>
-      <div className={detailRow}>
-        <dt className="text-gray-600">{t("admin.links.detail.bind")}</dt>
-        <dd>{t(link.bindSwitch ? "admin.links.yes" : "admin.links.no")}</dd>
-      </div>
-      {link.bindSwitch === 1 && (
-        <div className={detailRow}>
-          <dt className="text-gray-600">{t("admin.links.detail.device")}</dt>
-          <dd className="break-all font-mono text-xs leading-5">{link.bindDevice || t("admin.links.detail.device.none")}</dd>
-        </div>
-      )}
-      {invitation ? (
-        <>
-          <div className={detailRow}>
-            <dt className="text-gray-600">{t("admin.links.detail.invited")}</dt>
-            <dd>{formatTime(link.shareCreateTime)}</dd>
-          </div>
-          <div className={detailRow}>
-            <dt className="text-gray-600">{t("admin.links.detail.window")}</dt>
-            <dd>{t("admin.links.detail.window.value", { start: formatTime(link.shareCreateTime), end })}</dd>
-          </div>
-        </>
-      ) : (
-        <>
-          <div className={detailRow}>
-            <dt className="text-gray-600">{t("admin.links.detail.created")}</dt>
-            <dd>{formatTime(link.shareCreateTime)}</dd>
-          </div>
-          <div className={detailRow}>
-            <dt className="text-gray-600">{t("admin.links.detail.expires")}</dt>
-            <dd>{end}</dd>
-          </div>
-        </>
-      )}
-      <div className={detailRow}>
-        <dt className="text-gray-600">{t("admin.links.detail.status")}</dt>
-        <dd className="flex flex-wrap items-baseline gap-x-3">
-          <StatusCell link={link} />
-          {link.disabled && <span className="text-xs text-gray-600">{t("admin.links.detail.disabled", { time: formatTime(link.disabledTime) })}</span>}
-        </dd>
-      </div>
-    </dl>
+    <Facts
+      className="py-1"
+      rows={[
+        [t("admin.links.detail.link"), link.shareLink, "mono"],
+        [t("admin.links.detail.owner"), link.account],
+        invitation ? [t("admin.links.detail.directory"), link.shareServerPath] : [t("admin.links.detail.files"), link.shareFiles, "list"],
+        [t("admin.links.detail.password"), t(link.needPassword ? "admin.links.detail.password.set" : "admin.links.detail.password.none")],
+        [t("admin.links.detail.bind"), t(link.bindSwitch ? "admin.links.yes" : "admin.links.no")],
+        link.bindSwitch === 1 && [t("admin.links.detail.device"), link.bindDevice || t("admin.links.detail.device.none"), "mono"],
+        [t(invitation ? "admin.links.detail.invited" : "admin.links.detail.created"), formatTime(link.shareCreateTime)],
+        invitation
+          ? [t("admin.links.detail.window"), t("admin.links.detail.window.value", { start: formatTime(link.shareCreateTime), end })]
+          : [t("admin.links.detail.expires"), end],
+        [
+          t("admin.links.detail.status"),
+          <span key="status" className="flex flex-wrap items-baseline gap-x-3">
+            <StatusCell link={link} />
+            {link.disabled && <span className="text-xs text-gray-600">{t("admin.links.detail.disabled", { time: formatTime(link.disabledTime) })}</span>}
+          </span>,
+        ],
+      ]}
+    />
   );
 }
 
@@ -154,7 +105,7 @@ function DetailPanel({
         </span>
       ),
     },
-    { type: "custom", key: "time", title: t("admin.links.stats.time"), width: 180, render: (d) => formatTime(d.time) },
+    { type: "time", key: "time", title: t("admin.links.stats.time"), render: (d) => formatTime(d.time) },
     { type: "custom", key: "bytes", title: t("admin.links.stats.bytes"), width: 120, render: (d) => formatSize(d.bytes) },
   ];
   const rows = (downloads?.list ?? []).map((d, i) => ({ ...d, key: `${d.time}-${i}` }));
@@ -275,7 +226,8 @@ export function AdminLinksScreen() {
     title: t("admin.links.column.owner"),
     // No width: the owner shares what the time columns leave with the name.
     sort: true,
-    render: (link) => <span className="break-all">{link.account}</span>,
+    nowrap: true,
+    render: (link) => link.account,
   };
   const statusColumn: Column<AdminShareItem> = { type: "custom", key: "status", title: t("admin.links.column.status"), width: 95, sort: true, render: (link) => <StatusCell link={link} /> };
   const actionsColumn: Column<AdminShareItem> = { type: "custom", key: "actions", title: t("admin.links.column.actions"), width: 150, render: actions };
@@ -287,8 +239,8 @@ export function AdminLinksScreen() {
         { type: "expand", width: 44 },
         nameColumn,
         ownerColumn,
-        { type: "custom", key: "created", title: t("admin.links.column.created"), width: 155, sort: true, render: (link) => formatTime(link.shareCreateTime) },
-        { type: "custom", key: "expires", title: t("admin.links.column.expires"), width: 155, sort: true, render: (link) => never(link.shareExpireTime) },
+        { type: "time", key: "created", title: t("admin.links.column.created"), sort: true, render: (link) => formatTime(link.shareCreateTime) },
+        { type: "time", key: "expires", title: t("admin.links.column.expires"), sort: true, render: (link) => never(link.shareExpireTime) },
         { type: "custom", key: "bind", title: t("admin.links.column.bind"), width: 80, render: (link) => t(link.bindSwitch ? "admin.links.yes" : "admin.links.no") },
         {
           type: "custom",
@@ -315,13 +267,14 @@ export function AdminLinksScreen() {
         { type: "expand", width: 44 },
         nameColumn,
         ownerColumn,
-        { type: "custom", key: "created", title: t("admin.links.column.invited"), width: 160, sort: true, render: (link) => formatTime(link.shareCreateTime) },
+        { type: "time", key: "created", title: t("admin.links.column.invited"), sort: true, render: (link) => formatTime(link.shareCreateTime) },
         {
           type: "custom",
           key: "expires",
           title: t("admin.links.column.window"),
-          width: 300,
+          width: 340,
           sort: true,
+          nowrap: true,
           render: (link) => t("admin.links.detail.window.value", { start: formatTime(link.shareCreateTime), end: never(link.shareExpireTime) }),
         },
         statusColumn,

@@ -1,7 +1,7 @@
 import { Form } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { Facts } from "~/admin/tls/certificate-details";
-import { ConfirmedAction } from "~/admin/tls/confirmed-action";
+import { Facts } from "~/components/ui/facts";
+import { ConfirmedAction } from "~/components/ui/confirmed-action";
 import { Button } from "~/components/ui/button";
 import { FormBuilder } from "~/components/ui/form";
 import { useFormatTime } from "~/admin/dashboard/format";

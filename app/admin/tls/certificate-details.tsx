@@ -2,6 +2,7 @@ import { useTranslation } from "react-i18next";
 import { useFormatTime } from "~/utils/use-time-zone";
 import type { CertificateInfo } from "../../../contract/tls";
 import { cn } from "~/components/ui/cn";
+import type { Fact } from "~/components/ui/facts";
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -21,29 +22,15 @@ export function CertificateState({ certificate, now }: { certificate: Certificat
   );
 }
 
-/** Rows of a description list: a term and what it says. */
-export function Facts({ rows, label }: { rows: [string, React.ReactNode][]; label?: string }) {
-  return (
-    <dl aria-label={label} className="grid grid-cols-[12rem_minmax(0,1fr)] gap-x-4 gap-y-2 text-sm">
-      {rows.map(([term, value]) => (
-        <div key={term} className="contents">
-          <dt className="text-gray-600">{term}</dt>
-          <dd className="min-w-0 text-gray-900 [overflow-wrap:anywhere]">{value}</dd>
-        </div>
-      ))}
-    </dl>
-  );
-}
-
 /** What the console shows of a certificate: domains, issuer, validity and state, key, fingerprint. */
-export function certificateRows(certificate: CertificateInfo, now: number, t: (key: string, options?: Record<string, unknown>) => string, formatTime: (seconds: number) => string): [string, React.ReactNode][] {
+export function certificateRows(certificate: CertificateInfo, now: number, t: (key: string, options?: Record<string, unknown>) => string, formatTime: (seconds: number) => string): Fact[] {
   return [
     [t("admin.tls.domains"), certificate.domains.join(", ") || "—"],
     [t("admin.tls.validity"), t("admin.tls.validity.range", { from: formatTime(certificate.validFrom / 1000), to: formatTime(certificate.validTo / 1000) })],
     [t("admin.tls.state"), <CertificateState key="state" certificate={certificate} now={now} />],
     [t("admin.tls.issuer"), certificate.selfSigned ? `${certificate.issuer.replace(/\n/g, ", ")} — ${t("admin.tls.self-signed")}` : certificate.issuer.replace(/\n/g, ", ")],
     [t("admin.tls.key"), certificate.keyBits ? t("admin.tls.key.rsa", { bits: certificate.keyBits }) : t("admin.tls.key.other")],
-    [t("admin.tls.fingerprint"), <code key="fp" className="font-mono text-xs">{certificate.fingerprint}</code>],
+    [t("admin.tls.fingerprint"), certificate.fingerprint, "mono"],
   ];
 }
 

@@ -4,7 +4,7 @@ import type { ReactNode } from "react";
 import type * as z from "zod";
 import { Button } from "~/components/ui/button";
 import { FormBuilder, type FormField } from "~/components/ui/form";
-import { ConfirmedAction } from "./confirmed-action";
+import { ConfirmedAction } from "~/components/ui/confirmed-action";
 
 /** The frame of both TLS screens (TLS certificate, Client TLS): heading, introduction, sections. */
 export function TlsPage({ title, intro, children }: { title: string; intro: string; children: ReactNode }) {

@@ -1,4 +1,5 @@
 import { useTranslation } from "react-i18next";
+import { Facts } from "~/components/ui/facts";
 import { formatSize } from "~/utils/format";
 import { useFormatTime } from "~/utils/use-time-zone";
 import type { AdminUser, SpaceUsage } from "../../../contract/admin";
@@ -18,32 +19,17 @@ export function OnlineState({ user }: { user: Pick<AdminUser, "online" | "connec
 /** The expanded row: how many connections and the addresses they come from. */
 export function ConnectionsDetail({ user }: { user: Pick<AdminUser, "connections" | "addresses"> }) {
   const { t } = useTranslation();
-  const row = "grid grid-cols-[140px_1fr] items-start gap-2";
   return (
-    <dl className="flex flex-col gap-1.5 py-1">
-      <div className={row}>
-        <dt className="text-gray-600">{t("admin.users.detail.connections")}</dt>
-        <dd>{user.connections > 0 ? user.connections : t("admin.users.detail.none")}</dd>
-      </div>
-      {user.connections > 0 && (
-        <div className={row}>
-          <dt className="text-gray-600">{t("admin.users.detail.addresses")}</dt>
-          <dd>
-            {user.addresses.length > 0 ? (
-              <ul className="flex flex-wrap gap-x-4 gap-y-1">
-                {user.addresses.map((address) => (
-                  <li key={address} className="break-all font-mono text-xs leading-5">
-                    {address}
-                  </li>
-                ))}
-              </ul>
-            ) : (
-              t("admin.users.detail.unknown")
-            )}
-          </dd>
-        </div>
-      )}
-    </dl>
+    <Facts
+      className="py-1"
+      rows={[
+        [t("admin.users.detail.connections"), user.connections > 0 ? user.connections : t("admin.users.detail.none")],
+        user.connections > 0 &&
+          (user.addresses.length > 0
+            ? [t("admin.users.detail.addresses"), user.addresses, "mono-list"]
+            : [t("admin.users.detail.addresses"), t("admin.users.detail.unknown")]),
+      ]}
+    />
   );
 }
 

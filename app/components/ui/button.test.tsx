@@ -122,4 +122,22 @@ describe("Button", () => {
     await userEvent.click(button);
     expect(onSubmit).toHaveBeenCalledTimes(1);
   });
+
+  it.each([
+    ["contained", false],
+    ["contained", true],
+    ["outlined", false],
+    ["outlined", true],
+    ["text", false],
+    ["text", true],
+  ] as const)("%s (danger %s) darkens on hover instead of fading: the text keeps its contrast", (variant, danger) => {
+    renderWithI18n(
+      <Button variant={variant} danger={danger}>
+        Go
+      </Button>,
+    );
+    const hover = classes(screen.getByRole("button", { name: "Go" })).filter((c) => c.startsWith("hover:"));
+    expect(hover.some((c) => c.includes("opacity"))).toBe(false);
+    expect(hover.some((c) => /^hover:(bg|text)-(primary-dark|red-700)$/.test(c))).toBe(true);
+  });
 });

@@ -12,18 +12,22 @@ export const buttonSizes = {
 export type ButtonSize = keyof typeof buttonSizes;
 export type ButtonVariant = "contained" | "outlined" | "text";
 
+/*
+ * Hover darkens (a darker shade of the background or of the text), never lightens: the text keeps
+ * at least the contrast it has at rest, which WCAG AA needs while the pointer is over the button.
+ */
 const variants: Record<ButtonVariant, { normal: string; danger: string }> = {
   contained: {
-    normal: "border border-primary bg-primary text-white hover:opacity-90",
-    danger: "border border-red-600 bg-red-600 text-white hover:bg-red-700",
+    normal: "border border-primary bg-primary text-white hover:border-primary-dark hover:bg-primary-dark",
+    danger: "border border-red-600 bg-red-600 text-white hover:border-red-700 hover:bg-red-700",
   },
   outlined: {
-    normal: "border border-primary bg-white text-primary hover:opacity-80",
-    danger: "border border-red-600 bg-white text-red-600 hover:bg-red-50",
+    normal: "border border-primary bg-white text-primary hover:border-primary-dark hover:bg-gray-50 hover:text-primary-dark",
+    danger: "border border-red-600 bg-white text-red-600 hover:border-red-700 hover:bg-red-50 hover:text-red-700",
   },
   text: {
-    normal: "border border-transparent bg-transparent text-primary hover:bg-gray-100",
-    danger: "border border-transparent bg-transparent text-red-600 hover:bg-red-50",
+    normal: "border border-transparent bg-transparent text-primary hover:bg-gray-100 hover:text-primary-dark",
+    danger: "border border-transparent bg-transparent text-red-600 hover:bg-red-50 hover:text-red-700",
   },
 };
 

@@ -35,7 +35,7 @@ export function ErrorFallback({ status, details, title, tip, backHref, action, c
       {status !== undefined && <p className="text-sm text-gray-500">{t("global.error.status", { status })}</p>}
       {details && <div className="max-w-xl text-sm text-gray-500">{details}</div>}
       {action ?? (backHref ? (
-        <a href={backHref} className={cn("inline-flex items-center justify-center rounded border border-primary bg-primary font-medium text-white hover:opacity-90", buttonSizes.middle)}>
+        <a href={backHref} className={cn("inline-flex items-center justify-center rounded border border-primary bg-primary font-medium text-white hover:border-primary-dark hover:bg-primary-dark", buttonSizes.middle)}>
           {t("global.error.back")}
         </a>
       ) : (

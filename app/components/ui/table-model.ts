@@ -5,7 +5,7 @@ export const EMPTY_HEIGHT = 120;
 /** Rows rendered beyond each edge of the viewport, so fast scrolling does not show blank rows. */
 export const OVERSCAN = 5;
 
-export type ColumnType = "checkbox" | "expand" | "enum" | "ellipsis" | "input" | "edit-modal" | "custom";
+export type ColumnType = "checkbox" | "expand" | "enum" | "ellipsis" | "input" | "edit-modal" | "custom" | "time";
 export type SortOrder = "ascending" | "descending";
 export interface SortState {
   key: string;

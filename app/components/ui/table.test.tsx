@@ -399,3 +399,26 @@ describe("Table in Chinese", () => {
     expect(screen.getByRole("button", { name: "编辑 配额 alice" }).textContent).toBe("编辑");
   });
 });
+
+describe("Table time and one-line columns", () => {
+  it("gives a time column at least a full date and time, whatever width the page gave", async () => {
+    const { columnWidth } = await import("./table");
+    expect(columnWidth<User>({ type: "time", key: "at", title: "Time", render: () => "" })).toBe("calc(17.5ch + 1.5rem)");
+    expect(columnWidth<User>({ type: "time", key: "at", title: "Time", width: 120, render: () => "" })).toBe("max(120px, calc(17.5ch + 1.5rem))");
+    expect(columnWidth<User>({ dataIndex: "name", width: 120 })).toBe("120px");
+    expect(columnWidth<User>({ dataIndex: "name" })).toBeUndefined();
+  });
+
+  it("keeps time and nowrap cells on one line, a cut string whole in its tooltip", () => {
+    const columns: Column<User>[] = [
+      { type: "time", key: "at", title: "Time", render: () => "26/11/2026, 23:18:21" },
+      { type: "custom", key: "who", title: "User", nowrap: true, render: (u) => `${u.name}-with-a-long-account-name` },
+      { dataIndex: "note", title: "Note" },
+    ];
+    renderWithI18n(<Table label="Users" rowKey="id" data={users.slice(0, 1)} columns={columns} />);
+    const [time, who, note] = within(screen.getAllByRole("row")[1]!).getAllByRole("cell");
+    expect(time!.className).toContain("whitespace-nowrap");
+    expect(who!.querySelector(".truncate")?.getAttribute("title")).toBe("carol-with-a-long-account-name");
+    expect(note!.querySelector(".truncate")).toBeNull();
+  });
+});

@@ -35,6 +35,11 @@ interface ColumnBase<Row> {
   minScreen?: "sm" | "md";
   /** Buttons drawn in the cell of every row, after the cell's content. */
   buttons?: ReadonlyArray<RowButton<Row>>;
+  /**
+   * One line per cell: what does not fit ends in an ellipsis (the whole text in its tooltip when
+   * the cell renders a string) instead of wrapping the row to two lines (an account, an address).
+   */
+  nowrap?: boolean;
 }
 
 interface DataColumn<Row> extends ColumnBase<Row> {
@@ -51,7 +56,12 @@ export type Column<Row> =
   | (DataColumn<Row> & { type: "ellipsis" })
   | (DataColumn<Row> & { type: "input"; onChange: (row: Row, value: string) => void; placeholder?: string })
   | (DataColumn<Row> & { type: "edit-modal"; onEdit: (row: Row) => void })
-  | (DataColumn<Row> & { type: "custom"; render?: (row: Row, index: number) => ReactNode });
+  | (DataColumn<Row> & { type: "custom"; render?: (row: Row, index: number) => ReactNode })
+  /**
+   * A date and time: one line, in a column the kit makes wide enough for a full date and time in
+   * either language (`width` is then a minimum), so it never wraps at the console's widths.
+   */
+  | (DataColumn<Row> & { type: "time"; render: (row: Row, index: number) => ReactNode });
 
 export interface TableProps<Row> {
   columns: ReadonlyArray<Column<Row>>;
@@ -113,6 +123,15 @@ const screenClass = <Row,>(column: Column<Row>) => (column.minScreen ? ` ${SCREE
 const isHidden = <Row,>(column: Column<Row>) => (typeof column.hidden === "function" ? column.hidden() : column.hidden === true);
 const text = (value: unknown) => (value === null || value === undefined ? "" : String(value));
 
+/** Room for "26/11/2026, 23:18:21" or "2026-11-26 23:18:21" on one line (1ch is a digit's width; the separators are narrower). */
+const TIME_WIDTH = "calc(17.5ch + 1.5rem)";
+/** The CSS width of a column: the page's width, and for a time column never less than a full date and time. */
+export function columnWidth<Row>(column: Column<Row>): string | undefined {
+  const given = typeof column.width === "number" ? `${column.width}px` : column.width;
+  if (column.type !== "time") return given;
+  return given === undefined ? TIME_WIDTH : `max(${given}, ${TIME_WIDTH})`;
+}
+
 const checkboxClass = "h-4 w-4 cursor-pointer rounded border-gray-300 accent-primary";
 const sortControlClass = "inline-flex items-center gap-1 hover:text-primary focus-visible:outline focus-visible:outline-2 focus-visible:outline-primary";
 
@@ -123,8 +142,10 @@ function SortMark({ order }: { order: SortState["order"] | undefined }) {
     </span>
   );
 }
-const smallButtonClass =
-  "inline-flex h-6 items-center rounded px-2 text-sm text-primary hover:bg-primary/10 focus-visible:outline focus-visible:outline-2 focus-visible:outline-primary";
+const smallButtonBase = "inline-flex h-6 items-center rounded px-2 text-sm focus-visible:outline focus-visible:outline-2 focus-visible:outline-primary";
+// Hover darkens the text as it tints the background, so the text never loses contrast.
+const smallButtonClass = `${smallButtonBase} text-primary hover:bg-primary/10 hover:text-primary-dark`;
+const smallDangerClass = `${smallButtonBase} text-red-600 hover:bg-red-50 hover:text-red-700`;
 
 /**
  * Data table: a real <table> with sortable headers, row selection, expandable rows and virtual
@@ -301,6 +322,8 @@ export function Table<Row>({
         );
       case "custom":
         return column.render?.(row, index) ?? null;
+      case "time":
+        return column.render(row, index);
       default:
         return text(value);
     }
@@ -317,7 +340,7 @@ export function Table<Row>({
             <button
               key={`${buttonLabel}-${i}`}
               type="button"
-              className={button.danger ? `${smallButtonClass} text-red-600 hover:bg-red-50` : smallButtonClass}
+              className={button.danger ? smallDangerClass : smallButtonClass}
               onClick={() => button.onClick(row)}
             >
               {buttonLabel}
@@ -330,7 +353,7 @@ export function Table<Row>({
 
   const renderHeader = (column: Column<Row>, index: number) => {
     const key = columnKey(column, index);
-    const style: CSSProperties = { width: column.width };
+    const style: CSSProperties = { width: columnWidth(column) };
     const headerClass = `sticky top-0 z-[1] border-b border-gray-200 bg-gray-50 px-3 text-left text-sm font-medium text-gray-700${screenClass(column)}`;
     if (column.type === "checkbox") {
       return (
@@ -398,18 +421,30 @@ export function Table<Row>({
               : undefined
           }
         >
-          {visibleColumns.map((column, c) => (
-            <td
-              key={columnKey(column, c)}
-              className={`border-b border-gray-100 px-3 text-sm text-gray-800${screenClass(column)}`}
-              style={{ width: column.width }}
-            >
-              <span className="flex items-center gap-2">
-                {column.type === "ellipsis" ? <span className="min-w-0 flex-1">{renderCell(column, row, index)}</span> : renderCell(column, row, index)}
-                {renderButtons(column, row)}
-              </span>
-            </td>
-          ))}
+          {visibleColumns.map((column, c) => {
+            const content = renderCell(column, row, index);
+            const oneLine = column.type === "time" || column.nowrap;
+            return (
+              <td
+                key={columnKey(column, c)}
+                className={`border-b border-gray-100 px-3 text-sm text-gray-800${screenClass(column)}${column.type === "time" ? " whitespace-nowrap tabular-nums" : ""}`}
+                style={{ width: columnWidth(column) }}
+              >
+                <span className="flex items-center gap-2">
+                  {column.type === "ellipsis" ? (
+                    <span className="min-w-0 flex-1">{content}</span>
+                  ) : oneLine ? (
+                    <span className="min-w-0 flex-1 truncate" title={typeof content === "string" ? content : undefined}>
+                      {content}
+                    </span>
+                  ) : (
+                    content
+                  )}
+                  {renderButtons(column, row)}
+                </span>
+              </td>
+            );
+          })}
         </tr>
         {expandedSet.has(key) && expandedRender ? (
           <tr
