@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import SqliteDatabase from "better-sqlite3";
-import { Kysely, MysqlDialect, PostgresDialect, type RawBuilder, sql, SqliteDialect } from "kysely";
+import { CompiledQuery, type DatabaseConnection, Kysely, MysqlDialect, type MysqlPool, type MysqlPoolConnection, PostgresDialect, type RawBuilder, sql, SqliteDialect } from "kysely";
 import type { DatabaseTarget } from "../../contract/database";
+import type { Pool, PoolConnection } from "mysql2";
 import { dialectOf, type Dialect } from "../db/connect";
 import { migrate } from "../db/migrations";
 import { fail, FerryError } from "../errors";
@@ -23,6 +24,8 @@ type AnyDb = Kysely<any>;
 export const CONNECT_TIMEOUT_MS = 10_000;
 /** One statement (a batch of at most 1000 rows, a count) that takes longer than this fails the copy. */
 const QUERY_TIMEOUT_MS = 300_000;
+/** How much longer than the cap the client waits for a server that does not answer at all (the server's own cancel comes first). */
+const SILENT_SERVER_MS = 10_000;
 /** A table in the target with this name marks a copy that has not finished: the next copy cleans it without asking. */
 export const UNFINISHED_MARKER = "ferry_copy_unfinished";
 const KYSELY_TABLES = ["kysely_migration", "kysely_migration_lock"];
@@ -35,9 +38,10 @@ export interface Connection {
   dialect: Dialect;
 }
 
-/** A pool of its own to any database URL, with capped connection waits; nothing is migrated. */
-export async function connectUrl(url: string, options: { readonly?: boolean; connections?: number } = {}): Promise<Connection> {
+/** A pool of its own to any database URL, with capped connection waits and statements (`queryTimeoutMs`, default 5 min; not on SQLite, which runs in-process); nothing is migrated. */
+export async function connectUrl(url: string, options: { readonly?: boolean; connections?: number; queryTimeoutMs?: number } = {}): Promise<Connection> {
   const dialect = dialectOf(url);
+  const queryTimeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
   if (dialect === "sqlite") {
     const file = url.slice("sqlite:".length);
     const sqlite = new SqliteDatabase(file, { readonly: options.readonly ?? false, fileMustExist: true });
@@ -53,14 +57,50 @@ export async function connectUrl(url: string, options: { readonly?: boolean; con
       },
     };
     // A server that stops answering mid-copy fails the copy instead of holding it (and the next one) forever.
-    const pool = new pg.Pool({ connectionString: url, max: options.connections ?? 2, types, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, query_timeout: QUERY_TIMEOUT_MS });
+    // The server cancels a statement past the cap (statement_timeout), so its connection is free for the next one;
+    // the client gives up a little later (query_timeout) only when the server does not answer at all.
+    const pool = new pg.Pool({ connectionString: url, max: options.connections ?? 2, types, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, statement_timeout: queryTimeoutMs, query_timeout: queryTimeoutMs + SILENT_SERVER_MS });
     // A connection the server ends (a dropped database, an administrator's terminate) fails its query; the idle ones are reported here.
     pool.on("error", () => {});
     return { dialect, kysely: new Kysely<any>({ dialect: new PostgresDialect({ pool }) }) };
   }
   const { createPool } = await import("mysql2");
   const pool = createPool({ uri: url.replace(/^mariadb:/, "mysql:"), connectionLimit: options.connections ?? 2, connectTimeout: CONNECT_TIMEOUT_MS, timezone: "Z" });
-  return { dialect, kysely: new Kysely<any>({ dialect: new MysqlDialect({ pool }) }) };
+  const onCreateConnection = async (connection: DatabaseConnection) => {
+    // MariaDB cancels a statement past the cap itself (max_statement_time, seconds); MySQL knows only
+    // max_execution_time (ms, SELECT only). The client's timeout below stays for a server that does not answer.
+    try {
+      await connection.executeQuery(CompiledQuery.raw(`set session max_statement_time = ${queryTimeoutMs / 1000}`));
+    } catch {
+      await connection.executeQuery(CompiledQuery.raw(`set session max_execution_time = ${Math.ceil(queryTimeoutMs)}`));
+    }
+  };
+  return { dialect, kysely: new Kysely<any>({ dialect: new MysqlDialect({ pool: timedMysqlPool(pool, queryTimeoutMs + SILENT_SERVER_MS), onCreateConnection }) }) };
+}
+
+
+/**
+ * The pool Kysely gets on MariaDB/MySQL: every statement carries mysql2's `timeout`, as pg's
+ * `query_timeout` does on PostgreSQL. A statement that has not answered by then fails
+ * (PROTOCOL_SEQUENCE_TIMEOUT) and its connection is closed, so a server that stops answering
+ * mid-copy fails the copy instead of holding it. Without it mysql2 waits for ever.
+ */
+function timedMysqlPool(pool: Pool, timeoutMs: number): MysqlPool {
+  const wrapped = new WeakMap<PoolConnection, MysqlPoolConnection>();
+  const wrap = (c: PoolConnection): MysqlPoolConnection => {
+    let w = wrapped.get(c);
+    if (!w) {
+      const query = (text: string, parameters: unknown[], callback?: (error: unknown, result: any) => void): any =>
+        callback ? c.query({ sql: text, timeout: timeoutMs }, parameters, callback) : c.query({ sql: text, timeout: timeoutMs }, parameters);
+      w = { query, release: () => c.release() } as MysqlPoolConnection;
+      wrapped.set(c, w);
+    }
+    return w;
+  };
+  return {
+    getConnection: (callback) => pool.getConnection((error, c) => callback(error, error ? (c as any) : wrap(c))),
+    end: (callback) => pool.end(callback),
+  };
 }
 
 /** The server's version (SQLite: the library's). */
