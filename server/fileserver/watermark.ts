@@ -66,7 +66,9 @@ export function createWatermarks(services: Services) {
   const { config, settings, licence, clock } = services;
   const design = createSiteDesign({ dataDir: config.dataDir, settings, licence });
   const limits = config.thumbnails;
-  const unsupported = () => new FerryError("WatermarkPreviewUnsupported", null, { bytes: readableBytes(limits.maxBytes), pixels: limits.maxPixels.toLocaleString("en") });
+  // The limits go in the data too: the web fills its own translation of the message from them.
+  const limitVars = { bytes: readableBytes(limits.maxBytes), pixels: limits.maxPixels.toLocaleString("en") };
+  const unsupported = () => new FerryError("WatermarkPreviewUnsupported", limitVars, limitVars);
 
   /** Draws in progress; more wait (two cores stay free enough for transfers). */
   let running = 0;

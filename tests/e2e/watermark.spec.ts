@@ -50,6 +50,8 @@ const TEXT = {
     save: "Save",
     saved: "Settings saved. They apply from the next request.",
     help: /Ferry has no video preview, so no video is watermarked/,
+    close: "Close",
+    svgRefused: "The watermark is on: only JPEG, PNG and GIF images up to 30 MB and 50,000,000 pixels can be previewed. Download the file to see it",
   },
   zh: {
     locale: "zh-CN",
@@ -63,6 +65,8 @@ const TEXT = {
     save: "保存",
     saved: "设置已保存，从下一个请求起生效。",
     help: /飞渡没有视频预览，因此视频不加水印/,
+    close: "关闭",
+    svgRefused: "水印已开启：仅能预览不超过 30 MB、50,000,000 像素的 JPEG、PNG 和 GIF 图片，请下载后查看",
   },
 } as const;
 
@@ -111,6 +115,7 @@ for (const lang of ["en", "zh"] as const) {
       const files = await connectFiles(FILE_URL, socketToken);
       const photo = await sharp({ create: { width: 1200, height: 800, channels: 3, background: { r: GREY[0]!, g: GREY[1]!, b: GREY[2]! } } }).png().toBuffer();
       await seedFile(files, socketToken, "/photo.png", new Uint8Array(photo));
+      await seedFile(files, socketToken, "/drawing.svg", `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>`);
       await files.close();
       const user = await userContext.newPage();
       await signIn(user, account, PASSWORD);
@@ -138,6 +143,15 @@ for (const lang of ["en", "zh"] as const) {
       await screenshot(user, `watermark-preview-${lang}`);
       await user.setViewportSize({ width: 1280, height: 900 });
       await screenshot(user, `watermark-preview-${lang}-1280`);
+      await user.setViewportSize({ width: 1440, height: 900 });
+      await dialog.getByRole("button", { name: text.close }).click();
+      await expect(dialog).toBeHidden();
+
+      // An SVG cannot carry the watermark: its preview is refused, saying why.
+      await user.getByRole("region", { name: /^Files in|中的文件$/ }).getByRole("button", { name: "drawing.svg", exact: true }).dblclick();
+      await expect(user.getByRole("alert").filter({ hasText: text.svgRefused })).toBeVisible();
+      await expect(user.getByRole("dialog", { name: "drawing.svg" })).toHaveCount(0);
+      await screenshot(user, `watermark-svg-refused-${lang}`);
     } finally {
       await userContext.close();
       await context.close();

@@ -188,6 +188,8 @@ describe("watermark", () => {
   it("refuses to preview an image it cannot draw on (SVG) with 4382, at the command and at the URL", async () => {
     const refused = await files.cmd("preview", { groupId: 0, path: "/pics/vector.svg" });
     expect(refused.code).toBe(ErrorCode.WatermarkPreviewUnsupported);
+    expect(refused.data).toEqual({ bytes: "30 MB", pixels: "50,000,000" });
+    expect(refused.message).toContain("The watermark is on: only JPEG, PNG and GIF images up to 30 MB and 50,000,000 pixels can be previewed");
     // A URL issued before the watermark was switched on is refused when used.
     expect((await general({ watermark: false })).body.code).toBe(200);
     const { url } = await files.ok("preview", { groupId: 0, path: "/pics/vector.svg" });
