@@ -4,8 +4,8 @@ import path from "node:path";
 import type { Page } from "@playwright/test";
 import type { CurrentDatabase } from "../../contract/database";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
-import { adminToken, call, ok } from "../support/e2e-helpers";
-import { adminConsolePage, auditPage, consoleScreens } from "./admin-console";
+import { ADMIN_PASSWORD, adminToken, call, ok } from "../support/e2e-helpers";
+import { adminConsolePage, adminSignIn, auditPage, consoleScreens } from "./admin-console";
 import { expect, hydrated, test } from "./fixtures";
 
 /**
@@ -120,6 +120,54 @@ test("zh: 页面显示 SQLite；测试连接 MariaDB 成功，错误的密码显
     await page.mouse.move(0, 0);
     await auditPage(page, "数据库页面");
     await consoleScreens(page, "admin-database-zh");
+  } finally {
+    await context.close();
+  }
+});
+
+const REFRESH = "Refresh";
+
+test("without JavaScript: Copy and switch asks on the page first with the target kept, nothing copied until confirmed; the confirmed copy ends waiting for the restart", async ({ browser }) => {
+  test.setTimeout(90_000);
+  const context = await browser.newContext({ locale: "en-US", javaScriptEnabled: false, viewport: { width: 1440, height: 900 } });
+  try {
+    const page = await context.newPage();
+    await adminSignIn(page, "admin", ADMIN_PASSWORD);
+    await expect(page).toHaveURL(/\/admin$/);
+    await page.goto("/admin/settings/mysql");
+    await expect(page.getByRole("heading", { level: 1, name: "MySQL" })).toBeVisible();
+    const name = await freshDatabase();
+    await fillTarget(page, "en", name);
+    await page.getByRole("button", { name: "Copy and switch" }).click();
+
+    // The question, in the page; the target is still filled in and nothing has started.
+    const ask = page.getByRole("group", { name: `Copy into mysql://127.0.0.1:3306/${name}?` });
+    await expect(ask).toBeVisible();
+    await expect(ask).toContainText("Confirm to start the copy.");
+    await expect(page.getByRole("textbox", { name: "Database name", exact: true })).toHaveValue(name);
+    await expect(page.getByRole("textbox", { name: "Address", exact: true })).toHaveValue("127.0.0.1");
+    expect((await ok<CurrentDatabase>("GET", "/api/admin/database", { token: await adminToken() })).pending).toBeNull();
+    // (axe needs scripts in the page: these states are audited by the tests with JavaScript.)
+    await consoleScreens(page, "admin-database-nojs-ask-en");
+
+    await ask.getByRole("button", { name: "Start the copy" }).click();
+    // Without JavaScript nothing polls: the running copy offers a link that looks again, followed until the copy has ended.
+    const waiting = page.getByRole("status").filter({ hasText: "Waiting for a restart" });
+    await expect
+      .poll(
+        async () => {
+          const refresh = page.getByRole("link", { name: REFRESH });
+          if (await refresh.isVisible()) await refresh.click();
+          return waiting.count();
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(1);
+    await expect(page.getByRole("status").filter({ hasText: /^Copied and verified: \d+ rows in \d+ tables\./ })).toBeVisible();
+    await expect(page.getByRole("button", { name: "Restart now" })).toBeVisible();
+    await page.getByRole("button", { name: "Cancel the switch" }).click();
+    await expect(page.getByText("Waiting for a restart")).toHaveCount(0);
+    expect((await ok<CurrentDatabase>("GET", "/api/admin/database", { token: await adminToken() })).pending).toBeNull();
   } finally {
     await context.close();
   }

@@ -4,9 +4,9 @@ import path from "node:path";
 import type { Locator } from "@playwright/test";
 import sharp from "sharp";
 import type { LicenceState } from "../../contract/licence";
-import { adminToken, ok } from "../support/e2e-helpers";
+import { ADMIN_PASSWORD, adminToken, ok } from "../support/e2e-helpers";
 import { signLicence } from "../support/licence";
-import { adminConsolePage, auditPage, consoleScreens } from "./admin-console";
+import { adminConsolePage, adminSignIn, auditPage, consoleScreens } from "./admin-console";
 import { expect, hydrated, screenshot, test } from "./fixtures";
 
 /**
@@ -21,9 +21,16 @@ const dir = mkdtempSync(path.join(tmpdir(), "ferry-e2e-site-"));
 const licenceFile = path.join(dir, "enterprise.lic");
 writeFileSync(licenceFile, signLicence({ edition: "enterprise", licensee: "Acme Ltd", id: "e2e-site-design" }));
 const logoFile = path.join(dir, "logo.png");
+const wideLogoFile = path.join(dir, "wide-logo.png");
+const iconFile = path.join(dir, "icon.png");
+const backgroundFile = path.join(dir, "background.jpg");
 
 test.beforeAll(async () => {
-  writeFileSync(logoFile, await sharp({ create: { width: 150, height: 60, channels: 3, background: { r: 20, g: 120, b: 200 } } }).png().toBuffer());
+  const png = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: { r: 20, g: 120, b: 200 } } });
+  writeFileSync(logoFile, await png(150, 60).png().toBuffer());
+  writeFileSync(wideLogoFile, await png(300, 100).png().toBuffer());
+  writeFileSync(iconFile, await png(32, 32).png().toBuffer());
+  writeFileSync(backgroundFile, await png(800, 450).jpeg().toBuffer());
 });
 
 test.afterEach(async () => {
@@ -171,3 +178,59 @@ for (const lang of ["en", "zh"] as const) {
     }
   });
 }
+
+test("without JavaScript: the images upload as plain multipart forms (a refusal shown in the form), removal and restore ask on the page first", async ({ browser }) => {
+  test.setTimeout(90_000);
+  await ok("POST", "/api/admin/licence", { token: await adminToken(), body: { licence: signLicence({ edition: "enterprise", licensee: "Acme Ltd", id: "e2e-site-nojs" }) } });
+  const context = await browser.newContext({ locale: "en-US", javaScriptEnabled: false, viewport: { width: 1440, height: 900 } });
+  try {
+    const page = await context.newPage();
+    await adminSignIn(page, "admin", ADMIN_PASSWORD);
+    await expect(page).toHaveURL(/\/admin$/);
+    await page.goto("/admin/site-design");
+    await expect(page.getByRole("heading", { level: 1, name: "Site Design" })).toBeVisible();
+
+    // A logo over 160×70 is refused by the engine; the message is shown with the form.
+    await page.getByLabel("Logo file").setInputFiles(wideLogoFile);
+    await page.getByRole("button", { name: "Upload logo" }).click();
+    await expect(page.getByText("The image is 300×100 pixels; at most 160×70 is allowed")).toBeVisible();
+    await expect(page.getByRole("img", { name: "Current logo" })).toHaveCount(0);
+
+    // Each image, uploaded.
+    for (const [file, label, button, done, current] of [
+      [logoFile, "Logo file", "Upload logo", "Logo uploaded", "Current logo"],
+      [iconFile, "Icon file", "Upload icon", "Icon uploaded", "Current icon"],
+      [backgroundFile, "Background file", "Upload background", "Login background uploaded", "Current login background"],
+    ] as const) {
+      await page.getByLabel(label).setInputFiles(file);
+      await page.getByRole("button", { name: button }).click();
+      await expect(page.getByText(done)).toBeVisible();
+      await expect(page.getByRole("img", { name: current })).toBeVisible();
+    }
+    const design = await ok<{ assets: Record<string, { url: string } | null> }>("GET", "/api/admin/site-design", { token: await adminToken() });
+    expect(design.assets.logo?.url).toMatch(/^\/customize\/logo-[0-9a-f]{16}\.png$/);
+    expect(design.assets.icon?.url).toMatch(/^\/customize\/icon-/);
+    expect(design.assets.background?.url).toMatch(/^\/customize\/background-/);
+    // (axe needs scripts in the page: these states are audited by the tests with JavaScript.)
+    await consoleScreens(page, "admin-site-design-nojs-en");
+
+    // Remove the logo: asked on the page first, nothing removed until confirmed.
+    await page.getByRole("button", { name: "Remove logo" }).click();
+    const ask = page.getByRole("alertdialog").filter({ hasText: "Remove this image?" });
+    await expect(ask).toBeVisible();
+    await expect(page.getByRole("img", { name: "Current logo" })).toBeVisible();
+    await ask.getByRole("button", { name: "Remove" }).click();
+    await expect(page.getByText("Logo removed")).toBeVisible();
+    await expect(page.getByRole("img", { name: "Current logo" })).toHaveCount(0);
+    await expect(page.getByRole("img", { name: "Current icon" })).toBeVisible();
+
+    // Restore the defaults: the same, on the page.
+    await page.getByRole("button", { name: "Restore defaults" }).click();
+    await page.getByRole("alertdialog").getByRole("button", { name: "Restore defaults" }).click();
+    await expect(page.getByText("Site design restored to the defaults")).toBeVisible();
+    await expect(page.getByRole("img", { name: "Current icon" })).toHaveCount(0);
+    await expect(page.getByRole("img", { name: "Current login background" })).toHaveCount(0);
+  } finally {
+    await context.close();
+  }
+});

@@ -18,13 +18,18 @@ export async function siteDesignAction(request: Request, admin: SignedIn, form: 
   const t = await getT(request);
   const intent = form.get("intent");
   const done = (message: string) => redirectWithToast(PAGE, { type: "success", message: t(message) }, init);
+  // The engine's refusal in the page's language, its {{placeholders}} filled from the reply's data (sizes, pixel limits, types).
+  const refusal = (reply: { code: number; data?: unknown }) => {
+    const vars = Object.fromEntries(Object.entries(reply.data && typeof reply.data === "object" ? reply.data : {}).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : v]));
+    return t(`error.${reply.code}`, { ...vars, defaultValue: t("global.error.something-wrong", { code: reply.code }) });
+  };
 
   if (intent === "save") {
     const submission = parseFormData(form, designSchema);
     if (submission.status !== "success") return data({ form: "save", submission: submission.reply() }, init);
     const { intent: _, ...body } = submission.value;
     const reply = await admin.call(DESIGN_API, { method: "PATCH", body: JSON.stringify(body) });
-    if (!reply.result) return data({ form: "save", submission: submission.reply({ formErrors: [`error.${reply.code}`] }) }, init);
+    if (!reply.result) return data({ form: "save", submission: submission.reply({ formErrors: [refusal(reply)] }) }, init);
     return done("admin.site.saved");
   }
 
@@ -35,7 +40,7 @@ export async function siteDesignAction(request: Request, admin: SignedIn, form: 
     if (submission.status !== "success") return data({ form: `upload-${asset}`, submission: submission.reply() }, init);
     const bytes = Buffer.from(await submission.value.image.arrayBuffer());
     const reply = await admin.call(`${DESIGN_API}/${asset}`, { method: "PUT", body: bytes, headers: { "Content-Type": "application/octet-stream" } });
-    if (!reply.result) return data({ form: `upload-${asset}`, submission: submission.reply({ formErrors: [`error.${reply.code}`], hideFields: ["image"] }) }, init);
+    if (!reply.result) return data({ form: `upload-${asset}`, submission: submission.reply({ formErrors: [refusal(reply)], hideFields: ["image"] }) }, init);
     return done(`admin.site.${asset}.uploaded`);
   }
 
@@ -43,7 +48,7 @@ export async function siteDesignAction(request: Request, admin: SignedIn, form: 
     const submission = parseFormData(form, licenceSchema);
     if (submission.status !== "success") return data({ form: "licence", submission: submission.reply() }, init);
     const reply = await admin.call(LICENCE_API, { method: "POST", body: JSON.stringify({ licence: await submission.value.licence.text() }) });
-    if (!reply.result) return data({ form: "licence", submission: submission.reply({ formErrors: [`error.${reply.code}`], hideFields: ["licence"] }) }, init);
+    if (!reply.result) return data({ form: "licence", submission: submission.reply({ formErrors: [refusal(reply)], hideFields: ["licence"] }) }, init);
     return done("admin.licence.activated");
   }
 
@@ -52,7 +57,7 @@ export async function siteDesignAction(request: Request, admin: SignedIn, form: 
   const run = async (ask: string, path: string, method: string, message: string) => {
     if (!confirmed) return redirect(`${PAGE}?confirm=${ask}`, init);
     const reply = await admin.call(path, { method });
-    return redirectWithToast(PAGE, reply.result ? { type: "success", message: t(message) } : { type: "error", message: t(`error.${reply.code}`) }, init);
+    return redirectWithToast(PAGE, reply.result ? { type: "success", message: t(message) } : { type: "error", message: refusal(reply) }, init);
   };
   if (intent === "reset") return run("reset", `${DESIGN_API}/reset`, "POST", "admin.site.reset.done");
   if (intent === "remove") {
