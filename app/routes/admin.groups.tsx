@@ -3,7 +3,8 @@ import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from
 import { Form, Link, useActionData, useFetcher, useLoaderData, useLocation, useNavigate } from "@remix-run/react";
 import { useEffect, useState, type FormEvent, type MouseEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { listSortOf, readListSort, SortFields, writeListSort, type ListSort } from "~/admin/list-sort";
+import { findUsers, loadListPage, readAdminPost, SEARCH_MAX } from "~/admin/list-page.server";
+import { listSortOf, SortFields, writeListSort, type ListSort } from "~/admin/list-sort";
 import { draftOf, GroupDialog, GroupPanel, type GroupDraft } from "~/admin/groups/group-dialog";
 import type { PickedMember } from "~/admin/groups/member-picker";
 import { GB, backSchema, deleteSchema, groupFormSchema } from "~/admin/groups/schema";
@@ -11,55 +12,38 @@ import { Button, ButtonLink } from "~/components/ui/button";
 import { InlineConfirm } from "~/components/ui/inline-confirm";
 import { Modal } from "~/components/ui/modal";
 import { Pagination } from "~/components/ui/pagination";
-import { readPaginationParams } from "~/components/ui/pagination-model";
 import { Table, type Column, type SortState } from "~/components/ui/table";
 import { TextInput } from "~/components/ui/text-input";
 import { useToast } from "~/components/ui/toast";
-import { getT } from "~/i18n/i18next.server";
-import { readForm } from "~/utils/form.server";
 import { formatSize } from "~/utils/format";
 import { redirectWithToast } from "~/utils/toast.server";
 import { useHydrated } from "~/utils/use-hydrated";
 import { requireAdmin, type SignedIn } from "~/utils/session.server";
 import { GROUP_ORDER_BY, type AdminGroup, type AdminUser } from "../../contract/admin";
 
-type Page<T> = { list: T[]; total: number; size: number; current: number };
-const SEARCH_MAX = 64;
 type GroupsSort = ListSort<(typeof GROUP_ORDER_BY)[number]>;
 
 /** Group spaces (admin document, section 2 "Groups"): one page of groups, as the URL says (`orderBy`, `order`, `q`, `page`, `size`), sorted by the engine. */
 export async function loader({ request }: LoaderFunctionArgs) {
   const admin = await requireAdmin(request);
   const params = new URL(request.url).searchParams;
-  const { page, size } = readPaginationParams(params);
-  const search = (params.get("q") ?? "").slice(0, SEARCH_MAX);
-  const sort = readListSort(params, GROUP_ORDER_BY);
-  const query = writeListSort(new URLSearchParams({ pageNum: String(page), pageSize: String(size) }), sort);
-  if (search) query.set("search", search);
-  const groups = await admin.call<Page<AdminGroup>>(`/api/admin/groups?${query.toString()}`);
-  if (!groups.result || !groups.data) throw new Response(groups.message, { status: 502 });
+  const { page, size, search, sort, data: groups } = await loadListPage<AdminGroup, (typeof GROUP_ORDER_BY)[number]>(admin, params, "/api/admin/groups", GROUP_ORDER_BY);
   // The dialog's user picker asks with `users=<text>` (GET /api/admin/users, first 10 matches).
-  let picker: Array<Pick<AdminUser, "id" | "account" | "email">> | null = null;
   const users = params.get("users");
-  if (users !== null) {
-    const found = new URLSearchParams({ pageNum: "1", pageSize: "10" });
-    if (users.trim()) found.set("search", users.trim().slice(0, SEARCH_MAX));
-    const reply = await admin.call<Page<AdminUser>>(`/api/admin/users?${found.toString()}`);
-    picker = reply.result && reply.data ? reply.data.list.filter((u) => u.role === "user").map((u) => ({ id: u.id, account: u.account, email: u.email })) : [];
-  }
+  const picker = users !== null ? await findUsers(admin, users) : null;
   // Without JavaScript the dialogs are parts of the page: `edit=new|<id>` the add / edit form (with
   // what was typed when Find users sent it here), `remove=<id>` the delete confirmation.
   const back = backSchema.parse(params.get("back") ?? listQuery(search, page, size, sort));
   const edit = params.get("edit");
   let editing: { group: AdminGroup | null; draft: GroupDraft } | null = null;
   if (edit === "new" || /^\d{1,12}$/.test(edit ?? "")) {
-    const group = edit === "new" ? null : await findGroup(admin, groups.data.list, Number(edit));
+    const group = edit === "new" ? null : await findGroup(admin, groups.list, Number(edit));
     if (edit === "new" || group) editing = { group, draft: users !== null ? await typedDraft(admin, params, group) : draftOf(group) };
   }
   const removeId = params.get("remove");
-  const removing = removeId && /^\d{1,12}$/.test(removeId) ? await findGroup(admin, groups.data.list, Number(removeId)) : null;
+  const removing = removeId && /^\d{1,12}$/.test(removeId) ? await findGroup(admin, groups.list, Number(removeId)) : null;
   return data(
-    { groups: groups.data.list, total: groups.data.total, page, size, search, sort, picker, users: users ?? "", back, editing, removing: removing && { id: removing.id, name: removing.name } },
+    { groups: groups.list, total: groups.total, page, size, search, sort, picker, users: users ?? "", back, editing, removing: removing && { id: removing.id, name: removing.name } },
     { headers: { "Set-Cookie": await admin.commit() } },
   );
 }
@@ -131,10 +115,7 @@ async function save(admin: SignedIn, form: FormData) {
  * (the list's query) and gets a redirect there with a toast, a Delete first one to its confirmation.
  */
 export async function action({ request }: ActionFunctionArgs) {
-  const form = await readForm(request);
-  const admin = await requireAdmin(request);
-  const t = await getT(request);
-  const headers = { "Set-Cookie": await admin.commit() };
+  const { form, admin, t, headers } = await readAdminPost(request);
   const back = form.has("back") ? backSchema.parse(form.get("back")) : null;
   const list = `/admin/groups${back ?? ""}`;
   if (form.get("intent") === "delete") {

@@ -3,7 +3,8 @@ import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from
 import { Form, Link, useActionData, useFetcher, useLoaderData, useLocation, useNavigate } from "@remix-run/react";
 import { useEffect, useState, type FormEvent, type MouseEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { listSortOf, readListSort, SortFields, writeListSort, type ListSort } from "~/admin/list-sort";
+import { findUsers, loadListPage, type ListPage, readAdminPost, SEARCH_MAX } from "~/admin/list-page.server";
+import { listSortOf, SortFields, writeListSort, type ListSort } from "~/admin/list-sort";
 import { ComposeDialog, ComposePanel, emptyDraft, type ComposeDraft } from "~/admin/notifications/compose";
 import { ReceiversPanel } from "~/admin/notifications/receivers";
 import type { PickedUser } from "~/admin/notifications/receiver-picker";
@@ -12,43 +13,25 @@ import { Button, ButtonLink } from "~/components/ui/button";
 import { InlineConfirm } from "~/components/ui/inline-confirm";
 import { Modal } from "~/components/ui/modal";
 import { Pagination } from "~/components/ui/pagination";
-import { readPaginationParams } from "~/components/ui/pagination-model";
 import { Table, type Column, type RowKey, type SortState } from "~/components/ui/table";
 import { TextInput } from "~/components/ui/text-input";
 import { useToast } from "~/components/ui/toast";
-import { getT } from "~/i18n/i18next.server";
-import { readForm } from "~/utils/form.server";
 import { redirectWithToast } from "~/utils/toast.server";
 import { useHydrated } from "~/utils/use-hydrated";
 import { useFormatTime } from "~/utils/use-time-zone";
-import { requireAdmin, type SignedIn } from "~/utils/session.server";
+import { requireAdmin } from "~/utils/session.server";
 import type { AdminUser } from "../../contract/admin";
 import { NOTICE_ORDER_BY, type AdminNotice, type NoticeReceiver } from "../../contract/notifications";
 
-type Page<T> = { list: T[]; total: number; size: number; current: number };
-const SEARCH_MAX = 64;
 const PAGE = "/admin/notifications";
 const BULK_FORM = "notices-bulk";
 type NoticesSort = ListSort<(typeof NOTICE_ORDER_BY)[number]>;
-
-async function findUsers(admin: SignedIn, text: string): Promise<PickedUser[]> {
-  const q = new URLSearchParams({ pageNum: "1", pageSize: "10" });
-  if (text.trim()) q.set("search", text.trim().slice(0, SEARCH_MAX));
-  const reply = await admin.call<Page<AdminUser>>(`/api/admin/users?${q.toString()}`);
-  return reply.result && reply.data ? reply.data.list.filter((u) => u.role === "user").map((u) => ({ id: u.id, account: u.account, email: u.email ?? "" })) : [];
-}
 
 /** Notifications (admin document sections 3 and 5): the sent list as the URL says (`q`, `page`, `size`, `orderBy`, `order`), sorted and searched by the engine. */
 export async function loader({ request }: LoaderFunctionArgs) {
   const admin = await requireAdmin(request);
   const params = new URL(request.url).searchParams;
-  const { page, size } = readPaginationParams(params);
-  const search = (params.get("q") ?? "").slice(0, SEARCH_MAX);
-  const sort = readListSort(params, NOTICE_ORDER_BY);
-  const query = writeListSort(new URLSearchParams({ pageNum: String(page), pageSize: String(size) }), sort);
-  if (search) query.set("search", search);
-  const notices = await admin.call<Page<AdminNotice>>(`/api/admin/notices?${query.toString()}`);
-  if (!notices.result || !notices.data) throw new Response(notices.message, { status: 502 });
+  const { page, size, search, sort, data: notices } = await loadListPage<AdminNotice, (typeof NOTICE_ORDER_BY)[number]>(admin, params, "/api/admin/notices", NOTICE_ORDER_BY);
   const users = params.get("users");
   const picker = users !== null ? await findUsers(admin, users) : null;
   const back = backSchema.parse(params.get("back") ?? listQuery(search, page, size, sort));
@@ -66,17 +49,17 @@ export async function loader({ request }: LoaderFunctionArgs) {
       : emptyDraft;
   }
   const removing = (params.get("remove") ?? "").split(",").filter((v) => /^\d{1,12}$/.test(v)).slice(0, 1000);
-  const removeTitle = removing.length === 1 ? (notices.data.list.find((n) => String(n.id) === removing[0])?.title ?? "") : "";
+  const removeTitle = removing.length === 1 ? (notices.list.find((n) => String(n.id) === removing[0])?.title ?? "") : "";
   // A notification's receivers: `details=<id>` (and `dpage`).
-  let details: { notice: AdminNotice | null; id: number; receivers: Page<NoticeReceiver> } | null = null;
+  let details: { notice: AdminNotice | null; id: number; receivers: ListPage<NoticeReceiver> } | null = null;
   const detailsId = params.get("details");
   if (detailsId && /^\d{1,12}$/.test(detailsId)) {
     const dpage = Math.max(1, Math.min(100_000, Number(params.get("dpage") ?? "1") || 1));
-    const reply = await admin.call<Page<NoticeReceiver>>(`/api/admin/notices/${detailsId}/receivers?pageNum=${dpage}&pageSize=10`);
-    if (reply.result && reply.data) details = { id: Number(detailsId), notice: notices.data.list.find((n) => n.id === Number(detailsId)) ?? null, receivers: reply.data };
+    const reply = await admin.call<ListPage<NoticeReceiver>>(`/api/admin/notices/${detailsId}/receivers?pageNum=${dpage}&pageSize=10`);
+    if (reply.result && reply.data) details = { id: Number(detailsId), notice: notices.list.find((n) => n.id === Number(detailsId)) ?? null, receivers: reply.data };
   }
   return data(
-    { notices: notices.data.list, total: notices.data.total, page, size, search, sort, picker, users: users ?? "", back, draft, removing, removeTitle, details },
+    { notices: notices.list, total: notices.total, page, size, search, sort, picker, users: users ?? "", back, draft, removing, removeTitle, details },
     { headers: { "Set-Cookie": await admin.commit() } },
   );
 }
@@ -86,10 +69,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
  * and gets a redirect with a toast (a refused send comes back to its form, a delete first to its confirmation).
  */
 export async function action({ request }: ActionFunctionArgs) {
-  const form = await readForm(request);
-  const admin = await requireAdmin(request);
-  const t = await getT(request);
-  const headers = { "Set-Cookie": await admin.commit() };
+  const { form, admin, t, headers } = await readAdminPost(request);
   const back = form.has("back") ? backSchema.parse(form.get("back")) : null;
   const list = `${PAGE}${back ?? ""}`;
   const intent = form.get("intent");

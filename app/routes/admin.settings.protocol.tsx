@@ -1,12 +1,11 @@
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from "@remix-run/node";
+import { readAdminPost } from "~/admin/list-page.server";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { saveSettings } from "~/admin/settings/actions.server";
 import { protocolFormSchema } from "~/admin/settings/schema";
 import { Button } from "~/components/ui/button";
 import { FormBuilder, type FormField } from "~/components/ui/form";
-import { getT } from "~/i18n/i18next.server";
-import { readForm } from "~/utils/form.server";
 import { requireAdmin } from "~/utils/session.server";
 import { redirectWithToast } from "~/utils/toast.server";
 import type { ProtocolSettings, TransferSettings } from "../../contract/settings";
@@ -26,10 +25,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 }
 
 export async function action({ request }: ActionFunctionArgs) {
-  const form = await readForm(request);
-  const admin = await requireAdmin(request);
-  const t = await getT(request);
-  const headers = { "Set-Cookie": await admin.commit() };
+  const { form, admin, t, headers } = await readAdminPost(request);
   if (form.get("intent") !== "protocol") return redirectWithToast(PAGE, { type: "error", message: t("error.400") }, { headers });
   const done = await saveSettings(admin, form);
   if (done.ok) return redirectWithToast(PAGE, { type: "success", message: t("admin.settings.saved") }, { headers });

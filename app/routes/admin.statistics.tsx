@@ -1,4 +1,5 @@
 import { parseWithZod } from "@conform-to/zod/v4";
+import { readAdminPost } from "~/admin/list-page.server";
 import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useId, useRef } from "react";
@@ -16,8 +17,6 @@ import { PAGE_SIZES } from "~/components/ui/pagination-model";
 import { SelectInput } from "~/components/ui/select-input";
 import { Table, type Column, type SortState } from "~/components/ui/table";
 import { TextInput } from "~/components/ui/text-input";
-import { getT } from "~/i18n/i18next.server";
-import { readForm } from "~/utils/form.server";
 import { requireAdmin, type SignedIn } from "~/utils/session.server";
 import { timeZoneOfCookieHeader } from "~/utils/time-zone";
 import { redirectWithToast } from "~/utils/toast.server";
@@ -87,10 +86,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 /** Saves the statistics period, back to the page as it was, with a toast. */
 export async function action({ request }: ActionFunctionArgs) {
-  const form = await readForm(request);
-  const admin = await requireAdmin(request);
-  const t = await getT(request);
-  const headers = { "Set-Cookie": await admin.commit() };
+  const { form, admin, t, headers } = await readAdminPost(request);
   const submission = parseWithZod(form, { schema: periodFormSchema });
   if (submission.status !== "success") return data({ submission: submission.reply() }, { headers });
   const saved = await admin.call<StatisticsSettings>("/api/admin/settings/statistics", { method: "PATCH", body: JSON.stringify({ periodHours: submission.value.periodHours }) });
