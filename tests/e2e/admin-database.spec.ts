@@ -148,6 +148,7 @@ test("without JavaScript: Copy and switch asks on the page first with the target
     await expect(page.getByRole("textbox", { name: "Address", exact: true })).toHaveValue("127.0.0.1");
     expect((await ok<CurrentDatabase>("GET", "/api/admin/database", { token: await adminToken() })).pending).toBeNull();
     // (axe needs scripts in the page: these states are audited by the tests with JavaScript.)
+    await ask.scrollIntoViewIfNeeded();
     await consoleScreens(page, "admin-database-nojs-ask-en");
 
     await ask.getByRole("button", { name: "Start the copy" }).click();

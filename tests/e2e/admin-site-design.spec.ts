@@ -212,6 +212,7 @@ test("without JavaScript: the images upload as plain multipart forms (a refusal 
     expect(design.assets.icon?.url).toMatch(/^\/customize\/icon-/);
     expect(design.assets.background?.url).toMatch(/^\/customize\/background-/);
     // (axe needs scripts in the page: these states are audited by the tests with JavaScript.)
+    await page.getByRole("img", { name: "Current logo" }).scrollIntoViewIfNeeded();
     await consoleScreens(page, "admin-site-design-nojs-en");
 
     // Remove the logo: asked on the page first, nothing removed until confirmed.
