@@ -121,6 +121,10 @@ export const configSchema = z.object({
   FERRY_DASHBOARD_WINDOW: z.coerce.number().int().min(10).max(86_400).default(600).describe("Seconds of samples the dashboard's charts keep (the last minutes)."),
   FERRY_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info").describe("Log level."),
   FERRY_CONFIG: z.string().optional().describe("Optional JSON file with any of these keys; the environment wins."),
+  FERRY_BENCH_LOGS_OFF: z
+    .enum(["0", "1"])
+    .default("0")
+    .describe("Bench only (`npm run bench`, part `logs`): 1 writes no operation or transfer log at all, so the bench can measure what the log costs. Never on a real server: the administrator's logs and statistics stay empty."),
 });
 
 export type RawConfig = z.infer<typeof configSchema>;
@@ -181,6 +185,8 @@ export interface Config {
   zipMaxEntries: number;
   /** Thumbnails (docs/file-server.md, "Thumbnails"): largest source file and image, and the cache's size. */
   thumbnails: { maxBytes: number; maxPixels: number; cacheBytes: number };
+  /** FERRY_BENCH_LOGS_OFF: the bench's baseline without the operation and transfer logs (docs/bench.md, "Log cost"). */
+  logsOff: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -254,5 +260,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     walkMaxEntries: c.FERRY_WALK_MAX_ENTRIES,
     zipMaxEntries: c.FERRY_ZIP_MAX_ENTRIES,
     thumbnails: { maxBytes: c.FERRY_THUMBNAIL_MAX_BYTES, maxPixels: c.FERRY_THUMBNAIL_MAX_PIXELS, cacheBytes: c.FERRY_THUMBNAIL_CACHE_BYTES },
+    logsOff: c.FERRY_BENCH_LOGS_OFF === "1",
   };
 }

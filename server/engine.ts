@@ -82,8 +82,9 @@ export function allRoutes(s: Services, dashboard: Dashboard = describedDashboard
   const authentication = createAuthentication(s);
   const auth = createAuth({ ...s, codec, lockout, rates: createRateLimits(s.db, s.clock), edition: () => s.licence.edition(), addressLimits: s.config.addressLimits, ways: authentication });
   const routes = [...authRoutes(auth, s.tokens, s.users), ...authenticationRoutes(authentication), ...siteRoutes(s.config, s.settings, s.db, s.clock, s.tls, siteDesignOf(s)), ...noticeRoutes(s.notices), ...userRoutes(s.users), ...groupRoutes(s.groups), ...noticeAdminRoutes(s.notices, s.noticeMailing), ...settingsRoutes(s.settings, () => s.licence.edition()), ...statisticsRoutes(createStatistics(s), s.settings), ...dashboardRoutes(dashboard), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s), ...logRoutes(createLogs(s), s.settings), ...tlsRoutes(s.tls, s.trust), ...databaseRoutes(createDatabaseAdmin(s))];
-  // Every route that changes something is in the operation log (server/logs/hooks.ts).
-  routes.splice(0, routes.length, ...withRouteLog(s.recorder, routes));
+  // Every route that changes something is in the operation log (server/logs/hooks.ts); not with
+  // FERRY_BENCH_LOGS_OFF, the bench's baseline without the logs.
+  if (!s.recorder.off) routes.splice(0, routes.length, ...withRouteLog(s.recorder, routes));
   routes.push(...siteDesignRoutes(siteDesignOf(s)), ...licenceRoutes(s.licence, s.db));
   routes.push(
     route({
@@ -135,12 +136,16 @@ export async function startEngine(config: Config, clock: Clock = systemClock, li
     });
     for (const { path, from, to } of tightened) api.log.warn({ path, from: from.toString(8), to: to.toString(8) }, "file mode tightened: it was readable by other users");
     log = api.log;
+    // A log write that fails never fails an action, but the administrator's log says it failed.
+    services.recorder.setLog(api.log);
+    if (services.recorder.off) api.log.warn("FERRY_BENCH_LOGS_OFF=1: no operation or transfer log is written (a bench baseline, never for a real server)");
     installerRoutes(api, { installers: createInstallers(config.installersDir), tokens: services.tokens });
     siteDesignFileRoutes(api, { design: siteDesignOf(services), tokens: services.tokens });
     const address = await api.listen({ host: config.host, port: config.apiPort });
     config.apiPort = Number(new URL(address).port);
     const parts: FileServerParts[] = await Promise.all([fileCommandParts, downloadParts, thumbnailParts, uploadParts].map((part) => part(services, api.log, clientAddress)));
-    const commands = withCommandLog(services.recorder, Object.assign({}, ...parts.map((p) => p.commands)) as FileServerParts["commands"]);
+    const allCommands = Object.assign({}, ...parts.map((p) => p.commands)) as FileServerParts["commands"];
+    const commands = services.recorder.off ? allCommands : withCommandLog(services.recorder, allCommands);
     const shares = createShareSockets(services, commands);
     const clients = createClientRegistry({ db: services.db, clock, clientLimit: () => services.licence.clientLimit(), log: api.log });
     // Expired share tokens and counters go on a schedule (docs/security.md, section 1).

@@ -112,7 +112,7 @@ export async function openServices(config: Config, clock: Clock = systemClock): 
   await shares.sealStoredPasswords();
   const transferNotices = createTransferNotices({ db, clock, notices, mail, windowMs: config.transferNoticeWindowMs });
   const noticeMailing = createNoticeMailing({ db, notices, mail });
-  return { config, clock, db, settings, tokens, users, groups, notices, spaces, hashes, quota, mail, shareMailer, transferNotices, noticeMailing, shares, licence, speed: createSpeed({ db, settings, clock, timeZone: config.timeZone }), recorder: createRecorder(db, clock), tls: createTls({ config, clock }), trust };
+  return { config, clock, db, settings, tokens, users, groups, notices, spaces, hashes, quota, mail, shareMailer, transferNotices, noticeMailing, shares, licence, speed: createSpeed({ db, settings, clock, timeZone: config.timeZone }), recorder: createRecorder(db, clock, { off: config.logsOff }), tls: createTls({ config, clock }), trust };
 }
 
 /**

@@ -44,7 +44,8 @@ export interface EngineProcess {
   stop(): Promise<void>;
 }
 
-export async function startEngineProcess(dataDir: string): Promise<EngineProcess> {
+/** `extraEnv`: options of this engine only, over the pinned ones (the log-cost part's FERRY_BENCH_LOGS_OFF). */
+export async function startEngineProcess(dataDir: string, extraEnv: Record<string, string> = {}): Promise<EngineProcess> {
   const apiPort = await freePort();
   const filePort = await freePort();
   const apiUrl = `http://127.0.0.1:${apiPort}`;
@@ -67,6 +68,8 @@ export async function startEngineProcess(dataDir: string): Promise<EngineProcess
     FERRY_TRUSTED_PROXIES: "127.0.0.1,::1",
     FERRY_ACCEL_REDIRECT: "",
     FERRY_WEB_ORIGINS: "",
+    FERRY_BENCH_LOGS_OFF: "",
+    ...extraEnv,
   };
   const stale = engineBuildStale();
   if (stale) {

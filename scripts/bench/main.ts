@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the engine's transfer speed as ratios to nginx and bare Node measured in the same
- * run on the same file, its memory under load and a large listing (docs/bench.md).
- *   npm run bench -- [--size 1G] [--rounds 3] [--only download,upload,ui,rss,list] [--json]
+ * run on the same file, its memory under load, a large listing and what its logs cost (docs/bench.md).
+ *   npm run bench -- [--size 1G] [--rounds 3] [--only download,upload,ui,rss,list,logs] [--json]
  */
 import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
@@ -16,13 +16,14 @@ import { type BenchUser, type EngineProcess, startEngineProcess } from "./engine
 import { type Ferry, connectFerry } from "./ferry";
 import { cleanup, installSignalHandlers, log, run, tempDir } from "./lifecycle";
 import { measureListing } from "./listing";
+import { LOG_PHASES, measureLogCost } from "./logs";
 import { type ExtraKey, METRICS, type MetricKey, type Outcome, rounded, table, verdictOf } from "./report";
 import { measureRss } from "./rss";
 import { type Contender, median, runSeries } from "./series";
 import { measureUiUpload } from "./ui";
 
 const MIB = 1024 * 1024;
-const PARTS = ["download", "upload", "ui", "rss", "list"] as const;
+const PARTS = ["download", "upload", "ui", "rss", "list", "logs"] as const;
 type Part = (typeof PARTS)[number];
 
 interface Options {
@@ -303,6 +304,31 @@ async function bench(options: Options) {
       } catch (error) {
         set("list_100k_ms", null, failure(error));
       }
+    }
+  }
+
+  if (options.only.has("logs")) {
+    log("log cost: the same uploads, ranged downloads and logged operations on an engine with its logs and one without, turn about…");
+    const keys = { upload: "log_upload_vs_off", download: "log_download_vs_off", ops: "log_ops_vs_off" } as const;
+    try {
+      const cost = await measureLogCost({ file, size: options.size, rounds: options.rounds, timeoutMs: transferTimeout });
+      details.logs = cost;
+      for (const phase of LOG_PHASES) {
+        const p = cost.phases[phase];
+        raw[`log_${phase}_on_${p.unit === "ops/s" ? "ops_s" : "mib_s"}`] = p.bestOn;
+        raw[`log_${phase}_off_${p.unit === "ops/s" ? "ops_s" : "mib_s"}`] = p.bestOff;
+        set(keys[phase], p.ratio, "no round finished");
+      }
+      // A baseline that logged, or a measured engine that did not, would make the ratios meaningless.
+      const { on, off } = cost.rows;
+      const wrote = on.operations === cost.expectedRows.operations && on.transfers === cost.expectedRows.transfers;
+      if (!wrote || off.operations + off.transfers > 0) {
+        const reason = `log rows: the engine with logs wrote ${on.operations}/${cost.expectedRows.operations} operations and ${on.transfers}/${cost.expectedRows.transfers} transfers, the one without ${off.operations + off.transfers} rows (must be 0)`;
+        log(reason);
+        for (const phase of LOG_PHASES) set(keys[phase], null, reason);
+      }
+    } catch (error) {
+      for (const phase of LOG_PHASES) set(keys[phase], null, failure(error));
     }
   }
 

@@ -3,7 +3,16 @@
  * reason. The same lines feed the table (people) and the JSON object (comparisons over time).
  */
 
-export type MetricKey = "download_vs_nginx" | "download_vs_node" | "upload_vs_nginx_put" | "ui_upload_vs_nginx_put" | "rss_mb_peak" | "list_100k_ms";
+export type MetricKey =
+  | "download_vs_nginx"
+  | "download_vs_node"
+  | "upload_vs_nginx_put"
+  | "ui_upload_vs_nginx_put"
+  | "rss_mb_peak"
+  | "list_100k_ms"
+  | "log_upload_vs_off"
+  | "log_download_vs_off"
+  | "log_ops_vs_off";
 
 interface Target {
   op: ">=" | "<" | "<=";
@@ -18,6 +27,11 @@ export const METRICS: { key: MetricKey; label: string; unit: string; target: Tar
   { key: "ui_upload_vs_nginx_put", label: "web UI upload (Chromium) ÷ nginx PUT", unit: "×", target: { op: ">=", value: 0.6 } },
   { key: "rss_mb_peak", label: "engine peak RSS, 50 downloads + 10 uploads", unit: "MB", target: { op: "<", value: 200 } },
   { key: "list_100k_ms", label: "list of a 100,000-entry folder (median)", unit: "ms", target: { op: "<=", value: 300 } },
+  // Issue 15: writing the log never slows a transfer. The engine with its log recorder ÷ the same
+  // build with FERRY_BENCH_LOGS_OFF=1, same workload, turn about (docs/bench.md, "Log cost").
+  { key: "log_upload_vs_off", label: "tus uploads (16, several PATCHes each) with the logs ÷ without", unit: "×", target: { op: ">=", value: 0.95 } },
+  { key: "log_download_vs_off", label: "ranged downloads (64 Range GETs) with the logs ÷ without", unit: "×", target: { op: ">=", value: 0.95 } },
+  { key: "log_ops_vs_off", label: "burst of logged socket and REST operations with the logs ÷ without", unit: "×", target: { op: ">=", value: 0.95 } },
 ];
 
 /**

@@ -61,7 +61,12 @@ export interface LiveLogs {
   stopPreview(id: string): boolean;
 }
 
-export function createLiveLogs(recorder: Pick<Recorder, "recordOperation" | "recordTransfer">, clock: Clock): LiveLogs {
+/** What a download's tracking is without the logs (FERRY_BENCH_LOGS_OFF): its response is left as it is. */
+const UNTRACKED: TrackedDownload = { reachedEnd() {}, settle() {} };
+
+/** `trackDownloads` false (bench only, FERRY_BENCH_LOGS_OFF): downloads are not counted or logged. */
+export function createLiveLogs(recorder: Pick<Recorder, "recordOperation" | "recordTransfer">, clock: Clock, options: { trackDownloads?: boolean } = {}): LiveLogs {
+  const trackDownloads = options.trackDownloads ?? true;
   const byTicket = new Map<string, PreviewState>();
   const byId = new Map<string, string>();
   /** Stopped preview URLs, until they would have expired anyway. */
@@ -80,6 +85,7 @@ export function createLiveLogs(recorder: Pick<Recorder, "recordOperation" | "rec
 
   return {
     trackDownload(res, meta) {
+      if (!trackDownloads) return UNTRACKED;
       const started = performance.now();
       // The body's bytes as they are handed to the connection (a file's, a range's, a zip's).
       let sent = 0;

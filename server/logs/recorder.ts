@@ -58,7 +58,16 @@ export interface RecorderOptions {
   batchSize?: number;
   /** Rows kept waiting at most; past it new rows are dropped (and counted) rather than memory growing without end. */
   maxQueued?: number;
-  log?: { warn(obj: object, msg: string): void };
+  log?: RecorderLog;
+  /**
+   * Bench only (FERRY_BENCH_LOGS_OFF): nothing is queued or written and downloads are not tracked,
+   * the baseline `npm run bench` measures the log's cost against (docs/bench.md, "Log cost").
+   */
+  off?: boolean;
+}
+
+export interface RecorderLog {
+  warn(obj: object, msg: string): void;
 }
 
 export interface Recorder {
@@ -72,6 +81,10 @@ export interface Recorder {
   readonly dropped: number;
   /** The file server's downloads and the preview log (server/logs/live.ts). */
   readonly live: LiveLogs;
+  /** Where a failed write or a full queue is reported (the engine's logger, once it exists). */
+  setLog(log: RecorderLog): void;
+  /** FERRY_BENCH_LOGS_OFF: nothing is logged. */
+  readonly off: boolean;
 }
 
 const cut = (text: string | null | undefined, max: number) => {
@@ -84,6 +97,8 @@ export function createRecorder(db: Db, clock: Clock, options: RecorderOptions = 
   const flushMs = options.flushMs ?? 1000;
   const batchSize = options.batchSize ?? 500;
   const maxQueued = options.maxQueued ?? 100_000;
+  const off = options.off === true;
+  let warnLog = options.log;
   const operations: Insertable<OperationLogTable>[] = [];
   const transfers: Insertable<TransferLogTable>[] = [];
   let dropped = 0;
@@ -104,7 +119,7 @@ export function createRecorder(db: Db, clock: Clock, options: RecorderOptions = 
   const full = () => {
     if (operations.length + transfers.length < maxQueued) return false;
     dropped++;
-    if (dropped === 1 || dropped % 10_000 === 0) options.log?.warn({ dropped }, "log queue full: rows dropped (the database does not keep up)");
+    if (dropped === 1 || dropped % 10_000 === 0) warnLog?.warn({ dropped }, "log queue full: rows dropped (the database does not keep up)");
     return true;
   };
 
@@ -141,7 +156,7 @@ export function createRecorder(db: Db, clock: Clock, options: RecorderOptions = 
         }
       } catch (err) {
         // A log write never fails an action; the rows of a failed batch are lost, and said so.
-        options.log?.warn({ err, operations: ops.length, transfers: trs.length }, "writing the logs failed");
+        warnLog?.warn({ err, operations: ops.length, transfers: trs.length }, "writing the logs failed");
       }
     }
   }
@@ -153,7 +168,7 @@ export function createRecorder(db: Db, clock: Clock, options: RecorderOptions = 
 
   const recorder: Recorder = {
     recordOperation(e) {
-      if (full()) return;
+      if (off || full()) return;
       operations.push({
         at: e.at ?? clock.now(),
         user_id: e.userId,
@@ -170,7 +185,7 @@ export function createRecorder(db: Db, clock: Clock, options: RecorderOptions = 
       schedule();
     },
     recordTransfer(e) {
-      if (full()) return;
+      if (off || full()) return;
       transfers.push({
         at: e.at ?? clock.now(),
         user_id: e.userId,
@@ -201,7 +216,11 @@ export function createRecorder(db: Db, clock: Clock, options: RecorderOptions = 
     get live() {
       return live;
     },
+    setLog(log) {
+      warnLog = log;
+    },
+    off,
   };
-  const live = createLiveLogs(recorder, clock);
+  const live = createLiveLogs(recorder, clock, { trackDownloads: !off });
   return recorder;
 }
