@@ -126,6 +126,32 @@ test.describe("upload protocol settings", () => {
     expect((await storedNames(socketToken)).sort()).toEqual([...names].sort());
   });
 
+  test("parallel uploads 1, two pages of one sign-in: the engine refuses the second page's upload while the first sends (429, 4210), and the second goes up whole once the first is done", async ({ page }) => {
+    await setSettings("protocol", { parallelUploads: 1 });
+    // Slow enough that the first page is still sending when the second asks.
+    await setSettings("speed", { maxUploadSpeed: 256 });
+    try {
+      const socketToken = await signedInUser(page);
+      const second = await page.context().newPage();
+      await second.goto("/personal");
+      await hydrated(second);
+      const sending = page.waitForRequest((request) => request.method() === "PATCH" && request.url().includes("/uploads/"));
+      await page.getByLabel("Upload files").setInputFiles(makeFile("pages/first.bin", 2 * MIB));
+      await sending;
+      const busy = second.waitForResponse((response) => response.request().method() === "PATCH" && response.status() === 429);
+      await second.getByLabel("Upload files").setInputFiles(makeFile("pages/second.bin", 300 * 1024));
+      // 429 on a PATCH is the engine's busy refusal (4210), to be tried again after Retry-After.
+      expect(await (await busy).headerValue("retry-after")).toBe("1");
+      await openTransfers(page);
+      await expect(row(page, "first.bin")).toContainText("Uploaded", { timeout: 60_000 });
+      await openTransfers(second);
+      await expect(row(second, "second.bin")).toContainText("Uploaded", { timeout: 60_000 });
+      expect((await storedNames(socketToken)).sort()).toEqual(["first.bin", "second.bin"]);
+    } finally {
+      await setSettings("speed", { maxUploadSpeed: 0 });
+    }
+  });
+
   test("client prompt 1 MB: a larger batch first suggests the desktop client; Cancel uploads nothing, Continue in the browser uploads it (en, zh)", async ({ page }) => {
     await setSettings("speed", { clientPromptMB: 1 });
     const patches = watchPatches(page);
