@@ -6,11 +6,11 @@ import * as z from "zod";
 import { Button } from "~/components/ui/button";
 import { FormBuilder, type FormField } from "~/components/ui/form";
 import { Pagination } from "~/components/ui/pagination";
-import { Table, type Column, type SortState } from "~/components/ui/table";
+import type { Column } from "~/components/ui/table";
 import { useToast } from "~/components/ui/toast";
 import { copyToClipboard } from "~/shares/clipboard";
-import { engineListQuery, linkSearch, readLinkQuery, SORT_KEYS, type LinkQuery, type SortKey } from "~/shares/link-query";
-import { AskModal, ConfirmList, LinkActionForm, LinkTypeIcon, PageConfirm, SortFields, useAsk, useLinkSelection } from "~/shares/link-table";
+import { engineListQuery, linkSearch, readLinkQuery, SORT_KEYS, type LinkQuery } from "~/shares/link-query";
+import { AskModal, ConfirmList, LinkActionForm, LinkTypeIcon, LinkTable, PageConfirm, SortFields, useAsk, useLinkSelection } from "~/shares/link-table";
 import { copyText } from "~/shares/rules";
 import { timeZoneOfCookieHeader } from "~/utils/time-zone";
 import { useHydrated } from "~/utils/use-hydrated";
@@ -150,7 +150,8 @@ export default function LinkPage() {
   const hydrated = useHydrated();
   const back = linkSearch(query);
   const request = query.tab === "request";
-  const { selected, setSelected, selectedLinks } = useLinkSelection(links);
+  const selection = useLinkSelection(links);
+  const { selectedLinks } = selection;
   const question = useAsk<Intent>("/link", back);
   const ask = question.ask;
   const cancelIds = selectedLinks.filter(cancelable).map((link) => link.shareId);
@@ -336,20 +337,18 @@ export default function LinkPage() {
         </Button>
       </Form>
 
-      <Table
+      <LinkTable
         key={`${query.tab}-${location.search}`}
         columns={columns}
-        data={links}
-        rowKey="shareId"
+        links={links}
         rowLabel={namesOf}
         label={t(request ? "link.table.request" : "link.table.share")}
-        selectedKeys={selected}
-        onSelectionChange={(keys) => setSelected(keys)}
-        selectionField={{ name: "id", form: BULK_FORM }}
-        expandedRender={(link) => <Detail link={link} />}
-        sort={query.sort as SortState | null}
-        onSortChange={(next) => go({ sort: next ? { key: next.key as SortKey, order: next.order } : null, page: 1 })}
-        sortHref={(next) => `/link${linkSearch(query, { sort: next ? { key: next.key as SortKey, order: next.order } : null, page: 1 })}`}
+        selection={selection}
+        bulkForm={BULK_FORM}
+        expanded={(link) => <Detail link={link} />}
+        sort={query.sort}
+        onSort={(sort) => go({ sort, page: 1 })}
+        sortHref={(sort) => `/link${linkSearch(query, { sort, page: 1 })}`}
       />
       {total > 0 && (
         <Pagination total={total} page={query.page} pageSize={query.size} hrefFor={(page, size) => `/link${linkSearch(query, { page, size })}`} className="justify-end" />

@@ -4,7 +4,7 @@ import { useTranslation } from "react-i18next";
 import { Button } from "~/components/ui/button";
 import { FileIcon, FilesIcon, FolderIcon } from "~/components/ui/icons";
 import { Modal } from "~/components/ui/modal";
-import type { RowKey } from "~/components/ui/table";
+import { Table, type Column, type RowKey, type SortState } from "~/components/ui/table";
 import type { LinkSort } from "./link-query";
 
 /**
@@ -163,5 +163,51 @@ export function SortFields<K extends string>({ sort, keys }: { sort: LinkSort<K>
       <input type="hidden" name="orderBy" value={keys[sort.key]} />
       <input type="hidden" name="order" value={sort.order === "ascending" ? "asc" : "desc"} />
     </>
+  );
+}
+
+/**
+ * The list itself: rows keyed by link id, ticked into the bulk form `bulkForm` (so they post without
+ * JavaScript too), expandable, sorted by header clicks (`onSort`) or links (`sortHref`).
+ */
+export function LinkTable<L extends { shareId: string }, K extends string>({
+  columns,
+  links,
+  rowLabel,
+  label,
+  selection,
+  bulkForm,
+  expanded,
+  sort,
+  onSort,
+  sortHref,
+}: {
+  columns: Column<L>[];
+  links: readonly L[];
+  rowLabel: (link: L) => string;
+  label: string;
+  selection: { selected: RowKey[]; setSelected: (keys: RowKey[]) => void };
+  bulkForm: string;
+  expanded: (link: L) => ReactNode;
+  sort: LinkSort<K>;
+  onSort: (sort: LinkSort<K>) => void;
+  sortHref: (sort: LinkSort<K>) => string;
+}) {
+  const toSort = (next: SortState | null): LinkSort<K> => (next ? { key: next.key as K, order: next.order } : null);
+  return (
+    <Table
+      columns={columns}
+      data={links}
+      rowKey={(link) => link.shareId}
+      rowLabel={rowLabel}
+      label={label}
+      selectedKeys={selection.selected}
+      onSelectionChange={(keys) => selection.setSelected(keys)}
+      selectionField={{ name: "id", form: bulkForm }}
+      expandedRender={expanded}
+      sort={sort as SortState | null}
+      onSortChange={(next) => onSort(toSort(next))}
+      sortHref={(next) => sortHref(toSort(next))}
+    />
   );
 }

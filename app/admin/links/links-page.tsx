@@ -7,14 +7,14 @@ import { Facts } from "~/components/ui/facts";
 import { FormBuilder, type FormField } from "~/components/ui/form";
 import { FolderIcon } from "~/components/ui/icons";
 import { Pagination } from "~/components/ui/pagination";
-import { Table, type Column, type SortState } from "~/components/ui/table";
-import { AskModal, ConfirmList, LinkActionForm, LinkTypeIcon, PageConfirm, SortFields, useAsk, useLinkSelection } from "~/shares/link-table";
+import { Table, type Column } from "~/components/ui/table";
+import { AskModal, ConfirmList, LinkActionForm, LinkTypeIcon, LinkTable, PageConfirm, SortFields, useAsk, useLinkSelection } from "~/shares/link-table";
 import { formatSize } from "~/utils/format";
 import { useHydrated } from "~/utils/use-hydrated";
 import { useFormatTime } from "~/utils/use-time-zone";
 import type { AdminShareDownload, AdminShareItem } from "../../../contract/share";
 import type { linksLoader, LinkIntent } from "./links.server";
-import { adminLinksSearch, LINK_SORT_KEYS, LIST_ONLY, type AdminLinksQuery, type LinkSortKey, type LinksKind } from "./query";
+import { adminLinksSearch, LINK_SORT_KEYS, LIST_ONLY, type AdminLinksQuery, type LinksKind } from "./query";
 
 type Loader = ReturnType<typeof linksLoader>;
 /** Intents asked about first; enable is not. */
@@ -158,7 +158,8 @@ export function AdminLinksScreen() {
   const files = kind === "files";
   const path = `/admin/shares/${kind satisfies LinksKind}`;
   const back = adminLinksSearch(query);
-  const { selected, setSelected, selectedLinks } = useLinkSelection(links);
+  const selection = useLinkSelection(links);
+  const { selectedLinks } = selection;
   const question = useAsk<AskIntent>(path, back);
   const ask = question.ask;
 
@@ -364,20 +365,18 @@ export function AdminLinksScreen() {
         </Button>
       </Form>
 
-      <Table
+      <LinkTable
         key={location.search}
         columns={columns}
-        data={links}
-        rowKey="shareId"
+        links={links}
         rowLabel={nameOf}
         label={t(files ? "admin.links.table.files" : "admin.links.table.requests")}
-        selectedKeys={selected}
-        onSelectionChange={(keys) => setSelected(keys)}
-        selectionField={{ name: "id", form: BULK_FORM }}
-        expandedRender={(link) => <LinkFacts link={link} />}
-        sort={query.sort as SortState | null}
-        onSortChange={(next) => go({ sort: next ? { key: next.key as LinkSortKey, order: next.order } : null, page: 1 })}
-        sortHref={(next) => `${path}${adminLinksSearch(query, { ...LIST_ONLY, sort: next ? { key: next.key as LinkSortKey, order: next.order } : null, page: 1 })}`}
+        selection={selection}
+        bulkForm={BULK_FORM}
+        expanded={(link) => <LinkFacts link={link} />}
+        sort={query.sort}
+        onSort={(sort) => go({ sort, page: 1 })}
+        sortHref={(sort) => `${path}${adminLinksSearch(query, { ...LIST_ONLY, sort, page: 1 })}`}
       />
       {total > 0 && (
         <Pagination total={total} page={query.page} pageSize={query.size} label={t("admin.links.pages")} hrefFor={(page, size) => `${path}${adminLinksSearch(query, { ...LIST_ONLY, page, size })}`} className="justify-end" />
