@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { type Insertable, type Kysely, sql } from "kysely";
 import { type AdminUser, type CreateUserBody, type UpdateUserBody, type USER_ORDER_BY, type VirtualDirectory, virtualAlias } from "../../contract/admin";
 
 type UserOrderBy = (typeof USER_ORDER_BY)[number];
@@ -12,6 +12,7 @@ import { hashPassword } from "../auth/password-hash";
 import type { Tokens } from "../auth/tokens";
 import { type Clock, toSeconds } from "../clock";
 import { type Db, insertReturningId } from "../db/connect";
+import type { Database } from "../db/schema";
 import { fail, FerryError } from "../errors";
 import { overlaps, parseVirtualDirectories } from "../files/spaces";
 import type { Settings } from "../settings/service";
@@ -62,7 +63,14 @@ export interface UsersDeps {
   userLimit?: () => Promise<number | null>;
 }
 
+/** Refuses a new account when the user accounts (the administrator not counted) already reach `limit` (4464). */
+async function checkUserLimit(k: Kysely<Database>, limit: number): Promise<void> {
+  const row = await k.selectFrom("users").select((eb) => eb.fn.countAll<number | string>().as("n")).where("role", "=", "user").executeTakeFirst();
+  if (Number(row?.n ?? 0) >= limit) fail("UserLimitReached", null, { limit });
+}
+
 /** Users: the logic behind the admin API, the operator CLI, sign-in and /api/user/info. */
+
 export function createUsers({ db, clock, tokens, settings, homes, userLimit }: UsersDeps) {
   const k = db.kysely;
 
@@ -183,6 +191,21 @@ export function createUsers({ db, clock, tokens, settings, homes, userLimit }: U
     };
   }
 
+  /**
+   * Inserts a user row; under a licence's user limit (`limit` not null) the count and the insert are
+   * one transaction that first takes a lock every such creation takes (the administrator's row, FOR
+   * UPDATE; SQLite runs one writing transaction at a time anyway), so two creations at once — on one
+   * engine or on several sharing the database — cannot both pass the count and overshoot the limit.
+   */
+  async function limitedInsert(limit: number | null, values: Insertable<Database["users"]>): Promise<number> {
+    if (limit === null) return insertReturningId(db, "users", values);
+    return k.transaction().execute(async (trx) => {
+      if (db.dialect !== "sqlite") await trx.selectFrom("users").select("id").where("role", "=", "admin").forUpdate().execute();
+      await checkUserLimit(trx, limit);
+      return insertReturningId({ ...db, kysely: trx }, "users", values);
+    });
+  }
+
   async function duplicateUser(account: string | undefined, email: string | null | undefined, exceptId?: number): Promise<never> {
     if (account !== undefined) {
       const same = await k.selectFrom("users").select("id").where("account_key", "=", account.toLowerCase()).executeTakeFirst();
@@ -198,14 +221,10 @@ export function createUsers({ db, clock, tokens, settings, homes, userLimit }: U
      */
     async createUser(input: CreateUserBody, role: "user" | "admin" = "user", source: AuthSource = "local"): Promise<AdminUser> {
       if (source === "local") await checkNewPassword(input.password, input.account);
-      if (role === "user") {
-        // The licence's user limit, on every way an account is made (console, CLI, import, sign-in ways).
-        const limit = userLimit ? await userLimit() : null;
-        if (limit !== null) {
-          const row = await k.selectFrom("users").select((eb) => eb.fn.countAll<number | string>().as("n")).where("role", "=", "user").executeTakeFirst();
-          if (Number(row?.n ?? 0) >= limit) fail("UserLimitReached", null, { limit });
-        }
-      }
+      // The licence's user limit, on every way an account is made (console, CLI, import, sign-in ways):
+      // refused early here, and checked again atomically with the insert (limitedInsert).
+      const limit = role === "user" && userLimit ? await userLimit() : null;
+      if (limit !== null) await checkUserLimit(k, limit);
       input = { ...input, virtualDirectories: await virtualDirectories(input.virtualDirectories, input.home ?? `/users/${input.account}`) };
       // Without a permission, the security settings' default (List;Download unless an administrator changed it).
       const permission = input.permission ?? (await settings.get("security")).defaultPermission;
@@ -214,7 +233,7 @@ export function createUsers({ db, clock, tokens, settings, homes, userLimit }: U
       const id = await homes.unclaimOnFailure(input.home ? null : home, () =>
         unique(
           async () =>
-            insertReturningId(db, "users", {
+            limitedInsert(limit, {
               account: input.account,
               account_key: input.account.toLowerCase(),
               password_hash: source === "local" ? await hashPassword(input.password) : NO_LOCAL_PASSWORD,

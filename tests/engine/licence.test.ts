@@ -117,6 +117,23 @@ describe("licence verification", () => {
     // Without a licence there is no user limit.
     expect((await t.call("POST", "/api/admin/users", { token: admin, body: { account: "oneover", password: "Str0ng#Pass", needUpdatePwd: false } })).body.code).toBe(200);
   });
+
+  it("gives the last seat to exactly one of several creations sent at once; the rest get 4464", async () => {
+    const count = (await state()).userCount;
+    await upload(signLicence({ edition: "smb", userLimit: count + 2 }));
+    try {
+      await t.createUser("seat_one");
+      // Eight creations race for the one seat left: count, hash the password, insert.
+      const replies = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => t.call("POST", "/api/admin/users", { token: admin, body: { account: `racer_${i}`, password: "Str0ng#Pass", needUpdatePwd: false } })),
+      );
+      const codes = replies.map((r) => r.body.code).sort();
+      expect(codes).toEqual([200, ...Array<number>(7).fill(ErrorCode.UserLimitReached)]);
+      expect((await state()).userCount).toBe(count + 2);
+    } finally {
+      await remove();
+    }
+  });
 });
 
 describe("FERRY_EDITION without a licence", () => {
