@@ -36,6 +36,12 @@ describe("refusals from the space's upload rules", () => {
     expect(refusalOf(item("notes.txt", 1), 0, { ...rules, fileFormatMode: 1, fileFormats: ["jpg"] })?.errorMsgKey).toBe(errorMessageKey(ErrorCode.FileFormatRefused));
   });
 
+  it("refuses a file type the server-wide format limit refuses in the server's words, not as a filter skip", () => {
+    const server = { ...rules, fileFilter: { patterns: [] as string[], maxSize: 0, serverFormats: { mode: 2, formats: ["exe"] } } };
+    expect(refusalOf(item("Setup.exe", 1), 0, server)).toEqual({ errorMsgKey: errorMessageKey(ErrorCode.FileFormatRefused), errorVars: { name: "Setup.exe", context: "server" } });
+    expect(refusalOf(item("notes.txt", 1), 0, server)).toBeNull();
+  });
+
   it("skips a file the space's filter names by name, by its path in the space or by size, before asking anything", () => {
     const filtered = { ...rules, fileFilter: { patterns: ["*.TMP", "~*", "/docs/build/*", "cache/*.bin"], maxSize: 100 } };
     const skipped = (name: string) => ({ errorMsgKey: SKIPPED, errorVars: { name } });

@@ -1,6 +1,6 @@
 import { ErrorCode, errorMessageKey } from "../../contract/errors";
 import { hasPermission, Permission } from "../../contract/permissions";
-import { filterSkips, formatAllowed, type UploadRules } from "../../contract/upload-rules";
+import { filterSkips, formatAllowed, serverFormatRefuses, type UploadRules } from "../../contract/upload-rules";
 import { isValidFileName } from "../../contract/validation";
 import { uploadPath } from "./drop";
 import type { UploadItem } from "./types";
@@ -27,8 +27,8 @@ export const isSkipped = (item: { errorMsgKey?: string | null }) => item.errorMs
  * What makes a file impossible to upload whatever the user answers, known before anything is sent:
  * no Upload bit on the space (`rules`, the engine's `uploadRules` answer, when the page has it),
  * over the server's size limit (`limit` bytes, 0 or less: none; FileTooLarge), a name, or a folder
- * name of its path, the engine refuses (NameFormat), a file type the user's format rule refuses
- * (FileFormatRefused), or a file the space's transfer filter skips by its path in the space (the
+ * name of its path, the engine refuses (NameFormat), a file type the user's format rule or the server-wide one refuses
+ * (FileFormatRefused, `context: "server"` for the latter), or a file the space's transfer filter skips by its path in the space (the
  * target `folder` plus its relative path) or its size (FileFiltered: the page skips it). These are the engine's own rules (it checks them again at creation, with
  * quota and permission); the page checks them first so that it never asks about a file ("it
  * already exists: overwrite?") only to refuse it afterwards. A refusal found earlier (`item.refused`,
@@ -41,6 +41,8 @@ export function refusalOf(item: UploadItem, limit: number, rules: UploadRules | 
   const segments = (item.relativePath || item.file.name).split("/");
   if (segments.some((name) => !isValidFileName(name.normalize("NFC")))) return { errorMsgKey: errorMessageKey(ErrorCode.NameFormat) };
   if (rules && !formatAllowed(rules.fileFormatMode, rules.fileFormats, item.file.name)) return { errorMsgKey: errorMessageKey(ErrorCode.FileFormatRefused), errorVars: { name: item.file.name } };
+  // The server-wide format limit (security settings) says so in its own words, as the engine's 4340 does.
+  if (rules?.fileFilter && serverFormatRefuses(rules.fileFilter, item.file.name)) return { errorMsgKey: errorMessageKey(ErrorCode.FileFormatRefused), errorVars: { name: item.file.name, context: "server" } };
   // An older engine sends no filter: its own refusal then says why.
   if (rules?.fileFilter && filterSkips(rules.fileFilter, uploadPath(folder, item).normalize("NFC"), item.file.size)) return { errorMsgKey: SKIPPED, errorVars: { name: item.file.name } };
   return null;
