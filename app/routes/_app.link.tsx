@@ -4,13 +4,13 @@ import type { FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import * as z from "zod";
 import { Button } from "~/components/ui/button";
-import { FormBuilder, type FormField } from "~/components/ui/form";
+import type { FormField } from "~/components/ui/form";
 import { Pagination } from "~/components/ui/pagination";
 import type { Column } from "~/components/ui/table";
 import { useToast } from "~/components/ui/toast";
 import { copyToClipboard } from "~/shares/clipboard";
 import { engineListQuery, linkSearch, readLinkQuery, SORT_KEYS, type LinkQuery } from "~/shares/link-query";
-import { AskModal, ConfirmList, LinkActionForm, LinkTypeIcon, LinkTable, PageConfirm, SortFields, useAsk, useLinkSelection } from "~/shares/link-table";
+import { AskModal, ConfirmList, LinkActionForm, LinkTypeIcon, LinkSearch, linkFilterFields, linkSearchSchema, LinkTable, PageConfirm, SortFields, useAsk, useLinkSelection } from "~/shares/link-table";
 import { copyText } from "~/shares/rules";
 import { timeZoneOfCookieHeader } from "~/utils/time-zone";
 import { useHydrated } from "~/utils/use-hydrated";
@@ -87,12 +87,6 @@ export async function action({ request }: ActionFunctionArgs) {
   if (!reply.result) return redirectWithToast(to, { type: "error", message: `error.${reply.code}` }, { headers });
   return redirectWithToast(to, { type: "success", message: SUCCESS[intent] }, { headers });
 }
-
-const searchSchema = z.object({
-  name: z.string().max(255).optional(),
-  status: z.enum(["1", "2", "3"]).optional(),
-  created: z.object({ start: z.string().max(10).optional(), end: z.string().max(10).optional() }).optional(),
-});
 
 const namesOf = (link: ShareListItem) => link.filename.join(", ");
 /** Only a link in use can be cancelled: an expired or cancelled one no longer opens anyway (the engine skips them too). */
@@ -243,14 +237,7 @@ export default function LinkPage() {
 
   const searchFields: FormField[] = [
     { name: "name", label: t("link.search.name"), type: "input" },
-    {
-      name: "status",
-      label: t("link.search.status"),
-      type: "select",
-      placeholder: t("global.all"),
-      options: ([1, 2, 3] as const).map((s) => ({ value: String(s), label: t(`link.status.${s}`) })),
-    },
-    { name: "created", label: t("link.search.created"), type: "rangePicker" },
+    ...linkFilterFields({ status: t("link.search.status"), all: t("global.all"), statusOf: (s) => t(`link.status.${s}`), created: t("link.search.created") }),
   ];
 
   const busy = navigation.state !== "idle";
@@ -280,22 +267,17 @@ export default function LinkPage() {
         ))}
       </nav>
 
-      <div role="search" aria-label={t("link.search")}>
-        <FormBuilder
-          key={location.search}
-          schema={searchSchema}
-          fields={searchFields}
-          layout="search"
-          method="get"
-          as={Form}
-          action="/link"
-          defaultValue={{ name: query.name, status: query.status, created: { start: query.createdStart, end: query.createdEnd } }}
-          onReset={() => go({ name: "", status: "", createdStart: "", createdEnd: "", page: 1 })}
-        >
-          {query.tab !== "share" && <input type="hidden" name="tab" value={query.tab} />}
-          <SortFields sort={query.sort} keys={SORT_KEYS} />
-        </FormBuilder>
-      </div>
+      <LinkSearch
+        label={t("link.search")}
+        path="/link"
+        schema={linkSearchSchema}
+        fields={searchFields}
+        defaultValue={{ name: query.name, status: query.status, created: { start: query.createdStart, end: query.createdEnd } }}
+        onReset={() => go({ name: "", status: "", createdStart: "", createdEnd: "", page: 1 })}
+      >
+        {query.tab !== "share" && <input type="hidden" name="tab" value={query.tab} />}
+        <SortFields sort={query.sort} keys={SORT_KEYS} />
+      </LinkSearch>
 
       {nothingToCancel && (
         <p role="alert" className="rounded border border-amber-300 bg-amber-50 px-4 py-3 text-sm">

@@ -1,7 +1,9 @@
 import { Form, Link, useLocation, useSubmit } from "@remix-run/react";
 import { useEffect, useState, type FormEvent, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
+import * as z from "zod";
 import { Button } from "~/components/ui/button";
+import { FormBuilder, type FormField } from "~/components/ui/form";
 import { FileIcon, FilesIcon, FolderIcon } from "~/components/ui/icons";
 import { Modal } from "~/components/ui/modal";
 import { Table, type Column, type RowKey, type SortState } from "~/components/ui/table";
@@ -209,5 +211,48 @@ export function LinkTable<L extends { shareId: string }, K extends string>({
       onSortChange={(next) => onSort(toSort(next))}
       sortHref={(next) => sortHref(toSort(next))}
     />
+  );
+}
+
+/** The search form's rules: name, status and creation days (the administrator's adds the owner). */
+export const linkSearchSchema = z.object({
+  name: z.string().max(255).optional(),
+  status: z.enum(["1", "2", "3"]).optional(),
+  created: z.object({ start: z.string().max(10).optional(), end: z.string().max(10).optional() }).optional(),
+});
+
+/** The status select and the creation range of the search form. */
+export function linkFilterFields(labels: { status: string; all: string; statusOf: (status: 1 | 2 | 3) => string; created: string }): FormField[] {
+  return [
+    { name: "status", label: labels.status, type: "select", placeholder: labels.all, options: ([1, 2, 3] as const).map((s) => ({ value: String(s), label: labels.statusOf(s) })) },
+    { name: "created", label: labels.created, type: "rangePicker" },
+  ];
+}
+
+/** The search: a plain GET form to the list's own address (so it works without JavaScript), with `children` as the hidden parts of the list's state it keeps. */
+export function LinkSearch<Schema extends z.ZodType>({
+  label,
+  path,
+  schema,
+  fields,
+  defaultValue,
+  onReset,
+  children,
+}: {
+  label: string;
+  path: string;
+  schema: Schema;
+  fields: FormField[];
+  defaultValue: Record<string, unknown>;
+  onReset: () => void;
+  children: ReactNode;
+}) {
+  const location = useLocation();
+  return (
+    <div role="search" aria-label={label}>
+      <FormBuilder key={location.search} schema={schema} fields={fields} layout="search" method="get" as={Form} action={path} defaultValue={defaultValue} onReset={onReset}>
+        {children}
+      </FormBuilder>
+    </div>
   );
 }

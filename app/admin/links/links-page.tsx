@@ -4,11 +4,11 @@ import { useTranslation } from "react-i18next";
 import * as z from "zod";
 import { Button } from "~/components/ui/button";
 import { Facts } from "~/components/ui/facts";
-import { FormBuilder, type FormField } from "~/components/ui/form";
+import type { FormField } from "~/components/ui/form";
 import { FolderIcon } from "~/components/ui/icons";
 import { Pagination } from "~/components/ui/pagination";
 import { Table, type Column } from "~/components/ui/table";
-import { AskModal, ConfirmList, LinkActionForm, LinkTypeIcon, LinkTable, PageConfirm, SortFields, useAsk, useLinkSelection } from "~/shares/link-table";
+import { AskModal, ConfirmList, LinkActionForm, LinkTypeIcon, LinkSearch, linkFilterFields, linkSearchSchema, LinkTable, PageConfirm, SortFields, useAsk, useLinkSelection } from "~/shares/link-table";
 import { formatSize } from "~/utils/format";
 import { useHydrated } from "~/utils/use-hydrated";
 import { useFormatTime } from "~/utils/use-time-zone";
@@ -22,6 +22,7 @@ type AskIntent = Exclude<LinkIntent, "enable">;
 
 /** The id of the bulk form, which the table's row boxes belong to. */
 const BULK_FORM = "links-bulk";
+const searchSchema = linkSearchSchema.extend({ account: z.string().max(64).optional() });
 
 /** A link's name in lists and confirmations: its files, or an invitation's directory. */
 export const nameOf = (link: AdminShareItem) => (link.shareUrlType === 0 ? link.shareServerPath : link.filename.join(", "));
@@ -282,23 +283,10 @@ export function AdminLinksScreen() {
         actionsColumn,
       ];
 
-  const searchSchema = z.object({
-    name: z.string().max(255).optional(),
-    account: z.string().max(64).optional(),
-    status: z.enum(["1", "2", "3"]).optional(),
-    created: z.object({ start: z.string().max(10).optional(), end: z.string().max(10).optional() }).optional(),
-  });
   const searchFields: FormField[] = [
     { name: "name", label: t(files ? "admin.links.search.name.files" : "admin.links.search.name.requests"), type: "input" },
     { name: "account", label: t("admin.links.search.account"), type: "input" },
-    {
-      name: "status",
-      label: t("admin.links.search.status"),
-      type: "select",
-      placeholder: t("global.all"),
-      options: ([1, 2, 3] as const).map((s) => ({ value: String(s), label: t(`admin.links.status.${s}`) })),
-    },
-    { name: "created", label: t("admin.links.search.created"), type: "rangePicker" },
+    ...linkFilterFields({ status: t("admin.links.search.status"), all: t("global.all"), statusOf: (s) => t(`admin.links.status.${s}`), created: t("admin.links.search.created") }),
   ];
 
   const busy = navigation.state !== "idle";
@@ -314,22 +302,17 @@ export function AdminLinksScreen() {
         <p className="text-sm text-gray-600">{t(files ? "admin.links.intro.files" : "admin.links.intro.requests")}</p>
       </div>
 
-      <div role="search" aria-label={t("admin.links.search")}>
-        <FormBuilder
-          key={location.search}
-          schema={searchSchema}
-          fields={searchFields}
-          layout="search"
-          method="get"
-          as={Form}
-          action={path}
-          defaultValue={{ name: query.name, account: query.account, status: query.status, created: { start: query.createdStart, end: query.createdEnd } }}
-          onReset={() => go({ name: "", account: "", status: "", createdStart: "", createdEnd: "", page: 1 })}
-        >
-          {query.size !== 10 && <input type="hidden" name="size" value={query.size} />}
-          <SortFields sort={query.sort} keys={LINK_SORT_KEYS} />
-        </FormBuilder>
-      </div>
+      <LinkSearch
+        label={t("admin.links.search")}
+        path={path}
+        schema={searchSchema}
+        fields={searchFields}
+        defaultValue={{ name: query.name, account: query.account, status: query.status, created: { start: query.createdStart, end: query.createdEnd } }}
+        onReset={() => go({ name: "", account: "", status: "", createdStart: "", createdEnd: "", page: 1 })}
+      >
+        {query.size !== 10 && <input type="hidden" name="size" value={query.size} />}
+        <SortFields sort={query.sort} keys={LINK_SORT_KEYS} />
+      </LinkSearch>
 
       {confirm && (
         <PageConfirm
