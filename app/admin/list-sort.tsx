@@ -20,6 +20,15 @@ export function writeListSort(params: URLSearchParams, sort: ListSort<string>): 
   return params;
 }
 
+/** A console list's own address query (`?orderBy=&order=&page=&size=&q=`), for its links and for coming back after an action. */
+export function listQuery(search: string, page: number, size: number, sort: ListSort<string>): string {
+  const q = writeListSort(new URLSearchParams(), sort);
+  q.set("page", String(page));
+  q.set("size", String(size));
+  if (search) q.set("q", search);
+  return `?${q.toString()}`;
+}
+
 /** The table's next order as the list's: a header of a field the engine cannot sort by gives none. */
 export function listSortOf<Key extends string>(sort: SortState | null, keys: readonly Key[]): ListSort<Key> {
   return sort && (keys as readonly string[]).includes(sort.key) ? { key: sort.key as Key, order: sort.order } : null;

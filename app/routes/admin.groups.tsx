@@ -4,7 +4,7 @@ import { Form, Link, useActionData, useFetcher, useLoaderData, useLocation, useN
 import { useEffect, useState, type FormEvent, type MouseEvent } from "react";
 import { useTranslation } from "react-i18next";
 import { findUsers, loadListPage, readAdminPost, SEARCH_MAX } from "~/admin/list-page.server";
-import { listSortOf, SortFields, writeListSort, type ListSort } from "~/admin/list-sort";
+import { listQuery, listSortOf, SortFields, type ListSort } from "~/admin/list-sort";
 import { draftOf, GroupDialog, GroupPanel, type GroupDraft } from "~/admin/groups/group-dialog";
 import type { PickedMember } from "~/admin/groups/member-picker";
 import { GB, backSchema, deleteSchema, groupFormSchema } from "~/admin/groups/schema";
@@ -136,13 +136,6 @@ export async function action({ request }: ActionFunctionArgs) {
   return data(answer, { headers });
 }
 
-const listQuery = (search: string, page: number, size: number, sort: GroupsSort) => {
-  const q = writeListSort(new URLSearchParams(), sort);
-  q.set("page", String(page));
-  q.set("size", String(size));
-  if (search) q.set("q", search);
-  return `?${q.toString()}`;
-};
 const hrefOf = (search: string, page: number, size: number, sort: GroupsSort) => `/admin/groups${listQuery(search, page, size, sort)}`;
 
 /** Delete as a POST form: without JavaScript it comes back to the page's confirmation; with it, the dialog asks. */

@@ -4,7 +4,7 @@ import { Form, Link, useActionData, useFetcher, useLoaderData, useLocation, useN
 import { useEffect, useState, type FormEvent, type MouseEvent } from "react";
 import { useTranslation } from "react-i18next";
 import { findUsers, loadListPage, type ListPage, readAdminPost, SEARCH_MAX } from "~/admin/list-page.server";
-import { listSortOf, SortFields, writeListSort, type ListSort } from "~/admin/list-sort";
+import { listQuery, listSortOf, SortFields, type ListSort } from "~/admin/list-sort";
 import { ComposeDialog, ComposePanel, emptyDraft, type ComposeDraft } from "~/admin/notifications/compose";
 import { ReceiversPanel } from "~/admin/notifications/receivers";
 import type { PickedUser } from "~/admin/notifications/receiver-picker";
@@ -100,13 +100,6 @@ export async function action({ request }: ActionFunctionArgs) {
   return data({ intent: "send" as const, sent: true as const, byMail, code: null, submission: submission.reply({ resetForm: true }) }, { headers });
 }
 
-const listQuery = (search: string, page: number, size: number, sort: NoticesSort) => {
-  const q = writeListSort(new URLSearchParams(), sort);
-  q.set("page", String(page));
-  q.set("size", String(size));
-  if (search) q.set("q", search);
-  return `?${q.toString()}`;
-};
 const hrefOf = (search: string, page: number, size: number, sort: NoticesSort) => `${PAGE}${listQuery(search, page, size, sort)}`;
 
 function excerpt(text: string, max = 60) {
