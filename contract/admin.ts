@@ -117,11 +117,14 @@ export const adminUser = z.object({
 });
 export type AdminUser = z.infer<typeof adminUser>;
 
+/** The longest search text a console list takes (the engine refuses more; the console's search boxes stop there). */
+export const SEARCH_MAX = 64;
+
 export const listQuery = z
   .object({
     pageNum: z.coerce.number().int().min(1).default(1),
     pageSize: z.coerce.number().int().min(1).max(100).default(10),
-    search: z.string().max(64).optional(),
+    search: z.string().max(SEARCH_MAX).optional(),
   })
   .strict();
 

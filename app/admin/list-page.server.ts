@@ -2,13 +2,11 @@ import { readPaginationParams } from "~/components/ui/pagination-model";
 import { getT } from "~/i18n/i18next.server";
 import { readForm } from "~/utils/form.server";
 import { requireAdmin, type SignedIn } from "~/utils/session.server";
-import type { AdminUser } from "../../contract/admin";
+import { type AdminUser, SEARCH_MAX } from "../../contract/admin";
 import { readListSort, writeListSort } from "./list-sort";
 
 /** One page of an engine list (GET /api/admin/…). */
 export type ListPage<T> = { list: T[]; total: number; size: number; current: number };
-/** The longest search text a console list sends. */
-export const SEARCH_MAX = 64;
 
 /**
  * One page of a console list as the URL says (`q`, `page`, `size`, `orderBy`, `order`), searched

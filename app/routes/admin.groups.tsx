@@ -3,7 +3,7 @@ import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from
 import { Form, Link, useActionData, useFetcher, useLoaderData, useLocation, useNavigate } from "@remix-run/react";
 import { useEffect, useState, type FormEvent, type MouseEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { findUsers, loadListPage, readAdminPost, SEARCH_MAX } from "~/admin/list-page.server";
+import { findUsers, loadListPage, readAdminPost } from "~/admin/list-page.server";
 import { listQuery, listSortOf, SortFields, type ListSort } from "~/admin/list-sort";
 import { draftOf, GroupDialog, GroupPanel, type GroupDraft } from "~/admin/groups/group-dialog";
 import type { PickedMember } from "~/admin/groups/member-picker";
@@ -19,7 +19,7 @@ import { formatSize } from "~/utils/format";
 import { redirectWithToast } from "~/utils/toast.server";
 import { useHydrated } from "~/utils/use-hydrated";
 import { requireAdmin, type SignedIn } from "~/utils/session.server";
-import { GROUP_ORDER_BY, type AdminGroup, type AdminUser } from "../../contract/admin";
+import { GROUP_ORDER_BY, SEARCH_MAX, type AdminGroup, type AdminUser } from "../../contract/admin";
 
 type GroupsSort = ListSort<(typeof GROUP_ORDER_BY)[number]>;
 

@@ -3,7 +3,7 @@ import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from
 import { Form, Link, useActionData, useFetcher, useLoaderData, useLocation, useNavigate } from "@remix-run/react";
 import { useEffect, useState, type FormEvent, type MouseEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { findUsers, loadListPage, type ListPage, readAdminPost, SEARCH_MAX } from "~/admin/list-page.server";
+import { findUsers, loadListPage, type ListPage, readAdminPost } from "~/admin/list-page.server";
 import { listQuery, listSortOf, SortFields, type ListSort } from "~/admin/list-sort";
 import { ComposeDialog, ComposePanel, emptyDraft, type ComposeDraft } from "~/admin/notifications/compose";
 import { ReceiversPanel } from "~/admin/notifications/receivers";
@@ -20,7 +20,7 @@ import { redirectWithToast } from "~/utils/toast.server";
 import { useHydrated } from "~/utils/use-hydrated";
 import { useFormatTime } from "~/utils/use-time-zone";
 import { requireAdmin } from "~/utils/session.server";
-import type { AdminUser } from "../../contract/admin";
+import { type AdminUser, SEARCH_MAX } from "../../contract/admin";
 import { NOTICE_ORDER_BY, type AdminNotice, type NoticeReceiver } from "../../contract/notifications";
 
 const PAGE = "/admin/notifications";
