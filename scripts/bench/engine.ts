@@ -19,6 +19,7 @@ const SALT = "bench-salt";
 const ADMIN_INITIAL_PASSWORD = "Bench#Start2026";
 const ADMIN_PASSWORD = "Bench#Chief2026";
 export const codec = createCredentialCodec(SALT);
+const USER_PASSWORD = "Ferry#Speed2026";
 
 export interface BenchUser {
   account: string;
@@ -41,6 +42,8 @@ export interface EngineProcess {
   child: ChildProcess;
   call<T>(method: string, apiPath: string, body?: unknown, token?: string): Promise<Envelope<T>>;
   createUser(account: string): Promise<BenchUser>;
+  /** Signs in a user made by an earlier process on the same data directory (createUser's password). */
+  signIn(account: string): Promise<BenchUser>;
   stop(): Promise<void>;
 }
 
@@ -123,6 +126,21 @@ export async function startEngineProcess(dataDir: string, extraEnv: Record<strin
     return adminToken;
   }
 
+  async function signIn(account: string): Promise<BenchUser> {
+    const password = USER_PASSWORD;
+    const home = `/users/${account}`;
+    const signedIn = await login(account, password);
+    if (signedIn.code !== 200) throw new Error(`${account} sign-in answered ${signedIn.code} ${signedIn.message}`);
+    const { token, websocket_token: socketToken } = signedIn.data!;
+    return {
+      account,
+      password,
+      token,
+      socketToken,
+      homeDir: path.join(dataDir, "storage", home),
+    };
+  }
+
   return {
     apiUrl,
     fileUrl,
@@ -133,22 +151,12 @@ export async function startEngineProcess(dataDir: string, extraEnv: Record<strin
     salt: SALT,
     child,
     call,
+    signIn,
     async createUser(account) {
-      const password = "Ferry#Speed2026";
-      const home = `/users/${account}`;
-      const body: CreateUserBody = { account, password, home, needUpdatePwd: false, permission: PERMISSION_FULL };
+      const body: CreateUserBody = { account, password: USER_PASSWORD, home: `/users/${account}`, needUpdatePwd: false, permission: PERMISSION_FULL };
       const created = await call("POST", "/api/admin/users", body, await admin());
       if (created.code !== 200) throw new Error(`creating ${account} answered ${created.code} ${created.message}`);
-      const signedIn = await login(account, password);
-      if (signedIn.code !== 200) throw new Error(`${account} sign-in answered ${signedIn.code} ${signedIn.message}`);
-      const { token, websocket_token: socketToken } = signedIn.data!;
-      return {
-        account,
-        password,
-        token,
-        socketToken,
-        homeDir: path.join(dataDir, "storage", home),
-      };
+      return signIn(account);
     },
     stop: () => stopChild(child, 10_000),
   };

@@ -57,7 +57,7 @@ export interface LogCostResult {
   workload: { uploads: number; uploadBytes: number; patchesPerUpload: number; ranges: number; rangeBytes: number; socketOps: number; restOps: number; workers: number; uploadWorkers: number };
   /** Rows the workload wrote (the "on" engine's setup rows left out): the "on" engine must have them all, the "off" one none at all. */
   rows: { on: { operations: number; transfers: number }; off: { operations: number; transfers: number } };
-  /** Rows the "on" engine should hold, counted from the work done. */
+  /** Rows the "on" engine should hold, counted from the work done (0 in a control run). */
   expectedRows: { operations: number; transfers: number };
 }
 
@@ -133,14 +133,35 @@ async function uploadSlice(side: Side, worker: number, file: string, start: numb
   if (committed.data.size !== length) throw new Error(`commit stored ${committed.data.size} bytes, sent ${length}`);
 }
 
-async function startSide(name: Side["name"], file: string, parent: string): Promise<Side> {
+/** A data directory the two roles take in turn, its user made once. */
+interface Slot {
+  dataDir: string;
+}
+
+async function makeSlot(parent: string, name: string, file: string): Promise<Slot> {
   const dataDir = path.join(parent, name);
   await mkdir(dataDir, { mode: 0o700 });
-  const engine = await startEngineProcess(dataDir, { FERRY_WEB_ORIGINS: WEB_ORIGIN, ...(name === "off" ? { FERRY_BENCH_LOGS_OFF: "1" } : {}) });
-  const user = await engine.createUser("bench");
-  await link(file, path.join(user.homeDir, "bench.bin"));
+  const engine = await startEngineProcess(dataDir, { FERRY_WEB_ORIGINS: WEB_ORIGIN, FERRY_BENCH_LOGS_OFF: "1" });
+  try {
+    const user = await engine.createUser("bench");
+    await link(file, path.join(user.homeDir, "bench.bin"));
+  } finally {
+    await stopChild(engine.child, 10_000);
+  }
+  return { dataDir };
+}
+
+async function startSide(name: Side["name"], slot: Slot, logsOff: boolean): Promise<Side> {
+  const engine = await startEngineProcess(slot.dataDir, { FERRY_WEB_ORIGINS: WEB_ORIGIN, ...(logsOff ? { FERRY_BENCH_LOGS_OFF: "1" } : {}) });
+  const user = await engine.signIn("bench");
   const sockets = await Promise.all(Array.from({ length: WORKERS }, () => connectFiles(engine.fileUrl, user.socketToken)));
   return { name, engine, user, sockets, agent: new http.Agent({ keepAlive: true, maxSockets: WORKERS }) };
+}
+
+async function stopSide(side: Side): Promise<void> {
+  side.agent.destroy();
+  await Promise.all(side.sockets.map((s) => s.close()));
+  await stopChild(side.engine.child, 10_000);
 }
 
 async function countRows(side: Side): Promise<{ operations: number; transfers: number }> {
@@ -153,7 +174,11 @@ async function countRows(side: Side): Promise<{ operations: number; transfers: n
   }
 }
 
-export async function measureLogCost(opts: { file: string; size: number; rounds: number; timeoutMs: number }): Promise<LogCostResult> {
+/**
+ * `control` (--logs-control): both engines run without the logs, an A/A run that shows how far two
+ * engines of the same build differ on this machine when nothing differs but the instance.
+ */
+export async function measureLogCost(opts: { file: string; size: number; rounds: number; timeoutMs: number; control?: boolean }): Promise<LogCostResult> {
   const { file, size } = opts;
   const slice = Math.max(MIB, Math.min(16 * MIB, Math.floor(size / UPLOADS / MIB) * MIB));
   const patchBytes = Math.max(MIB, slice / 4);
@@ -163,14 +188,15 @@ export async function measureLogCost(opts: { file: string; size: number; rounds:
   const hashes: string[] = [];
   for (let i = 0; i < UPLOADS; i++) hashes.push(await blake3Of(createReadStream(file, { start: i * slice, end: (i + 1) * slice - 1, highWaterMark: MIB })));
 
-  const sides: Side[] = [];
-  // Both data directories in one folder, so the file system places their files alike.
+  let sides: Side[] = [];
   const parent = await tempDir("logs");
   try {
-    sides.push(await startSide("on", file, parent), await startSide("off", file, parent));
-    // The rows of the setup (sign-ins, the user made) are not the workload's.
-    await sleep(SETTLE_MS);
-    const setupRows = await countRows(sides[0]!);
+    const control = opts.control === true;
+    // Two data directories, each with user `bench` and the test file; the roles swap between them
+    // every round (fresh processes), so what differs between two directories or two processes on
+    // this machine (file placement on the disk, a process's luck with the scheduler) falls on both roles alike.
+    const slots = [await makeSlot(parent, "a", file), await makeSlot(parent, "b", file)];
+    const rows = { on: { operations: 0, transfers: 0 }, off: { operations: 0, transfers: 0 } };
     const phases = Object.fromEntries(LOG_PHASES.map((p) => [p, { on: [] as number[], off: [] as number[] }])) as Record<LogPhase, { on: number[]; off: number[] }>;
     let uploadsDone = 0;
     let rangesDone = 0;
@@ -178,14 +204,15 @@ export async function measureLogCost(opts: { file: string; size: number; rounds:
     let opsDone = 0;
     let restDone = 0;
 
-    const runPhase = async (phase: LogPhase, side: Side, round: number): Promise<number> => {
+    const runPhase = async (phase: LogPhase, side: Side, round: string, timed: boolean): Promise<number> => {
+      const counted = timed && side.name === "on" && !control;
       const { user } = side;
       if (phase === "upload") {
         await run("sync", [], 300_000);
         const started = process.hrtime.bigint();
-        await pool(UPLOADS, (i, worker) => uploadSlice(side, worker, file, i * slice, slice, hashes[i]!, `/logs-up-${round + 1}-${i}.bin`, patchBytes), UPLOAD_WORKERS);
+        await pool(UPLOADS, (i, worker) => uploadSlice(side, worker, file, i * slice, slice, hashes[i]!, `/logs-up-${round}-${i}.bin`, patchBytes), UPLOAD_WORKERS);
         const s = seconds(started);
-        if (side.name === "on") uploadsDone += UPLOADS;
+        if (counted) uploadsDone += UPLOADS;
         for (const name of await readdir(user.homeDir)) if (name.startsWith("logs-up-")) await rm(path.join(user.homeDir, name), { force: true });
         await run("sync", [], 300_000);
         return (UPLOADS * slice) / MIB / s;
@@ -201,13 +228,13 @@ export async function measureLogCost(opts: { file: string; size: number; rounds:
           if (got.status !== 206 || got.bytes !== to - from + 1) throw new Error(`range ${from}-${to} answered HTTP ${got.status} with ${got.bytes} bytes`);
         });
         const s = seconds(started);
-        if (side.name === "on") {
+        if (counted) {
           rangesDone += ranges;
           fullRangesDone += 1;
         }
         return size / MIB / s;
       }
-      const folder = `/logs-ops-${round + 1}`;
+      const folder = `/logs-ops-${round}`;
       await side.sockets[0]!.ok("mkdir", { groupId: 0, path: "/", name: folder.slice(1) });
       const started = process.hrtime.bigint();
       await Promise.all(
@@ -229,7 +256,7 @@ export async function measureLogCost(opts: { file: string; size: number; rounds:
       );
       const s = seconds(started);
       const count = WORKERS * (OPS_ITEMS * 3 + OPS_LINKS * 2);
-      if (side.name === "on") {
+      if (counted) {
         opsDone += WORKERS * OPS_ITEMS * 3 + 1;
         restDone += WORKERS * OPS_LINKS * 2;
       }
@@ -237,19 +264,33 @@ export async function measureLogCost(opts: { file: string; size: number; rounds:
       return count / s;
     };
 
-    // One untimed round, then `rounds` timed ones; within a round each phase runs on both engines,
-    // the first of the two alternating from round to round.
-    for (let round = -1; round < opts.rounds; round++) {
+    for (let round = 0; round < opts.rounds; round++) {
+      // Round r: directory a has the logs when r is even, b when it is odd.
+      const onSlot = slots[round % 2]!;
+      const offSlot = slots[(round + 1) % 2]!;
+      sides = [await startSide("on", onSlot, control), await startSide("off", offSlot, true)];
+      // Every phase once untimed on both (fresh processes: code and caches warm up), then timed;
+      // the first of the two alternates from round to round.
+      const order = round % 2 === 0 ? [sides[0]!, sides[1]!] : [sides[1]!, sides[0]!];
+      for (const phase of LOG_PHASES) for (const side of order) await runPhase(phase, side, `${round + 1}w`, false);
+      await sleep(SETTLE_MS);
+      const before = [await countRows(sides[0]!), await countRows(sides[1]!)];
       for (const phase of LOG_PHASES) {
-        const order = round % 2 === 0 ? [sides[0]!, sides[1]!] : [sides[1]!, sides[0]!];
         for (const side of order) {
-          const value = await runPhase(phase, side, round);
+          const value = await runPhase(phase, side, `${round + 1}`, true);
           await sleep(SETTLE_MS);
-          if (round < 0) continue;
           phases[phase][side.name].push(value);
-          log(`  ${phase} logs ${side.name} round ${round + 1}/${opts.rounds}: ${value.toFixed(phase === "ops" ? 0 : 1)} ${phase === "ops" ? "ops/s" : "MiB/s"}`);
+          log(`  ${phase} logs ${side.name} round ${round + 1}/${opts.rounds} (dir ${side === sides[0] ? (round % 2 ? "b" : "a") : round % 2 ? "a" : "b"}): ${value.toFixed(phase === "ops" ? 0 : 1)} ${phase === "ops" ? "ops/s" : "MiB/s"}`);
         }
       }
+      // Every row is written by now (SETTLE_MS after the last phase): what this round's timed work added.
+      const after = [await countRows(sides[0]!), await countRows(sides[1]!)];
+      for (const [i, role] of (["on", "off"] as const).entries()) {
+        rows[role].operations += after[i]!.operations - before[i]!.operations;
+        rows[role].transfers += after[i]!.transfers - before[i]!.transfers;
+      }
+      for (const side of sides) await stopSide(side);
+      sides = [];
     }
 
     const results = Object.fromEntries(
@@ -263,9 +304,6 @@ export async function measureLogCost(opts: { file: string; size: number; rounds:
       }),
     ) as Record<LogPhase, PhaseResult>;
 
-    // Every row of the "on" engine is written by now (SETTLE_MS after its last phase).
-    const onRows = await countRows(sides[0]!);
-    const rows = { on: { operations: onRows.operations - setupRows.operations, transfers: onRows.transfers - setupRows.transfers }, off: await countRows(sides[1]!) };
     return {
       phases: results,
       workload: { uploads: UPLOADS, uploadBytes: slice, patchesPerUpload: Math.ceil(slice / patchBytes), ranges, rangeBytes, socketOps: WORKERS * OPS_ITEMS * 3, restOps: WORKERS * OPS_LINKS * 2, workers: WORKERS, uploadWorkers: UPLOAD_WORKERS },
@@ -275,10 +313,6 @@ export async function measureLogCost(opts: { file: string; size: number; rounds:
       expectedRows: { operations: uploadsDone + fullRangesDone + opsDone + restDone, transfers: uploadsDone + rangesDone },
     };
   } finally {
-    for (const side of sides) {
-      side.agent.destroy();
-      await Promise.all(side.sockets.map((s) => s.close()));
-      await stopChild(side.engine.child, 10_000);
-    }
+    for (const side of sides) await stopSide(side);
   }
 }

@@ -34,6 +34,8 @@ interface Options {
   listCount: number;
   rssDownloads: number;
   rssUploads: number;
+  /** Part logs as an A/A run: both engines without the logs (docs/bench.md, "Log cost"). */
+  logsControl: boolean;
 }
 
 /** "1G", "128M", "512MiB", "1048576": binary units. */
@@ -47,7 +49,7 @@ export function parseSize(text: string): number {
 }
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { size: 1024 * MIB, rounds: 3, json: false, only: new Set(PARTS), listCount: 100_000, rssDownloads: 50, rssUploads: 10 };
+  const options: Options = { size: 1024 * MIB, rounds: 3, json: false, only: new Set(PARTS), listCount: 100_000, rssDownloads: 50, rssUploads: 10, logsControl: false };
   const intOf = (flag: string, value: string | undefined, min: number, max: number) => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${flag} ${value ?? ""}: expected a whole number from ${min} to ${max}`);
@@ -61,6 +63,7 @@ function parseOptions(argv: string[]): Options {
       return v;
     };
     if (flag === "--json") options.json = true;
+    else if (flag === "--logs-control") options.logsControl = true;
     else if (flag === "--size") options.size = parseSize(value());
     else if (flag === "--rounds") options.rounds = intOf(flag, value(), 1, 20);
     else if (flag === "--list-count") options.listCount = intOf(flag, value(), 1, 1_000_000);
@@ -71,7 +74,7 @@ function parseOptions(argv: string[]): Options {
       const unknown = parts.filter((p) => !(PARTS as readonly string[]).includes(p));
       if (unknown.length) throw new Error(`--only: unknown part ${unknown.join(", ")} (known: ${PARTS.join(", ")})`);
       options.only = new Set(parts as Part[]);
-    } else throw new Error(`unknown option ${flag} (known: --size, --rounds, --only, --list-count, --rss-downloads, --rss-uploads, --json)`);
+    } else throw new Error(`unknown option ${flag} (known: --size, --rounds, --only, --list-count, --rss-downloads, --rss-uploads, --logs-control, --json)`);
   }
   return options;
 }
@@ -311,7 +314,7 @@ async function bench(options: Options) {
     log("log cost: the same uploads, ranged downloads and logged operations on an engine with its logs and one without, turn about…");
     const keys = { upload: "log_upload_vs_off", download: "log_download_vs_off", ops: "log_ops_vs_off" } as const;
     try {
-      const cost = await measureLogCost({ file, size: options.size, rounds: options.rounds, timeoutMs: transferTimeout });
+      const cost = await measureLogCost({ file, size: options.size, rounds: options.rounds, timeoutMs: transferTimeout, control: options.logsControl });
       details.logs = cost;
       for (const phase of LOG_PHASES) {
         const p = cost.phases[phase];
@@ -323,9 +326,13 @@ async function bench(options: Options) {
       const { on, off } = cost.rows;
       const wrote = on.operations === cost.expectedRows.operations && on.transfers === cost.expectedRows.transfers;
       if (!wrote || off.operations + off.transfers > 0) {
-        const reason = `log rows: the engine with logs wrote ${on.operations}/${cost.expectedRows.operations} operations and ${on.transfers}/${cost.expectedRows.transfers} transfers, the one without ${off.operations + off.transfers} rows (must be 0)`;
+        const reason = `log rows: the engine${options.logsControl ? " (control: both without logs)" : ""} with logs wrote ${on.operations}/${cost.expectedRows.operations} operations and ${on.transfers}/${cost.expectedRows.transfers} transfers, the one without ${off.operations + off.transfers} rows (must be 0)`;
         log(reason);
         for (const phase of LOG_PHASES) set(keys[phase], null, reason);
+      } else if (options.logsControl) {
+        // Not a log cost: the noise floor of two identical engines, never a headline number.
+        const aa = LOG_PHASES.map((phase) => `${phase} ${cost.phases[phase].ratio?.toFixed(3) ?? "null"} (paired median ${cost.phases[phase].pairedMedian?.toFixed(3) ?? "null"})`).join(", ");
+        for (const phase of LOG_PHASES) set(keys[phase], null, `--logs-control: both engines without logs, A ÷ B: ${aa}`);
       }
     } catch (error) {
       for (const phase of LOG_PHASES) set(keys[phase], null, failure(error));
