@@ -268,7 +268,12 @@ export async function measureLogCost(opts: { file: string; size: number; rounds:
       // Round r: directory a has the logs when r is even, b when it is odd.
       const onSlot = slots[round % 2]!;
       const offSlot = slots[(round + 1) % 2]!;
-      sides = [await startSide("on", onSlot, control), await startSide("off", offSlot, true)];
+      // The process started first alternates too (in A/A runs the first was slower at the ops burst).
+      if (round % 2 === 0) sides = [await startSide("on", onSlot, control), await startSide("off", offSlot, true)];
+      else {
+        const off = await startSide("off", offSlot, true);
+        sides = [await startSide("on", onSlot, control), off];
+      }
       // Every phase once untimed on both (fresh processes: code and caches warm up), then timed;
       // the first of the two alternates from round to round.
       const order = round % 2 === 0 ? [sides[0]!, sides[1]!] : [sides[1]!, sides[0]!];
