@@ -1,4 +1,4 @@
-import { createReadStream } from "node:fs";
+import { createReadStream, readFileSync } from "node:fs";
 import { link, mkdir, readdir, rm } from "node:fs/promises";
 import http from "node:http";
 import path from "node:path";
@@ -49,6 +49,11 @@ export interface PhaseResult {
   /** Each round's on ÷ the off of the same round, and their median. */
   paired: number[];
   pairedMedian: number | null;
+  /** The engine process's CPU seconds (user + system, all its threads) during each timed phase. */
+  cpuOn: number[];
+  cpuOff: number[];
+  /** Median of each round's CPU with the logs ÷ without: the log's work, less exposed to the neighbours than wall time. */
+  cpuPairedMedian: number | null;
   unit: "MiB/s" | "ops/s";
 }
 
@@ -164,6 +169,13 @@ async function stopSide(side: Side): Promise<void> {
   await stopChild(side.engine.child, 10_000);
 }
 
+/** User + system CPU seconds of a process so far (/proc/<pid>/stat fields 14 and 15, after the command name). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 async function countRows(side: Side): Promise<{ operations: number; transfers: number }> {
   const db = new SqliteDatabase(path.join(side.engine.dataDir, "ferry.db"), { readonly: true, fileMustExist: true });
   try {
@@ -197,7 +209,10 @@ export async function measureLogCost(opts: { file: string; size: number; rounds:
     // this machine (file placement on the disk, a process's luck with the scheduler) falls on both roles alike.
     const slots = [await makeSlot(parent, "a", file), await makeSlot(parent, "b", file)];
     const rows = { on: { operations: 0, transfers: 0 }, off: { operations: 0, transfers: 0 } };
-    const phases = Object.fromEntries(LOG_PHASES.map((p) => [p, { on: [] as number[], off: [] as number[] }])) as Record<LogPhase, { on: number[]; off: number[] }>;
+    const phases = Object.fromEntries(LOG_PHASES.map((p) => [p, { on: [] as number[], off: [] as number[], cpuOn: [] as number[], cpuOff: [] as number[] }])) as Record<
+      LogPhase,
+      { on: number[]; off: number[]; cpuOn: number[]; cpuOff: number[] }
+    >;
     let uploadsDone = 0;
     let rangesDone = 0;
     let fullRangesDone = 0;
@@ -282,10 +297,14 @@ export async function measureLogCost(opts: { file: string; size: number; rounds:
       const before = [await countRows(sides[0]!), await countRows(sides[1]!)];
       for (const phase of LOG_PHASES) {
         for (const side of order) {
+          const cpuBefore = cpuSeconds(side.engine.pid);
           const value = await runPhase(phase, side, `${round + 1}`, true);
+          // The settle is in: the rows written after the phase are its work too.
           await sleep(SETTLE_MS);
+          const cpu = cpuSeconds(side.engine.pid) - cpuBefore;
           phases[phase][side.name].push(value);
-          log(`  ${phase} logs ${side.name} round ${round + 1}/${opts.rounds} (dir ${side === sides[0] ? (round % 2 ? "b" : "a") : round % 2 ? "a" : "b"}): ${value.toFixed(phase === "ops" ? 0 : 1)} ${phase === "ops" ? "ops/s" : "MiB/s"}`);
+          phases[phase][side.name === "on" ? "cpuOn" : "cpuOff"].push(cpu);
+          log(`  ${phase} logs ${side.name} round ${round + 1}/${opts.rounds} (dir ${side === sides[0] ? (round % 2 ? "b" : "a") : round % 2 ? "a" : "b"}): ${value.toFixed(phase === "ops" ? 0 : 1)} ${phase === "ops" ? "ops/s" : "MiB/s"}, engine CPU ${cpu.toFixed(2)} s`);
         }
       }
       // Every row is written by now (SETTLE_MS after the last phase): what this round's timed work added.
@@ -300,11 +319,11 @@ export async function measureLogCost(opts: { file: string; size: number; rounds:
 
     const results = Object.fromEntries(
       LOG_PHASES.map((phase) => {
-        const { on, off } = phases[phase];
+        const { on, off, cpuOn, cpuOff } = phases[phase];
         const bestOn = on.length ? Math.max(...on) : null;
         const bestOff = off.length ? Math.max(...off) : null;
         const paired = on.slice(0, off.length).map((v, i) => v / off[i]!);
-        const result: PhaseResult = { on, off, bestOn, bestOff, ratio: bestOn !== null && bestOff ? bestOn / bestOff : null, paired, pairedMedian: median(paired), unit: phase === "ops" ? "ops/s" : "MiB/s" };
+        const result: PhaseResult = { on, off, bestOn, bestOff, ratio: bestOn !== null && bestOff ? bestOn / bestOff : null, paired, pairedMedian: median(paired), cpuOn, cpuOff, cpuPairedMedian: median(cpuOn.slice(0, cpuOff.length).map((v, i) => v / cpuOff[i]!)), unit: phase === "ops" ? "ops/s" : "MiB/s" };
         return [phase, result];
       }),
     ) as Record<LogPhase, PhaseResult>;
