@@ -5,6 +5,7 @@ import type { Readable } from "node:stream";
 import type { Sharp, SharpOptions } from "sharp";
 import { THUMBNAIL_SIZE } from "../../contract/files";
 import { FerryError } from "../errors";
+import { readCapped } from "./read-capped";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../data-dir";
 
 /**
@@ -122,22 +123,8 @@ export function createThumbnailCache(dir: string, limits: ThumbnailLimits) {
     }
   }
 
-  async function readSource(source: ThumbnailSource): Promise<Buffer> {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    const stream = await source.open();
-    try {
-      for await (const chunk of stream as AsyncIterable<Buffer>) {
-        total += chunk.length;
-        // The file grew since it was looked at: still never more than the limit in memory.
-        if (total > limits.maxBytes) throw tooLarge();
-        chunks.push(chunk);
-      }
-    } finally {
-      stream.destroy();
-    }
-    return Buffer.concat(chunks);
-  }
+  // The file may have grown since it was looked at: still never more than the limit in memory.
+  const readSource = async (source: ThumbnailSource) => readCapped(await source.open(), limits.maxBytes, tooLarge);
 
   async function render(source: ThumbnailSource): Promise<Buffer> {
     const input = await readSource(source);

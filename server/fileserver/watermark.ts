@@ -4,6 +4,7 @@ import { extensionOf } from "../../contract/files";
 import { FerryError } from "../errors";
 import type { Services } from "../services";
 import { createSiteDesign } from "../site-design/service";
+import { readCapped } from "./read-capped";
 import { sniffRaster } from "./thumbnail-cache";
 
 /**
@@ -175,19 +176,7 @@ export function createWatermarks(services: Services) {
 
     /** A preview's source bytes, never more than the limit in memory. */
     async read(open: () => Promise<Readable>): Promise<Buffer> {
-      const chunks: Buffer[] = [];
-      let total = 0;
-      const stream = await open();
-      try {
-        for await (const chunk of stream as AsyncIterable<Buffer>) {
-          total += chunk.length;
-          if (total > limits.maxBytes) throw unsupported();
-          chunks.push(chunk);
-        }
-      } finally {
-        stream.destroy();
-      }
-      return Buffer.concat(chunks);
+      return readCapped(await open(), limits.maxBytes, unsupported);
     },
   };
 }
