@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { PERMISSION_FULL } from "../../contract/permissions";
-import { codec, startTestEngine, type TestEngine } from "../support/engine";
+import type { TestEngine } from "../support/engine";
 import { connectFiles, type FileClient } from "../support/file-client";
-import { startTestSmtp, type TestSmtp } from "../support/smtp";
+import { startNoticeEngine } from "../support/notice-engine";
+import type { TestSmtp } from "../support/smtp";
 import { blake3Hex, tusClient } from "../support/tus-client";
 
 /**
@@ -21,17 +22,7 @@ let t: TestEngine;
 let smtp: TestSmtp;
 
 beforeAll(async () => {
-  // A long window: the test sends what is gathered itself (flush), nothing depends on timing.
-  t = await startTestEngine({ FERRY_SMTP_ALLOW_PRIVATE: "1", FERRY_TRANSFER_NOTICE_WINDOW: "3600" });
-  smtp = await startTestSmtp({ user: SMTP_USER, password: SMTP_PASS, mode: "none" });
-  const admin = await t.adminToken();
-  const saved = await t.call("PATCH", "/api/admin/settings/mail", {
-    token: admin,
-    body: { emailFromName: "Ferry Server", emailType: 9, emailAccount: SMTP_USER, emailPassword: codec.encode(SMTP_PASS), emailSmtpHost: smtp.host, emailSmtpPort: smtp.port, emailEncryptType: 0 },
-  });
-  expect(saved.body.code).toBe(200);
-  const adminId = (await t.call("GET", "/api/user/info", { token: admin })).body.data.user.userId as number;
-  expect((await t.call("PATCH", `/api/admin/users/${adminId}`, { token: admin, body: { email: ADMIN_EMAIL } })).body.code).toBe(200);
+  ({ t, smtp } = await startNoticeEngine({ user: SMTP_USER, password: SMTP_PASS, adminEmail: ADMIN_EMAIL }));
 });
 afterAll(async () => {
   await smtp?.close();
