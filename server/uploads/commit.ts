@@ -7,44 +7,42 @@ import { rulesOf } from "../files/upload-rules";
 import type { CommandHandler } from "../fileserver/socket";
 import { parentOf } from "../storage/paths";
 import { checkTargetFree, isOwner, targetOf, uploadSpace } from "./checks";
-import { blake3File, blake3Of } from "./hash";
+import { blake3Of } from "./hash";
+import { prefixOf } from "./progress";
 import { PARTIAL_KEY, type UploadStore } from "./store";
 
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
 
 /**
- * Hashes of finished uploads. Hashing starts when the last byte arrives (so it overlaps the
- * client's own hashing and the commit round trip) and is only kept in memory: after a restart the
- * commit hashes the stored bytes again, which gives the same answer. The hash is of the bytes as
- * stored, read back from the file, never of what went by in the request.
+ * Hashes of finished uploads. The hash grows with the contiguous prefix while the bytes arrive
+ * (progress.ts: fed from memory as they land, the rest read back from the page cache when a gap
+ * fills), so when the last byte is stored it is ready; it is only kept in memory: after a restart
+ * the prefix is hashed again from the file when it is next needed (the next write or the commit),
+ * which gives the same answer.
  *
- * At the same moment the file's pages start going to disk (`UploadStore.flush`), so the disk
- * writes while the CPU hashes; the commit's own fsync (storage `adopt`) then finds little or
- * nothing left to write. It still runs: only that fsync makes the commit durable.
+ * When the last byte arrives the file's pages start going to disk (`UploadStore.flush`), so the
+ * disk writes while the client commits; the commit's own fsync (storage `adopt`) then finds little
+ * or nothing left to write. It still runs: only that fsync makes the commit durable.
  */
 export function createHashCache(store: UploadStore) {
-  const running = new Map<string, Promise<string | null>>();
-  const compute = (id: string) => {
-    void store.flush(id);
-    const job = blake3File(store.dataPath(id)).catch(() => null);
-    running.set(id, job);
-    return job;
-  };
   return {
+    /** The last byte is stored: start the early fdatasync (and the hash of an upload the engine has not seen bytes of, e.g. an assembled one). */
     start(id: string) {
-      void compute(id);
+      void store.flush(id);
+      void store.progressOf(id).then((p) => p?.digest());
     },
     async get(id: string): Promise<string> {
-      const hash = (await running.get(id)) ?? (await compute(id));
+      const progress = await store.progressOf(id);
+      const hash = progress ? await progress.digest() : null;
       if (hash === null) throw new FerryError("UploadNotFound");
       return hash;
     },
     forget(id: string) {
-      running.delete(id);
+      store.forgetProgress(id);
     },
     /** Drops entries of uploads that are gone (terminated, expired). */
     async prune() {
-      for (const id of running.keys()) if (!(await store.records.get(id))) running.delete(id);
+      await store.pruneProgress();
     },
   };
 }
@@ -96,7 +94,9 @@ export function commitCommand(services: Services, store: UploadStore, locker: Lo
         placed = { path: existing.path, size, hash: record.hash };
         await services.hashes.record(space.key, existing.path, size, existing.mtime, record.hash);
       } else {
-        if (stored.size < size) throw new FerryError("UploadIncomplete", { offset: stored.size, size }, { offset: stored.size, size });
+        // With Ferry chunks the file may have its full size with gaps: the stored prefix counts.
+        const offset = Math.min(stored.size, prefixOf((await store.rangesOf(uploadId)) ?? []));
+        if (offset < size) throw new FerryError("UploadIncomplete", { offset, size }, { offset, size });
         const actual = record.hash ?? (await hashes.get(uploadId));
         if (verify && actual !== hash) {
           // A mismatch means the bytes are not the client's file: they are of no use to anyone.

@@ -15,7 +15,7 @@ import { STREAM_BUFFER } from "../storage/storage";
  * hashing (1 MiB: ~0.15 ms native, ~1.3 ms wasm).
  */
 
-interface Blake3 {
+export interface Blake3 {
   update(data: Uint8Array): unknown;
   digest(): string;
 }
@@ -42,7 +42,7 @@ export async function wasmBlake3(): Promise<Blake3> {
   return { update: (data) => hasher.update(data), digest: () => hasher.digest("hex") };
 }
 
-async function createHasher(): Promise<Blake3> {
+export async function createHasher(): Promise<Blake3> {
   const addon = nativeBlake3();
   if (!addon) return wasmBlake3();
   const hasher = new addon.Blake3Hasher();

@@ -1,13 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { createWriteStream } from "node:fs";
-import { lstat, mkdir, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { FileStore } from "@tus/file-store";
-import { ERRORS, type KvStore, type Upload } from "@tus/server";
+import { ERRORS, type KvStore, Upload } from "@tus/server";
 import type { Throttle } from "../speed/throttle";
-import { STREAM_BUFFER } from "../storage/storage";
+import { type ByteRange, prefixOf, RangeWriter, UploadProgress } from "./progress";
 
 /**
  * Where tus uploads live between creation and commit (docs/file-server.md, "Uploads"): one data file
@@ -29,6 +28,12 @@ export interface UploadRecord {
   offset: number;
   metadata?: Record<string, string | null>;
   creation_date?: string;
+  /**
+   * The stored byte ranges ([start, end), merged, sorted) once a Ferry chunk reached the upload
+   * (docs/file-server.md, "Parallel chunks (Ferry extension)"); without it the stored bytes are
+   * the data file's size from 0, as tus stores them.
+   */
+  ranges?: ByteRange[];
   /** BLAKE3 of the stored bytes, once they have all arrived. */
   hash?: string;
   /** Set by a successful commit; a repeated commit answers with it. */
@@ -74,7 +79,7 @@ export class AtomicFileKvStore implements KvStore<UploadRecord> {
 }
 
 /** Only what the engine really offers: no deferred length (the size limit is checked at creation); concatenation is concat.ts. */
-const EXTENSIONS = ["creation", "creation-with-upload", "termination", "expiration", "concatenation"];
+const EXTENSIONS = ["creation", "creation-with-upload", "termination", "expiration", "concatenation", "ferry-chunks"];
 
 /** The upload speed limit of an upload's owner in its space (server/speed/); null when none applies. */
 export type UploadThrottle = (userId: number, groupId: number) => Promise<Throttle | null>;
@@ -86,6 +91,8 @@ export class UploadStore extends FileStore {
    * creation-with-upload, a user's or a share visitor's — passes its owner's limit here.
    */
   throttle?: UploadThrottle;
+  /** Ranges, writes in flight and the growing hash of uploads the engine has seen bytes of since it started (progress.ts). */
+  private readonly progress = new Map<string, Promise<UploadProgress | null>>();
 
   constructor(directory: string, expirationMs: number) {
     const records = new AtomicFileKvStore(directory);
@@ -112,23 +119,118 @@ export class UploadStore extends FileStore {
   }
 
   /**
-   * One PATCH's bytes, at `offset` (tus holds the upload's lock and has checked it is the stored
-   * size). @tus/file-store writes through a write stream with the default 16 KiB buffer, i.e. one
-   * system call per network chunk; with 1 MiB the chunks that arrive while a write is under way go
-   * down together in one writev (STACK.md: ~1030 vs ~690 MiB/s). Otherwise the same: a PATCH cut
-   * short keeps what was written, and the stored size stays the offset to resume from.
+   * One tus PATCH's bytes, at `offset` (tus holds the upload's lock and has checked it is the
+   * stored offset), written in place by positional writes batched up to `STREAM_BUFFER` (STACK.md:
+   * ~1030 vs ~690 MiB/s with the default 16 KiB) and hashed as they land (progress.ts). A PATCH cut
+   * short keeps what was written, and the stored size stays the offset to resume from. Refused
+   * (409) while Ferry chunks are in flight or stored past the prefix: a plain PATCH would write
+   * over them.
    */
   override async write(readable: Readable, id: string, offset: number): Promise<number> {
+    const progress = await this.progressOf(id);
+    // Without a record (or its data file) nothing is tracked: the write itself decides (a vanished file fails it).
+    if (!progress) return offset + (await this.writeAt(readable, id, offset, Number.POSITIVE_INFINITY, null));
+    if (progress.flights.size > 0 || progress.ranges.length > 1 || progress.prefix !== offset) throw ERRORS.INVALID_OFFSET;
+    const flight = { start: offset, end: progress.size, plain: true };
+    progress.flights.add(flight);
+    try {
+      const written = await this.writeAt(readable, id, offset, progress.size - offset, progress);
+      if (progress.chunked) await this.persistRanges(id, progress);
+      return offset + written;
+    } finally {
+      progress.flights.delete(flight);
+    }
+  }
+
+  /** Writes a body at `offset` of an upload's data file, at most `limit` bytes, through its owner's throttle; the bytes written (also when the body stops early). */
+  async writeAt(readable: Readable, id: string, offset: number, limit: number, progress: UploadProgress | null, onError?: (error: unknown) => void): Promise<number> {
     const throttle = await this.throttleOf(id);
-    const out = createWriteStream(this.dataPath(id), { flags: "r+", start: offset, highWaterMark: STREAM_BUFFER });
+    let out: RangeWriter;
+    try {
+      out = new RangeWriter(await open(this.dataPath(id), "r+"), offset, limit, progress);
+    } catch {
+      throttle?.release();
+      throw ERRORS.FILE_WRITE_ERROR;
+    }
     try {
       await (throttle ? pipeline(readable, throttle.transform(), out) : pipeline(readable, out));
-    } catch {
-      throw ERRORS.FILE_WRITE_ERROR;
+    } catch (error) {
+      onError?.(error);
+      // A write under way when the body stopped lands first: what arrived is kept and counted.
+      if (!out.closed) await new Promise((resolve) => out.once("close", resolve));
+      if (!onError) throw ERRORS.FILE_WRITE_ERROR;
     } finally {
       throttle?.release();
     }
-    return offset + out.bytesWritten;
+    return out.written;
+  }
+
+  /** The progress of an upload (loaded from its record and data file on first use); null when the upload is gone. */
+  progressOf(id: string): Promise<UploadProgress | null> {
+    let loading = this.progress.get(id);
+    if (!loading) {
+      loading = (async () => {
+        const record = await this.records.get(id);
+        if (!record || record.size === undefined) return null;
+        const info = await stat(this.dataPath(id)).catch(() => null);
+        if (!info) return null;
+        const ranges = record.ranges ?? (info.size > 0 ? [[0, Math.min(info.size, record.size)] as ByteRange] : []);
+        return UploadProgress.create(this.dataPath(id), record.size, ranges, record.ranges !== undefined);
+      })();
+      this.progress.set(id, loading);
+      // A failed or empty load is tried again next time.
+      loading.then(
+        (p) => (p ? undefined : this.progress.delete(id)),
+        () => this.progress.delete(id),
+      );
+    }
+    return loading;
+  }
+
+  /** The stored ranges of an upload without loading its hash: the progress's when loaded, else the record's or the data file's size. */
+  async rangesOf(id: string): Promise<ByteRange[] | null> {
+    const loaded = this.progress.get(id);
+    const progress = loaded ? await loaded : null;
+    if (progress) return progress.ranges;
+    const record = await this.records.get(id);
+    if (!record) return null;
+    if (record.ranges) return record.ranges;
+    const info = await stat(this.dataPath(id)).catch(() => null);
+    return info && info.size > 0 ? [[0, Math.min(info.size, record.size ?? info.size)]] : [];
+  }
+
+  /** Keeps an upload's ranges in its record (atomically, one write at a time); from now on the record's ranges are its stored bytes. */
+  persistRanges(id: string, progress: UploadProgress): Promise<void> {
+    progress.chunked = true;
+    return progress.persist(async () => {
+      const record = await this.records.get(id);
+      if (!record || record.committed || progress.dropped) return;
+      await this.records.set(id, { ...record, ranges: progress.ranges });
+    });
+  }
+
+  /** Forgets an upload's progress (terminated, committed, dropped): writes still in flight persist nothing more. */
+  forgetProgress(id: string) {
+    const loading = this.progress.get(id);
+    this.progress.delete(id);
+    void loading?.then((p) => {
+      if (p) p.dropped = true;
+    });
+  }
+
+  /** Forgets the progress of uploads whose record is gone. */
+  async pruneProgress() {
+    for (const id of [...this.progress.keys()]) if (!(await this.records.get(id))) this.forgetProgress(id);
+  }
+
+  /** As @tus/file-store's, but the offset of an upload with Ferry chunks is its contiguous prefix, not its file's size. */
+  override async getUpload(id: string): Promise<Upload> {
+    const upload = await super.getUpload(id);
+    const loaded = this.progress.get(id);
+    const progress = loaded ? await loaded : null;
+    const ranges = progress?.chunked ? progress.ranges : (await this.records.get(id))?.ranges;
+    if (!ranges) return upload;
+    return new Upload({ id, size: upload.size, offset: prefixOf(ranges), metadata: upload.metadata, creation_date: upload.creation_date, storage: upload.storage });
   }
 
   /** The throttle of an upload's owner (a visitor's upload is stored as its link owner's) in the upload's space. */
@@ -160,6 +262,7 @@ export class UploadStore extends FileStore {
 
   /** Removes an upload's bytes and record; missing parts are fine. */
   async drop(id: string): Promise<void> {
+    this.forgetProgress(id);
     await rm(this.dataPath(id), { force: true });
     await this.records.delete(id);
   }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
-import { EXPOSED_HEADERS, MemoryLocker, Metadata, Server, TUS_RESUMABLE, type Upload } from "@tus/server";
+import { MemoryLocker, Metadata, Server, TUS_RESUMABLE, type Upload } from "@tus/server";
 import { langFromHeader, type Lang } from "../../contract/envelope";
 import { ErrorCode, errorByCode } from "../../contract/errors";
 import { FILE_SERVER_PATHS } from "../../contract/files";
@@ -16,8 +16,10 @@ import { STAGING_NAME } from "../storage/paths";
 import { createVisitorUploads } from "../fileserver/share-uploads";
 import { checkTargetFree, isOwner, parseTarget, reserveQuota, sizeLimit, storedMetadata, targetOf, uploadSpace } from "./checks";
 import { commitCommand, createHashCache } from "./commit";
+import { type ChunkContext, handleChunk, isChunk, RANGES_HEADER, UPLOAD_EXPOSED_HEADERS } from "./chunks";
 import { concatenate, partIds } from "./concat";
 import { feedPatchBodiesDirectly } from "./patch-body";
+import { formatRanges } from "./progress";
 import { carriesBytes, createUploadLimits, fileOf } from "./protocol-limits";
 import { PARTIAL_KEY, UploadStore } from "./store";
 
@@ -98,7 +100,8 @@ export const uploadParts: FileServerPart = async (services, log) => {
     relativeLocation: true,
     // The origin was checked before tus saw the request (originAllowed): echo it.
     allowedOrigins: () => true,
-    allowedHeaders: ["Authorization", "Accept-Language"],
+    allowedHeaders: ["Authorization", "Accept-Language", "Ferry-Chunk"],
+    exposedHeaders: [RANGES_HEADER],
     async onUploadCreate(req, upload: Upload) {
       const visitor = visitorUploads.callerOf(nodeRequest(req)!);
       if (visitor) {
@@ -159,14 +162,15 @@ export const uploadParts: FileServerPart = async (services, log) => {
   }
 
   /** A refusal before tus sees the request, with the CORS headers a browser needs to read it. */
-  function refuse(req: IncomingMessage, res: ServerResponse, error: FerryError, lang: Lang) {
-    const { status_code, body } = refusal(error, lang);
+  function refuse(req: IncomingMessage, res: ServerResponse, error: FerryError, lang: Lang, status?: number) {
+    const { body } = refusal(error, lang);
+    const status_code = status ?? refusal(error, lang).status_code;
     const headers: Record<string, string> = {
       "content-type": "application/json; charset=utf-8",
       "cache-control": "no-store",
       "x-content-type-options": "nosniff",
       "tus-resumable": TUS_RESUMABLE,
-      "access-control-expose-headers": EXPOSED_HEADERS,
+      "access-control-expose-headers": UPLOAD_EXPOSED_HEADERS,
     };
     if (req.headers.origin) headers["access-control-allow-origin"] = req.headers.origin;
     // A busy refusal is for now only: the client tries again (tus-js-client's retries, the web's queue).
@@ -197,11 +201,36 @@ export const uploadParts: FileServerPart = async (services, log) => {
     const headers: Record<string, string> = {
       location: `${FILE_SERVER_PATHS.uploads}${id}`,
       "tus-resumable": TUS_RESUMABLE,
-      "access-control-expose-headers": EXPOSED_HEADERS,
+      "access-control-expose-headers": UPLOAD_EXPOSED_HEADERS,
     };
     if (req.headers.origin) headers["access-control-allow-origin"] = req.headers.origin;
     res.writeHead(201, headers);
     res.end();
+  }
+
+  const chunkContext = (req: IncomingMessage, res: ServerResponse, lang: Lang): ChunkContext => ({
+    store,
+    expirationMs: UPLOAD_EXPIRY_MS,
+    now: () => services.clock.now(),
+    refuse: (error, status) => refuse(req, res, error, lang, status),
+    finished: (id) => hashes.start(id),
+  });
+
+  /**
+   * After the checks every request to an upload passes: a Ferry chunk goes to chunks.ts, a plain
+   * tus PATCH on an upload with chunks stored past its prefix is refused (it would write over
+   * them; the client sends the gaps as chunks), a HEAD also answers the stored ranges; the rest is tus's.
+   */
+  async function toUpload(req: IncomingMessage, res: ServerResponse, id: string, lang: Lang) {
+    if (isChunk(req)) return handleChunk(req, res, id, lang, chunkContext(req, res, lang));
+    if (req.method === "PATCH" || req.method === "HEAD") {
+      const ranges = await store.rangesOf(id);
+      if (ranges && req.method === "HEAD") res.setHeader(RANGES_HEADER, formatRanges(ranges));
+      if (ranges && req.method === "PATCH" && (ranges.length > 1 || (ranges.length === 1 && ranges[0]![0] !== 0))) {
+        return refuse(req, res, new FerryError("InvalidData", { reason: "chunks are stored past Upload-Offset: send the gaps with Ferry-Chunk", ranges: formatRanges(ranges) }), lang, 409);
+      }
+    }
+    return tus.handle(req, res);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse, url: URL) {
@@ -229,7 +258,7 @@ export const uploadParts: FileServerPart = async (services, log) => {
         if (limited) return refuse(req, res, limited, lang);
       }
       if (req.method === "DELETE") await terminating(uploadId);
-      return tus.handle(req, res);
+      return toUpload(req, res, uploadId, lang);
     }
     if (!auth) return refuse(req, res, new FerryError("InvalidToken"), lang);
     callers.set(req, { user: auth.user, lang });
@@ -264,7 +293,7 @@ export const uploadParts: FileServerPart = async (services, log) => {
       if (limited) return refuse(req, res, limited, lang);
     }
     if (req.method === "DELETE") await terminating(id);
-    return tus.handle(req, res);
+    return toUpload(req, res, id, lang);
   }
 
   /** Reservations whose upload is gone: the engine stopped between dropping an upload and releasing it, or before tus stored a new one. */

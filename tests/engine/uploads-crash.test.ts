@@ -151,5 +151,31 @@ describe("uploads when the engine is killed", () => {
       await files.close();
       expect(Buffer.compare(await readFile(path.join(home, target.slice(1))), bytes)).toBe(0);
     }
+
+    // 3. Ferry chunks (docs/file-server.md, "Parallel chunks (Ferry extension)"): the stored ranges
+    // outlive a kill, and the hash of the prefix is rebuilt from the file after the restart.
+    const MIB = 1024 * 1024;
+    const chunked = randomBytes(6 * MIB);
+    const c = await tus.create({ groupId: "0", path: "/crash/chunks.bin" }, chunked.length);
+    const chunk = (start: number, end: number) =>
+      fetch(tus.urlOf(c.id!), {
+        method: "PATCH",
+        headers: { "tus-resumable": "1.0.0", authorization: `Bearer ${socketToken}`, "ferry-chunk": "1", "upload-offset": String(start), "content-type": "application/offset+octet-stream" },
+        body: chunked.subarray(start, end),
+      });
+    expect((await chunk(4 * MIB, 6 * MIB)).status).toBe(204);
+    expect((await chunk(0, 2 * MIB)).status).toBe(204);
+    await killEngine();
+    await startEngine();
+    const after = await tus.head(c.id!);
+    expect(after.headers.get("upload-offset")).toBe(String(2 * MIB));
+    expect(after.headers.get("ferry-ranges")).toBe(`0-${2 * MIB - 1},${4 * MIB}-${6 * MIB - 1}`);
+    const gap = await chunk(2 * MIB, 4 * MIB);
+    expect(gap.status).toBe(204);
+    expect(gap.headers.get("upload-offset")).toBe(String(chunked.length));
+    files = await connectFiles(fileUrl, socketToken);
+    expect(await files.ok("commit", { uploadId: c.id!, hash: await blake3Hex(chunked) })).toMatchObject({ path: "/crash/chunks.bin", size: chunked.length });
+    await files.close();
+    expect(Buffer.compare(await readFile(path.join(home, "crash/chunks.bin")), chunked)).toBe(0);
   }, 240_000);
 });
