@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { EXPOSED_HEADERS, TUS_RESUMABLE } from "@tus/server";
 import type { Lang } from "../../contract/envelope";
 import { FerryError } from "../errors";
-import { formatRanges, MAX_RANGES } from "./progress";
+import { CHUNK_HEADER, formatRanges, MAX_RANGES, RANGES_HEADER } from "../../contract/upload-chunks";
 import type { UploadStore } from "./store";
 
 /**
@@ -15,8 +15,6 @@ import type { UploadStore } from "./store";
  * Upload permission and the protocol limits, as for a tus PATCH.
  */
 
-export const CHUNK_HEADER = "ferry-chunk";
-export const RANGES_HEADER = "Ferry-Ranges";
 /** What a browser may read of an upload reply: tus's headers and the stored ranges. */
 export const UPLOAD_EXPOSED_HEADERS = `${EXPOSED_HEADERS}, ${RANGES_HEADER}`;
 
@@ -32,7 +30,7 @@ export interface ChunkContext {
   finished(id: string): void;
 }
 
-export const isChunk = (req: IncomingMessage) => req.method === "PATCH" && req.headers[CHUNK_HEADER] === "1";
+export const isChunk = (req: IncomingMessage) => req.method === "PATCH" && req.headers[CHUNK_HEADER.toLowerCase()] === "1";
 
 export async function handleChunk(req: IncomingMessage, res: ServerResponse, id: string, lang: Lang, ctx: ChunkContext): Promise<void> {
   const { store } = ctx;

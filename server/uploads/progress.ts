@@ -1,6 +1,7 @@
 import { writev } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { Writable } from "node:stream";
+import type { ByteRange } from "../../contract/upload-chunks";
 import { STREAM_BUFFER } from "../storage/storage";
 import { createHasher, type Blake3 } from "./hash";
 
@@ -16,12 +17,6 @@ import { createHasher, type Blake3 } from "./hash";
  * were just written — in 1 MiB reads. When the last byte lands the hash is there: completing an
  * upload never reads the whole file again. Only the hasher's state is kept, no bytes.
  */
-
-/** A stored range of bytes, [start, end) (half open). The record and `Ferry-Ranges` use it too (the header with inclusive ends). */
-export type ByteRange = [number, number];
-
-/** At most this many separate stored ranges per upload: a chunk that would make more is refused. */
-export const MAX_RANGES = 1000;
 
 /** Bytes fed to upload hashes by reading them back from data files (tests check single-stream and in-order uploads read none). */
 export const readBack = { bytes: 0 };
@@ -46,9 +41,6 @@ export function addRange(ranges: readonly ByteRange[], start: number, end: numbe
 
 /** The end of the contiguous bytes from 0: tus's `Upload-Offset`. */
 export const prefixOf = (ranges: readonly ByteRange[]) => (ranges[0]?.[0] === 0 ? ranges[0][1] : 0);
-
-/** `Ferry-Ranges`: `start-end` with inclusive ends (as HTTP `Range`), comma separated; empty when nothing is stored. */
-export const formatRanges = (ranges: readonly ByteRange[]) => ranges.map(([s, e]) => `${s}-${e - 1}`).join(",");
 
 /** A write under way: [start, end) as announced; a plain tus PATCH announces everything up to the size. */
 export interface Flight {

@@ -6,7 +6,8 @@ import { pipeline } from "node:stream/promises";
 import { FileStore } from "@tus/file-store";
 import { ERRORS, type KvStore, Upload } from "@tus/server";
 import type { Throttle } from "../speed/throttle";
-import { type ByteRange, prefixOf, RangeWriter, UploadProgress } from "./progress";
+import { type ByteRange, CHUNKS_EXTENSION } from "../../contract/upload-chunks";
+import { prefixOf, RangeWriter, UploadProgress } from "./progress";
 
 /**
  * Where tus uploads live between creation and commit (docs/file-server.md, "Uploads"): one data file
@@ -79,7 +80,7 @@ export class AtomicFileKvStore implements KvStore<UploadRecord> {
 }
 
 /** Only what the engine really offers: no deferred length (the size limit is checked at creation); concatenation is concat.ts. */
-const EXTENSIONS = ["creation", "creation-with-upload", "termination", "expiration", "concatenation", "ferry-chunks"];
+const EXTENSIONS = ["creation", "creation-with-upload", "termination", "expiration", "concatenation", CHUNKS_EXTENSION];
 
 /** The upload speed limit of an upload's owner in its space (server/speed/); null when none applies. */
 export type UploadThrottle = (userId: number, groupId: number) => Promise<Throttle | null>;

@@ -16,10 +16,10 @@ import { STAGING_NAME } from "../storage/paths";
 import { createVisitorUploads } from "../fileserver/share-uploads";
 import { checkTargetFree, isOwner, parseTarget, reserveQuota, sizeLimit, storedMetadata, targetOf, uploadSpace } from "./checks";
 import { commitCommand, createHashCache } from "./commit";
-import { type ChunkContext, handleChunk, isChunk, RANGES_HEADER, UPLOAD_EXPOSED_HEADERS } from "./chunks";
+import { CHUNK_HEADER, formatRanges, RANGES_HEADER } from "../../contract/upload-chunks";
+import { type ChunkContext, handleChunk, isChunk, UPLOAD_EXPOSED_HEADERS } from "./chunks";
 import { concatenate, partIds } from "./concat";
 import { feedPatchBodiesDirectly } from "./patch-body";
-import { formatRanges } from "./progress";
 import { carriesBytes, createUploadLimits, fileOf } from "./protocol-limits";
 import { PARTIAL_KEY, UploadStore } from "./store";
 
@@ -100,7 +100,7 @@ export const uploadParts: FileServerPart = async (services, log) => {
     relativeLocation: true,
     // The origin was checked before tus saw the request (originAllowed): echo it.
     allowedOrigins: () => true,
-    allowedHeaders: ["Authorization", "Accept-Language", "Ferry-Chunk"],
+    allowedHeaders: ["Authorization", "Accept-Language", CHUNK_HEADER],
     exposedHeaders: [RANGES_HEADER],
     async onUploadCreate(req, upload: Upload) {
       const visitor = visitorUploads.callerOf(nodeRequest(req)!);

@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ErrorCode } from "../../contract/errors";
 import { PERMISSION_FULL } from "../../contract/permissions";
+import { type ByteRange, missingRanges, parseRanges as parseContractRanges } from "../../contract/upload-chunks";
 import { readBack } from "../../server/uploads/progress";
 import { connectFiles, type FileClient } from "../support/file-client";
 import { startTestEngine, type TestEngine } from "../support/engine";
@@ -77,19 +78,14 @@ function sendChunk(url: string, token: string, data: Buffer, start: number, end:
   return chunk.reply;
 }
 
-/** `Ferry-Ranges` as [start, end) pairs. */
-const parseRanges = (header: string | null | undefined): [number, number][] =>
-  header ? header.split(",").map((r) => r.split("-").map(Number) as [number, number]).map(([s, e]) => [s, e + 1]) : [];
+/** `Ferry-Ranges` as [start, end) pairs (the contract's parser, as a client would use it). */
+const parseRanges = (header: string | null | undefined): ByteRange[] => parseContractRanges(header) ?? [];
 
 /** The gaps between stored ranges, in pieces of at most `piece` bytes. */
-function missing(ranges: [number, number][], size: number, piece: number): [number, number][] {
-  const gaps: [number, number][] = [];
-  let at = 0;
-  for (const [s, e] of [...ranges, [size, size] as [number, number]]) {
-    for (let p = at; p < s; p += piece) gaps.push([p, Math.min(s, p + piece)]);
-    at = Math.max(at, e);
-  }
-  return gaps;
+function missing(ranges: ByteRange[], size: number, piece: number): ByteRange[] {
+  const pieces: ByteRange[] = [];
+  for (const [s, e] of missingRanges(ranges, size)) for (let p = s; p < e; p += piece) pieces.push([p, Math.min(e, p + piece)]);
+  return pieces;
 }
 
 beforeAll(async () => {
