@@ -78,6 +78,8 @@ export async function handleChunk(req: IncomingMessage, res: ServerResponse, id:
       if (!res.headersSent && !req.socket.destroyed) ctx.refuse(new FerryError("CannotWriteFile"), 500);
       return;
     }
+    // Terminated (or expired and swept) while the chunk was arriving: its bytes went with the upload.
+    if (progress.dropped) return ctx.refuse(new FerryError("UploadNotFound"), 404);
     if (progress.complete) ctx.finished(id);
   }
 

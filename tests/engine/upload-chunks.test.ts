@@ -235,6 +235,24 @@ describe("parallel chunks", () => {
     expect(Buffer.compare(await homeFile(alice.id, "overlap.bin"), data)).toBe(0);
   });
 
+  it("a termination while a chunk arrives ends the upload: the chunk answers 404 and leaves no record behind", async () => {
+    const data = randomBytes(2 * MIB);
+    const tus = tusClient(t.fileUrl, alice.socketToken);
+    const { id } = await tus.create({ groupId: "0", path: "/terminated.bin" }, data.length);
+    const open = openChunk(tus.urlOf(id!), alice.socketToken, MIB, MIB);
+    open.write(data.subarray(MIB, MIB + 1000));
+    await vi.waitFor(async () => expect(parseRanges((await tus.head(id!)).headers.get("ferry-ranges"))).toHaveLength(1), { timeout: 10_000, interval: 20 });
+    expect((await tus.remove(id!)).status).toBe(204);
+    open.end(data.subarray(MIB + 1000));
+    const reply = await open.reply;
+    expect(reply.status).toBe(404);
+    expect(reply.body?.code).toBe(ErrorCode.UploadNotFound);
+    expect((await tus.head(id!)).status).toBe(404);
+    const tusDir = path.join(t.engine.services.spaces.root, ".ferry-tmp", "tus");
+    expect(await stat(path.join(tusDir, `${id!}.json`)).then(() => true, () => false)).toBe(false);
+    expect(await stat(path.join(tusDir, id!)).then(() => true, () => false)).toBe(false);
+  });
+
   it("a hash mismatch is refused at commit (4178) and the bytes are dropped", async () => {
     const data = randomBytes(2 * MIB);
     const tus = tusClient(t.fileUrl, alice.socketToken);
