@@ -8,6 +8,7 @@ import type { Services } from "../services";
 import { FerryError } from "../errors";
 import { checkAllowed, rootPathOf, type Space } from "../files/spaces";
 import { checkFilter, filterOf } from "../files/upload-rules";
+import { originAllowed } from "./origin";
 import { type FileFilter, filterSkips } from "../../contract/upload-rules";
 import { baseName, normaliseUserPath } from "../storage/paths";
 import type { StatResult } from "../storage/storage";
@@ -78,6 +79,9 @@ function accelUri(prefix: string, space: Space, path: string): string {
   return `${prefix}/${full.map(encodeURIComponent).join("/")}`;
 }
 
+/** What a page's fetch of a download may read besides the CORS-safelisted headers. */
+const DOWNLOAD_EXPOSED_HEADERS = "Content-Range, Content-Length, ETag, Accept-Ranges";
+
 /** HTTP status of a refused request; the body is the catalogue's message in the caller's language. */
 const REFUSALS: Partial<Record<ErrorName, number>> = {
   LinkExpired: 410,
@@ -144,6 +148,16 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
       res.writeHead(405, { ...COMMON_HEADERS, allow: "GET, HEAD", "content-length": 0 });
       res.end();
       return;
+    }
+    // The web app's own pages may read a download with fetch (parallel ranges written by the page,
+    // docs/file-server.md "Parallel downloads in the browser"): the ticket is the only credential,
+    // so no cookies are allowed, and only the origins the socket accepts are named. Set before any
+    // answer, so a refusal (410 after the ticket's lifetime) is readable too.
+    const origin = req.headers.origin;
+    if (kind === "download" && origin && originAllowed(origin, req.headers.host, config.webOrigins)) {
+      res.setHeader("access-control-allow-origin", origin);
+      res.setHeader("access-control-expose-headers", DOWNLOAD_EXPOSED_HEADERS);
+      res.setHeader("vary", "Origin");
     }
     // A client that goes away stops the zip's folder walk and its stream.
     const gone = new AbortController();

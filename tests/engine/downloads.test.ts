@@ -88,6 +88,27 @@ describe("single-file download", () => {
     expect((await get(t, url, {}, "DELETE")).res.status).toBe(405);
   });
 
+  it("lets the web app's pages read a ranged download (CORS without credentials), a refusal too; other origins get no CORS", async () => {
+    const { url } = await aliceFiles.ok("download", { groupId: 0, paths: ["/big.bin"] });
+    const fileHost = new URL(t.fileUrl).hostname;
+    // The web app on the same host name, another port: allowed, as for the file server's socket.
+    const own = `http://${fileHost}:3999`;
+    const ranged = await get(t, url, { origin: own, range: "bytes=1024-2047" });
+    expect(ranged.res.status).toBe(206);
+    expect(ranged.body.equals(big.subarray(1024, 2048))).toBe(true);
+    expect(ranged.res.headers.get("access-control-allow-origin")).toBe(own);
+    expect(ranged.res.headers.get("access-control-allow-credentials")).toBeNull();
+    expect(ranged.res.headers.get("access-control-expose-headers")).toMatch(/Content-Range/);
+    expect(ranged.res.headers.get("access-control-expose-headers")).toMatch(/ETag/);
+    expect(ranged.res.headers.get("vary")).toMatch(/Origin/);
+    const refused = await get(t, url.replace(/\.[A-Za-z0-9_-]{43}\//, `.${"A".repeat(43)}/`), { origin: own });
+    expect(refused.res.status).toBe(403);
+    expect(refused.res.headers.get("access-control-allow-origin")).toBe(own);
+    const foreign = await get(t, url, { origin: "https://elsewhere.example", range: "bytes=0-9" });
+    expect(foreign.res.status).toBe(206);
+    expect(foreign.res.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
   it("gives a safe Content-Disposition for quotes, markup and CJK names", async () => {
     const names = [`say "hi" it's.txt`, `<img src=x onerror=alert(1)>.txt`, "报告 2024 (终稿).txt", "100% sure; ok=1 & done.txt"];
     for (const fileName of names) {
