@@ -2,10 +2,10 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
-import type { Sharp, SharpOptions } from "sharp";
 import { THUMBNAIL_SIZE } from "../../contract/files";
 import { FerryError } from "../errors";
 import { readCapped } from "./read-capped";
+import { checkSource, createRunLimit, loadSharp } from "./image-work";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../data-dir";
 
 /**
@@ -35,22 +35,6 @@ export interface ThumbnailSource {
   open(): Promise<Readable>;
 }
 
-type SharpFactory = (input: Buffer, options: SharpOptions) => Sharp;
-
-/** libvips loads only on the first thumbnail: an engine that never makes one never pays for it. */
-let sharpModule: Promise<SharpFactory> | null = null;
-function loadSharp(): Promise<SharpFactory> {
-  sharpModule ??= import("sharp").then((m) => {
-    const sharp = m.default;
-    // No operation cache (memory stays flat between requests); one thread per image, so a page of
-    // thumbnails never takes every core from transfers.
-    sharp.cache(false);
-    sharp.concurrency(1);
-    return sharp as unknown as SharpFactory;
-  });
-  return sharpModule;
-}
-
 const ascii = (buf: Buffer, start: number, end: number) => buf.subarray(start, end).toString("latin1");
 
 /** The raster format the bytes start with, or null (SVG, PDF, text, anything else). */
@@ -74,10 +58,8 @@ export function createThumbnailCache(dir: string, limits: ThumbnailLimits) {
   let held: number | null = null;
   /** One render per cache file at a time: a grid asking twice waits for the first. */
   const making = new Map<string, Promise<Buffer>>();
-  /** Renders running now; more wait in line (two cores must stay free enough for transfers). */
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  const MAX_RUNNING = 2;
+  /** Renders running now: two at most, more wait in line. */
+  const limited = createRunLimit(2);
 
   const names = (source: ThumbnailSource) => {
     const id = createHash("sha256").update(source.key).digest("hex");
@@ -131,17 +113,7 @@ export function createThumbnailCache(dir: string, limits: ThumbnailLimits) {
     const sniffed = sniffRaster(input.subarray(0, 16));
     if (!sniffed) throw new FerryError("PreviewUnsupported");
     const sharp = await loadSharp();
-    const options: SharpOptions = { limitInputPixels: limits.maxPixels, pages: 1, failOn: "error" };
-    let meta: Awaited<ReturnType<Sharp["metadata"]>>;
-    try {
-      // Only the header is read here; the pixel limit is checked below with the catalogue's own refusal.
-      meta = await sharp(input, { ...options, limitInputPixels: false }).metadata();
-    } catch {
-      throw new FerryError("PreviewFailed");
-    }
-    if (meta.format !== sniffed) throw new FerryError("PreviewUnsupported");
-    const height = meta.pageHeight ?? meta.height ?? 0;
-    if ((meta.width ?? 0) * height > limits.maxPixels) throw tooLarge();
+    const options = await checkSource(sharp, input, sniffed, limits.maxPixels, { format: () => new FerryError("PreviewUnsupported"), pixels: tooLarge });
     try {
       return await sharp(input, options)
         .rotate()
@@ -151,17 +123,6 @@ export function createThumbnailCache(dir: string, limits: ThumbnailLimits) {
     } catch (error) {
       if (error instanceof Error && /pixel limit/i.test(error.message)) throw tooLarge();
       throw new FerryError("PreviewFailed");
-    }
-  }
-
-  async function limited<T>(work: () => Promise<T>): Promise<T> {
-    if (running >= MAX_RUNNING) await new Promise<void>((resolve) => waiting.push(resolve));
-    running++;
-    try {
-      return await work();
-    } finally {
-      running--;
-      waiting.shift()?.();
     }
   }
 

@@ -1,10 +1,10 @@
 import type { Readable } from "node:stream";
-import type { Sharp, SharpOptions } from "sharp";
 import { extensionOf } from "../../contract/files";
 import { FerryError } from "../errors";
 import type { Services } from "../services";
 import { createSiteDesign } from "../site-design/service";
 import { readCapped } from "./read-capped";
+import { checkSource, createRunLimit, loadSharp, type SharpFactory } from "./image-work";
 import { sniffRaster } from "./thumbnail-cache";
 
 /**
@@ -37,17 +37,6 @@ export interface Watermark {
   text: string;
 }
 
-type SharpFactory = (input?: Buffer | SharpOptions, options?: SharpOptions) => Sharp;
-let sharpModule: Promise<SharpFactory> | null = null;
-function loadSharp(): Promise<SharpFactory> {
-  sharpModule ??= import("sharp").then((m) => {
-    m.default.cache(false);
-    m.default.concurrency(1);
-    return m.default as unknown as SharpFactory;
-  });
-  return sharpModule;
-}
-
 const escapeMarkup = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 /** "2026-11-26 23:40 UTC" on the engine's clock (FERRY_TIME_ZONE). */
@@ -71,19 +60,8 @@ export function createWatermarks(services: Services) {
   const limitVars = { bytes: readableBytes(limits.maxBytes), pixels: limits.maxPixels.toLocaleString("en") };
   const unsupported = () => new FerryError("WatermarkPreviewUnsupported", limitVars, limitVars);
 
-  /** Draws in progress; more wait (two cores stay free enough for transfers). */
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  async function limited<T>(work: () => Promise<T>): Promise<T> {
-    if (running >= 2) await new Promise<void>((resolve) => waiting.push(resolve));
-    running++;
-    try {
-      return await work();
-    } finally {
-      running--;
-      waiting.shift()?.();
-    }
-  }
+  /** Draws in progress: two at most, more wait in line. */
+  const limited = createRunLimit(2);
 
   /** The picture laid over an image of width × height: the uploaded image or the text band, faded to the opacity. */
   async function overlay(sharp: SharpFactory, mark: Watermark, width: number, height: number, margin: number): Promise<{ input: Buffer; width: number; height: number }> {
@@ -148,15 +126,7 @@ export function createWatermarks(services: Services) {
       if (!sniffed || (output === "keep" && !["jpeg", "png", "gif"].includes(sniffed))) throw unsupported();
       const sharp = await loadSharp();
       return limited(async () => {
-        const options: SharpOptions = { limitInputPixels: limits.maxPixels, pages: 1, failOn: "error" };
-        let meta: Awaited<ReturnType<Sharp["metadata"]>>;
-        try {
-          meta = await sharp(input, { ...options, limitInputPixels: false }).metadata();
-        } catch {
-          throw new FerryError("PreviewFailed");
-        }
-        if (meta.format !== sniffed) throw unsupported();
-        if ((meta.width ?? 0) * (meta.pageHeight ?? meta.height ?? 0) > limits.maxPixels) throw unsupported();
+        const options = await checkSource(sharp, input, sniffed, limits.maxPixels, { format: unsupported, pixels: unsupported });
         try {
           const upright = await sharp(input, options).rotate().raw().toBuffer({ resolveWithObject: true });
           const { width, height, channels } = upright.info;
