@@ -56,16 +56,7 @@ export default function ClientTlsPage() {
         )}
       </TlsSection>
 
-      <TlsUploadSection
-        id="client-tls-upload"
-        title={t("admin.client-tls.upload")}
-        rules={t("admin.client-tls.upload.rules")}
-        page={PAGE}
-        schema={clientTlsUploadSchema}
-        fields={[pemField("authorities", t("admin.client-tls.upload.file"))]}
-        submit={t("admin.client-tls.upload.submit")}
-        lastResult={answer && "submission" in answer ? answer.submission : undefined}
-      />
+      <TlsUploadSection screen="client-tls" page={PAGE} schema={clientTlsUploadSchema} fields={[pemField("authorities", t("admin.client-tls.upload.file"))]} answer={answer} />
     </TlsPage>
   );
 }

@@ -69,14 +69,11 @@ export default function TlsCertificatePage() {
       </TlsSection>
 
       <TlsUploadSection
-        id="tls-upload"
-        title={t("admin.tls.upload")}
-        rules={t("admin.tls.upload.rules")}
+        screen="tls"
         page={PAGE}
         schema={tlsUploadSchema}
         fields={[pemField("certificate", t("admin.tls.upload.certificate")), pemField("privateKey", t("admin.tls.upload.key"), ".pem,.key,application/x-pem-file")]}
-        submit={t("admin.tls.upload.submit")}
-        lastResult={answer && "submission" in answer ? answer.submission : undefined}
+        answer={answer}
       />
 
       <TlsSection id="tls-plain" title={t("admin.tls.plain")}>

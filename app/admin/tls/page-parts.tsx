@@ -1,6 +1,7 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { Form } from "@remix-run/react";
 import type { ReactNode } from "react";
+import { useTranslation } from "react-i18next";
 import type * as z from "zod";
 import { Button } from "~/components/ui/button";
 import { FormBuilder, type FormField } from "~/components/ui/form";
@@ -31,23 +32,33 @@ export function TlsSection({ id, title, tight = false, children }: { id: string;
   );
 }
 
-/** The upload section: PEM file fields posted as multipart (with or without JavaScript) with intent "upload"; the action's refusal under the form. */
-export function TlsUploadSection<Schema extends z.ZodType>(props: {
-  id: string;
-  title: string;
-  rules: string;
+/**
+ * The upload section of either screen (`screen`: its messages `admin.<screen>.upload…` and its
+ * heading's id `<screen>-upload`): PEM file fields posted as multipart (with or without JavaScript)
+ * with intent "upload"; the action's refusal (`answer`) under the form.
+ */
+export function TlsUploadSection<Schema extends z.ZodType>({
+  screen,
+  page,
+  schema,
+  fields,
+  answer,
+}: {
+  screen: "tls" | "client-tls";
   page: string;
   schema: Schema;
   fields: readonly FormField[];
-  submit: string;
-  lastResult: SubmissionResult<string[]> | undefined;
+  answer: object | undefined;
 }) {
+  const { t } = useTranslation();
+  const id = `${screen}-upload`;
+  const lastResult = answer && "submission" in answer ? (answer.submission as SubmissionResult<string[]>) : undefined;
   return (
-    <TlsSection id={props.id} title={props.title}>
-      <p className="text-sm text-gray-600">{props.rules}</p>
-      <FormBuilder id={`${props.id}-form`} schema={props.schema} as={Form} method="post" action={props.page} encType="multipart/form-data" lastResult={props.lastResult} fields={props.fields}>
+    <TlsSection id={id} title={t(`admin.${screen}.upload`)}>
+      <p className="text-sm text-gray-600">{t(`admin.${screen}.upload.rules`)}</p>
+      <FormBuilder id={`${id}-form`} schema={schema} as={Form} method="post" action={page} encType="multipart/form-data" lastResult={lastResult} fields={fields}>
         <Button type="submit" name="intent" value="upload">
-          {props.submit}
+          {t(`admin.${screen}.upload.submit`)}
         </Button>
       </FormBuilder>
     </TlsSection>
