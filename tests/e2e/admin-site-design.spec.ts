@@ -3,8 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Locator } from "@playwright/test";
 import sharp from "sharp";
-import type { LicenceState } from "../../contract/licence";
-import { ADMIN_PASSWORD, adminToken, ok } from "../support/e2e-helpers";
+import { ADMIN_PASSWORD, adminToken, ok, resetDesignAndLicence } from "../support/e2e-helpers";
 import { signLicence } from "../support/licence";
 import { adminConsolePage, adminSignIn, auditPage, consoleScreens } from "./admin-console";
 import { expect, hydrated, screenshot, test } from "./fixtures";
@@ -33,13 +32,7 @@ test.beforeAll(async () => {
   writeFileSync(backgroundFile, await png(800, 450).jpeg().toBuffer());
 });
 
-test.afterEach(async () => {
-  const token = await adminToken();
-  const state = await ok<LicenceState>("GET", "/api/admin/licence", { token });
-  if (state.source !== "licence") await ok("POST", "/api/admin/licence", { token, body: { licence: signLicence({ edition: "enterprise" }) } });
-  await ok("POST", "/api/admin/site-design/reset", { token });
-  await ok("DELETE", "/api/admin/licence", { token });
-});
+test.afterEach(() => resetDesignAndLicence());
 test.afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const TEXT = {

@@ -4,7 +4,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { PERMISSION_FULL } from "../../contract/permissions";
 import { E2E_FILE_PORT } from "../support/e2e-env";
-import { adminToken, createUser, login, ok, uniqueAccount } from "../support/e2e-helpers";
+import { adminToken, createUser, login, ok, resetDesignAndLicence, uniqueAccount } from "../support/e2e-helpers";
 import { connectFiles } from "../support/file-client";
 import { signLicence } from "../support/licence";
 import { adminConsolePage, auditPage, consoleScreens } from "./admin-console";
@@ -28,13 +28,7 @@ test.beforeAll(async () => {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="360" height="90"><rect width="360" height="90" fill="rgb(${BLUE.join(",")})"/><text x="180" y="60" font-family="sans-serif" font-size="40" font-weight="bold" fill="white" text-anchor="middle">CONFIDENTIAL</text></svg>`;
   writeFileSync(markFile, await sharp(Buffer.from(svg)).png().toBuffer());
 });
-test.afterEach(async () => {
-  const token = await adminToken();
-  await ok("POST", "/api/admin/licence", { token, body: { licence: signLicence({ edition: "enterprise" }) } });
-  await ok("PATCH", "/api/admin/settings/general", { token, body: { watermark: false, watermarkPosition: 9, watermarkOpacity: 50 } });
-  await ok("POST", "/api/admin/site-design/reset", { token });
-  await ok("DELETE", "/api/admin/licence", { token });
-});
+test.afterEach(() => resetDesignAndLicence((token) => ok("PATCH", "/api/admin/settings/general", { token, body: { watermark: false, watermarkPosition: 9, watermarkOpacity: 50 } })));
 test.afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const TEXT = {

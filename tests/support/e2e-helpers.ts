@@ -195,3 +195,18 @@ export async function setSite(patch: Record<string, unknown>): Promise<Record<st
   if (restoring === "remove") await ok("DELETE", "/api/admin/licence", { token });
   return { ...before, licence: state.source === "licence" ? "keep" : "remove" };
 }
+
+/**
+ * The teardown of specs that change the site design under a licence: with an enterprise licence in
+ * effect (a test one uploaded when none is), `reset` puts back what the spec changed besides the
+ * design, the design is restored to its defaults, and the licence is removed: the run's engine is
+ * the free edition again, as every other spec expects.
+ */
+export async function resetDesignAndLicence(reset: (token: string) => Promise<unknown> = async () => undefined): Promise<void> {
+  const token = await adminToken();
+  const state = await ok<{ source: string }>("GET", "/api/admin/licence", { token });
+  if (state.source !== "licence") await ok("POST", "/api/admin/licence", { token, body: { licence: signLicence({ edition: "enterprise" }) } });
+  await reset(token);
+  await ok("POST", "/api/admin/site-design/reset", { token });
+  await ok("DELETE", "/api/admin/licence", { token });
+}
