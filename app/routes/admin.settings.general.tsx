@@ -5,7 +5,7 @@ import { useTranslation } from "react-i18next";
 import { saveSettings } from "~/admin/settings/actions.server";
 import { commonFormSchema, periodFormSchema, securityFormSchema, speedField, transferFormSchema } from "~/admin/settings/schema";
 import { SpeedInput } from "~/admin/settings/speed-input";
-import { PositionGrid } from "~/admin/site-design/position-grid";
+import { placementFields } from "~/admin/site-design/position-grid";
 import { Button, ButtonLink } from "~/components/ui/button";
 import { FormBuilder, type FormField } from "~/components/ui/form";
 import { InlineConfirm } from "~/components/ui/inline-confirm";
@@ -113,27 +113,11 @@ function CommonForm() {
     sw("userSpaceStatistics"),
     sw("groupSpaceStatistics"),
     { name: "watermark", label: t("admin.settings.watermark"), type: "switch", disabled: locked, description: watermarkHelp },
-    {
-      name: "watermarkPosition",
-      label: t("admin.settings.watermarkPosition"),
-      type: "custom",
-      disabled: locked,
-      render: (field) => <PositionGrid field={field} value={position} disabled={locked} onChange={setPosition} />,
-    },
-    {
-      name: "watermarkOpacity",
-      label: t("admin.settings.watermarkOpacity"),
-      type: "custom",
-      disabled: locked,
-      render: ({ id, name }) => (
-        <span className="flex items-center gap-3">
-          <input id={id} type="range" name={name} min={10} max={100} step={5} value={opacity} onChange={(event) => setOpacity(Number(event.target.value))} disabled={locked} className="w-48 accent-[var(--color-primary,#FD5C1F)]" />
-          <output htmlFor={id} className="text-sm text-gray-700">
-            {opacity}%
-          </output>
-        </span>
-      ),
-    },
+    ...placementFields({
+      locked,
+      position: { name: "watermarkPosition", label: t("admin.settings.watermarkPosition"), value: position, onChange: setPosition },
+      opacity: { name: "watermarkOpacity", label: t("admin.settings.watermarkOpacity"), min: 10, value: opacity, onChange: setOpacity },
+    }),
   ];
   return (
     <FormBuilder

@@ -4,7 +4,7 @@ import { type FormEvent, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { LicenceSection } from "~/admin/site-design/licence-section";
 import { DESIGN_API, LICENCE_API, siteDesignAction } from "~/admin/site-design/actions.server";
-import { PositionGrid } from "~/admin/site-design/position-grid";
+import { placementFields } from "~/admin/site-design/position-grid";
 import { SignInPreview } from "~/admin/site-design/preview";
 import { confirmSchema, designSchema, PAGE, SITE_FORM_LIMIT, uploadSchemas } from "~/admin/site-design/schema";
 import { ConfirmedAction } from "~/components/ui/confirmed-action";
@@ -125,27 +125,11 @@ export default function SiteDesignPage() {
             fields={[
               colour("primaryColor"),
               colour("backgroundColor"),
-              {
-                name: "position",
-                label: t("admin.site.position"),
-                type: "custom",
-                disabled: locked,
-                render: (field) => <PositionGrid field={field} value={draft.position} disabled={locked} onChange={(position) => setDraft((d) => ({ ...d, position }))} />,
-              },
-              {
-                name: "opacity",
-                label: t("admin.site.opacity"),
-                type: "custom",
-                disabled: locked,
-                render: ({ id, name }) => (
-                  <span className="flex items-center gap-3">
-                    <input id={id} type="range" name={name} min={30} max={100} step={5} defaultValue={design.fields.opacity} disabled={locked} className="w-48 accent-[var(--color-primary,#FD5C1F)]" />
-                    <output htmlFor={id} className="text-sm text-gray-700">
-                      {draft.opacity}%
-                    </output>
-                  </span>
-                ),
-              },
+              ...placementFields({
+                locked,
+                position: { name: "position", label: t("admin.site.position"), value: draft.position, onChange: (position) => setDraft((d) => ({ ...d, position })) },
+                opacity: { name: "opacity", label: t("admin.site.opacity"), min: 30, value: draft.opacity, initial: design.fields.opacity },
+              }),
               { name: "productNameZH", label: t("admin.site.productNameZH"), type: "input", required: true, disabled: locked },
               { name: "productNameEN", label: t("admin.site.productNameEN"), type: "input", required: true, disabled: locked },
               { name: "companyLink", label: t("admin.site.companyLink"), type: "input", placeholder: "https://", disabled: locked, description: t("admin.site.link.help") },
