@@ -1,11 +1,11 @@
-import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from "@remix-run/node";
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
 import { useActionData, useFetcher, useLoaderData } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { CpuChart, NetworkChart } from "~/admin/dashboard/charts";
 import { askPower, type DashboardData, POWER_INTENTS, type PowerIntent, powerSchema, readDashboard } from "~/admin/dashboard/data.server";
 import { ConnectionsPanel, InfoPanel, LicensePanel, StatusPanel, StoragePanel } from "~/admin/dashboard/panels";
-import { PowerControls, powerPhase, saysUnreachable } from "~/admin/dashboard/power";
+import { POWER_FETCHER, PowerControls, powerPhase, saysUnreachable } from "~/admin/dashboard/power";
 import { readForm } from "~/utils/form.server";
 import { requireAdmin } from "~/utils/session.server";
 
@@ -34,8 +34,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export async function action({ request }: ActionFunctionArgs) {
   const admin = await requireAdmin(request);
-  const parsed = powerSchema.safeParse(Object.fromEntries(await readForm(request)));
+  const form = await readForm(request);
+  const parsed = powerSchema.safeParse(Object.fromEntries(form));
   if (!parsed.success) throw new Response("Bad request", { status: 400 });
+  // Only a confirmed post acts; without JavaScript the unconfirmed one comes back as the question in the page.
+  if (form.get("confirmed") !== "1") throw redirect(`/admin?confirm=${parsed.data.intent}`, { headers: { "Set-Cookie": await admin.commit() } });
   return data(await askPower(admin, parsed.data.intent), { headers: { "Set-Cookie": await admin.commit() } });
 }
 
@@ -65,7 +68,7 @@ function useLiveDashboard(initial: DashboardData, polling: boolean) {
 export default function AdminDashboard() {
   const { dashboard, disk: initialDisk, confirm } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
-  const power = useFetcher<typeof action>({ key: "dashboard-power" });
+  const power = useFetcher<typeof action>({ key: POWER_FETCHER });
   const { t } = useTranslation();
   const [disk, setDisk] = useState(initialDisk);
   const result = power.data ?? actionData;
@@ -95,7 +98,6 @@ export default function AdminDashboard() {
               result={result}
               phase={phase}
               busy={power.state === "idle" ? null : ((power.formData?.get("intent") as PowerIntent | null) ?? null)}
-              onConfirm={(intent) => power.submit({ intent }, { method: "post", action: "/admin?index" })}
             />
           </StatusPanel>
           <div className="col-span-2">

@@ -1,4 +1,4 @@
-import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from "@remix-run/node";
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
 import { useActionData, useLoaderData, useRevalidator } from "@remix-run/react";
 import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
@@ -26,6 +26,8 @@ export async function action({ request }: ActionFunctionArgs) {
   const form = await readForm(request);
   const admin = await requireAdmin(request);
   const intent = form.get("intent");
+  // Only a confirmed restart acts; without JavaScript the unconfirmed one comes back as the question in the page.
+  if (intent === "restart" && form.get("confirmed") !== "1") throw redirect("/admin/settings/mysql?confirm=restart", { headers: { "Set-Cookie": await admin.commit() } });
   const answer = intent === "restart" ? await restart(admin) : intent === "cancel" ? await cancelPending(admin) : await submitTarget(admin, form);
   return data(answer, { headers: { "Set-Cookie": await admin.commit() } });
 }

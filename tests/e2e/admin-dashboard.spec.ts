@@ -100,14 +100,17 @@ test("restart and shut down ask first: Cancel and Escape close the question, not
   await status.getByRole("button", { name: "Restart Ferry" }).click();
   let dialog = page.getByRole("dialog", { name: "Restart Ferry?" });
   await expect(dialog).toContainText("You stay signed in");
+  await screenshot(page, "admin-dashboard-restart-dialog-en");
   await dialog.getByRole("button", { name: "Cancel" }).click();
   await expect(dialog).toBeHidden();
+  await expect(status.getByRole("button", { name: "Restart Ferry" })).toBeFocused();
 
   await status.getByRole("button", { name: "Shut down Ferry" }).click();
   dialog = page.getByRole("dialog", { name: "Shut down Ferry?" });
   await expect(dialog).toContainText("this page and every user's page will stop answering");
   await page.keyboard.press("Escape");
   await expect(dialog).toBeHidden();
+  await expect(status.getByRole("button", { name: "Shut down Ferry" })).toBeFocused();
 
   await status.getByRole("button", { name: "Restart Ferry" }).click();
   await page.keyboard.press("Escape");
@@ -134,17 +137,41 @@ test("without JavaScript the dashboard is a page of numbers, the charts say they
   const status = region(page, "Server status");
   await status.getByRole("button", { name: "Restart Ferry" }).click();
   await expect(page).toHaveURL(/\/admin\?confirm=restart$/);
-  const confirm = status.getByRole("group", { name: "Restart Ferry?" });
+  // The kit's confirmation in the page (ConfirmedAction's no-JavaScript step), named by what it will do.
+  const confirm = status.getByRole("alertdialog", { name: /The Ferry engine stops and starts again/ });
   await confirm.getByRole("link", { name: "Cancel" }).click();
   await expect(page).toHaveURL(/\/admin$/);
-  await expect(status.getByRole("group")).toHaveCount(0);
+  await expect(status.getByRole("alertdialog")).toHaveCount(0);
   await status.getByRole("button", { name: "Shut down Ferry" }).click();
-  const shutdown = status.getByRole("group", { name: "Shut down Ferry?" });
+  await expect(page).toHaveURL(/\/admin\?confirm=shutdown$/);
+  const shutdown = status.getByRole("alertdialog", { name: /Ferry stops: this page/ });
   await expect(shutdown).toContainText("will stop answering");
   // Its button posts the action (not pressed here: the e2e engine would obey).
   await expect(shutdown.getByRole("button", { name: "Shut down Ferry" })).toHaveAttribute("type", "submit");
   await screenshot(page, "admin-dashboard-nojs-confirm-en");
   await context.close();
+});
+
+test("in Chinese, restart asks in the kit's dialog, and without JavaScript in the page", async ({ browser }) => {
+  const { context, page } = await openDashboard(browser, "zh");
+  await hydrated(page);
+  const status = region(page, TEXT.zh.status);
+  await status.getByRole("button", { name: "重启 Ferry" }).click();
+  const dialog = page.getByRole("dialog", { name: "重启 Ferry？" });
+  await expect(dialog).toContainText("您将保持登录");
+  await screenshot(page, "admin-dashboard-restart-dialog-zh");
+  await dialog.getByRole("button", { name: "取消" }).click();
+  await expect(status.getByRole("button", { name: "重启 Ferry" })).toBeFocused();
+  await context.close();
+
+  const nojs = await openDashboard(browser, "zh", 1440, false);
+  const nojsStatus = region(nojs.page, TEXT.zh.status);
+  await nojsStatus.getByRole("button", { name: "重启 Ferry" }).click();
+  await expect(nojs.page).toHaveURL(/\/admin\?confirm=restart$/);
+  const confirm = nojsStatus.getByRole("alertdialog", { name: /Ferry 引擎将停止并重新启动/ });
+  await expect(confirm.getByRole("button", { name: "重启 Ferry" })).toHaveAttribute("type", "submit");
+  await screenshot(nojs.page, "admin-dashboard-nojs-confirm-zh");
+  await nojs.context.close();
 });
 
 for (const lang of ["en", "zh"] as const) {

@@ -6,7 +6,7 @@ import type { CurrentDatabase } from "../../contract/database";
 import { createTestDatabase, type TestDatabase } from "../support/databases";
 import { ADMIN_PASSWORD, adminToken, call, ok } from "../support/e2e-helpers";
 import { adminConsolePage, adminSignIn, auditPage, consoleScreens } from "./admin-console";
-import { expect, hydrated, test } from "./fixtures";
+import { expect, hydrated, screenshot, test } from "./fixtures";
 
 /**
  * The console's database page (issue 15; admin document sections 3 "MySQL settings", 4 and 8): the
@@ -91,6 +91,16 @@ test("en: the page shows SQLite; a test connection to MariaDB succeeds, a wrong 
     await page.mouse.move(0, 0);
     await auditPage(page, "database page, copied");
 
+    // Restart now asks in the kit's dialog first; Cancel keeps the switch waiting and gives the focus back.
+    await page.getByRole("button", { name: "Restart now" }).click();
+    const restart = page.getByRole("dialog", { name: "Restart the Ferry server now?" });
+    await expect(restart).toContainText("copies the database once more");
+    await screenshot(page, "admin-database-restart-dialog-en");
+    await restart.getByRole("button", { name: "Cancel", exact: true }).click();
+    await expect(restart).toBeHidden();
+    await expect(page.getByRole("button", { name: "Restart now" })).toBeFocused();
+    await expect(page.getByRole("status").filter({ hasText: "Waiting for a restart" })).toBeVisible();
+
     await page.getByRole("button", { name: "Cancel the switch" }).click();
     await expect(page.getByText("Waiting for a restart")).toHaveCount(0);
     expect((await ok<CurrentDatabase>("GET", "/api/admin/database", { token: await adminToken() })).pending).toBeNull();
@@ -100,7 +110,7 @@ test("en: the page shows SQLite; a test connection to MariaDB succeeds, a wrong 
 });
 
 test("zh: 页面显示 SQLite；测试连接 MariaDB 成功，错误的密码显示中文提示", async ({ browser }) => {
-  test.setTimeout(60_000);
+  test.setTimeout(90_000);
   const { context, page } = await adminConsolePage(browser, "zh-CN");
   try {
     await page.goto("/admin/settings/mysql");
@@ -120,6 +130,19 @@ test("zh: 页面显示 SQLite；测试连接 MariaDB 成功，错误的密码显
     await page.mouse.move(0, 0);
     await auditPage(page, "数据库页面");
     await consoleScreens(page, "admin-database-zh");
+
+    // 复制完成后“立即重启”先在组件库的对话框中确认；取消后焦点回到按钮。
+    await fillTarget(page, "zh", name);
+    await page.getByRole("button", { name: "复制并切换" }).click();
+    await page.getByRole("dialog", { name: `复制到 mysql://127.0.0.1:3306/${name}？` }).getByRole("button", { name: "开始复制" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "等待重启" })).toBeVisible({ timeout: 30_000 });
+    await page.getByRole("button", { name: "立即重启" }).click();
+    const restart = page.getByRole("dialog", { name: "立即重启 Ferry 服务器？" });
+    await expect(restart).toBeVisible();
+    await screenshot(page, "admin-database-restart-dialog-zh");
+    await page.keyboard.press("Escape");
+    await expect(restart).toBeHidden();
+    await expect(page.getByRole("button", { name: "立即重启" })).toBeFocused();
   } finally {
     await context.close();
   }
@@ -165,7 +188,15 @@ test("without JavaScript: Copy and switch asks on the page first with the target
       )
       .toBe(1);
     await expect(page.getByRole("status").filter({ hasText: /^Copied and verified: \d+ rows in \d+ tables\./ })).toBeVisible();
-    await expect(page.getByRole("button", { name: "Restart now" })).toBeVisible();
+    // Restart now without JavaScript: the kit's question in the page, which names what happens; Cancel comes back.
+    await page.getByRole("button", { name: "Restart now" }).click();
+    await expect(page).toHaveURL(/\/admin\/settings\/mysql\?confirm=restart$/);
+    const restartAsk = page.getByRole("alertdialog", { name: /Transfers in progress stop and resume after the restart/ });
+    await expect(restartAsk.getByRole("button", { name: "Restart now" })).toHaveAttribute("type", "submit");
+    await screenshot(page, "admin-database-nojs-restart-en");
+    await restartAsk.getByRole("link", { name: "Cancel" }).click();
+    await expect(page).toHaveURL(/\/admin\/settings\/mysql$/);
+    await expect(page.getByRole("alertdialog")).toHaveCount(0);
     await page.getByRole("button", { name: "Cancel the switch" }).click();
     await expect(page.getByText("Waiting for a restart")).toHaveCount(0);
     expect((await ok<CurrentDatabase>("GET", "/api/admin/database", { token: await adminToken() })).pending).toBeNull();

@@ -1,11 +1,13 @@
-import { Form, Link } from "@remix-run/react";
-import { useId, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { Button } from "../../components/ui/button";
-import { Modal } from "../../components/ui/modal";
+import { ConfirmedAction } from "../../components/ui/confirmed-action";
 import { useHydrated } from "../../utils/use-hydrated";
 import type { DashboardStatus, ServerState } from "../../../contract/dashboard";
 import type { PowerIntent, PowerResult } from "./data.server";
+
+/** The dashboard's action, and the fetcher its confirmed restart or shutdown goes through. */
+export const POWER_ACTION = "/admin?index";
+export const POWER_FETCHER = "dashboard-power";
+const POWER_INTENTS = ["restart", "shutdown"] as const satisfies readonly PowerIntent[];
 
 /** Where a restart or shutdown the administrator asked for stands. */
 export type PowerPhase = "idle" | "restarting" | "restarted" | "shuttingDown";
@@ -41,9 +43,9 @@ const TEXT = {
 } as const;
 
 /**
- * Restart and shut down the Ferry service (never the host), each after a confirmation: the kit's
- * modal with JavaScript; without it the buttons open `?confirm=…`, a confirmation in the page
- * whose form posts the action.
+ * Restart and shut down the Ferry service (never the host), each after the kit's confirmation
+ * (ConfirmedAction): the dialog with JavaScript, whose confirmed post goes through the page's
+ * `dashboard-power` fetcher; without it the post comes back as `?confirm=…`, the question in the page.
  */
 export function PowerControls({
   canRestart,
@@ -51,7 +53,6 @@ export function PowerControls({
   result,
   phase,
   busy,
-  onConfirm,
 }: {
   canRestart: boolean;
   /** The confirmation asked for without JavaScript (`?confirm=restart`). */
@@ -60,71 +61,35 @@ export function PowerControls({
   phase: PowerPhase;
   /** The request on its way to the engine. */
   busy: PowerIntent | null;
-  onConfirm: (intent: PowerIntent) => void;
 }) {
   const { t } = useTranslation();
   const hydrated = useHydrated();
-  const [asking, setAsking] = useState<PowerIntent | null>(null);
-  const [shown, setShown] = useState<PowerIntent>("restart");
-  const titleId = useId();
   const stopped = phase === "shuttingDown";
   return (
     <div className="mt-4 border-t border-gray-200 pt-4">
       <h3 className="mb-1 text-sm font-semibold">{t("dashboard.power")}</h3>
       <p className="mb-2 text-xs text-gray-600">{t("dashboard.power.note")}</p>
       {!canRestart && <p className="mb-2 text-xs text-gray-600">{t("dashboard.power.embedded")}</p>}
-      <Form method="get" className="flex gap-2">
-        {(["restart", "shutdown"] as const).map((intent) => (
-          <Button
+      <div className="flex flex-wrap gap-2">
+        {POWER_INTENTS.map((intent) => (
+          <ConfirmedAction
             key={intent}
-            type="submit"
-            name="confirm"
-            value={intent}
-            variant="outlined"
+            action={POWER_ACTION}
+            fields={{ intent }}
+            fetcherKey={POWER_FETCHER}
+            label={t(TEXT[intent].button)}
+            title={t(TEXT[intent].title)}
+            message={t(TEXT[intent].body)}
+            confirmLabel={t(TEXT[intent].button)}
             danger={intent === "shutdown"}
             loading={busy === intent}
             disabled={stopped || phase === "restarting"}
-            onClick={(event) => {
-              event.preventDefault();
-              setShown(intent);
-              setAsking(intent);
-            }}
-          >
-            {t(TEXT[intent].button)}
-          </Button>
+            asking={confirm === intent && !result}
+            cancelHref="/admin"
+          />
         ))}
-      </Form>
+      </div>
       <Outcome result={result} phase={phase} hydrated={hydrated} />
-      {confirm && !result && (
-        // Without JavaScript: the confirmation is part of the page.
-        <div role="group" aria-labelledby={titleId} className="mt-3 rounded border border-amber-300 bg-amber-50 p-3 text-sm">
-          <h4 id={titleId} className="font-semibold">
-            {t(TEXT[confirm].title)}
-          </h4>
-          <p className="my-2">{t(TEXT[confirm].body)}</p>
-          <p className="mb-2 text-gray-700">{t("dashboard.confirm.nojs")}</p>
-          <Form method="post" className="flex gap-2">
-            <input type="hidden" name="intent" value={confirm} />
-            <Button type="submit" danger={confirm === "shutdown"}>
-              {t(TEXT[confirm].button)}
-            </Button>
-            <Link to="/admin" className="inline-flex h-8 items-center rounded border border-gray-300 bg-white px-4 text-sm text-gray-800 hover:bg-gray-50">
-              {t("global.cancel")}
-            </Link>
-          </Form>
-        </div>
-      )}
-      <Modal
-        open={asking !== null}
-        onClose={() => setAsking(null)}
-        title={t(TEXT[shown].title)}
-        danger={shown === "shutdown"}
-        confirmLabel={t(TEXT[shown].button)}
-        onConfirm={() => onConfirm(shown)}
-      >
-        <p className="text-sm text-gray-700">{t(TEXT[shown].body)}</p>
-        <p className="mt-2 text-xs text-gray-600">{t("dashboard.power.note")}</p>
-      </Modal>
     </div>
   );
 }

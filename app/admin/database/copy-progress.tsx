@@ -1,14 +1,15 @@
 import { Form, Link } from "@remix-run/react";
-import { useState } from "react";
 import { useTranslation } from "react-i18next";
-import { Button, ButtonLink } from "~/components/ui/button";
-import { Modal } from "~/components/ui/modal";
+import { Button } from "~/components/ui/button";
+import { ConfirmedAction } from "~/components/ui/confirmed-action";
 import { Progress } from "~/components/ui/progress";
 import { Table, type Column } from "~/components/ui/table";
 import { useHydrated } from "~/utils/use-hydrated";
 import type { CopyStatus } from "../../../contract/database";
 
 type CopyTable = CopyStatus["tables"][number];
+
+const PAGE = "/admin/settings/mysql";
 
 /** Seconds as "1 min 20 s" / "1 分 20 秒". */
 function useDuration() {
@@ -62,64 +63,30 @@ export function CopyTables({ copy }: { copy: CopyStatus }) {
   );
 }
 
-/** Restart now, after a confirmation (the kit's modal; without JavaScript a confirmation in the page). */
+/**
+ * Restart now, after the kit's confirmation (ConfirmedAction: its dialog with JavaScript; without it
+ * the unconfirmed post comes back as `?confirm=restart`, the question in the page); and cancelling the switch.
+ */
 export function RestartNow({ asking }: { asking: boolean }) {
   const { t } = useTranslation();
-  const [open, setOpen] = useState(false);
-  const [form, setForm] = useState<HTMLFormElement | null>(null);
   return (
-    <div className="flex flex-col gap-2">
-      <div className="flex flex-wrap gap-2">
-        <Form method="get" action="/admin/settings/mysql">
-          <Button
-            type="submit"
-            name="confirm"
-            value="restart"
-            onClick={(event) => {
-              event.preventDefault();
-              setOpen(true);
-            }}
-          >
-            {t("admin.database.restart")}
-          </Button>
-        </Form>
-        <Form method="post" action="/admin/settings/mysql">
-          <Button type="submit" variant="outlined" name="intent" value="cancel">
-            {t("admin.database.cancel")}
-          </Button>
-        </Form>
-      </div>
-      {asking && (
-        <div role="group" aria-labelledby="database-restart-ask" className="rounded border border-amber-300 bg-amber-50 p-3 text-sm">
-          <h3 id="database-restart-ask" className="font-semibold">
-            {t("admin.database.restart.title")}
-          </h3>
-          <p className="my-2">{t("admin.database.restart.body")}</p>
-          <Form method="post" action="/admin/settings/mysql" className="flex gap-2">
-            <Button type="submit" name="intent" value="restart">
-              {t("admin.database.restart")}
-            </Button>
-            <ButtonLink href="/admin/settings/mysql" variant="outlined">
-              {t("global.cancel")}
-            </ButtonLink>
-          </Form>
-        </div>
-      )}
-      <Form method="post" action="/admin/settings/mysql" ref={setForm} hidden>
-        <input type="hidden" name="intent" value="restart" />
-      </Form>
-      <Modal
-        open={open}
-        onClose={() => setOpen(false)}
+    <div className="flex flex-wrap items-start gap-2">
+      <ConfirmedAction
+        action={PAGE}
+        fields={{ intent: "restart" }}
+        label={t("admin.database.restart")}
         title={t("admin.database.restart.title")}
+        message={t("admin.database.restart.body")}
         confirmLabel={t("admin.database.restart")}
-        onConfirm={() => {
-          setOpen(false);
-          form?.requestSubmit();
-        }}
-      >
-        <p className="text-sm text-gray-700">{t("admin.database.restart.body")}</p>
-      </Modal>
+        variant="contained"
+        asking={asking}
+        cancelHref={PAGE}
+      />
+      <Form method="post" action={PAGE}>
+        <Button type="submit" variant="outlined" name="intent" value="cancel">
+          {t("admin.database.cancel")}
+        </Button>
+      </Form>
     </div>
   );
 }

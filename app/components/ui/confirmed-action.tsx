@@ -23,6 +23,14 @@ export type ConfirmedActionProps = {
   /** Cancel of the in-page question goes here (required with `asking`). */
   cancelHref?: string;
   disabled?: boolean;
+  /** The confirmed post is on its way (the button shows a spinner). */
+  loading?: boolean;
+  /**
+   * With JavaScript, post the confirmed action through the fetcher of this key instead of a
+   * navigation: the page follows its state and answer (`useFetcher({ key })`), as the dashboard's
+   * restart does while it waits for the engine to come back.
+   */
+  fetcherKey?: string;
   size?: ButtonSize;
   variant?: ButtonVariant;
   /** The button's accessible name when `label` alone is ambiguous (a Stop in every row). */
@@ -46,6 +54,8 @@ export function ConfirmedAction({
   asking = false,
   cancelHref,
   disabled = false,
+  loading = false,
+  fetcherKey,
   size,
   variant = "outlined",
   "aria-label": ariaLabel,
@@ -62,7 +72,7 @@ export function ConfirmedAction({
         {Object.entries(fields).map(([name, value]) => (
           <input key={name} type="hidden" name={name} value={value} />
         ))}
-        <Button type="submit" size={size} variant={variant} danger={danger} disabled={disabled} aria-label={ariaLabel}>
+        <Button type="submit" size={size} variant={variant} danger={danger} disabled={disabled} loading={loading} aria-label={ariaLabel}>
           {label}
         </Button>
       </Form>
@@ -76,7 +86,7 @@ export function ConfirmedAction({
         confirmLabel={confirmLabel}
         onClose={() => setOpen(false)}
         onConfirm={() => {
-          submit({ ...fields, confirmed: "1" }, { method: "post", action });
+          submit({ ...fields, confirmed: "1" }, fetcherKey === undefined ? { method: "post", action } : { method: "post", action, navigate: false, fetcherKey });
         }}
       >
         <p>{message}</p>
