@@ -33,7 +33,13 @@ export function createHashCache(store: UploadStore) {
     },
     async get(id: string): Promise<string> {
       const progress = await store.progressOf(id);
-      const hash = progress ? await progress.digest() : null;
+      let hash = progress ? await progress.digest() : null;
+      if (hash === null && progress?.complete) {
+        // Every byte is stored but reading some back failed: start again from the file once.
+        store.forgetProgress(id);
+        const again = await store.progressOf(id);
+        hash = again ? await again.digest() : null;
+      }
       if (hash === null) throw new FerryError("UploadNotFound");
       return hash;
     },
