@@ -53,12 +53,14 @@ async function nginxBinary(): Promise<string> {
  * space like Node does; request bodies are buffered in 1 MiB and spill to a temp path on the same
  * disk as the PUT target, so the PUT ends in a rename like the engine's commit.
  */
-export async function startNginx(filesDir: string): Promise<NginxBaseline> {
+export async function startNginx(filesDir: string, placement?: { netns: string; port: number }): Promise<NginxBaseline> {
   const binary = await nginxBinary();
   const dir = await tempDir("nginx");
   const putDir = path.join(dir, "put");
   for (const sub of ["put", "body", "proxy", "fastcgi", "uwsgi", "scgi"]) await mkdir(path.join(dir, sub));
-  const port = await freePort();
+  // In a namespace (the WAN part) it listens on every address there; the caller bridges the port to the host's loopback.
+  const port = placement?.port ?? (await freePort());
+  const listen = placement ? `0.0.0.0:${port}` : `127.0.0.1:${port}`;
   const conf = `
 daemon off;
 master_process off;
@@ -79,7 +81,7 @@ http {
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
   server {
-    listen 127.0.0.1:${port};
+    listen ${listen};
     location /files/ { alias ${filesDir}/; }
     location /put/ {
       alias ${putDir}/;
@@ -92,7 +94,8 @@ http {
   const confFile = path.join(dir, "nginx.conf");
   await writeFile(confFile, conf);
   // -e: nginx opens its error log before reading the config; keep it out of /var/log.
-  const child = startChild(binary, ["-p", dir, "-c", confFile, "-e", path.join(dir, "error.log")]);
+  const args = ["-p", dir, "-c", confFile, "-e", path.join(dir, "error.log")];
+  const child = placement ? startChild("ip", ["netns", "exec", placement.netns, binary, ...args]) : startChild(binary, args);
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;

@@ -47,10 +47,19 @@ export interface EngineProcess {
   stop(): Promise<void>;
 }
 
+/** Where the engine runs when not on the host's loopback (the WAN part: inside a network namespace). */
+export interface EnginePlacement {
+  /** `ip netns exec` this namespace; the engine listens on every address of it. */
+  netns: string;
+  /** Ports the caller has bridged to the host's 127.0.0.1 (wan-link.ts), so the control URLs below work unchanged. */
+  apiPort: number;
+  filePort: number;
+}
+
 /** `extraEnv`: options of this engine only, over the pinned ones (the log-cost part's FERRY_BENCH_LOGS_OFF). */
-export async function startEngineProcess(dataDir: string, extraEnv: Record<string, string> = {}): Promise<EngineProcess> {
-  const apiPort = await freePort();
-  const filePort = await freePort();
+export async function startEngineProcess(dataDir: string, extraEnv: Record<string, string> = {}, placement?: EnginePlacement): Promise<EngineProcess> {
+  const apiPort = placement?.apiPort ?? (await freePort());
+  const filePort = placement?.filePort ?? (await freePort());
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const fileUrl = `http://127.0.0.1:${filePort}`;
   // Every option pinned: an exported DATABASE_URL or FERRY_CONFIG must never point the bench at real data.
@@ -60,7 +69,7 @@ export async function startEngineProcess(dataDir: string, extraEnv: Record<strin
     DATABASE_URL: "",
     FERRY_CONFIG: "",
     FERRY_INSTALLERS_DIR: "",
-    FERRY_HOST: "127.0.0.1",
+    FERRY_HOST: placement ? "0.0.0.0" : "127.0.0.1",
     FERRY_API_PORT: String(apiPort),
     FERRY_FILE_PORT: String(filePort),
     FERRY_FILE_TLS_PORT: String(await freePort()),
@@ -79,7 +88,9 @@ export async function startEngineProcess(dataDir: string, extraEnv: Record<strin
     log(`${stale}: building the engine…`);
     await buildEngine();
   }
-  const child = startChild(process.execPath, [...ENGINE_NODE_OPTIONS, ENGINE_ENTRY], { cwd: ROOT, env });
+  const argv = [...ENGINE_NODE_OPTIONS, ENGINE_ENTRY];
+  // `ip netns exec` execs the command, so the child's pid is the engine's own (RSS, CPU, signals).
+  const child = placement ? startChild("ip", ["netns", "exec", placement.netns, process.execPath, ...argv], { cwd: ROOT, env }) : startChild(process.execPath, argv, { cwd: ROOT, env });
   let output = "";
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-4000);

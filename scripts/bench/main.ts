@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the engine's transfer speed as ratios to nginx and bare Node measured in the same
  * run on the same file, its memory under load, a large listing and what its logs cost (docs/bench.md).
- *   npm run bench -- [--size 1G] [--rounds 3] [--only download,upload,ui,rss,list,logs] [--json]
+ *   npm run bench -- [--size 1G] [--rounds 3] [--only download,upload,ui,rss,list,logs,wan] [--wan-profiles a,b,c] [--json]
  */
 import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
@@ -21,9 +21,11 @@ import { type ExtraKey, METRICS, type MetricKey, type Outcome, rounded, table, v
 import { measureRss } from "./rss";
 import { type Contender, median, runSeries } from "./series";
 import { measureUiUpload } from "./ui";
+import { measureWan, type WanProfileResult } from "./wan";
+import { type Profile, PROFILES } from "./wan-link";
 
 const MIB = 1024 * 1024;
-const PARTS = ["download", "upload", "ui", "rss", "list", "logs"] as const;
+const PARTS = ["download", "upload", "ui", "rss", "list", "logs", "wan"] as const;
 type Part = (typeof PARTS)[number];
 
 interface Options {
@@ -36,6 +38,8 @@ interface Options {
   rssUploads: number;
   /** Part logs as an A/A run: both engines without the logs (docs/bench.md, "Log cost"). */
   logsControl: boolean;
+  /** Link profiles of part wan. */
+  wanProfiles: Profile[];
 }
 
 /** "1G", "128M", "512MiB", "1048576": binary units. */
@@ -49,7 +53,7 @@ export function parseSize(text: string): number {
 }
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { size: 1024 * MIB, rounds: 3, json: false, only: new Set(PARTS), listCount: 100_000, rssDownloads: 50, rssUploads: 10, logsControl: false };
+  const options: Options = { size: 1024 * MIB, rounds: 3, json: false, only: new Set(PARTS), listCount: 100_000, rssDownloads: 50, rssUploads: 10, logsControl: false, wanProfiles: ["a", "b", "c"] };
   const intOf = (flag: string, value: string | undefined, min: number, max: number) => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${flag} ${value ?? ""}: expected a whole number from ${min} to ${max}`);
@@ -74,7 +78,12 @@ function parseOptions(argv: string[]): Options {
       const unknown = parts.filter((p) => !(PARTS as readonly string[]).includes(p));
       if (unknown.length) throw new Error(`--only: unknown part ${unknown.join(", ")} (known: ${PARTS.join(", ")})`);
       options.only = new Set(parts as Part[]);
-    } else throw new Error(`unknown option ${flag} (known: --size, --rounds, --only, --list-count, --rss-downloads, --rss-uploads, --logs-control, --json)`);
+    } else if (flag === "--wan-profiles") {
+      const profiles = value().split(",").filter(Boolean);
+      const unknown = profiles.filter((p) => !(p in PROFILES));
+      if (unknown.length || !profiles.length) throw new Error(`--wan-profiles: unknown profile ${unknown.join(", ")} (known: ${Object.keys(PROFILES).join(", ")})`);
+      options.wanProfiles = profiles as Profile[];
+    } else throw new Error(`unknown option ${flag} (known: --size, --rounds, --only, --list-count, --rss-downloads, --rss-uploads, --logs-control, --wan-profiles, --json)`);
   }
   return options;
 }
@@ -145,7 +154,7 @@ async function bench(options: Options) {
   const notNeeded = "not needed by the parts asked for";
   const nginx = needs("download", "upload", "ui") ? await started<NginxBaseline>("nginx", () => startNginx(filesDir)) : notNeeded;
   const node = needs("download", "upload") ? await started<NodeBaseline>("the Node baseline", () => startNodeServer(filesDir)) : notNeeded;
-  const engine = await started<EngineProcess>("the engine", async () => startEngineProcess(await tempDir("engine")));
+  const engine = needs("download", "upload", "ui", "rss", "list") ? await started<EngineProcess>("the engine", async () => startEngineProcess(await tempDir("engine"))) : notNeeded;
   let user: BenchUser | string = typeof engine === "string" ? engine : "";
   let ferry: Ferry | string = typeof engine === "string" ? engine : "";
   if (typeof engine !== "string") {
@@ -373,6 +382,42 @@ async function bench(options: Options) {
     details.ceiling_vs_nginx_put = ceilingVsPut;
     extra.ui_vs_browser_ceiling = measured(uiVsCeiling, ceilingReason ?? uiReason);
     extra.ceiling_vs_nginx_put = measured(ceilingVsPut, ceilingReason ?? nginxPutReason ?? "nginx PUT baseline missing");
+  }
+
+  if (options.only.has("wan")) {
+    log(`WAN downloads over the emulated link, profiles ${options.wanProfiles.join(", ")} (curl in the client namespace, engine and nginx in the server namespace)…`);
+    const vsLink = { a: "wan_a_download_vs_link", b: "wan_b_download_vs_link", c: "wan_c_download_vs_link" } as const;
+    let results: WanProfileResult[] = [];
+    let wanError: string | undefined;
+    try {
+      results = await measureWan({ file, rounds: options.rounds, profiles: options.wanProfiles });
+    } catch (error) {
+      wanError = failure(error);
+      log(`wan: ${wanError}`);
+    }
+    details.wan = results;
+    for (const p of ["a", "b", "c"] as const) {
+      const r = results.find((x) => x.profile === p);
+      const reason = wanError ?? (r ? (r.error ?? (r.linkRate.best === null ? "the link's rate could not be measured (iperf3)" : undefined)) : "not measured (--wan-profiles)");
+      const mb = (v: number | null | undefined) => (v === null || v === undefined ? null : v / 1e6);
+      const link = mb(r?.linkRate.best);
+      const s = r?.series;
+      raw[`wan_${p}_link_mb_s`] = link;
+      for (const c of ["engine_bbr", "nginx_bbr", "engine_cubic", "nginx_cubic", "engine_chromium_bbr"] as const) raw[`wan_${p}_${c}_mb_s`] = mb(s?.[c].best);
+      set(vsLink[p], ratio(mb(s?.engine_bbr.best), link), reason ?? s?.engine_bbr.error);
+      set(`wan_${p}_chromium_download_vs_link`, ratio(mb(s?.engine_chromium_bbr.best), link), reason ?? s?.engine_chromium_bbr.error);
+      extra[`wan_${p}_engine_vs_nginx`] = measured(ratio(mb(s?.engine_bbr.best), mb(s?.nginx_bbr.best)), reason ?? s?.engine_bbr.error ?? s?.nginx_bbr.error);
+      extra[`wan_${p}_nginx_vs_link`] = measured(ratio(mb(s?.nginx_bbr.best), link), reason ?? s?.nginx_bbr.error);
+      extra[`wan_${p}_cubic_vs_link`] = measured(ratio(mb(s?.engine_cubic.best), link), reason ?? s?.engine_cubic.error);
+      extra[`wan_${p}_nginx_cubic_vs_link`] = measured(ratio(mb(s?.nginx_cubic.best), link), reason ?? s?.nginx_cubic.error);
+    }
+    const notBuilt = {
+      wan_ui_upload_vs_chromium_put: "not built: the web client's parallel chunk upload is still being built (issue 16, Uploads)",
+      wan_ui_parallel_download_vs_single: "not built: the browser's parallel ranged download (File System Access) does not exist yet (issue 16, Downloads)",
+      small_files_ui_vs_nginx_put: "not built: batched small-file upload does not exist yet (issue 16, Many small files)",
+      upload_4g_last_byte_to_uploaded_s: "not built: needs the hash-while-sending upload (issue 16) and a 4 GiB UI round",
+    } as const;
+    for (const [key, why] of Object.entries(notBuilt)) set(key as MetricKey, null, why);
   }
 
   if (typeof ferry !== "string") await ferry.close();

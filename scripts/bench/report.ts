@@ -12,7 +12,17 @@ export type MetricKey =
   | "list_100k_ms"
   | "log_upload_vs_off"
   | "log_download_vs_off"
-  | "log_ops_vs_off";
+  | "log_ops_vs_off"
+  | "wan_a_download_vs_link"
+  | "wan_b_download_vs_link"
+  | "wan_c_download_vs_link"
+  | "wan_a_chromium_download_vs_link"
+  | "wan_b_chromium_download_vs_link"
+  | "wan_c_chromium_download_vs_link"
+  | "wan_ui_upload_vs_chromium_put"
+  | "wan_ui_parallel_download_vs_single"
+  | "small_files_ui_vs_nginx_put"
+  | "upload_4g_last_byte_to_uploaded_s";
 
 interface Target {
   op: ">=" | "<" | "<=";
@@ -32,6 +42,18 @@ export const METRICS: { key: MetricKey; label: string; unit: string; target: Tar
   { key: "log_upload_vs_off", label: "tus uploads (16, several PATCHes each) with the logs ÷ without", unit: "×", target: { op: ">=", value: 0.95 } },
   { key: "log_download_vs_off", label: "ranged downloads (64 Range GETs) with the logs ÷ without", unit: "×", target: { op: ">=", value: 0.95 } },
   { key: "log_ops_vs_off", label: "burst of logged socket and REST operations with the logs ÷ without", unit: "×", target: { op: ">=", value: 0.95 } },
+  // Issue 16, part wan: over the emulated link (../shared/tools/wan-link.sh), each ÷ the link's rate
+  // measured in the same run (iperf3, 4 streams); curl in the client namespace, server BBR.
+  { key: "wan_a_download_vs_link", label: "WAN a (100 Mbit/s, 100 ms, 2 %): engine download (curl, server BBR) ÷ link rate", unit: "×", target: { op: ">=", value: 0.85 } },
+  { key: "wan_b_download_vs_link", label: "WAN b (1 Gbit/s, 20 ms, 0.1 %): engine download (curl, server BBR) ÷ link rate", unit: "×", target: { op: ">=", value: 0.85 } },
+  { key: "wan_c_download_vs_link", label: "WAN c (1 Gbit/s, 50 ms, no loss): engine download (curl, server BBR) ÷ link rate", unit: "×", target: { op: ">=", value: 0.8 } },
+  { key: "wan_a_chromium_download_vs_link", label: "WAN a: engine download in Chromium (client namespace, fetch of the signed URL, server BBR) ÷ link rate", unit: "×", target: { op: ">=", value: 0.85 } },
+  { key: "wan_b_chromium_download_vs_link", label: "WAN b: engine download in Chromium (client namespace) ÷ link rate", unit: "×", target: { op: ">=", value: 0.85 } },
+  { key: "wan_c_chromium_download_vs_link", label: "WAN c: engine download in Chromium (client namespace) ÷ link rate", unit: "×", target: { op: ">=", value: 0.8 } },
+  { key: "wan_ui_upload_vs_chromium_put", label: "WAN a/b: UI upload (client CUBIC) ÷ Chromium's one PUT to nginx", unit: "×", target: { op: ">=", value: 6 } },
+  { key: "wan_ui_parallel_download_vs_single", label: "WAN a/b: UI download with parallel ranges ÷ the browser's single stream (server CUBIC)", unit: "×", target: { op: ">=", value: 4 } },
+  { key: "small_files_ui_vs_nginx_put", label: "5,000 files of 4 KiB through the UI ÷ Chromium PUTs to nginx, 6 in flight", unit: "×", target: { op: ">=", value: 1 } },
+  { key: "upload_4g_last_byte_to_uploaded_s", label: "4 GiB upload: last byte to \"Uploaded\" in the panel", unit: "s", target: { op: "<=", value: 1 } },
 ];
 
 /**
@@ -44,6 +66,12 @@ export const EXTRA_RATIOS = [
   { key: "engine_upload_vs_node_put_disk", label: "engine upload ÷ bare Node PUT to disk (1 MiB write stream)", after: "upload_vs_nginx_put" },
   { key: "node_put_disk_vs_nginx_put", label: "bare Node PUT to disk ÷ nginx PUT", after: "upload_vs_nginx_put" },
   { key: "node_put_discard_vs_nginx_put", label: "bare Node PUT, body discarded ÷ nginx PUT (the most any Node server reaches)", after: "upload_vs_nginx_put" },
+  ...(["a", "b", "c"] as const).flatMap((p) => [
+    { key: `wan_${p}_engine_vs_nginx`, label: `WAN ${p}: engine ÷ nginx, both curl, server BBR`, after: `wan_${p}_download_vs_link` },
+    { key: `wan_${p}_nginx_vs_link`, label: `WAN ${p}: nginx download (curl, server BBR) ÷ link rate`, after: `wan_${p}_download_vs_link` },
+    { key: `wan_${p}_cubic_vs_link`, label: `WAN ${p}: engine download (curl) with server CUBIC ÷ link rate`, after: `wan_${p}_download_vs_link` },
+    { key: `wan_${p}_nginx_cubic_vs_link`, label: `WAN ${p}: nginx download (curl) with server CUBIC ÷ link rate`, after: `wan_${p}_download_vs_link` },
+  ] as const),
 ] as const satisfies readonly { key: string; label: string; after: MetricKey }[];
 
 export type ExtraKey = (typeof EXTRA_RATIOS)[number]["key"];
@@ -85,7 +113,7 @@ export function table(outcomes: Record<MetricKey, Outcome>, raw: Record<string, 
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (i === 4 ? 0 : r[i]!.length))));
   const line = (cells: string[]) => cells.map((c, i) => (i === 4 ? c : c.padEnd(widths[i]!))).join("  ");
   const rawLines = Object.entries(raw).map(([k, v]) => `  ${k.padEnd(30)} ${v === null ? "null" : round(v, 1)}`);
-  return [header, "", line(head), line(widths.map((w, i) => "-".repeat(i === 4 ? 4 : w))), ...rows.map(line), "", "raw numbers (MiB/s unless named):", ...rawLines, ""].join("\n");
+  return [header, "", line(head), line(widths.map((w, i) => "-".repeat(i === 4 ? 4 : w))), ...rows.map(line), "", "raw numbers (MiB/s unless named; *_mb_s are MB/s, 10^6 bytes):", ...rawLines, ""].join("\n");
 }
 
 export function verdictOf(key: MetricKey, value: number | null): string {

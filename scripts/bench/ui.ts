@@ -85,10 +85,11 @@ async function uploaded(page: Page, name: string, timeoutMs: number): Promise<bi
 /**
  * Debian's Chromium, headless, with the launch arguments of playwright.config.ts; also closed at
  * cleanup (error, Ctrl-C). Every browser the bench starts comes from here, so all measure alike.
+ * `executablePath`: the WAN part's wrapper that runs the same Chromium inside the client namespace.
  */
-export async function launchChromium(): Promise<Browser> {
+export async function launchChromium(executablePath = "/usr/bin/chromium"): Promise<Browser> {
   const browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
+    executablePath,
     headless: true,
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
   });
