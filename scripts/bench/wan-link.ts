@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import path from "node:path";
 import { ROOT } from "./engine";
-import { onCleanup, run, startChild, stopChild, tempDir, waitFor } from "./lifecycle";
+import { log, onCleanup, run, startChild, stopChild, tempDir, waitFor } from "./lifecycle";
 
 /**
  * The emulated wide-area link of ../shared/tools/wan-link.sh (issue 16): namespaces wl-cli (client
@@ -122,12 +122,23 @@ export function parseIperf(json: string): number {
   return bps;
 }
 
+/** Debian's iperf3, installed when missing (the machine allows apt; the bench does the same for nginx). */
+async function ensureIperf3(): Promise<void> {
+  if (existsSync("/usr/bin/iperf3")) return;
+  log("iperf3 is missing: apt-get install -y iperf3…");
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  await run("apt-get", ["update", "-qq"], 300_000, { env });
+  const install = await run("apt-get", ["install", "-y", "-qq", "iperf3"], 600_000, { env });
+  if (install.code !== 0 || !existsSync("/usr/bin/iperf3")) throw new Error(`apt-get install iperf3 failed: ${install.stderr.trim().slice(-300)}`);
+}
+
 /**
  * The link's rate as TCP carries it: iperf3 from the server namespace to the client namespace
  * (`-R`), `streams` parallel streams for `seconds`, with the server's congestion control of the
  * moment. Bytes per second of payload.
  */
 export async function measureLinkRate(seconds: number, streams: number): Promise<number> {
+  await ensureIperf3();
   const port = "5201";
   const server = startChild("ip", inNamespace(SERVER_NS, "iperf3", ["--server", "--one-off", "--bind", SERVER_IP, "--port", port]));
   try {
