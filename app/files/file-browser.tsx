@@ -223,7 +223,8 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
     // `download.zip`; the panel shows it until the file server's answer names it for sure.
     const only = targets.length === 1 ? targets[0]! : null;
     const name = only ? (isFolder(only) ? `${only.name}.zip` : only.name) : "download.zip";
-    download({ groupId, paths, name });
+    // A share visitor's download is counted per request by the engine: it stays one request.
+    download({ groupId, paths, name, isFile: space !== "share" && only !== null && !isFolder(only) });
     onDownload?.(paths);
     // A bulk action ends the selection it acted on.
     setSelectedKeys([]);

@@ -6,6 +6,8 @@ import { emitTransferEvent } from "./events";
 import { forgetFile, keepFile, keptFiles } from "./file-handles.client";
 import { wholeFileReader } from "./file-source";
 import { HashCancelled, Hasher } from "./hasher.client";
+import { chunkRanges, chunkSizeFor, pageDownloadsSupported, readDownloadMode, wantsPageDownload } from "./page-download";
+import { deleteRecord, isStopped, loadRecords, PageDownload, PageDownloadError, type PageDownloadRecord, pickSaveFile, removeSaved, saveRecord, writePermission } from "./parallel-download.client";
 import { loadUploads, sameFile, updateUploads, type SavedUpload } from "./persist";
 import { refusalOf, tooLarge } from "./refusals";
 import type { TransferStore } from "./store";
@@ -144,6 +146,8 @@ const FRAME_LIFETIME_MS = 10 * 60_000;
  */
 export class TransferManager {
   private readonly jobs = new Map<string, UploadJob>();
+  /** Downloads the page writes itself, running or not (paused, restored, failed). */
+  private readonly pageDownloads = new Map<string, { record: PageDownloadRecord; run: PageDownload | null }>();
   private readonly hasher = new Hasher();
   private context: ManagerContext | null = null;
   private locks: UploadLocks | null = null;
@@ -163,7 +167,10 @@ export class TransferManager {
     this.context = context;
     if (first) this.locks = new UploadLocks(context.account);
     this.setReady(context);
-    if (first) void this.restore(context);
+    if (first) {
+      void this.restore(context);
+      void this.restorePageDownloads(context);
+    }
   }
 
   /**
@@ -223,6 +230,10 @@ export class TransferManager {
         emitTransferEvent({ type: "size-overflow", limit: sizeLimit });
         return;
       }
+      const only = target.paths[0]!;
+      if (target.paths.length === 1 && wantsPageDownload(size, target.isFile === true, readDownloadMode(), pageDownloadsSupported())) {
+        if (await this.startPageDownload(id, target, only, size, attributes.hash ?? null)) return;
+      }
       const ticket = await connection.cmd("download", { groupId: target.groupId, paths: target.paths });
       saveAs(connection.href(ticket.url), () => this.store.update(id, { status: TransferStatus.DownloadFailed, errorMsgKey: "transfers.error.download-refused" }));
       // From here the browser's download manager moves (and shows) the bytes; the page cannot follow them.
@@ -233,7 +244,121 @@ export class TransferManager {
     }
   }
 
+  /**
+   * Writes a large file by the page: asks where to save it (the user's click still counts), then
+   * runs the ranges. False when the browser refused the picker: its download manager takes over.
+   */
+  private async startPageDownload(id: string, target: DownloadTarget, path: string, size: number, hash: string | null): Promise<boolean> {
+    const context = await this.ready;
+    let handle: FileSystemFileHandle | null;
+    try {
+      handle = await pickSaveFile(target.name);
+    } catch {
+      return false;
+    }
+    if (!handle) {
+      // The user closed the save dialog: nothing was asked for.
+      this.store.remove(id);
+      return true;
+    }
+    const record: PageDownloadRecord = {
+      id,
+      account: context.account,
+      groupId: target.groupId,
+      path,
+      name: handle.name || target.name,
+      size,
+      hash,
+      etag: null,
+      chunk: chunkSizeFor(size),
+      done: [],
+      handle,
+      createTime: nowSeconds(),
+    };
+    await saveRecord(record);
+    this.pageDownloads.set(id, { record, run: null });
+    this.store.update(id, { name: record.name, totalSize: size, pageWritten: true });
+    this.runPageDownload(id);
+    return true;
+  }
+
+  private runPageDownload(id: string) {
+    const entry = this.pageDownloads.get(id);
+    const context = this.context;
+    if (!entry || entry.run || !context) return;
+    const { record } = entry;
+    const run = new PageDownload(record, {
+      ticket: async () => context.connection.href((await context.connection.cmd("download", { groupId: record.groupId, paths: [record.path] })).url),
+      progress: (bytes) => this.store.progress(id, bytes),
+      hasher: this.hasher,
+    });
+    entry.run = run;
+    this.store.update(id, { status: TransferStatus.Downloading, paused: false, errorMsgKey: null, errorVars: undefined, verifying: false });
+    // The bytes are all on disk when the hash is read back: the panel says so.
+    const showVerifying = () => {
+      if (this.store.get(id)?.status === TransferStatus.Downloading) this.store.update(id, { verifying: true, currentSize: record.size });
+    };
+    run.run(showVerifying).then(
+      (verified) => {
+        entry.run = null;
+        this.pageDownloads.delete(id);
+        void deleteRecord(id);
+        this.store.update(id, { status: TransferStatus.Downloaded, verifying: false, verified, currentSize: record.size });
+      },
+      (error: unknown) => {
+        entry.run = null;
+        if (isStopped(error)) return;
+        const failure = error instanceof PageDownloadError ? { errorMsgKey: error.errorMsgKey } : failureOf(error);
+        this.store.update(id, { status: TransferStatus.DownloadFailed, verifying: false, ...failure });
+      },
+    );
+  }
+
+  /** After a reload: the page-written downloads of this account, offered to resume (the browser asks again for write access). */
+  private async restorePageDownloads(context: ManagerContext) {
+    if (!pageDownloadsSupported()) return;
+    for (const record of await loadRecords(context.account)) {
+      if (this.pageDownloads.has(record.id)) continue;
+      this.pageDownloads.set(record.id, { record, run: null });
+      const ranges = chunkRanges(record.size, record.chunk);
+      const bytes = record.done.reduce((sum, i) => sum + (ranges[i] ? ranges[i][1] - ranges[i][0] : 0), 0);
+      this.store.add({
+        ...this.blank(record.id, "download", record.name),
+        status: TransferStatus.Downloading,
+        paused: true,
+        pageWritten: true,
+        totalSize: record.size,
+        currentSize: bytes,
+        createTime: record.createTime,
+      });
+    }
+  }
+
+  /** Resumes (or retries) a page-written download; the write permission is asked within the user's click. */
+  private async resumePageDownload(id: string) {
+    const entry = this.pageDownloads.get(id);
+    if (!entry || entry.run) return;
+    let allowed = false;
+    try {
+      allowed = await writePermission(entry.record.handle, true);
+    } catch {
+      allowed = false;
+    }
+    if (!allowed) {
+      this.store.update(id, { status: TransferStatus.DownloadFailed, paused: false, errorMsgKey: "transfers.error.no-write-permission" });
+      return;
+    }
+    this.runPageDownload(id);
+  }
+
   pause(id: string) {
+    const download = this.pageDownloads.get(id);
+    if (download) {
+      download.run?.stop("pause");
+      download.run = null;
+      this.store.update(id, { paused: true, verifying: false });
+      return;
+    }
     const job = this.jobs.get(id);
     const item = this.store.get(id);
     if (!job || item?.status !== TransferStatus.Uploading || item.paused) return;
@@ -243,6 +368,10 @@ export class TransferManager {
   }
 
   resume(id: string) {
+    if (this.pageDownloads.has(id)) {
+      void this.resumePageDownload(id);
+      return;
+    }
     const job = this.jobs.get(id);
     const item = this.store.get(id);
     if (!job || !item?.paused || !job.file) return;
@@ -251,6 +380,10 @@ export class TransferManager {
   }
 
   retry(id: string) {
+    if (this.pageDownloads.has(id)) {
+      if (this.store.get(id)?.status === TransferStatus.DownloadFailed) void this.resumePageDownload(id);
+      return;
+    }
     const job = this.jobs.get(id);
     if (!job?.file || this.store.get(id)?.status !== TransferStatus.UploadFailed) return;
     this.store.update(id, { status: TransferStatus.Uploading, errorMsgKey: null, errorVars: undefined, queued: true, paused: false });
@@ -270,6 +403,14 @@ export class TransferManager {
 
   /** Stops an upload and deletes what the server holds of it; for a finished item, removes it from the list. */
   cancel(id: string) {
+    const download = this.pageDownloads.get(id);
+    if (download) {
+      download.run?.stop("cancel");
+      this.pageDownloads.delete(id);
+      void deleteRecord(id);
+      // The part written so far is no file anyone asked for.
+      void removeSaved(download.record.handle);
+    }
     const job = this.jobs.get(id);
     if (job) {
       this.stopRunning(job, true);
@@ -286,6 +427,14 @@ export class TransferManager {
   clear(id: string) {
     const status = this.store.get(id)?.status;
     if (status === TransferStatus.Uploading || status === TransferStatus.ServerChecking) return;
+    if (status === TransferStatus.DownloadFailed && this.pageDownloads.has(id)) {
+      // Removing a failed page-written download removes its unfinished file too.
+      void removeSaved(this.pageDownloads.get(id)!.record.handle);
+      this.pageDownloads.delete(id);
+      void deleteRecord(id);
+      this.store.remove(id);
+      return;
+    }
     this.cancel(id);
   }
 

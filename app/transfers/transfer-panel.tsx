@@ -1,9 +1,11 @@
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Button } from "../components/ui/button";
+import { Checkbox } from "../components/ui/checkbox";
 import { Empty } from "../components/ui/empty";
 import { ChevronDownIcon, CloseIcon } from "../components/ui/icons";
 import { useFileServer } from "../files/file-server-context";
+import { pageDownloadsSupported, readDownloadMode, writeDownloadMode } from "./page-download";
 import { isSkipped } from "./refusals";
 import { TransferRow } from "./transfer-row";
 import { TransferStatus, type TransferItem } from "./types";
@@ -16,12 +18,14 @@ export function openTransferPanel() {
 }
 
 /**
- * Uploads the page itself is carrying: leaving would interrupt them. Downloads never count: the
- * browser's download manager has them (started without navigating the page), and a "Leave site?"
- * question answered "Stay" would have cancelled the very download that asked it.
+ * Transfers the page itself is carrying: leaving would interrupt them. Uploads, and the downloads
+ * the page writes itself (parallel ranges into a file the user picked). Downloads handed to the
+ * browser's download manager never count (started without navigating the page), and a "Leave
+ * site?" question answered "Stay" would have cancelled the very download that asked it.
  */
 const uploading = (item: TransferItem) =>
-  item.kind === "upload" && ((item.status === TransferStatus.Uploading && !item.paused && !item.needsFile) || item.status === TransferStatus.ServerChecking);
+  (item.kind === "upload" && ((item.status === TransferStatus.Uploading && !item.paused && !item.needsFile) || item.status === TransferStatus.ServerChecking)) ||
+  (item.kind === "download" && item.pageWritten === true && item.status === TransferStatus.Downloading && !item.paused);
 
 /** Files the space's file filter skipped are not failures: the summary counts them apart. */
 const failed = (item: TransferItem) => (item.status === TransferStatus.UploadFailed && !isSkipped(item)) || item.status === TransferStatus.DownloadFailed;
@@ -156,6 +160,14 @@ export function TransferPanel({ account }: { account: string }) {
     };
   }, []);
 
+  // Where the page can write downloads itself, the user may still prefer the browser's download manager.
+  const [canWrite, setCanWrite] = useState(false);
+  const [browserManager, setBrowserManager] = useState(false);
+  useEffect(() => {
+    setCanWrite(pageDownloadsSupported());
+    setBrowserManager(readDownloadMode() === "browser");
+  }, []);
+
   const busy = items.some(uploading);
   const warning = t("transfers.leave-warning");
   useEffect(() => {
@@ -242,6 +254,18 @@ export function TransferPanel({ account }: { account: string }) {
             ))}
           </ul>
         ))}
+      {expanded && canWrite && (
+        <footer className="shrink-0 border-t border-gray-200 px-4 py-2 text-xs text-gray-700">
+          <Checkbox
+            label={t("transfers.use-browser-manager")}
+            checked={browserManager}
+            onChange={(checked) => {
+              setBrowserManager(checked);
+              writeDownloadMode(checked ? "browser" : "page");
+            }}
+          />
+        </footer>
+      )}
     </section>
   );
 }

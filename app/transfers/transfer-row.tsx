@@ -29,7 +29,8 @@ export function TransferStatusLine({ item }: { item: TransferItem }) {
     const left = secondsLeft(item);
     const moving = item.status !== TransferStatus.ServerChecking && !item.paused && !item.queued && item.speed > 0;
     let state: string = t(`transfers.status.${item.status}`);
-    if (item.needsFile) state = t("transfers.needs-file");
+    if (item.verifying) state = t("transfers.verifying");
+    else if (item.needsFile) state = t("transfers.needs-file");
     else if (item.paused) state = t("transfers.paused");
     else if (item.queued) state = t("transfers.queued");
     return (
@@ -62,7 +63,7 @@ export function TransferStatusLine({ item }: { item: TransferItem }) {
   if (item.status === TransferStatus.Uploaded || item.status === TransferStatus.Downloaded) {
     return (
       <div className="flex justify-between text-xs text-gray-500">
-        <span>{item.kind === "download" ? t("transfers.in-browser") : t(`transfers.status.${item.status}`)}</span>
+        <span>{item.kind === "upload" ? t(`transfers.status.${item.status}`) : !item.pageWritten ? t("transfers.in-browser") : item.verified ? t("transfers.saved-verified") : t("transfers.saved-unverified")}</span>
         <span>{formatSize(item.totalSize)}</span>
       </div>
     );
@@ -103,7 +104,8 @@ export function TransferRow({ item, actions }: { item: TransferItem; actions: Ac
     event.target.value = "";
     if (file) setWrongFile(!(await actions.provideFile(item.id, file)));
   };
-  const uploading = item.status === TransferStatus.Uploading;
+  // An upload, or a download the page writes itself: both can be paused, resumed and cancelled here.
+  const uploading = item.status === TransferStatus.Uploading || (item.status === TransferStatus.Downloading && item.pageWritten === true);
   return (
     <li className="border-b border-gray-100 px-4 py-2 last:border-b-0" aria-label={name}>
       <div className="flex items-center gap-2">
@@ -115,6 +117,7 @@ export function TransferRow({ item, actions }: { item: TransferItem; actions: Ac
           {uploading && item.needsFile && button("choose-file", () => picker.current?.click())}
           {uploading && !item.paused && !item.queued && button("pause", () => actions.pause(item.id))}
           {uploading && item.paused && !item.needsFile && button("resume", () => actions.resume(item.id))}
+          {item.status === TransferStatus.DownloadFailed && item.pageWritten && button("retry", () => actions.retry(item.id))}
           {item.status === TransferStatus.UploadFailed && item.errorMsgKey !== errorMessageKey(ErrorCode.FileTooLarge) && !isSkipped(item) && button("retry", () => actions.retry(item.id))}
           {uploading && button("cancel", () => actions.cancel(item.id))}
           {FINISHED.includes(item.status) && button("remove", () => actions.clear(item.id))}

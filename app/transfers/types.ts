@@ -41,6 +41,12 @@ export interface TransferItem {
   paused: boolean;
   /** Restored after a reload without its file: the user must pick or drop the same file again. */
   needsFile: boolean;
+  /** A download the page writes itself (parallel ranges into a file the user picked), not the browser's download manager. */
+  pageWritten?: boolean;
+  /** A page-written download reads the saved file back to compare its BLAKE3. */
+  verifying?: boolean;
+  /** Its result: true matched the engine's BLAKE3, null none recorded (not verified). */
+  verified?: boolean | null;
 }
 
 /** One file to upload; relativePath "" for a plain file, "folder/sub/a.txt" (top folder included) from a folder. */
@@ -70,6 +76,8 @@ export interface DownloadTarget {
   groupId: number;
   paths: string[];
   name: string;
+  /** One file (not a folder, not several): the page may write it itself when it is large. */
+  isFile?: boolean;
 }
 
 export const isActive = (item: Pick<TransferItem, "status">) => ACTIVE_STATUSES.includes(item.status);

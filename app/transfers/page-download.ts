@@ -1,0 +1,71 @@
+/**
+ * Downloads written by the page itself (parallel-download.client.ts): when they are used, how a
+ * file is cut into ranges, and how many ranges run at once. Plain functions, no browser I/O, so the
+ * panel (rendered on the server too) and the unit tests can use them.
+ */
+
+const MIB = 1024 * 1024;
+
+/** Files from this size are written by the page when the browser can (smaller ones gain nothing). */
+export const PAGE_DOWNLOAD_MIN_BYTES = 64 * MIB;
+/** Ranges at once: a start, and the browser's HTTP/1.1 connections per host (6) as the ceiling. */
+export const START_STREAMS = 4;
+export const MAX_STREAMS = 6;
+export const MIN_STREAMS = 2;
+
+/** 8 MiB ranges; 16 MiB from 1 GiB on (fewer requests, same spread across connections). */
+export const chunkSizeFor = (size: number) => (size >= 1024 * MIB ? 16 * MIB : 8 * MIB);
+
+/** The ranges of a file: `[start, end)` by index. */
+export function chunkRanges(size: number, chunk: number): [number, number][] {
+  const ranges: [number, number][] = [];
+  for (let start = 0; start < size; start += chunk) ranges.push([start, Math.min(size, start + chunk)]);
+  return ranges;
+}
+
+/**
+ * Streams for the next ranges, from how long the last range took: a slow range (a long or lossy
+ * link, where one TCP stream is held back by its congestion window) asks for more streams, a quick
+ * one (loopback, a LAN, where streams only share the disk and the cores) for fewer.
+ */
+export function adaptStreams(current: number, rangeBytes: number, rangeMs: number): number {
+  if (rangeMs > 4000) return Math.min(MAX_STREAMS, current + 1);
+  if (rangeMs < 250 && rangeBytes >= MIB) return Math.max(MIN_STREAMS, current - 1);
+  return current;
+}
+
+/**
+ * Chromium's swap file: a writable stream writes into a copy that becomes the file on close(), and
+ * reopening with `keepExistingData` copies the file again. Committing whenever the new bytes reach
+ * what is already committed (at least one range) keeps those copies under twice the file's size in
+ * all, while a reload loses at most about half of what was written.
+ */
+export const shouldCommit = (committedBytes: number, pendingBytes: number, chunk: number) => pendingBytes >= Math.max(chunk, committedBytes);
+
+/** The user's choice: large downloads by the page (default where possible) or by the browser's download manager. */
+export type DownloadMode = "page" | "browser";
+const MODE_KEY = "ferry.transfers.download-mode";
+
+export function readDownloadMode(storage: Pick<Storage, "getItem"> | undefined = globalThis.localStorage): DownloadMode {
+  try {
+    return storage?.getItem(MODE_KEY) === "browser" ? "browser" : "page";
+  } catch {
+    return "page";
+  }
+}
+
+export function writeDownloadMode(mode: DownloadMode, storage: Pick<Storage, "setItem"> | undefined = globalThis.localStorage) {
+  try {
+    storage?.setItem(MODE_KEY, mode);
+  } catch {
+    // Storage off: the choice lasts this page only.
+  }
+}
+
+/** Whether this browser lets a page write a file the user picks (the File System Access API, Chromium). */
+export const pageDownloadsSupported = () => typeof window !== "undefined" && typeof (window as { showSaveFilePicker?: unknown }).showSaveFilePicker === "function";
+
+/** Whether a download of one file of `size` bytes is written by the page. */
+export function wantsPageDownload(size: number, isOneFile: boolean, mode: DownloadMode, supported: boolean): boolean {
+  return supported && isOneFile && mode === "page" && size >= PAGE_DOWNLOAD_MIN_BYTES;
+}

@@ -1,0 +1,213 @@
+import type { Page, Request } from "@playwright/test";
+import { createHash, randomBytes } from "node:crypto";
+import { copyFileSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { PERMISSION_FULL } from "../../contract/permissions";
+import { E2E_FILE_PORT } from "../support/e2e-env";
+import { createUser, login, uniqueAccount } from "../support/e2e-helpers";
+import { connectFiles } from "../support/file-client";
+import { expect, hydrated, openTransfers, screenshot, seedFile, seriousViolations, signIn, test, transferPanel } from "./fixtures";
+
+/**
+ * Issue 16, "Parallel, resumable large downloads in the browser": a large file is written by the
+ * page itself with several Range requests at once, checked against its BLAKE3, and resumed after a
+ * reload from the ranges already on disk. The OS save dialog cannot be driven, so only
+ * `showSaveFilePicker` is replaced: it hands out a real file of the Origin Private File System.
+ * Everything else — the engine, the ranges, the writes, the hash — is real.
+ */
+
+const FILE_URL = `http://127.0.0.1:${E2E_FILE_PORT}`;
+const PASSWORD = "Para#Llel2026";
+const MIB = 1024 * 1024;
+/** Over the 64 MiB from which the page writes a download: 9 ranges of 8 MiB. */
+const SIZE = 72 * MIB;
+const SCREENS = "/tmp/ferry/screens/downloads";
+
+const sha256 = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
+
+async function userWithFile(name: string, maxDownloadSpeed = 0) {
+  const account = uniqueAccount("ranges");
+  await createUser(account, PASSWORD, { permission: PERMISSION_FULL, maxDownloadSpeed });
+  const socketToken = (await login(account, PASSWORD)).data!.websocket_token;
+  const files = await connectFiles(FILE_URL, socketToken);
+  const bytes = randomBytes(SIZE);
+  await seedFile(files, socketToken, `/${name}`, bytes);
+  await files.close();
+  return { account, bytes };
+}
+
+/** The save dialog answered with a real OPFS file of the suggested name. */
+async function pickerIntoOpfs(page: Page) {
+  await page.addInitScript(() => {
+    (window as unknown as { showSaveFilePicker: unknown }).showSaveFilePicker = async (options?: { suggestedName?: string }) => {
+      const root = await navigator.storage.getDirectory();
+      return root.getFileHandle(options?.suggestedName ?? "download", { create: true });
+    };
+  });
+}
+
+/** SHA-256 and size of the saved file, read in the page. */
+function savedFile(page: Page, name: string) {
+  return page.evaluate(async (fileName) => {
+    const root = await navigator.storage.getDirectory();
+    const file = await (await root.getFileHandle(fileName)).getFile();
+    const digest = await crypto.subtle.digest("SHA-256", await file.arrayBuffer());
+    return { size: file.size, sha256: [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("") };
+  }, name);
+}
+
+/** The ranges committed to disk, as the page keeps them for a resume (IndexedDB). */
+function committedRanges(page: Page): Promise<number[]> {
+  return page.evaluate(
+    () =>
+      new Promise<number[]>((resolve) => {
+        const open = indexedDB.open("ferry-page-downloads", 1);
+        open.onupgradeneeded = () => open.result.createObjectStore("downloads", { keyPath: "id" });
+        open.onsuccess = () => {
+          const request = open.result.transaction("downloads").objectStore("downloads").getAll();
+          request.onsuccess = () => {
+            open.result.close();
+            const records = request.result as { done: number[] }[];
+            resolve(records[0]?.done ?? []);
+          };
+        };
+      }),
+  );
+}
+
+/** Range requests of the file server's downloads: their first bytes, and the most in flight at once. */
+function watchRanges(page: Page) {
+  const starts: number[] = [];
+  let inFlight = 0;
+  let most = 0;
+  const isRange = (request: Request) => request.url().includes("/download/") && request.headers().range !== undefined;
+  page.on("request", (request) => {
+    if (!isRange(request)) return;
+    starts.push(Number(/^bytes=(\d+)-/.exec(request.headers().range!)![1]));
+    inFlight += 1;
+    most = Math.max(most, inFlight);
+  });
+  const ended = (request: Request) => {
+    if (isRange(request)) inFlight -= 1;
+  };
+  page.on("requestfinished", ended);
+  page.on("requestfailed", ended);
+  return { starts, most: () => most };
+}
+
+const table = (page: Page) => page.getByRole("region", { name: /^Files in|中的(分享)?文件$/ });
+const toolbar = (page: Page) => page.getByRole("toolbar", { name: /^(File actions|文件操作)$/ });
+
+async function shoot(page: Page, name: string) {
+  await screenshot(page, name);
+  mkdirSync(SCREENS, { recursive: true });
+  copyFileSync(path.join("test-results", "screens", `${name}.png`), path.join(SCREENS, `${name}.png`));
+}
+
+test.describe("parallel downloads written by the page", () => {
+  test.describe.configure({ timeout: 180_000 });
+
+  test("a large file arrives through parallel ranges, byte-identical and checked against its BLAKE3, without a leave warning or the browser's download manager", async ({ page }) => {
+    const { account, bytes } = await userWithFile("film.bin");
+    await pickerIntoOpfs(page);
+    const dialogs: string[] = [];
+    page.on("dialog", (dialog) => {
+      dialogs.push(dialog.type());
+      void dialog.dismiss();
+    });
+    const browserDownloads: string[] = [];
+    page.on("download", (download) => browserDownloads.push(download.suggestedFilename()));
+    const ranges = watchRanges(page);
+    await signIn(page, account, PASSWORD);
+    await page.waitForURL(/\/personal/);
+    await hydrated(page);
+
+    await table(page).getByRole("checkbox", { name: "Select row film.bin" }).check();
+    await toolbar(page).getByRole("button", { name: "Download", exact: true }).click();
+    const row = transferPanel(page).getByRole("listitem", { name: "film.bin" });
+    // Finished, the panel folds to its summary by itself: opened again to read the row.
+    await expect(transferPanel(page)).toContainText("1 done", { timeout: 120_000 });
+    await openTransfers(page);
+    await expect(row).toContainText("Saved and checked");
+
+    // Every 8 MiB range exactly once, several at a time.
+    expect([...ranges.starts].sort((a, b) => a - b)).toEqual(Array.from({ length: SIZE / (8 * MIB) }, (_v, i) => i * 8 * MIB));
+    expect(ranges.most(), "ranges in flight at once").toBeGreaterThan(1);
+    expect(await savedFile(page, "film.bin")).toEqual({ size: SIZE, sha256: sha256(bytes) });
+    expect(browserDownloads, "the browser's download manager was not used").toEqual([]);
+    expect(dialogs, "no leave warning").toEqual([]);
+
+    // The user prefers the browser's download manager: remembered, and used from then on.
+    await transferPanel(page).getByRole("checkbox", { name: "Save large downloads with the browser's download manager" }).click();
+    await page.reload();
+    await hydrated(page);
+    const arrived = page.waitForEvent("download");
+    await table(page).getByRole("checkbox", { name: "Select row film.bin" }).check();
+    await toolbar(page).getByRole("button", { name: "Download", exact: true }).click();
+    expect((await arrived).suggestedFilename()).toBe("film.bin");
+  });
+
+  test("a reload midway warns, then Resume fetches only the missing ranges and the file is byte-identical (English and Chinese)", async ({ page }) => {
+    // 8 MiB/s for the user (the engine's speed limit): slow enough to reload midway.
+    const { account, bytes } = await userWithFile("archive.bin", 8 * 1024);
+    await pickerIntoOpfs(page);
+    const dialogs: string[] = [];
+    page.on("dialog", (dialog) => {
+      dialogs.push(dialog.type());
+      void dialog.accept();
+    });
+    const ranges = watchRanges(page);
+    await signIn(page, account, PASSWORD);
+    await page.waitForURL(/\/personal/);
+    await hydrated(page);
+
+    await table(page).getByRole("checkbox", { name: "Select row archive.bin" }).check();
+    await toolbar(page).getByRole("button", { name: "Download", exact: true }).click();
+    const row = transferPanel(page).getByRole("listitem", { name: "archive.bin" });
+    await expect(row.getByRole("button", { name: "Pause archive.bin" })).toBeVisible();
+    await expect(row).toContainText("/s");
+    await expect(row).toContainText("left");
+    expect(await seriousViolations(page), "the panel with a running download: serious or critical accessibility violations").toEqual([]);
+    await shoot(page, "parallel-download-running-en");
+
+    // Once ranges are committed to disk, the page is reloaded: the user is asked first.
+    await expect.poll(() => committedRanges(page), { timeout: 60_000 }).not.toEqual([]);
+    expect(dialogs).toEqual([]);
+    await page.reload();
+    expect(dialogs, "leaving stops the download: the page asks").toEqual(["beforeunload"]);
+    await hydrated(page);
+
+    const resume = row.getByRole("button", { name: "Resume archive.bin" });
+    await expect(resume).toBeVisible();
+    expect(await seriousViolations(page), "the panel with a resumable download: serious or critical accessibility violations").toEqual([]);
+    await shoot(page, "parallel-download-resumable-en");
+
+    // In Chinese: the same download, resumable, then running.
+    await page.getByRole("button", { name: "Switch the language to Chinese" }).click();
+    await expect(page.locator("html")).toHaveAttribute("lang", "zh");
+    await hydrated(page);
+    await openTransfers(page);
+    const zhRow = transferPanel(page).getByRole("listitem", { name: "archive.bin" });
+    await expect(zhRow.getByRole("button", { name: "继续 archive.bin" })).toBeVisible();
+    expect(await seriousViolations(page), "the resumable download in Chinese").toEqual([]);
+    await shoot(page, "parallel-download-resumable-zh");
+
+    const done = await committedRanges(page);
+    const chunks = SIZE / (8 * MIB);
+    const missing = Array.from({ length: chunks }, (_v, i) => i).filter((i) => !done.includes(i));
+    expect(missing.length).toBeGreaterThan(0);
+    ranges.starts.length = 0;
+    await zhRow.getByRole("button", { name: "继续 archive.bin" }).click();
+    await expect(zhRow.getByRole("button", { name: "暂停 archive.bin" })).toBeVisible();
+    await shoot(page, "parallel-download-running-zh");
+    await expect(transferPanel(page)).toContainText("1 个已完成", { timeout: 120_000 });
+    await openTransfers(page);
+    await expect(zhRow).toContainText("已保存并校验");
+
+    // Only the ranges that were not on disk were asked for, each once.
+    expect([...ranges.starts].sort((a, b) => a - b)).toEqual(missing.map((i) => i * 8 * MIB));
+    expect(await savedFile(page, "archive.bin")).toEqual({ size: SIZE, sha256: sha256(bytes) });
+    // Finished: nothing is left to resume.
+    expect(await committedRanges(page)).toEqual([]);
+  });
+});
