@@ -54,6 +54,7 @@ import { startPurgeTimer } from "./limits/purge";
 import { withCommandLog, withRouteLog } from "./logs/hooks";
 import { logRoutes } from "./logs/routes";
 import { createLogs, startLogSweep } from "./logs/service";
+import { logHostTuning } from "./doctor/startup";
 import { ADMIN_ACCOUNT, ensureAdministrator, openServices, type Services } from "./services";
 
 export { ADMIN_ACCOUNT, type Services };
@@ -164,6 +165,8 @@ export async function startEngine(config: Config, clock: Clock = systemClock, li
     // Notification mails left queued by the last run go out now (server/notices/mailing.ts).
     services.noticeMailing.resume(api.log).catch((error: unknown) => api.log.error({ err: error }, "resuming notification mails failed"));
     sampler.start();
+    // Host settings that slow transfers (ferry doctor): a warning each, never awaited.
+    void logHostTuning(config, api.log);
     const closeParts = () => {
       stopNoticeEvents();
       return Promise.all([sampler.stop(), ...parts.map((p) => p.close?.()), clients.close(), purge.stop(), logSweep.stop(), services.transferNotices.stop(), services.noticeMailing.stop()]);

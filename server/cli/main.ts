@@ -4,7 +4,8 @@ import { type AdminGroup, type AdminUser, createGroupBody, createUserBody, membe
 import { type ErrorName, errorByCode, formatErrorMessage } from "../../contract/errors";
 import { parsePermission, PERMISSION_DEFAULT, PERMISSION_PRESETS, type PermissionPreset, permissionLabels } from "../../contract/permissions";
 import { ACCOUNT_TYPES } from "../../contract/users";
-import { ConfigError, loadConfig } from "../config";
+import { type Config, ConfigError, loadConfig } from "../config";
+import { DOCTOR_USAGE, runDoctor } from "../doctor/command";
 import { ensureAdministrator, firstStartBanner, openServices, type Services } from "../services";
 import { FerryError } from "../errors";
 
@@ -42,13 +43,17 @@ class DetailedError extends FerryError {
 type Options = NonNullable<ParseArgsConfig["options"]>;
 type Values = Record<string, string | boolean | undefined>;
 type Action = (services: Services) => Promise<void>;
+/** A command that does not open the database (doctor): it gets the configuration and returns the exit code. */
+interface Standalone {
+  standalone(config: Config): Promise<number>;
+}
 
 interface Command {
   /** The command line (its option lines continue with an indented "["), then a description. */
   usage: string;
   options: Options;
-  /** Checks the arguments (throwing UsageError) and returns the work to do on the database. */
-  prepare(values: Values): Action;
+  /** Checks the arguments (throwing UsageError) and returns the work to do on the database (or without it). */
+  prepare(values: Values): Action | Standalone;
 }
 
 const out = (text: string) => process.stdout.write(`${text}\n`);
@@ -378,6 +383,17 @@ const commands: Record<string, Command> = {
       };
     },
   },
+
+  doctor: {
+    usage: DOCTOR_USAGE,
+    options: { json: { type: "boolean" }, apply: { type: "boolean" }, out: { type: "string" } },
+    prepare(v) {
+      const file = optional(v, "out") ?? "ferry-sysctl.conf";
+      if (file === "") throw new UsageError("--out: a file name", this.usage);
+      if (v.apply && v.out !== undefined) throw new UsageError("--apply writes /etc/sysctl.d/60-ferry.conf itself: --out does not go with it", this.usage);
+      return { standalone: (config) => runDoctor(config, { json: v.json === true, apply: v.apply === true, out: file }, out, err) };
+    },
+  },
 };
 
 /** The command line part of a usage text: its first line and the option lines that continue it. */
@@ -391,6 +407,7 @@ const USAGE = `Ferry operator command line: npm run ferry -- <command> [options]
 
 Works directly on the engine's database (same configuration: DATABASE_URL, FERRY_DATA_DIR,
 FERRY_CONFIG, …) through the same rules as the admin API. The engine may be running.
+doctor checks the host's tuning instead and opens no database.
 
 Commands:
 ${Object.values(commands)
@@ -400,7 +417,7 @@ ${Object.values(commands)
 
 Passwords: instead of --password, set ${PASSWORD_ENV} so the password stays out of the shell history.
 Permissions: names (${permissionLabels(0xffff).split(";").join(", ").toLowerCase()}) separated by commas, or a number.
-Exit codes: 0 done, 1 refused (e.g. "error 1004: …") or cannot run, 2 bad arguments.
+Exit codes: 0 done, 1 refused (e.g. "error 1004: …") or cannot run, 2 bad arguments, 3 doctor found warnings.
 Details: ferry help <command>, or docs/cli.md.`;
 
 // ---------------------------------------------------------------------------------------------
@@ -456,7 +473,7 @@ async function run(argv: string[]): Promise<number> {
     return 0;
   }
 
-  let action: Action;
+  let action: Action | Standalone;
   try {
     const { values } = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false });
     action = command.prepare(values as Values);
@@ -467,6 +484,7 @@ async function run(argv: string[]): Promise<number> {
   }
 
   const config = loadConfig();
+  if (typeof action !== "function") return action.standalone(config);
   const services = await openServices(config);
   try {
     const initial = await ensureAdministrator(services);
