@@ -1,4 +1,4 @@
-import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from "@remix-run/node";
+import { type ActionFunctionArgs, data, type LoaderFunctionArgs, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
@@ -7,6 +7,7 @@ import { commonFormSchema, periodFormSchema, securityFormSchema, speedField, tra
 import { SpeedInput } from "~/admin/settings/speed-input";
 import { placementFields } from "~/admin/site-design/position-grid";
 import { Button, ButtonLink } from "~/components/ui/button";
+import { ConfirmedAction } from "~/components/ui/confirmed-action";
 import { FormBuilder, type FormField } from "~/components/ui/form";
 import { InlineConfirm } from "~/components/ui/inline-confirm";
 import { Table, type Column } from "~/components/ui/table";
@@ -52,8 +53,13 @@ export async function action({ request }: ActionFunctionArgs) {
   const admin = await requireAdmin(request);
   const t = await getT(request);
   const headers = { "Set-Cookie": await admin.commit() };
-  const done = await saveSettings(admin, form);
   const intent = String(form.get("intent") ?? "");
+  // A period is deleted only when confirmed; without JavaScript the unconfirmed post comes back as the question in the page.
+  if (intent === "delete-period" && form.get("confirmed") !== "1") {
+    const index = Number(form.get("index"));
+    throw redirect(Number.isInteger(index) && index >= 0 ? `${PAGE}?tab=transfer&remove=${index}` : `${PAGE}?tab=transfer`, { headers });
+  }
+  const done = await saveSettings(admin, form);
   const tab: Tab = intent === "common" ? "common" : intent === "security" ? "security" : "transfer";
   if (done.ok) return redirectWithToast(tabHref(tab), { type: "success", message: t(intent === "delete-period" ? "admin.settings.periods.deleted" : "admin.settings.saved") }, { headers });
   if (done.answer.code !== undefined) return redirectWithToast(tabHref(tab), { type: "error", message: t(`error.${done.answer.code}`) }, { headers });
@@ -221,9 +227,18 @@ function TransferSection() {
           <Link className="text-primary underline" to={`${PAGE}?tab=transfer&period=${r.index}`} aria-label={t("admin.settings.periods.edit-row", { number: r.index + 1 })}>
             {t("admin.settings.periods.edit")}
           </Link>
-          <Link className="text-red-600 underline" to={`${PAGE}?tab=transfer&remove=${r.index}`} aria-label={t("admin.settings.periods.delete-row", { number: r.index + 1 })}>
-            {t("global.delete")}
-          </Link>
+          <ConfirmedAction
+            action={`${PAGE}?tab=transfer`}
+            fields={{ intent: "delete-period", index: String(r.index) }}
+            label={t("global.delete")}
+            aria-label={t("admin.settings.periods.delete-row", { number: r.index + 1 })}
+            title={t("admin.settings.periods.delete-row", { number: r.index + 1 })}
+            message={t("admin.settings.periods.delete-confirm", { number: r.index + 1, start: r.start, end: r.end })}
+            confirmLabel={t("global.delete")}
+            danger
+            variant="text"
+            size="small"
+          />
         </span>
       ),
     },
@@ -257,7 +272,7 @@ function TransferSection() {
           <InlineConfirm
             message={t("admin.settings.periods.delete-confirm", { number: remove + 1, start: removing.start, end: removing.end })}
             action={`${PAGE}?tab=transfer`}
-            fields={{ intent: "delete-period", index: remove }}
+            fields={{ intent: "delete-period", index: remove, confirmed: "1" }}
             cancelHref={`${PAGE}?tab=transfer`}
           />
         )}

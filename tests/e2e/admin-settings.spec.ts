@@ -1,7 +1,8 @@
 import type { Page } from "@playwright/test";
-import { adminToken, ok } from "../support/e2e-helpers";
-import { adminConsolePage, auditPage, consoleScreens } from "./admin-console";
-import { expect, test } from "./fixtures";
+import type { SpeedPeriod } from "../../contract/settings";
+import { ADMIN_PASSWORD, adminToken, ok } from "../support/e2e-helpers";
+import { adminConsolePage, adminSignIn, auditPage, consoleScreens } from "./admin-console";
+import { expect, screenshot, test } from "./fixtures";
 
 /**
  * The General settings (common, security, transfer with speed periods) and Transfer protocol
@@ -54,6 +55,9 @@ for (const [locale, L] of [
       endError: "The end must be after the start (split a period that runs past midnight in two)",
       edit1: "Edit period 1",
       delete1: "Delete period 1",
+      deleteAsk: /^Delete speed period 1 \(08:00–10:30\)\?$/,
+      deleteButton: "Delete",
+      cancel: "Cancel",
       deleted: "Speed period deleted.",
       periods: "Speed periods",
       parallel: "Parallel uploads",
@@ -85,6 +89,9 @@ for (const [locale, L] of [
       endError: "结束时间必须晚于开始时间（跨午夜的时段请拆成两段）",
       edit1: "编辑时段 1",
       delete1: "删除时段 1",
+      deleteAsk: /^删除限速时段 1（08:00–10:30）？$/,
+      deleteButton: "删除",
+      cancel: "取消",
       deleted: "限速时段已删除。",
       periods: "限速时段",
       parallel: "并行上传数",
@@ -160,8 +167,17 @@ for (const [locale, L] of [
       await expect(toast(page, L.saved)).toBeVisible();
       await expect(periods.getByRole("row").filter({ hasText: "08:00" })).toContainText("10:30");
 
-      await page.getByRole("link", { name: L.delete1 }).click();
-      await page.getByRole("alertdialog").getByRole("button").first().click();
+      // Delete asks in the kit's dialog, naming the period; Cancel keeps it and gives the focus back to the row's button.
+      await page.getByRole("button", { name: L.delete1 }).click();
+      const ask = page.getByRole("dialog", { name: L.delete1 });
+      await expect(ask.getByText(L.deleteAsk)).toBeVisible();
+      await screenshot(page, shots(`period-delete-${lang}`));
+      await ask.getByRole("button", { name: L.cancel, exact: true }).click();
+      await expect(ask).toBeHidden();
+      await expect(page.getByRole("button", { name: L.delete1 })).toBeFocused();
+      await expect(periods.getByRole("row").filter({ hasText: "08:00" })).toHaveCount(1);
+      await page.getByRole("button", { name: L.delete1 }).click();
+      await ask.getByRole("button", { name: L.deleteButton, exact: true }).click();
       await expect(toast(page, L.deleted)).toBeVisible();
       await expect(periods.getByRole("row").filter({ hasText: "08:00" })).toHaveCount(0);
     } finally {
@@ -194,3 +210,31 @@ for (const [locale, L] of [
     }
   });
 }
+
+test("without JavaScript: deleting a speed period asks in the page first, naming it; Cancel keeps it, the confirmed post deletes it", async ({ browser }) => {
+  const token = await adminToken();
+  const before = await ok<{ periods: SpeedPeriod[] }>("GET", "/api/admin/settings/speed", { token });
+  await ok("PATCH", "/api/admin/settings/speed", { token, body: { periods: [{ start: "08:00", end: "10:30", repeat: "weekend", uploadSpeed: 512, downloadSpeed: 0 }] } });
+  const context = await browser.newContext({ locale: "en-US", javaScriptEnabled: false, viewport: { width: 1440, height: 900 } });
+  try {
+    const page = await context.newPage();
+    await adminSignIn(page, "admin", ADMIN_PASSWORD);
+    await expect(page).toHaveURL(/\/admin$/);
+    await page.goto("/admin/settings/general?tab=transfer");
+    const periods = page.getByRole("table", { name: "Speed periods" });
+    await page.getByRole("button", { name: "Delete period 1" }).click();
+    await expect(page).toHaveURL(/\/admin\/settings\/general\?tab=transfer&remove=0$/);
+    const ask = page.getByRole("alertdialog", { name: /^Delete speed period 1 \(08:00–10:30\)\?$/ });
+    await screenshot(page, shots("period-delete-nojs-en"));
+    await ask.getByRole("link", { name: "Cancel" }).click();
+    await expect(page.getByRole("alertdialog")).toHaveCount(0);
+    await expect(periods.getByRole("row").filter({ hasText: "08:00" })).toHaveCount(1);
+    await page.getByRole("button", { name: "Delete period 1" }).click();
+    await page.getByRole("alertdialog").getByRole("button", { name: "Delete" }).click();
+    await expect(periods.getByRole("row").filter({ hasText: "08:00" })).toHaveCount(0);
+    expect((await ok<{ periods: SpeedPeriod[] }>("GET", "/api/admin/settings/speed", { token })).periods).toEqual([]);
+  } finally {
+    await ok("PATCH", "/api/admin/settings/speed", { token, body: { periods: before.periods } });
+    await context.close();
+  }
+});
