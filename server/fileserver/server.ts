@@ -6,6 +6,7 @@ import type { FastifyBaseLogger as Logger } from "fastify";
 import { WebSocketServer, type WebSocket } from "ws";
 import { FILE_SERVER_PATHS, SOCKET_MAX_MESSAGE } from "../../contract/files";
 import { originAllowed } from "./origin";
+import { lingerAfterAnswer } from "./linger";
 
 /**
  * The file server (default port 2480): WebSocket commands, tus uploads, ranged downloads and
@@ -77,6 +78,7 @@ export async function startFileServer(options: FileServerOptions): Promise<FileS
   });
 
   const onRequest: RequestListener = (req, res) => {
+    lingerAfterAnswer(req, res);
     let url: URL;
     try {
       url = new URL(req.url ?? "/", "http://file-server");
