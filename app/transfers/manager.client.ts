@@ -147,7 +147,7 @@ const FRAME_LIFETIME_MS = 10 * 60_000;
 export class TransferManager {
   private readonly jobs = new Map<string, UploadJob>();
   /** Downloads the page writes itself, running or not (paused, restored, failed). */
-  private readonly pageDownloads = new Map<string, { record: PageDownloadRecord; run: PageDownload | null }>();
+  private readonly pageDownloads = new Map<string, { record: PageDownloadRecord; run: PageDownload | null; ended: Promise<void> }>();
   private readonly hasher = new Hasher();
   private context: ManagerContext | null = null;
   private locks: UploadLocks | null = null;
@@ -276,7 +276,7 @@ export class TransferManager {
       createTime: nowSeconds(),
     };
     await saveRecord(record);
-    this.pageDownloads.set(id, { record, run: null });
+    this.pageDownloads.set(id, { record, run: null, ended: Promise.resolve() });
     this.store.update(id, { name: record.name, totalSize: size, pageWritten: true });
     this.runPageDownload(id);
     return true;
@@ -298,7 +298,8 @@ export class TransferManager {
     const showVerifying = () => {
       if (this.store.get(id)?.status === TransferStatus.Downloading) this.store.update(id, { verifying: true, currentSize: record.size });
     };
-    run.run(showVerifying).then(
+    // A stopped run settles (commits or discards its writes) before the next one may start.
+    entry.ended = run.run(showVerifying).then(
       (verified) => {
         entry.run = null;
         this.pageDownloads.delete(id);
@@ -319,7 +320,7 @@ export class TransferManager {
     if (!pageDownloadsSupported()) return;
     for (const record of await loadRecords(context.account)) {
       if (this.pageDownloads.has(record.id)) continue;
-      this.pageDownloads.set(record.id, { record, run: null });
+      this.pageDownloads.set(record.id, { record, run: null, ended: Promise.resolve() });
       const ranges = chunkRanges(record.size, record.chunk);
       const bytes = record.done.reduce((sum, i) => sum + (ranges[i] ? ranges[i][1] - ranges[i][0] : 0), 0);
       this.store.add({
@@ -337,7 +338,9 @@ export class TransferManager {
   /** Resumes (or retries) a page-written download; the write permission is asked within the user's click. */
   private async resumePageDownload(id: string) {
     const entry = this.pageDownloads.get(id);
-    if (!entry || entry.run) return;
+    if (!entry) return;
+    await entry.ended;
+    if (entry.run || !this.pageDownloads.has(id)) return;
     let allowed = false;
     try {
       allowed = await writePermission(entry.record.handle, true);
@@ -355,7 +358,6 @@ export class TransferManager {
     const download = this.pageDownloads.get(id);
     if (download) {
       download.run?.stop("pause");
-      download.run = null;
       this.store.update(id, { paused: true, verifying: false });
       return;
     }
@@ -407,9 +409,11 @@ export class TransferManager {
     if (download) {
       download.run?.stop("cancel");
       this.pageDownloads.delete(id);
-      void deleteRecord(id);
-      // The part written so far is no file anyone asked for.
-      void removeSaved(download.record.handle);
+      // Once the run has let go of the file: the part written so far is no file anyone asked for.
+      void download.ended.then(async () => {
+        await deleteRecord(id);
+        await removeSaved(download.record.handle);
+      });
     }
     const job = this.jobs.get(id);
     if (job) {
