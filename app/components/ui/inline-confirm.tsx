@@ -23,7 +23,7 @@ export function InlineConfirm({
   const { t } = useTranslation();
   const id = useId();
   return (
-    <div role="alertdialog" aria-labelledby={id} className="flex items-center gap-3 rounded border border-red-200 bg-red-50 p-3 text-sm">
+    <div role="alertdialog" aria-labelledby={id} className="flex flex-wrap items-center gap-3 rounded border border-red-200 bg-red-50 p-3 text-sm">
       <p id={id}>{message}</p>
       <form method="post" action={action}>
         {Object.entries(fields).map(([name, value]) => (
