@@ -1,3 +1,5 @@
+import { idbStore } from "./idb-store.client";
+
 /**
  * The Files of unfinished uploads, kept in IndexedDB so an upload resumes by itself after a reload
  * or a browser restart (a File is structured-cloneable; a page cannot reopen a file by name). The
@@ -15,29 +17,7 @@ interface Record {
   file: File;
 }
 
-function open(): Promise<IDBDatabase> {
-  return new Promise((resolve, reject) => {
-    const request = indexedDB.open(DB_NAME, 1);
-    request.onupgradeneeded = () => request.result.createObjectStore(STORE, { keyPath: "id" });
-    request.onsuccess = () => resolve(request.result);
-    request.onerror = () => reject(request.error ?? new Error("indexedDB open failed"));
-  });
-}
-
-async function run<T>(mode: IDBTransactionMode, act: (store: IDBObjectStore) => IDBRequest<T>): Promise<T> {
-  const db = await open();
-  try {
-    return await new Promise<T>((resolve, reject) => {
-      const tx = db.transaction(STORE, mode);
-      const request = act(tx.objectStore(STORE));
-      tx.oncomplete = () => resolve(request.result);
-      tx.onerror = () => reject(tx.error ?? new Error("indexedDB failed"));
-      tx.onabort = () => reject(tx.error ?? new Error("indexedDB aborted"));
-    });
-  } finally {
-    db.close();
-  }
-}
+const run = idbStore(DB_NAME, STORE);
 
 /** Keeps `file` for upload `id`; false when it is too large or the browser refuses (quota, private mode). */
 export async function keepFile(id: string, account: string, file: File): Promise<boolean> {

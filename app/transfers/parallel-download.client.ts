@@ -1,5 +1,6 @@
 import type { Hasher } from "./hasher.client";
 import { adaptStreams, chunkRanges, shouldCommit, START_STREAMS } from "./page-download";
+import { idbStore } from "./idb-store.client";
 
 /**
  * A download of one large file written by the page itself (docs/file-server.md, "Parallel downloads
@@ -64,29 +65,7 @@ export interface PageDownloadRecord {
 const DB_NAME = "ferry-page-downloads";
 const STORE = "downloads";
 
-function openDb(): Promise<IDBDatabase> {
-  return new Promise((resolve, reject) => {
-    const request = indexedDB.open(DB_NAME, 1);
-    request.onupgradeneeded = () => request.result.createObjectStore(STORE, { keyPath: "id" });
-    request.onsuccess = () => resolve(request.result);
-    request.onerror = () => reject(request.error ?? new Error("indexedDB open failed"));
-  });
-}
-
-async function inStore<T>(mode: IDBTransactionMode, act: (store: IDBObjectStore) => IDBRequest<T>): Promise<T> {
-  const db = await openDb();
-  try {
-    return await new Promise<T>((resolve, reject) => {
-      const tx = db.transaction(STORE, mode);
-      const request = act(tx.objectStore(STORE));
-      tx.oncomplete = () => resolve(request.result);
-      tx.onerror = () => reject(tx.error ?? new Error("indexedDB failed"));
-      tx.onabort = () => reject(tx.error ?? new Error("indexedDB aborted"));
-    });
-  } finally {
-    db.close();
-  }
-}
+const inStore = idbStore(DB_NAME, STORE);
 
 export async function saveRecord(record: PageDownloadRecord): Promise<void> {
   // No storage (private mode, quota): the download still runs, it only cannot survive a reload.
