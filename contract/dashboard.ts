@@ -89,3 +89,28 @@ export const dashboardSummary = z.object({
   info: dashboardInfo,
 });
 export type DashboardSummary = z.infer<typeof dashboardSummary>;
+
+/**
+ * Host tuning (docs/doctor.md, "The admin dashboard"): the quick checks of `ferry doctor` (small
+ * /proc files and statfs, no child process), as the engine's start-up log runs them, read again at
+ * most once a minute. The text (found, why, advice) is the doctor's, in English like the CLI.
+ */
+export const TUNING_CHECK_IDS = ["congestion", "qdisc", "buffers", "open-files", "disk", "clock"] as const;
+export const tuningCheck = z.object({
+  id: z.enum(TUNING_CHECK_IDS),
+  title: z.string().describe("The check's name, as `ferry doctor` prints it."),
+  status: z.enum(["ok", "warn", "unknown"]).describe("unknown: the reading could not be made (not counted as a warning)."),
+  found: z.string().describe("What was found, in one line."),
+  why: z.string().describe("Why it matters, in one sentence."),
+  sysctl: z
+    .array(z.object({ key: z.string(), value: z.string(), current: z.string().nullable().describe("What the host has now; null: unreadable.") }))
+    .describe("The sysctl lines that fix it (`key = value`); empty when ok or when sysctl cannot fix it."),
+  advice: z.string().nullable().describe("What to do beyond sysctl (a kernel module, a service limit, disk space), or null."),
+});
+export type TuningCheck = z.infer<typeof tuningCheck>;
+export const dashboardTuning = z.object({
+  checkedAt: z.number().int().describe("Unix milliseconds the readings were made (answers within a minute of it come from the same readings)."),
+  warnings: z.number().int().describe("Checks at warn: settings that slow transfers."),
+  checks: z.array(tuningCheck).describe("Every check, in `ferry doctor`'s order."),
+});
+export type DashboardTuning = z.infer<typeof dashboardTuning>;

@@ -6,6 +6,7 @@ import { CpuChart, NetworkChart } from "~/admin/dashboard/charts";
 import { askPower, type DashboardData, POWER_INTENTS, type PowerIntent, powerSchema, readDashboard } from "~/admin/dashboard/data.server";
 import { ConnectionsPanel, InfoPanel, LicensePanel, StatusPanel, StoragePanel } from "~/admin/dashboard/panels";
 import { POWER_FETCHER, PowerControls, powerPhase, saysUnreachable } from "~/admin/dashboard/power";
+import { TuningLine } from "~/admin/dashboard/tuning";
 import { readForm } from "~/utils/form.server";
 import { requireAdmin } from "~/utils/session.server";
 
@@ -92,6 +93,7 @@ export default function AdminDashboard() {
           <StoragePanel storage={good.summary.storage} disk={disk} onDisk={setDisk} />
           <LicensePanel license={good.summary.license} />
           <StatusPanel status={good.summary.status} state={state}>
+            {good.tuning && <TuningLine tuning={good.tuning} />}
             <PowerControls
               canRestart={good.summary.status.canRestart}
               confirm={confirm}

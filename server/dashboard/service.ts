@@ -10,8 +10,11 @@ import type {
   DashboardStatus,
   DashboardStorage,
   DashboardSummary,
+  DashboardTuning,
   ServerState,
 } from "../../contract/dashboard";
+import { evaluate, warnings } from "../doctor/checks";
+import { readHost } from "../doctor/readings";
 import { countOnlineClients } from "../fileserver/clients";
 import type { UserSockets } from "../fileserver/user-sockets";
 import { fail } from "../errors";
@@ -60,6 +63,9 @@ function firstMac(): string {
   }
   return "";
 }
+
+/** How long the host-tuning readings are reused: they change when an operator tunes the host, not by the second. */
+export const TUNING_CACHE_MS = 60_000;
 
 /** How long after the answer the engine stops, so the answer reaches the administrator first. */
 const ACTION_DELAY_MS = 100;
@@ -150,6 +156,30 @@ export function createDashboard({ services, lifecycle, sampler, userSockets }: D
     };
   }
 
+  /**
+   * The doctor's quick checks (server/doctor/startup.ts reads the same: small /proc files and statfs,
+   * no child process), read again at most once a minute however often the dashboard polls.
+   */
+  let tuningRead: { at: number; answer: Promise<DashboardTuning> } | null = null;
+  function tuning(): Promise<DashboardTuning> {
+    const now = Date.now();
+    if (tuningRead && now - tuningRead.at < TUNING_CACHE_MS) return tuningRead.answer;
+    const answer = readHost(config, { quick: true }).then((readings) => {
+      const checks = evaluate(readings);
+      return {
+        checkedAt: now,
+        warnings: warnings(checks).length,
+        checks: checks.map(({ id, title, status, found, why, sysctl, advice }) => ({ id, title, status, found, why, advice, sysctl: sysctl.map(({ key, value, current }) => ({ key, value, current })) })),
+      };
+    });
+    tuningRead = { at: now, answer };
+    // A failed reading is not kept: the next call reads again.
+    answer.catch(() => {
+      if (tuningRead?.answer === answer) tuningRead = null;
+    });
+    return answer;
+  }
+
   /** Restart or shutdown: answers with the new state at once, and acts just after. */
   function act(action: keyof LifecycleActions, state: ServerState): DashboardStatus {
     const actions = lifecycle.actions ?? fail("FeatureNotSupported", { reason: "this engine is embedded and cannot restart or stop itself" });
@@ -166,6 +196,7 @@ export function createDashboard({ services, lifecycle, sampler, userSockets }: D
     status,
     info,
     metrics: (): DashboardMetrics => sampler.series(),
+    tuning,
     async summary(): Promise<DashboardSummary> {
       const [c, s, l, i] = await Promise.all([connections(), storage(), license(), info()]);
       return { connections: c, storage: s, license: l, status: status(), info: i };

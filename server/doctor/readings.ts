@@ -7,7 +7,7 @@ import { type DiskReading, procPath, type Readings } from "./checks";
 
 /**
  * Reads what server/doctor/checks.ts judges, from this host. Nothing here changes anything.
- * `quick` (the engine's start-up): small /proc files and statfs only, no child process.
+ * `quick` (the engine's start-up log, the admin dashboard): small /proc files and statfs only, no child process.
  */
 
 const MAX_PROC_READ = 4096;
@@ -95,7 +95,7 @@ function run(file: string, args: string[]): Promise<string | null> {
  */
 async function readClock(quick: boolean): Promise<Readings["clock"]> {
   if (existsSync("/run/systemd/timesync/synchronized")) return { synchronized: true, source: "systemd-timesyncd: /run/systemd/timesync/synchronized" };
-  if (quick) return { synchronized: null, source: "not checked at start-up (run ferry doctor)" };
+  if (quick) return { synchronized: null, source: "no systemd-timesyncd flag file; the quick checks ask no time service (ferry doctor does)" };
   const timedatectl = await run("timedatectl", ["show", "--property=NTPSynchronized", "--value"]);
   if (timedatectl?.trim() === "yes") return { synchronized: true, source: "timedatectl: NTPSynchronized=yes" };
   if (timedatectl?.trim() === "no") return { synchronized: false, source: "timedatectl: NTPSynchronized=no" };

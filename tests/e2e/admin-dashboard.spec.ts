@@ -1,5 +1,5 @@
 import type { Browser, Page } from "@playwright/test";
-import type { DashboardMetrics, DashboardSummary } from "../../contract/dashboard";
+import type { DashboardMetrics, DashboardSummary, DashboardTuning } from "../../contract/dashboard";
 import { ADMIN_PASSWORD, adminToken, ok } from "../support/e2e-helpers";
 import { adminSignIn, auditPage } from "./admin-console";
 import { expect, hydrated, screenshot, test } from "./fixtures";
@@ -199,3 +199,123 @@ for (const lang of ["en", "zh"] as const) {
     }
   });
 }
+
+/**
+ * Host tuning (issue 16; docs/doctor.md, "The admin dashboard"): the Server status panel's line says
+ * what the engine's quick doctor checks find on this machine; what to expect is read from the
+ * engine's route, not written here.
+ */
+const TUNING = {
+  en: {
+    short: { congestion: "congestion control", qdisc: "default qdisc", buffers: "socket buffers", "open-files": "open files", disk: "free disk", clock: "clock sync" },
+    name: { congestion: "TCP congestion control", qdisc: "Default queueing discipline (qdisc)", buffers: "Socket buffer limits", "open-files": "Open-file limits", disk: "Free disk of Ferry's storage", clock: "Clock synchronisation" },
+    line: (warn: string[], unknown: string[]) =>
+      warn.length > 0
+        ? `Host tuning: ${warn.length} setting${warn.length === 1 ? " slows" : "s slow"} transfers (${warn.join(", ")}) — run ferry doctor on the server`
+        : unknown.length > 0
+          ? `Host tuning: all good; ${unknown.length} check${unknown.length === 1 ? "" : "s"} could not be made here (${unknown.join(", ")})`
+          : "Host tuning: all good",
+    unknown: "could not be checked here:",
+    copy: (name: string) => `Copy the fix for ${name}`,
+    copied: "Copied to the clipboard.",
+  },
+  zh: {
+    short: { congestion: "拥塞控制", qdisc: "默认队列规则", buffers: "套接字缓冲区", "open-files": "打开文件数", disk: "磁盘剩余空间", clock: "时钟同步" },
+    name: { congestion: "TCP 拥塞控制", qdisc: "默认队列规则（qdisc）", buffers: "套接字缓冲区上限", "open-files": "打开文件数上限", disk: "Ferry 存储的磁盘剩余空间", clock: "时钟同步" },
+    line: (warn: string[], unknown: string[]) =>
+      warn.length > 0
+        ? `主机调优：${warn.length} 项设置拖慢传输（${warn.join("、")}）— 请在服务器上运行 ferry doctor`
+        : unknown.length > 0
+          ? `主机调优：一切正常；${unknown.length} 项无法在此检查（${unknown.join("、")}）`
+          : "主机调优：一切正常",
+    unknown: "无法在此检查：",
+    copy: (name: string) => `复制“${name}”的修复`,
+    copied: "已复制到剪贴板。",
+  },
+};
+const SCREENS = "/tmp/ferry/screens/dashboard-doctor";
+
+for (const lang of ["en", "zh"] as const) {
+  test(`the Server status panel says what the host-tuning checks find on this machine, with the fixes behind a disclosure (${lang})`, async ({ browser }) => {
+    const text = TUNING[lang];
+    const { context, page } = await openDashboard(browser, lang);
+    await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+    await hydrated(page);
+    // The engine reuses one reading for a minute: the page and this call see the same checks.
+    const tuning = await ok<DashboardTuning>("GET", "/api/admin/dashboard/tuning", { token: await adminToken() });
+    const warn = tuning.checks.filter((c) => c.status === "warn");
+    const unknown = tuning.checks.filter((c) => c.status === "unknown");
+    const status = region(page, TEXT[lang].status);
+    const line = text.line(
+      warn.map((c) => text.short[c.id]),
+      unknown.map((c) => text.short[c.id]),
+    );
+    if (warn.length === 0 && unknown.length === 0) {
+      await expect(status.getByText(line, { exact: true })).toBeVisible();
+      await auditPage(page, `dashboard tuning (${lang})`);
+      await page.screenshot({ path: `${SCREENS}/dashboard-doctor-${lang}.png` });
+      await context.close();
+      return;
+    }
+    const summaryLine = status.locator("details > summary");
+    await expect(summaryLine).toHaveText(line);
+    if (warn.length > 0) await expect(summaryLine.locator("code")).toHaveText("ferry doctor");
+    const details = status.locator("details");
+    await expect(details).not.toHaveAttribute("open");
+    await page.screenshot({ path: `${SCREENS}/dashboard-doctor-${lang}.png` });
+
+    // Opened from the keyboard: focus moves onto the line, Enter opens it.
+    await summaryLine.focus();
+    await expect(summaryLine).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(details).toHaveAttribute("open");
+    for (const c of warn) {
+      const item = details.getByRole("listitem", { name: text.name[c.id] });
+      await expect(item).toBeVisible();
+      await expect(item.locator("code").first()).toHaveText(c.found);
+      const lines = c.sysctl.map((s) => `${s.key} = ${s.value}`);
+      if (lines.length > 0) await expect(item.locator("pre").first()).toHaveText(lines.join("\n"));
+      await expect(item.getByRole("button", { name: text.copy(text.name[c.id]) })).toHaveCount(lines.length > 0 ? 1 : 0);
+    }
+    for (const c of unknown) await expect(details.getByRole("listitem").filter({ hasText: `${text.name[c.id]} — ${text.unknown}` })).toContainText(c.found);
+    await auditPage(page, `dashboard tuning open (${lang})`);
+    await status.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SCREENS}/dashboard-doctor-open-${lang}.png`, fullPage: true });
+
+    // Copy puts the check's sysctl lines on the clipboard.
+    const fixable = warn.find((c) => c.sysctl.length > 0);
+    if (fixable) {
+      await details.getByRole("button", { name: text.copy(text.name[fixable.id]) }).click();
+      await expect(page.getByText(text.copied)).toBeVisible();
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${fixable.sysctl.map((s) => `${s.key} = ${s.value}`).join("\n")}\n`);
+    }
+    // Enter on the line closes it again.
+    await summaryLine.focus();
+    await page.keyboard.press("Enter");
+    await expect(details).not.toHaveAttribute("open");
+    await context.close();
+  });
+}
+
+test("without JavaScript the host-tuning line and its disclosure work (no copy button: the lines are selected by hand)", async ({ browser }) => {
+  const tuning = await ok<DashboardTuning>("GET", "/api/admin/dashboard/tuning", { token: await adminToken() });
+  const warn = tuning.checks.filter((c) => c.status === "warn");
+  const unknown = tuning.checks.filter((c) => c.status === "unknown");
+  const { context, page } = await openDashboard(browser, "en", 1440, false);
+  const status = region(page, "Server status");
+  const line = TUNING.en.line(
+    warn.map((c) => TUNING.en.short[c.id]),
+    unknown.map((c) => TUNING.en.short[c.id]),
+  );
+  if (warn.length === 0 && unknown.length === 0) {
+    await expect(status.getByText(line, { exact: true })).toBeVisible();
+  } else {
+    const details = status.locator("details");
+    await expect(details.locator("summary")).toHaveText(line);
+    await details.locator("summary").click();
+    await expect(details).toHaveAttribute("open");
+    for (const c of warn) await expect(details.getByRole("listitem", { name: TUNING.en.name[c.id] })).toBeVisible();
+    await expect(details.getByRole("button")).toHaveCount(0);
+  }
+  await context.close();
+});

@@ -1,10 +1,11 @@
 import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, statfsSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DashboardConnections, DashboardInfo, DashboardLicense, DashboardMetrics, DashboardStatus, DashboardStorage, DashboardSummary } from "../../contract/dashboard";
+import type { DashboardConnections, DashboardInfo, DashboardLicense, DashboardMetrics, DashboardStatus, DashboardStorage, DashboardSummary, DashboardTuning } from "../../contract/dashboard";
 import { VERSION } from "../../server/version";
 import { connectFiles, type FileClient } from "../support/file-client";
 import { startTestEngine, type TestEngine } from "../support/engine";
@@ -35,7 +36,7 @@ async function samplesAfter(count: number): Promise<DashboardMetrics> {
 describe("the dashboard", () => {
   it("answers the administrator only", async () => {
     const user = await t.createUser("dash_user");
-    for (const what of ["", "/connections", "/storage", "/license", "/status", "/info", "/metrics"]) {
+    for (const what of ["", "/connections", "/storage", "/license", "/status", "/info", "/metrics", "/tuning"]) {
       expect((await t.call("GET", `/api/admin/dashboard${what}`, { token: user.token })).body.code, what).toBe(1008);
       expect((await t.call("GET", `/api/admin/dashboard${what}`)).body.code, what).toBe(1009);
     }
@@ -165,5 +166,59 @@ describe("the dashboard", () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+});
+
+/** A sysctl's value read straight from /proc, not through the doctor's code. */
+const proc = (key: string) => readFileSync(path.join("/proc/sys", ...key.split(".")), "utf8").trim();
+const MiB = 1024 * 1024;
+
+describe("host tuning (ferry doctor's quick checks)", () => {
+  it("answers the checks as /proc and statfs find this machine, with the sysctl lines that fix what is off", async () => {
+    const tuning = await get<DashboardTuning>("/tuning");
+    expect(tuning.checks.map((c) => c.id)).toEqual(["congestion", "qdisc", "buffers", "open-files", "disk", "clock"]);
+    const check = (id: string) => tuning.checks.find((c) => c.id === id)!;
+
+    const congestion = proc("net.ipv4.tcp_congestion_control");
+    expect(check("congestion").status).toBe(congestion === "bbr" ? "ok" : "warn");
+    expect(check("congestion").found.startsWith(congestion)).toBe(true);
+    expect(check("congestion").sysctl).toEqual(congestion === "bbr" ? [] : [{ key: "net.ipv4.tcp_congestion_control", value: "bbr", current: congestion }]);
+
+    const qdisc = proc("net.core.default_qdisc");
+    expect(check("qdisc")).toMatchObject({ status: qdisc === "fq" ? "ok" : "warn", found: qdisc });
+    expect(check("qdisc").sysctl).toEqual(qdisc === "fq" ? [] : [{ key: "net.core.default_qdisc", value: "fq", current: qdisc }]);
+
+    // Each buffer limit below 32 MiB is raised to 64 MiB; tcp_rmem/tcp_wmem keep their min and default.
+    const low: { key: string; value: string; current: string }[] = [];
+    for (const key of ["net.core.rmem_max", "net.core.wmem_max"]) if (Number(proc(key)) < 32 * MiB) low.push({ key, value: String(64 * MiB), current: proc(key) });
+    for (const key of ["net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"]) {
+      const [min, def, max] = proc(key).split(/\s+/);
+      if (Number(max) < 32 * MiB) low.push({ key, value: `${min} ${def} ${64 * MiB}`, current: `${min} ${def} ${max}` });
+    }
+    expect(check("buffers").sysctl).toEqual(low);
+    expect(check("buffers").status).toBe(low.length > 0 ? "warn" : "ok");
+
+    // The engine runs in this process here: its open-file limits are this process's.
+    const [, soft] = /^Max open files\s+(\S+)/m.exec(readFileSync("/proc/self/limits", "utf8"))!;
+    const fileMax = Number(proc("fs.file-max"));
+    expect(check("open-files").status).toBe(Number(soft) < 16384 || fileMax < 65536 ? "warn" : "ok");
+    expect(check("open-files").found).toContain(`fs.file-max ${fileMax}`);
+
+    const fs = statfsSync(t.dataDir);
+    const free = fs.bavail * fs.bsize;
+    expect(check("disk").status).toBe(free < 2 * 1024 * MiB || free < fs.blocks * fs.bsize * 0.05 ? "warn" : "ok");
+    expect(check("disk").found).toContain(t.dataDir);
+
+    // The quick checks run no child process: the clock is known only from systemd-timesyncd's flag file.
+    expect(check("clock").status).toBe(existsSync("/run/systemd/timesync/synchronized") ? "ok" : "unknown");
+
+    expect(tuning.warnings).toBe(tuning.checks.filter((c) => c.status === "warn").length);
+    for (const c of tuning.checks) if (c.status !== "warn") expect(c.sysctl, c.id).toEqual([]);
+  });
+
+  it("reuses one reading for a minute however often the dashboard asks", async () => {
+    const first = await get<DashboardTuning>("/tuning");
+    const again = await Promise.all([get<DashboardTuning>("/tuning"), get<DashboardTuning>("/tuning")]);
+    expect(again.map((a) => a.checkedAt)).toEqual([first.checkedAt, first.checkedAt]);
   });
 });
