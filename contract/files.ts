@@ -176,6 +176,40 @@ export const FILE_SERVER_PATHS = {
 } as const;
 
 /**
+ * Small files in batches (docs/file-server.md, "Small files in batches (Ferry extension)"):
+ * `POST /uploads/batch` with a body of a 4-byte big-endian header length, the JSON header
+ * (`uploadBatchHeader`) and the files' bytes back to back in the header's order.
+ */
+export const UPLOAD_BATCH = {
+  path: "/uploads/batch",
+  /** Largest body (also at most the Transfer protocol's part size when that is set). */
+  maxBytes: 32 * 1024 * 1024,
+  maxFiles: 1000,
+  /** Largest file in a batch; larger files go by tus. */
+  maxFileBytes: 4 * 1024 * 1024,
+  maxHeaderBytes: 64 * 1024,
+} as const;
+
+export const uploadBatchHeader = z.object({
+  files: z
+    .array(
+      z.object({
+        groupId: z.number().int().min(0),
+        path: userPath.min(1),
+        size: z.number().int().min(0).max(UPLOAD_BATCH.maxFileBytes),
+        overwrite: z.boolean().default(false),
+        hash: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+      }),
+    )
+    .min(1)
+    .max(UPLOAD_BATCH.maxFiles),
+});
+export type UploadBatchHeader = z.infer<typeof uploadBatchHeader>;
+
+/** One file's answer in a batch's reply: placed, or refused with its own code and translated message. */
+export type UploadBatchResult = { path: string; ok: true; size: number; hash: string } | { path: string; ok: false; code: number; message: string; data: unknown };
+
+/**
  * tus Upload-Metadata keys of a Ferry upload. `path` is the final path of the file (folder uploads
  * send each file's path with its sub-folders; missing folders are created at commit). `overwrite`
  * "1" replaces an existing file.

@@ -4,7 +4,7 @@ import path from "node:path";
 import { MemoryLocker, Metadata, Server, TUS_RESUMABLE, type Upload } from "@tus/server";
 import { langFromHeader, type Lang } from "../../contract/envelope";
 import { ErrorCode, errorByCode } from "../../contract/errors";
-import { FILE_SERVER_PATHS } from "../../contract/files";
+import { FILE_SERVER_PATHS, UPLOAD_BATCH } from "../../contract/files";
 import type { AuthUser } from "../auth/tokens";
 import { envelope } from "../envelope";
 import { FerryError } from "../errors";
@@ -18,6 +18,7 @@ import { checkTargetFree, isOwner, parseTarget, reserveQuota, sizeLimit, storedM
 import { commitCommand, createHashCache } from "./commit";
 import { CHUNK_HEADER, formatRanges, RANGES_HEADER } from "../../contract/upload-chunks";
 import { type ChunkContext, handleChunk, isChunk, UPLOAD_EXPOSED_HEADERS } from "./chunks";
+import { createBatchUploads } from "./batch";
 import { concatenate, partIds } from "./concat";
 import { feedPatchBodiesDirectly } from "./patch-body";
 import { carriesBytes, createUploadLimits, fileOf } from "./protocol-limits";
@@ -77,7 +78,7 @@ function fromTus(status: number): FerryError | null {
 /** The node:http request under tus's web Request (the key of the caller checked in `handle`). */
 const nodeRequest = (req: { runtime?: { node?: { req: object } } }) => req.runtime?.node?.req;
 
-export const uploadParts: FileServerPart = async (services, log) => {
+export const uploadParts: FileServerPart = async (services, log, clientAddress) => {
   const store = await UploadStore.open(path.join(services.spaces.root, STAGING_NAME, "tus"), UPLOAD_EXPIRY_MS);
   // The owner's upload limit, and the group space's, on every byte stored (server/speed/).
   store.throttle = (userId, groupId) => services.speed.throttle(userId, groupId, "upload");
@@ -86,6 +87,7 @@ export const uploadParts: FileServerPart = async (services, log) => {
   const visitorUploads = createVisitorUploads(services, store);
   // The Transfer protocol settings' part size and parallel uploads, on every request with bytes.
   const limits = createUploadLimits(services);
+  const batch = createBatchUploads(services, store, limits, clientAddress);
   const callers = new WeakMap<object, Caller>();
   const callerOf = (req: Parameters<typeof nodeRequest>[0]): Caller => {
     const caller = callers.get(nodeRequest(req)!);
@@ -248,6 +250,8 @@ export const uploadParts: FileServerPart = async (services, log) => {
     const token = header.startsWith("Bearer ") ? header.slice(7).trim() : "";
     const auth = token ? await services.tokens.authenticateSocket(token) : null;
     if (!auth && token) {
+      // Batches are for signed-in users: a share visitor's token (or any other) is no token here; visitors send by tus.
+      if (url.pathname === UPLOAD_BATCH.path) return refuse(req, res, new FerryError("InvalidToken"), lang);
       // A share link's visitor (fileserver/share-uploads.ts): its invitation folder only, the link checked at every request.
       const uploadId = url.pathname.slice(FILE_SERVER_PATHS.uploads.length);
       const refused = await visitorUploads.admit(req, uploadId, token, lang);
@@ -262,6 +266,8 @@ export const uploadParts: FileServerPart = async (services, log) => {
     }
     if (!auth) return refuse(req, res, new FerryError("InvalidToken"), lang);
     callers.set(req, { user: auth.user, lang });
+    // Small files in batches (batch.ts): signed-in users only for now.
+    if (url.pathname === UPLOAD_BATCH.path) return batch(req, res, auth, lang, (error, status) => refuse(req, res, error, lang, status));
 
     const id = url.pathname.slice(FILE_SERVER_PATHS.uploads.length);
     if (req.method === "POST") {

@@ -1,0 +1,248 @@
+import { randomBytes } from "node:crypto";
+import { open, rm } from "node:fs/promises";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import path from "node:path";
+import type { Lang } from "../../contract/envelope";
+import { UPLOAD_BATCH, uploadBatchHeader, type UploadBatchHeader, type UploadBatchResult } from "../../contract/files";
+import type { AuthContext } from "../auth/tokens";
+import { envelope } from "../envelope";
+import { FerryError } from "../errors";
+import { rulesOf } from "../files/upload-rules";
+import type { Services } from "../services";
+import { parentOf } from "../storage/paths";
+import { checkTargetFree, parseTarget, reserveQuota, sizeLimit, uploadSpace } from "./checks";
+import { createHasher } from "./hash";
+import type { createUploadLimits } from "./protocol-limits";
+import type { UploadStore } from "./store";
+
+/**
+ * Small files in batches (docs/file-server.md, "Small files in batches (Ferry extension)"):
+ * `POST /uploads/batch` carries many small files in one body, each checked, hashed, quota-reserved
+ * and placed on its own exactly as a tus creation + commit would, each refused on its own.
+ *
+ * Body: uint32 big-endian H, H bytes of JSON (`uploadBatchHeader`), then the files' bytes back to
+ * back in the header's order. Caps before reading: Content-Length required, at most
+ * `UPLOAD_BATCH.maxBytes` (and the part size when set); H at most `maxHeaderBytes`; then, before a
+ * file byte is read, at most `maxFiles` files of at most `maxFileBytes` each, and Content-Length
+ * exactly 4 + H + the sizes. A file is held in memory (≤ 4 MiB) and hashed as it arrives, then
+ * written to a staging file and placed by the storage's adopt (fsync, rename, fsync of the folder)
+ * as soon as its last byte is in: a dropped connection leaves the files fully received before it
+ * placed and nothing of the file in flight.
+ */
+
+const MIB = 1024 * 1024;
+
+/** Reads a request body in exact amounts, never more than asked beyond one network chunk. */
+class BodyReader {
+  private readonly source: AsyncIterator<Buffer>;
+  private rest: Buffer | null = null;
+  constructor(req: IncomingMessage) {
+    this.source = req[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  }
+
+  /** Up to `max` bytes (at least one); throws when the body ends or breaks first. */
+  async some(max: number): Promise<Buffer> {
+    if (!this.rest || this.rest.length === 0) {
+      let next: IteratorResult<Buffer>;
+      try {
+        next = await this.source.next();
+      } catch {
+        throw new Truncated();
+      }
+      if (next.done) throw new Truncated();
+      this.rest = next.value;
+    }
+    const rest = this.rest!;
+    if (rest.length <= max) {
+      this.rest = null;
+      return rest;
+    }
+    this.rest = rest.subarray(max);
+    return rest.subarray(0, max);
+  }
+
+  async exactly(n: number): Promise<Buffer> {
+    const parts: Buffer[] = [];
+    let got = 0;
+    while (got < n) {
+      const piece = await this.some(n - got);
+      parts.push(piece);
+      got += piece.length;
+    }
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts, n);
+  }
+}
+
+/** The body stopped before its announced end (the client went away). */
+class Truncated extends Error {}
+
+type Refuse = (error: FerryError, status?: number) => void;
+type Limits = ReturnType<typeof createUploadLimits>;
+
+export function createBatchUploads(services: Services, store: UploadStore, limits: Limits, clientAddress?: (req: IncomingMessage) => string | null) {
+  const refusalOf = (path: string, error: FerryError, lang: Lang): UploadBatchResult => {
+    const { code, message } = envelope(error.code, lang, error.data, error.vars);
+    return { path, ok: false, code, message, data: error.data ?? null };
+  };
+
+  return async function handleBatch(req: IncomingMessage, res: ServerResponse, auth: AuthContext, lang: Lang, refuse: Refuse): Promise<void> {
+    if (req.method !== "POST") return refuse(new FerryError("UnsupportedOperation"));
+    const length = req.headers["content-length"];
+    if (length === undefined || !/^\d+$/.test(length)) return refuse(new FerryError("InvalidData", { reason: "Content-Length is required" }), 411);
+    const declared = Number(length);
+    const { uploadPartMB } = await services.settings.get("protocol");
+    const limit = Math.min(UPLOAD_BATCH.maxBytes, uploadPartMB > 0 ? uploadPartMB * MIB : Number.POSITIVE_INFINITY);
+    if (declared > limit) return refuse(new FerryError("UploadPartTooLarge", { limit }, { limit }));
+    if (declared < 4) return refuse(new FerryError("InvalidData", { reason: "no batch header" }));
+    // One batch is one "file" of the caller's parallel uploads while it runs.
+    const busy = await limits.admit(req, res, `session:${auth.sessionId}`, null);
+    if (busy) return refuse(busy);
+
+    const reader = new BodyReader(req);
+    const reservations = new Set<string>();
+    let header: UploadBatchHeader;
+    try {
+      const headerLength = (await reader.exactly(4)).readUInt32BE(0);
+      if (headerLength === 0 || headerLength > UPLOAD_BATCH.maxHeaderBytes) {
+        return refuse(new FerryError("InvalidData", { reason: "batch header too large", maxHeaderBytes: UPLOAD_BATCH.maxHeaderBytes }), 413);
+      }
+      if (4 + headerLength > declared) return refuse(new FerryError("InvalidData", { reason: "Content-Length is shorter than the batch header" }));
+      let raw: unknown;
+      try {
+        raw = JSON.parse((await reader.exactly(headerLength)).toString("utf8"));
+      } catch (error) {
+        if (error instanceof Truncated) throw error;
+        return refuse(new FerryError("ParameterError", { reason: "the batch header is not JSON" }));
+      }
+      const files = (raw as { files?: unknown })?.files;
+      if (Array.isArray(files) && files.length > UPLOAD_BATCH.maxFiles) {
+        return refuse(new FerryError("InvalidData", { reason: "too many files in one batch", maxFiles: UPLOAD_BATCH.maxFiles }), 413);
+      }
+      if (Array.isArray(files) && files.some((f) => typeof (f as { size?: unknown })?.size === "number" && (f as { size: number }).size > UPLOAD_BATCH.maxFileBytes)) {
+        return refuse(new FerryError("InvalidData", { reason: "a file too large for a batch: send it by tus", maxFileBytes: UPLOAD_BATCH.maxFileBytes }), 413);
+      }
+      const parsed = uploadBatchHeader.safeParse(raw);
+      if (!parsed.success) {
+        return refuse(new FerryError("ParameterError", { issues: parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join("."), message: i.message })) }));
+      }
+      header = parsed.data;
+      const total = header.files.reduce((n, f) => n + f.size, 4 + headerLength);
+      if (total !== declared) return refuse(new FerryError("InvalidData", { reason: "Content-Length is not 4 + the header's length + the files' sizes", expected: total }));
+    } catch (error) {
+      if (error instanceof Truncated) return void res.destroy();
+      throw error;
+    }
+
+    const { user } = auth;
+    const verify = (await services.settings.get("transfer")).cHashVerifySwitch;
+    const maxSize = await sizeLimit(services);
+    const results: UploadBatchResult[] = [];
+    const placedPaths = new Map<number, string[]>();
+    try {
+      for (const file of header.files) {
+        const reservation = randomBytes(16).toString("hex");
+        const fileStarted = Date.now();
+        let refused: FerryError | null = null;
+        let target: ReturnType<typeof parseTarget> | null = null;
+        let space: Awaited<ReturnType<typeof uploadSpace>> | null = null;
+        // The checks of a tus creation, in its order, before a byte of this file is read.
+        try {
+          target = parseTarget({ groupId: String(file.groupId), path: file.path, overwrite: file.overwrite ? "1" : "0" });
+          space = await uploadSpace(services, user.id, target.groupId);
+          if (verify && file.hash === undefined) throw new FerryError("BadRequired", { issues: [{ path: "hash", message: "the server's hash check is on" }] });
+          if (file.size > maxSize) throw new FerryError("FileTooLarge", { limit: maxSize }, { limit: maxSize });
+          await checkTargetFree(space, target, await rulesOf(services.db, user.id, space), file.size);
+          await reserveQuota(services, reservation, user.id, space, target, file.size);
+          reservations.add(reservation);
+        } catch (error) {
+          if (!(error instanceof FerryError)) throw error;
+          refused = error;
+        }
+
+        // Its bytes: hashed as they arrive, through the owner's upload limit when it is admitted.
+        const hasher = await createHasher();
+        const chunks: Buffer[] = [];
+        const throttle = refused ? null : await services.speed.throttle(user.id, file.groupId, "upload");
+        try {
+          for (let got = 0; got < file.size; ) {
+            const piece = await reader.some(file.size - got);
+            got += piece.length;
+            if (refused) continue;
+            const wait = throttle?.take(piece.length);
+            if (wait) await wait;
+            hasher.update(piece);
+            chunks.push(piece);
+          }
+        } finally {
+          throttle?.release();
+        }
+        if (refused || !space || !target) {
+          results.push(refusalOf(file.path, refused ?? new FerryError("ParameterError"), lang));
+          continue;
+        }
+
+        const actual = hasher.digest();
+        const staged = path.join(store.directory, `batch-${reservation}.tmp`);
+        try {
+          if (file.hash !== undefined && file.hash !== actual) throw new FerryError("HashCheckError");
+          // The commit's checks again: another upload may have taken the path while the bytes came.
+          await checkTargetFree(space, target, await rulesOf(services.db, user.id, space), file.size);
+          const handle = await open(staged, "wx", 0o600);
+          try {
+            if (chunks.length > 0) await handle.writev(chunks);
+          } finally {
+            await handle.close();
+          }
+          const parent = parentOf(target.path);
+          const placed = await services.quota.placeFile(user.id, space, target.path, file.size, async () => {
+            if (parent !== "/") await space!.storage.mkdir(parent, { recursive: true });
+            return space!.storage.adopt({ kind: "local-file", path: staged }, target!.path, { overwrite: target!.overwrite });
+          });
+          await services.hashes.record(space.key, placed.path, placed.size, placed.mtime, actual);
+          results.push({ path: placed.path, ok: true, size: placed.size, hash: actual });
+          placedPaths.set(target.groupId, [...(placedPaths.get(target.groupId) ?? []), placed.path]);
+          services.recorder.recordTransfer({
+            userId: user.id,
+            account: user.account,
+            groupId: target.groupId,
+            direction: "upload",
+            bytes: placed.size,
+            files: 1,
+            durationMs: Date.now() - fileStarted,
+            result: "ok",
+            via: "web",
+            path: placed.path,
+            address: clientAddress?.(req) ?? null,
+            shareId: null,
+          });
+        } catch (error) {
+          if (!(error instanceof FerryError)) throw error;
+          results.push(refusalOf(file.path, error, lang));
+        } finally {
+          await rm(staged, { force: true });
+          reservations.delete(reservation);
+          await services.quota.release([reservation]);
+        }
+      }
+    } catch (error) {
+      // The client went away mid-batch: the files placed so far stay, the one in flight is dropped.
+      await services.quota.release([...reservations]);
+      if (error instanceof Truncated) {
+        res.destroy();
+        return;
+      }
+      throw error;
+    } finally {
+      for (const [groupId, paths] of placedPaths) void services.transferNotices.record(user.id, { kind: "upload", groupId, paths });
+    }
+    const body = JSON.stringify(envelope(200, lang, { files: results }));
+    const headers: Record<string, string> = {
+      "content-type": "application/json; charset=utf-8",
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+    };
+    if (req.headers.origin) headers["access-control-allow-origin"] = req.headers.origin;
+    res.writeHead(200, headers);
+    res.end(body);
+  };
+}
