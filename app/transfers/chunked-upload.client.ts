@@ -67,7 +67,6 @@ export class ChunkedUpload {
   private readonly sending = new Map<XMLHttpRequest, number>();
   /** Chunks sent or waiting to be retried. */
   private busy = 0;
-  private failures = 0;
   private stopped = false;
   private timer: ReturnType<typeof setInterval> | undefined;
   private lastSample = { time: 0, bytes: 0 };
@@ -199,35 +198,47 @@ export class ChunkedUpload {
       .catch((error: unknown) => this.fail(error));
   }
 
+  /**
+   * Sends one chunk, retried on its own: after a drop (or a 409 while the engine still holds the
+   * dropped request's range) it waits, asks HEAD what arrived and sends only the rest of the chunk.
+   * Its retries start over whenever a retry finds more of it stored.
+   */
   private async runChunk(range: ByteRange) {
-    try {
-      await this.send(range);
-      this.failures = 0;
-      this.busy -= 1;
-      this.report();
-      this.options.onStored(this.storedBytes());
-      this.fill();
-    } catch (error) {
-      if (this.stopped) return;
-      const retriable = !(error instanceof ChunkRequestError) || (error.status === 409 && error.code === ErrorCode.InvalidData);
-      this.failures += 1;
-      if (!retriable || this.failures > this.options.retryDelays.length) {
-        this.fail(error);
-        return;
-      }
-      // After a drop, or a 409 while the engine still holds the dropped chunk's range: wait, ask
-      // HEAD what arrived, and send only the rest of this chunk.
-      await new Promise((resolve) => setTimeout(resolve, this.options.retryDelays[this.failures - 1] ?? 0));
-      if (this.stopped) return;
+    let rest = range;
+    let attempt = 0;
+    for (;;) {
       try {
-        await this.head();
-      } catch {
-        // The retry itself will fail again and count.
+        await this.send(rest);
+        break;
+      } catch (error) {
+        if (this.stopped) return;
+        const retriable = !(error instanceof ChunkRequestError) || (error.status === 409 && error.code === ErrorCode.InvalidData);
+        if (!retriable || attempt >= this.options.retryDelays.length) {
+          this.fail(error);
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, this.options.retryDelays[attempt] ?? 0));
+        attempt += 1;
+        if (this.stopped) return;
+        try {
+          await this.head();
+        } catch {
+          // The retry's own request fails again and counts.
+        }
+        if (this.stopped) return;
+        const left = uncovered(rest, this.stored);
+        const first = left[0];
+        if (!first) break;
+        if (rangeBytes(left) < rest[1] - rest[0]) attempt = 0;
+        // Normally one piece (the chunk's end); a second only when the HEAD showed a hole inside it.
+        for (const piece of left.slice(1)) this.plan?.giveBack(piece);
+        rest = first;
       }
-      for (const rest of uncovered(range, this.stored)) this.plan?.giveBack(rest);
-      this.busy -= 1;
-      this.fill();
     }
+    this.busy -= 1;
+    this.report();
+    this.options.onStored(this.storedBytes());
+    this.fill();
   }
 
   private send([start, end]: ByteRange): Promise<void> {

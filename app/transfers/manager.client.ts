@@ -145,8 +145,9 @@ function saveAs(url: string, onRefused: () => void) {
 const FRAME_LIFETIME_MS = 10 * 60_000;
 
 /**
- * Runs the page's transfers: uploads through tus (resumable; a few files at a time; BLAKE3 of each
- * file hashed in a worker while it uploads, then `commit`), downloads through signed URLs. Unfinished
+ * Runs the page's transfers: uploads through tus (resumable; a few files at a time; a file of two
+ * chunks or more as Ferry's parallel chunks, chunked-upload.client.ts; BLAKE3 of each file hashed in
+ * a worker while it uploads, then `commit`), downloads through signed URLs. Unfinished
  * uploads are saved per account and resume after a reload from what the server holds.
  */
 export class TransferManager {

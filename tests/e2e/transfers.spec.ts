@@ -225,6 +225,38 @@ test.describe("transfers", () => {
     expect((await storedAttributes(socketToken, "/large.bin")).hash).toBe(await blake3(bytes));
   });
 
+  test("a chunk whose connection drops is sent again on its own after a HEAD; the others go on and the file is byte-identical", async ({ page }) => {
+    const { socketToken } = await signedInUser(page);
+    const bytes = randomBytes(48 * 1024 * 1024);
+    const file = makeFile("chunks/dropped.bin", bytes);
+    const chunks = watchChunks(page);
+    let dropped: number | null = null;
+    const heads: number[] = [];
+    page.on("request", (request) => {
+      if (request.method() === "HEAD" && request.url().includes("/uploads/")) heads.push(chunks.sent.length);
+    });
+    // The second chunk's connection breaks before a byte arrives.
+    await page.route("**/uploads/*", async (route) => {
+      const request = route.request();
+      if (dropped === null && request.method() === "PATCH" && Number(request.headers()["upload-offset"]) > 0) {
+        dropped = Number(request.headers()["upload-offset"]);
+        await route.abort("connectionreset");
+        await page.unroute("**/uploads/*");
+        return;
+      }
+      await route.continue();
+    });
+    await page.getByLabel("Upload files").setInputFiles(file);
+    await openTransfers(page);
+    await expect(row(page, "dropped.bin")).toContainText("Uploaded", { timeout: 90_000 });
+    expect(dropped).not.toBeNull();
+    const sent = await Promise.all(chunks.sent);
+    // Its bytes went again (one PATCH from the same offset after the drop), after a HEAD.
+    expect(sent.filter(([start]) => start === dropped).length).toBe(2);
+    expect(heads.length).toBeGreaterThan(0);
+    expect((await storedBytes(socketToken, "/dropped.bin")).equals(bytes)).toBe(true);
+  });
+
   test("a chunked upload resumes after a reload and sends only the ranges the engine lacks", async ({ page }) => {
     const { socketToken } = await signedInUser(page);
     const bytes = randomBytes(64 * 1024 * 1024);
