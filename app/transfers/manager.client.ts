@@ -1,6 +1,8 @@
 import { DetailedError, Upload } from "tus-js-client";
 import { ErrorCode, errorMessageKey } from "../../contract/errors";
 import { FILE_SERVER_PATHS, type SocketArgs, type SocketCommand, type SocketResults } from "../../contract/files";
+import { chunkSize, isLoopback, usesChunks } from "./chunk-plan";
+import { ChunkedUpload } from "./chunked-upload.client";
 import { uploadPath } from "./drop";
 import { emitTransferEvent } from "./events";
 import { forgetFile, keepFile, keptFiles } from "./file-handles.client";
@@ -52,11 +54,16 @@ export interface ManagerContext {
   hashCheck: boolean;
 }
 
+interface Runner {
+  abort(terminate: boolean): Promise<unknown>;
+}
+
 interface UploadJob {
   id: string;
   file: File | null;
   saved: SavedUpload;
-  tus: Upload | null;
+  /** The running upload (tus for a small file, Ferry's parallel chunks for a large one); null when none runs. */
+  tus: Runner | null;
   hashAbort: AbortController | null;
   hash: Promise<string> | null;
   /** The bytes are all on the server; only the commit is left (a retry after it failed on the way). */
@@ -140,8 +147,9 @@ function saveAs(url: string, onRefused: () => void) {
 const FRAME_LIFETIME_MS = 10 * 60_000;
 
 /**
- * Runs the page's transfers: uploads through tus (resumable; a few files at a time; BLAKE3 of each
- * file hashed in a worker while it uploads, then `commit`), downloads through signed URLs. Unfinished
+ * Runs the page's transfers: uploads through tus (resumable; a few files at a time; a file of two
+ * chunks or more as Ferry's parallel chunks, chunked-upload.client.ts; BLAKE3 of each file hashed in
+ * a worker while it uploads, then `commit`), downloads through signed URLs. Unfinished
  * uploads are saved per account and resume after a reload from what the server holds.
  */
 export class TransferManager {
@@ -512,6 +520,10 @@ export class TransferManager {
       void this.commit(job, context);
       return;
     }
+    if (usesChunks(file.size, chunkSize(context.partMB))) {
+      this.startChunks(job, file, context);
+      return;
+    }
     const upload = new Upload(file, {
       endpoint: context.connection.href(FILE_SERVER_PATHS.uploads),
       uploadUrl: job.saved.uploadUrl,
@@ -535,31 +547,69 @@ export class TransferManager {
         job.tus = null;
         void this.commit(job, context);
       },
-      onError: (error) => {
+      onError: (error) => this.failed(job, context, error),
+    });
+    job.tus = upload;
+    upload.start();
+  }
+
+  /** A large file: Ferry's parallel chunks (chunked-upload.client.ts); the hash worker goes on alongside. */
+  private startChunks(job: UploadJob, file: File, context: ManagerContext) {
+    const endpoint = context.connection.href(FILE_SERVER_PATHS.uploads);
+    const upload = new ChunkedUpload({
+      file,
+      uploadUrl: job.saved.uploadUrl,
+      endpoint,
+      token: context.connection.token,
+      metadata: { groupId: String(job.saved.groupId), path: job.saved.path, overwrite: job.saved.overwrite ? "1" : "0", filetype: file.type },
+      partMB: context.partMB,
+      loopback: isLoopback(new URL(endpoint, window.location.href).hostname),
+      retryDelays: RETRY_DELAYS_MS,
+      onUploadUrl: (url) => {
+        job.saved = { ...job.saved, uploadUrl: url };
+        this.save(job, context);
+      },
+      onProgress: (bytes) => this.store.progress(job.id, bytes),
+      onStored: (bytes) => {
+        job.saved = { ...job.saved, offset: bytes };
+        this.save(job, context);
+      },
+      onSuccess: () => {
+        if (job.tus !== upload) return;
         job.tus = null;
-        const failure = failureOf(error);
-        const code = engineCode(error);
-        // The administrator changed the protocol settings since the page loaded: follow the
-        // engine's and carry on from the bytes it stored (nothing of the refused request was kept).
-        if (code === ErrorCode.UploadPartTooLarge && Number(failure.errorVars?.limit) > 0) {
-          context.partMB = Math.max(1, Math.floor(Number(failure.errorVars?.limit) / MIB));
-          this.requeue(job, 0);
-          return;
-        }
-        if (code === ErrorCode.UploadsBusy) {
-          // Another page of this sign-in holds the engine's places: wait in the queue, ask again.
-          this.requeue(job, BUSY_RETRY_MS);
-          return;
-        }
-        // The engine's limit may be lower than the page knew (changed since it loaded).
-        if (failure.errorMsgKey === errorMessageKey(ErrorCode.FileTooLarge)) {
-          emitTransferEvent({ type: "size-overflow", limit: Number(failure.errorVars?.limit ?? context.sizeLimit) });
-        }
-        this.fail(job, failure);
+        void this.commit(job, context);
+      },
+      onError: (error) => {
+        if (job.tus !== upload) return;
+        this.failed(job, context, error);
       },
     });
     job.tus = upload;
     upload.start();
+  }
+
+  /** A running upload stopped on an error: follow a changed setting, wait for a place, or fail. */
+  private failed(job: UploadJob, context: ManagerContext, error: unknown) {
+    job.tus = null;
+    const failure = failureOf(error);
+    const code = engineCode(error);
+    // The administrator changed the protocol settings since the page loaded: follow the
+    // engine's and carry on from the bytes it stored (nothing of the refused request was kept).
+    if (code === ErrorCode.UploadPartTooLarge && Number(failure.errorVars?.limit) > 0) {
+      context.partMB = Math.max(1, Math.floor(Number(failure.errorVars?.limit) / MIB));
+      this.requeue(job, 0);
+      return;
+    }
+    if (code === ErrorCode.UploadsBusy) {
+      // Another page of this sign-in holds the engine's places: wait in the queue, ask again.
+      this.requeue(job, BUSY_RETRY_MS);
+      return;
+    }
+    // The engine's limit may be lower than the page knew (changed since it loaded).
+    if (failure.errorMsgKey === errorMessageKey(ErrorCode.FileTooLarge)) {
+      emitTransferEvent({ type: "size-overflow", limit: Number(failure.errorVars?.limit ?? context.sizeLimit) });
+    }
+    this.fail(job, failure);
   }
 
   private async commit(job: UploadJob, context: ManagerContext) {

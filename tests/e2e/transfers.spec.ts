@@ -5,7 +5,8 @@ import path from "node:path";
 import type { Page, Request } from "@playwright/test";
 import { blake3 } from "hash-wasm";
 import { Permission, PERMISSION_FULL } from "../../contract/permissions";
-import { createUser, login, ok, uniqueAccount, WEB_URL } from "../support/e2e-helpers";
+import { parseRanges } from "../../contract/upload-chunks";
+import { adminToken, createUser, login, ok, uniqueAccount, WEB_URL } from "../support/e2e-helpers";
 import { E2E_FILE_PORT } from "../support/e2e-env";
 import { connectFiles } from "../support/file-client";
 import { expect, hydrated, openTransfers, screenshot, signIn, test } from "./fixtures";
@@ -88,6 +89,43 @@ function resumeOffset(page: Page): Promise<number> {
   });
 }
 
+/** Files the browser keeps for resuming (IndexedDB), counted in the page. */
+function keptFiles(page: Page): Promise<number> {
+  return page.evaluate(
+    () =>
+      new Promise<number>((resolve) => {
+        const open = indexedDB.open("ferry-transfers");
+        open.onsuccess = () => {
+          const count = open.result.transaction("files").objectStore("files").count();
+          count.onsuccess = () => resolve(count.result);
+        };
+        open.onerror = () => resolve(0);
+      }),
+  );
+}
+
+/** The page's Ferry chunk PATCHes: the byte range of each (from its Upload-Offset and Content-Length) and the most in flight at once. */
+function watchChunks(page: Page) {
+  const open = new Set<Request>();
+  const seen = { mostAtOnce: 0, sent: [] as Promise<[number, number]>[] };
+  page.on("request", (request) => {
+    if (request.method() !== "PATCH" || !request.url().includes("/uploads/") || request.headers()["ferry-chunk"] !== "1") return;
+    open.add(request);
+    seen.mostAtOnce = Math.max(seen.mostAtOnce, open.size);
+    const start = Number(request.headers()["upload-offset"]);
+    seen.sent.push(request.allHeaders().then((headers) => [start, start + Number(headers["content-length"])]));
+  });
+  const close = (request: Request) => open.delete(request);
+  page.on("requestfinished", close);
+  page.on("requestfailed", close);
+  return seen;
+}
+
+/** The server-wide upload speed limit (KB/s, 0 none), as the administrator sets it in the transfer settings. */
+async function setUploadSpeed(kbPerSecond: number) {
+  await ok("PATCH", "/api/admin/settings/speed", { token: await adminToken(), body: { maxUploadSpeed: kbPerSecond } });
+}
+
 const panel = (page: Page) => page.getByRole("region", { name: "Transfers" });
 const row = (page: Page, name: string) => panel(page).getByRole("listitem", { name });
 
@@ -156,21 +194,142 @@ test.describe("transfers", () => {
     expect(dropNextList).toBe(false);
   });
 
-  test("a file goes up in one PATCH from the first byte, however large", async ({ page }) => {
+  test("a file under two chunks goes up in one PATCH from the first byte; a large one as parallel chunks, byte-identical once committed", async ({ page }) => {
+    test.setTimeout(90_000);
     const { socketToken } = await signedInUser(page);
-    // Larger than the 64 MiB chunks the panel once used, so a return to chunks shows here.
-    const bytes = randomBytes(80 * 1024 * 1024);
-    const file = makeFile("whole/large.bin", bytes);
-    const offsets: string[] = [];
-    page.on("request", (request) => {
-      if (request.method() === "PATCH" && request.url().includes("/uploads/")) offsets.push(request.headers()["upload-offset"] ?? "");
-    });
+    const small = makeFile("whole/small.bin", randomBytes(3 * 1024 * 1024));
+    const smallPatches: { offset: string; chunk: boolean }[] = [];
+    const watchSmall = (request: Request) => {
+      if (request.method() === "PATCH" && request.url().includes("/uploads/")) smallPatches.push({ offset: request.headers()["upload-offset"] ?? "", chunk: "ferry-chunk" in request.headers() });
+    };
+    page.on("request", watchSmall);
+    await page.getByLabel("Upload files").setInputFiles(small);
+    await openTransfers(page);
+    await expect(row(page, "small.bin")).toContainText("Uploaded", { timeout: 60_000 });
+    page.off("request", watchSmall);
+    expect(smallPatches).toEqual([{ offset: "0", chunk: false }]);
 
+    const bytes = randomBytes(48 * 1024 * 1024);
+    const file = makeFile("chunks/large.bin", bytes);
+    const chunks = watchChunks(page);
+    // Slow enough (server-wide upload limit) that the chunks are seen in flight together.
+    await setUploadSpeed(4096);
+    try {
+      await page.getByLabel("Upload files").setInputFiles(file);
+      await expect(row(page, "large.bin")).toContainText("Uploaded", { timeout: 90_000 });
+    } finally {
+      await setUploadSpeed(0);
+    }
+    expect(chunks.mostAtOnce).toBeGreaterThanOrEqual(2);
+    expect(chunks.sent.length).toBeGreaterThanOrEqual(3);
+    expect((await storedBytes(socketToken, "/large.bin")).equals(bytes)).toBe(true);
+    expect((await storedAttributes(socketToken, "/large.bin")).hash).toBe(await blake3(bytes));
+  });
+
+  test("a chunk whose connection drops is sent again on its own after a HEAD; the others go on and the file is byte-identical", async ({ page }) => {
+    test.setTimeout(90_000);
+    const { socketToken } = await signedInUser(page);
+    const bytes = randomBytes(48 * 1024 * 1024);
+    const file = makeFile("chunks/dropped.bin", bytes);
+    const chunks = watchChunks(page);
+    let dropped: number | null = null;
+    const heads: number[] = [];
+    page.on("request", (request) => {
+      if (request.method() === "HEAD" && request.url().includes("/uploads/")) heads.push(chunks.sent.length);
+    });
+    // The second chunk's connection breaks before a byte arrives.
+    await page.route("**/uploads/*", async (route) => {
+      const request = route.request();
+      if (dropped === null && request.method() === "PATCH" && Number(request.headers()["upload-offset"]) > 0) {
+        dropped = Number(request.headers()["upload-offset"]);
+        await route.abort("connectionreset");
+        await page.unroute("**/uploads/*");
+        return;
+      }
+      await route.continue();
+    });
     await page.getByLabel("Upload files").setInputFiles(file);
     await openTransfers(page);
-    await expect(row(page, "large.bin")).toContainText("Uploaded", { timeout: 60_000 });
-    expect(offsets).toEqual(["0"]);
-    expect((await storedAttributes(socketToken, "/large.bin")).hash).toBe(await blake3(bytes));
+    await expect(row(page, "dropped.bin")).toContainText("Uploaded", { timeout: 90_000 });
+    expect(dropped).not.toBeNull();
+    const sent = await Promise.all(chunks.sent);
+    // Its bytes went again (one PATCH from the same offset after the drop), after a HEAD.
+    expect(sent.filter(([start]) => start === dropped).length).toBe(2);
+    expect(heads.length).toBeGreaterThan(0);
+    expect((await storedBytes(socketToken, "/dropped.bin")).equals(bytes)).toBe(true);
+  });
+
+  test("a chunked upload paused mid-way sends, once resumed, only what is missing, and arrives byte-identical", async ({ page }) => {
+    test.setTimeout(90_000);
+    const { socketToken } = await signedInUser(page);
+    const bytes = randomBytes(48 * 1024 * 1024);
+    const file = makeFile("chunks/paused.bin", bytes);
+    const chunks = watchChunks(page);
+    await setUploadSpeed(4096);
+    try {
+      await page.getByLabel("Upload files").setInputFiles(file);
+      await openTransfers(page);
+      const progress = row(page, "paused.bin").getByRole("progressbar");
+      await expect.poll(async () => Number(await progress.getAttribute("aria-valuenow")), { timeout: 30_000 }).toBeGreaterThan(10);
+      await row(page, "paused.bin").getByRole("button", { name: "Pause paused.bin" }).click();
+      await expect(row(page, "paused.bin")).toContainText("Paused");
+      const sentBefore = chunks.sent.length;
+      const heads: (string | undefined)[] = [];
+      page.on("response", (response) => {
+        if (response.request().method() === "HEAD" && response.url().includes("/uploads/")) heads.push(response.headers()["ferry-ranges"]);
+      });
+      await row(page, "paused.bin").getByRole("button", { name: "Resume paused.bin" }).click();
+      await expect(row(page, "paused.bin")).toContainText("Uploaded", { timeout: 60_000 });
+      // What the HEAD after Resume said was stored; no chunk sent after it covers any of it.
+      const ranges = parseRanges(heads[0]);
+      expect(ranges!.length).toBeGreaterThan(0);
+      const after = (await Promise.all(chunks.sent)).slice(sentBefore);
+      expect(after.length).toBeGreaterThan(0);
+      for (const [start, end] of after) for (const [s, e] of ranges!) expect(end <= s || start >= e, `chunk ${start}-${end} overlaps stored ${s}-${e}`).toBe(true);
+    } finally {
+      await setUploadSpeed(0);
+    }
+    expect((await storedBytes(socketToken, "/paused.bin")).equals(bytes)).toBe(true);
+  });
+
+  test("a chunked upload resumes after a reload and sends only the ranges the engine lacks", async ({ page }) => {
+    test.setTimeout(90_000);
+    const { socketToken } = await signedInUser(page);
+    const bytes = randomBytes(64 * 1024 * 1024);
+    const file = makeFile("chunks/resume.bin", bytes);
+    await setUploadSpeed(4096);
+    try {
+      await page.getByLabel("Upload files").setInputFiles(file);
+      await openTransfers(page);
+      await expect(row(page, "resume.bin")).toContainText(/\/s/, { timeout: 30_000 });
+      await expect.poll(() => keptFiles(page)).toBe(1);
+      const progress = row(page, "resume.bin").getByRole("progressbar");
+      await expect.poll(async () => Number(await progress.getAttribute("aria-valuenow")), { timeout: 30_000 }).toBeGreaterThan(10);
+      expect(Number(await progress.getAttribute("aria-valuenow"))).toBeLessThan(100);
+
+      // After the reload: what HEAD reports stored, and every chunk sent.
+      const stored = page.waitForResponse((response) => response.request().method() === "HEAD" && response.url().includes("/uploads/"));
+      const chunks = watchChunks(page);
+      page.on("dialog", (dialog) => void dialog.accept());
+      await page.reload();
+      await hydrated(page);
+      const ranges = parseRanges((await stored).headers()["ferry-ranges"]);
+      expect(ranges).not.toBeNull();
+      expect(ranges!.length).toBeGreaterThan(0);
+      await openTransfers(page);
+      await expect(row(page, "resume.bin")).toContainText("Uploaded", { timeout: 120_000 });
+      const sent = await Promise.all(chunks.sent);
+      expect(sent.length).toBeGreaterThan(0);
+      for (const [start, end] of sent) {
+        expect(end).toBeGreaterThan(start);
+        for (const [s, e] of ranges!) expect(end <= s || start >= e, `chunk ${start}-${end} overlaps stored ${s}-${e}`).toBe(true);
+      }
+      // Together with what was stored, the chunks cover the whole file.
+      expect(ranges!.reduce((sum, [s, e]) => sum + e - s, 0) + sent.reduce((sum, [s, e]) => sum + e - s, 0)).toBeGreaterThanOrEqual(bytes.length);
+    } finally {
+      await setUploadSpeed(0);
+    }
+    expect((await storedBytes(socketToken, "/resume.bin")).equals(bytes)).toBe(true);
   });
 
   test("a folder upload keeps its tree", async ({ page }) => {

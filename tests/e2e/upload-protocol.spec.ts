@@ -112,6 +112,29 @@ test.describe("upload protocol settings", () => {
     expect((await storedNames(socketToken)).sort()).toEqual([...names].sort());
   });
 
+  test("part size 4 MB: a 20 MB file goes as parallel chunks of at most 4 MiB, none refused, and arrives whole", async ({ page }) => {
+    await setSettings("protocol", { uploadPartMB: 4 });
+    const bodies: Promise<number>[] = [];
+    const statuses: number[] = [];
+    page.on("request", (request) => {
+      if (request.method() === "PATCH" && request.url().includes("/uploads/") && request.headers()["ferry-chunk"] === "1") bodies.push(request.allHeaders().then((headers) => Number(headers["content-length"])));
+    });
+    page.on("response", (response) => {
+      if (response.request().method() === "PATCH" && response.url().includes("/uploads/")) statuses.push(response.status());
+    });
+    const socketToken = await signedInUser(page);
+    await page.getByLabel("Upload files").setInputFiles(makeFile("parts/chunked.bin", 20 * MIB));
+    await openTransfers(page);
+    await expect(row(page, "chunked.bin")).toContainText("Uploaded", { timeout: 60_000 });
+    const sizes = await Promise.all(bodies);
+    // Five parts at least (the tail may be shared out in smaller ones), every byte sent once.
+    expect(sizes.length).toBeGreaterThanOrEqual(5);
+    expect(sizes.every((size) => size > 0 && size <= 4 * MIB)).toBe(true);
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(20 * MIB);
+    expect(statuses.every((status) => status === 204)).toBe(true);
+    expect(await storedNames(socketToken)).toEqual(["chunked.bin"]);
+  });
+
   test("part size 0: each file in one PATCH; the hash check off: no hash worker starts and the commit without a hash places the file", async ({ page }) => {
     await setSettings("transfer", { cHashVerifySwitch: false });
     const patches = watchPatches(page);

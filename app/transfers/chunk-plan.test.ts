@@ -1,0 +1,148 @@
+import { describe, expect, it } from "vitest";
+import { CHUNK_BYTES, ChunkPlan, chunkSize, FAST_STREAM_BYTES_PER_S, isLoopback, LOOPBACK_MAX_STREAMS, MAX_STREAMS, MIN_SPLIT_BYTES, StreamCount, uncovered, usesChunks } from "./chunk-plan";
+
+const MIB = 1024 * 1024;
+
+function drain(plan: ChunkPlan, streams: number) {
+  const out: [number, number][] = [];
+  for (let range = plan.take(streams); range; range = plan.take(streams)) out.push(range);
+  return out;
+}
+
+describe("chunk size", () => {
+  it("is 16 MiB, capped by the administrator's part size", () => {
+    expect(chunkSize(0)).toBe(CHUNK_BYTES);
+    expect(chunkSize(100)).toBe(CHUNK_BYTES);
+    expect(chunkSize(4)).toBe(4 * MIB);
+    expect(chunkSize(1)).toBe(MIB);
+  });
+
+  it("a file under two chunks goes in one stream", () => {
+    expect(usesChunks(2 * CHUNK_BYTES - 1, CHUNK_BYTES)).toBe(false);
+    expect(usesChunks(2 * CHUNK_BYTES, CHUNK_BYTES)).toBe(true);
+    expect(usesChunks(2.5 * MIB, MIB)).toBe(true);
+  });
+
+  it("knows loopback hosts", () => {
+    expect(isLoopback("127.0.0.1")).toBe(true);
+    expect(isLoopback("localhost")).toBe(true);
+    expect(isLoopback("[::1]")).toBe(true);
+    expect(isLoopback("files.example.com")).toBe(false);
+  });
+});
+
+describe("chunk plan", () => {
+  it("hands out whole chunks in file order, then shares the tail evenly among the streams", () => {
+    const size = 100 * MIB;
+    const chunks = drain(new ChunkPlan([[0, size]], 16 * MIB), 3);
+    // Covers the file exactly, in order, without overlap.
+    let at = 0;
+    for (const [s, e] of chunks) {
+      expect(s).toBe(at);
+      expect(e).toBeGreaterThan(s);
+      at = e;
+    }
+    expect(at).toBe(size);
+    // 100 = 16 × 4 (64) + 36 left, under 3 × 16: then shares of 12 MiB.
+    expect(chunks.map(([s, e]) => (e - s) / MIB)).toEqual([16, 16, 16, 16, 12, 12, 12]);
+    expect(chunks.every(([s, e]) => e - s <= 16 * MIB)).toBe(true);
+  });
+
+  it("never splits the tail below the minimum, nor chunks already that small", () => {
+    const small = drain(new ChunkPlan([[0, 2.5 * MIB]], MIB), 2);
+    expect(small).toEqual([
+      [0, MIB],
+      [MIB, 2 * MIB],
+      [2 * MIB, 2.5 * MIB],
+    ]);
+    const tail = drain(new ChunkPlan([[0, 5 * MIB]], 4 * MIB), 4);
+    expect(tail.every(([s, e], i) => e - s >= MIN_SPLIT_BYTES || i === tail.length - 1)).toBe(true);
+  });
+
+  it("sends only the gaps a HEAD reported, and never across a stored range", () => {
+    const chunks = drain(
+      new ChunkPlan(
+        [
+          [0, 3 * MIB],
+          [40 * MIB, 41 * MIB],
+        ],
+        16 * MIB,
+      ),
+      2,
+    );
+    expect(chunks).toEqual([
+      [0, 2 * MIB],
+      [2 * MIB, 3 * MIB],
+      [40 * MIB, 41 * MIB],
+    ]);
+  });
+
+  it("takes back what a dropped chunk did not store, in file order", () => {
+    const plan = new ChunkPlan([[0, 64 * MIB]], 16 * MIB);
+    const first = plan.take(2)!;
+    expect(first).toEqual([0, 16 * MIB]);
+    plan.take(2);
+    // 5 MiB of the first chunk arrived before the drop.
+    for (const rest of uncovered(first, [[0, 5 * MIB]])) plan.giveBack(rest);
+    expect(plan.take(2)).toEqual([5 * MIB, 16 * MIB]);
+    expect(plan.take(2)).toEqual([32 * MIB, 48 * MIB]);
+    expect(plan.left).toBe(16 * MIB);
+  });
+
+  it("follows a smaller part size for the chunks still to come", () => {
+    const plan = new ChunkPlan([[0, 64 * MIB]], 16 * MIB);
+    plan.take(2);
+    plan.setChunk(MIB);
+    expect(plan.take(2)).toEqual([16 * MIB, 17 * MIB]);
+  });
+});
+
+describe("uncovered", () => {
+  it("is the part of a range no stored range covers", () => {
+    expect(uncovered([0, 10], [])).toEqual([[0, 10]]);
+    expect(
+      uncovered(
+        [0, 10],
+        [
+          [0, 3],
+          [5, 6],
+        ],
+      ),
+    ).toEqual([
+      [3, 5],
+      [6, 10],
+    ]);
+    expect(uncovered([4, 8], [[0, 20]])).toEqual([]);
+    expect(uncovered([4, 8], [[8, 20]])).toEqual([[4, 8]]);
+  });
+});
+
+describe("stream count", () => {
+  it("grows while the total rate grows and each stream is slow, then gives back the stream that brought nothing", () => {
+    const count = new StreamCount({ loopback: false });
+    expect(count.streams).toBe(3);
+    expect(count.sample(3 * MIB)).toBe(4);
+    expect(count.sample(4 * MIB)).toBe(5);
+    // A sixth would take the page's last connection.
+    expect(count.sample(5 * MIB)).toBe(MAX_STREAMS);
+    const flat = new StreamCount({ loopback: false });
+    flat.sample(3 * MIB);
+    expect(flat.sample(3.1 * MIB)).toBe(3);
+    // Settled: later windows change nothing.
+    expect(flat.sample(30 * MIB)).toBe(3);
+  });
+
+  it("does not grow when each stream is already fast", () => {
+    const count = new StreamCount({ loopback: false });
+    expect(count.sample(3 * FAST_STREAM_BYTES_PER_S)).toBe(3);
+    expect(count.sample(10 * FAST_STREAM_BYTES_PER_S)).toBe(3);
+  });
+
+  it("uses few streams on loopback", () => {
+    const count = new StreamCount({ loopback: true });
+    expect(count.streams).toBe(2);
+    count.sample(MIB);
+    count.sample(2 * MIB);
+    expect(count.sample(4 * MIB)).toBe(LOOPBACK_MAX_STREAMS);
+  });
+});

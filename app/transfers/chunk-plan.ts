@@ -1,0 +1,153 @@
+import type { ByteRange } from "../../contract/upload-chunks";
+
+/**
+ * The web uploader's scheduling of Ferry's parallel chunks (docs/file-server.md, "Parallel chunks
+ * (Ferry extension)"): which bytes go in the next chunk, and how many chunks run at once. Pure, so
+ * it is tested without a browser; manager.client.ts does the requests.
+ */
+
+const MIB = 1024 * 1024;
+/** First chunk size: large enough that a request's own cost is small, small enough that a drop loses little. */
+export const CHUNK_BYTES = 16 * MIB;
+/** The tail is re-split so the last chunks finish together, but never into pieces smaller than this. */
+export const MIN_SPLIT_BYTES = 2 * MIB;
+/** Tail shares are whole multiples of this. */
+const SHARE_ALIGN = 64 * 1024;
+/** The browser opens 6 connections per host; one stays free for the page's other requests (HEAD, listing). */
+export const MAX_STREAMS = 5;
+/** On loopback the disk, not the link, is the limit: a few streams at most. */
+export const LOOPBACK_MAX_STREAMS = 3;
+/** A stream at least this fast is not held back by the link, so more streams would not help. */
+export const FAST_STREAM_BYTES_PER_S = 64 * MIB;
+/** More streams only while the total rate grows by at least this share. */
+export const GROWTH = 1.1;
+
+/** Bytes per chunk: CHUNK_BYTES, capped by the administrator's part size (MB; 0 no cap). */
+export const chunkSize = (partMB: number) => (partMB > 0 ? Math.min(CHUNK_BYTES, partMB * MIB) : CHUNK_BYTES);
+
+/** Whether a file of `size` goes in chunks; a smaller one goes as before, in one stream. */
+export const usesChunks = (size: number, chunk: number) => size >= 2 * chunk;
+
+/** Whether the file server is on this machine (few streams). */
+export const isLoopback = (hostname: string) => hostname === "localhost" || hostname === "[::1]" || hostname === "::1" || /^127\./.test(hostname);
+
+/** Sum of the lengths of `ranges`. */
+export const rangeBytes = (ranges: readonly ByteRange[]) => ranges.reduce((sum, [s, e]) => sum + (e - s), 0);
+
+/** The part of `range` that `stored` (sorted, merged) does not cover. */
+export function uncovered(range: ByteRange, stored: readonly ByteRange[]): ByteRange[] {
+  const out: ByteRange[] = [];
+  let at = range[0];
+  for (const [s, e] of stored) {
+    if (e <= at) continue;
+    if (s >= range[1]) break;
+    if (s > at) out.push([at, s]);
+    at = Math.max(at, e);
+    if (at >= range[1]) break;
+  }
+  if (at < range[1]) out.push([at, range[1]]);
+  return out;
+}
+
+/**
+ * The bytes not yet handed to a stream, in file order (so the engine's contiguous prefix, and its
+ * hash, advance as the chunks land). `take` gives the next chunk: `chunk` bytes, except in the tail,
+ * where what is left is shared out evenly among the streams so they finish together.
+ */
+export class ChunkPlan {
+  private gaps: ByteRange[];
+  /** The equal share of the tail, fixed when the tail starts (null before, and after bytes came back). */
+  private share: number | null = null;
+
+  constructor(
+    missing: readonly ByteRange[],
+    private chunk: number,
+  ) {
+    this.gaps = missing.filter(([s, e]) => e > s).map(([s, e]) => [s, e]);
+  }
+
+  /** Bytes not yet handed out. */
+  get left() {
+    return rangeBytes(this.gaps);
+  }
+
+  get empty() {
+    return this.gaps.length === 0;
+  }
+
+  /** A smaller part size (the engine's 4209) applies to the chunks handed out from now on. */
+  setChunk(chunk: number) {
+    this.chunk = chunk;
+    this.share = null;
+  }
+
+  /** The next chunk for one of `streams` streams, or null when everything is handed out. */
+  take(streams: number): ByteRange | null {
+    const first = this.gaps[0];
+    if (!first) return null;
+    let size = this.chunk;
+    const left = this.left;
+    // In the tail, equal shares: the last chunks end at about the same time.
+    if (this.share === null && left < streams * this.chunk && this.chunk > MIN_SPLIT_BYTES) {
+      this.share = Math.max(MIN_SPLIT_BYTES, Math.ceil(left / Math.max(1, streams) / SHARE_ALIGN) * SHARE_ALIGN);
+    }
+    if (this.share !== null) size = Math.min(this.share, this.chunk);
+    const end = Math.min(first[1], first[0] + size);
+    const range: ByteRange = [first[0], end];
+    if (end >= first[1]) this.gaps.shift();
+    else first[0] = end;
+    return range;
+  }
+
+  /** Bytes of a chunk that did not arrive go back, at their place in file order. */
+  giveBack(range: ByteRange) {
+    if (range[1] <= range[0]) return;
+    this.share = null;
+    this.gaps.push([range[0], range[1]]);
+    this.gaps.sort((a, b) => a[0] - b[0]);
+    const merged: ByteRange[] = [];
+    for (const gap of this.gaps) {
+      const last = merged[merged.length - 1];
+      if (last && gap[0] <= last[1]) last[1] = Math.max(last[1], gap[1]);
+      else merged.push(gap);
+    }
+    this.gaps = merged;
+  }
+}
+
+/**
+ * How many chunks run at once. It starts with a few; after each measurement window it adds a
+ * stream while the total rate grew with the last one added and each stream is slow (so the link
+ * per connection, not the disk or the engine, is the limit); once a stream more brought nothing
+ * it stops growing and gives that stream back.
+ */
+export class StreamCount {
+  private count: number;
+  private readonly max: number;
+  private best = 0;
+  private settled = false;
+
+  constructor({ loopback }: { loopback: boolean }) {
+    this.max = loopback ? LOOPBACK_MAX_STREAMS : MAX_STREAMS;
+    this.count = loopback ? 2 : 3;
+  }
+
+  get streams() {
+    return this.count;
+  }
+
+  /** One measurement window's total rate (bytes/s stored across all chunks); returns the new count. */
+  sample(rate: number): number {
+    if (this.settled || rate <= 0) return this.count;
+    if (this.best > 0 && rate < this.best * GROWTH) {
+      // The last stream added did not pay: back to the count before it, and stay there.
+      if (this.count > 1) this.count -= 1;
+      this.settled = true;
+      return this.count;
+    }
+    this.best = Math.max(this.best, rate);
+    if (rate / this.count < FAST_STREAM_BYTES_PER_S && this.count < this.max) this.count += 1;
+    else this.settled = true;
+    return this.count;
+  }
+}
