@@ -559,6 +559,7 @@ test("without JavaScript the sort headers are links: the cycle, and page 2 goes 
     [...ascending].reverse().slice(0, 10)
   );
   await page.getByRole("link", { name: "Page 2" }).click();
+  await expect(page).toHaveURL(/orderBy=account&order=desc.*page=2/);
   expect(await shownAccounts(page, prefix)).toEqual(
     [...ascending].reverse().slice(10)
   );
