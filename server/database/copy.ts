@@ -3,7 +3,7 @@ import SqliteDatabase from "better-sqlite3";
 import { CompiledQuery, type DatabaseConnection, Kysely, MysqlDialect, type MysqlPool, type MysqlPoolConnection, PostgresDialect, type RawBuilder, sql, SqliteDialect } from "kysely";
 import type { DatabaseTarget } from "../../contract/database";
 import type { Pool, PoolConnection } from "mysql2";
-import { dialectOf, type Dialect } from "../db/connect";
+import { dialectOf, type Dialect, guardPgPool } from "../db/connect";
 import { migrate } from "../db/migrations";
 import { fail, FerryError } from "../errors";
 import { redactUrl, targetUrl } from "./switch-file";
@@ -60,8 +60,8 @@ export async function connectUrl(url: string, options: { readonly?: boolean; con
     // The server cancels a statement past the cap (statement_timeout), so its connection is free for the next one;
     // the client gives up a little later (query_timeout) only when the server does not answer at all.
     const pool = new pg.Pool({ connectionString: url, max: options.connections ?? 2, types, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, statement_timeout: queryTimeoutMs, query_timeout: queryTimeoutMs + SILENT_SERVER_MS });
-    // A connection the server ends (a dropped database, an administrator's terminate) fails its query; the idle ones are reported here.
-    pool.on("error", () => {});
+    // A connection the server ends (a dropped database, an administrator's terminate) fails the copy's next statement.
+    guardPgPool(pool, () => {});
     return { dialect, kysely: new Kysely<any>({ dialect: new PostgresDialect({ pool }) }) };
   }
   const { createPool } = await import("mysql2");

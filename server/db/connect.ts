@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
+import type { Pool } from "pg";
 import { type Insertable, Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from "kysely";
 import { ensurePrivateFile, PRIVATE_FILE_MODE, SQLITE_SIDE_FILES, tightenMode } from "../data-dir";
 import { migrate } from "./migrations";
@@ -58,7 +59,7 @@ export async function openDatabase(url: string, options: { migrateTo?: string } 
     // An idle connection the server closes (a restart, a failover, an administrator's terminate) is
     // reported here; without a listener Node ends the process. The pool drops that connection and
     // opens a new one for the next query, so there is nothing else to do.
-    pool.on("error", (error) => process.emitWarning(`PostgreSQL closed an idle connection: ${error.message}`));
+    guardPgPool(pool, (error) => process.emitWarning(`PostgreSQL closed an idle connection: ${error.message}`));
     kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   } else {
     const { createPool: createMysqlPool } = await import("mysql2");
@@ -99,4 +100,16 @@ export function isUniqueViolation(error: unknown): boolean {
     e?.code === "ER_DUP_ENTRY" ||
     e?.errno === 1062
   );
+}
+
+/**
+ * A connection the PostgreSQL server ends (a restart, a failover, an administrator's terminate, a
+ * dropped database) emits 'error'; without a listener Node ends the process. pg's pool listens only
+ * on idle connections (`onIdleError`), not on one a caller holds between two statements (a
+ * transaction, the database copy): that one gets its own listener here, and its next statement
+ * fails with the error instead (tests/engine/database-copy.test.ts, the copy cut halfway).
+ */
+export function guardPgPool(pool: Pool, onIdleError: (error: Error) => void): void {
+  pool.on("error", onIdleError);
+  pool.on("connect", (client) => client.on("error", () => {}));
 }
