@@ -147,21 +147,31 @@ describe("POST /uploads/batch", () => {
     const user = await users.userWith("ub_parallel");
     expect((await t.call("PATCH", "/api/admin/settings/protocol", { token: admin, body: { parallelUploads: 1 } })).body.code).toBe(200);
     try {
-      const body = await batchBody([{ path: "/p1.bin", data: randomBytes(10_000) }]);
-      const first = openBatch(user.socketToken, body.length);
-      first.req.write(body.subarray(0, 100));
-      // The first batch holds its place once the engine has read its header's start; the second is refused.
+      // The first batch holds its place once the engine has admitted it (after reading the settings,
+      // asynchronously); a second one sent before that can take the place first, and then the first
+      // is the one refused: that round is dropped and tried again with new names.
+      let first: ReturnType<typeof openBatch> | null = null;
+      let body: Awaited<ReturnType<typeof batchBody>> | null = null;
       let second: Reply | null = null;
-      for (let i = 0; i < 100; i++) {
-        second = await sendBatch(user, [{ path: "/p2.bin", data: Buffer.from("p2") }]);
-        if (second.status === 429) break;
-        await new Promise((r) => setTimeout(r, 50));
+      for (let round = 0; round < 5 && second?.status !== 429; round++) {
+        body = await batchBody([{ path: `/p1-${round}.bin`, data: randomBytes(10_000) }]);
+        const opened = openBatch(user.socketToken, body.length);
+        first = opened;
+        opened.req.write(body.subarray(0, 100));
+        let firstRefused = false;
+        void opened.reply.then(() => (firstRefused = true)).catch(() => undefined);
+        for (let i = 0; i < 100 && !firstRefused; i++) {
+          second = await sendBatch(user, [{ path: `/p2-${round}-${i}.bin`, data: Buffer.from("p2") }]);
+          if (second.status === 429) break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        if (firstRefused) opened.req.destroy();
       }
       expect(second?.status).toBe(429);
       expect(second?.body).toMatchObject({ code: ErrorCode.UploadsBusy, data: { max: 1 } });
-      first.req.end(body.subarray(100));
-      const done = await first.reply;
-      expect(done.body.data.files[0]).toMatchObject({ path: "/p1.bin", ok: true });
+      first!.req.end(body!.subarray(100));
+      const done = await first!.reply;
+      expect(done.body.data.files[0]).toMatchObject({ ok: true });
       expect((await sendBatch(user, [{ path: "/p3.bin", data: Buffer.from("p3") }])).body.data.files[0]).toMatchObject({ ok: true });
     } finally {
       await t.call("PATCH", "/api/admin/settings/protocol", { token: admin, body: { parallelUploads: PROTOCOL_DEFAULTS.parallelUploads } });
