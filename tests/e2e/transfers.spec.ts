@@ -371,21 +371,7 @@ test.describe("transfers", () => {
     await expect(row(page, "movie.bin")).toContainText(/\/s/, { timeout: 30_000 });
     await expect(panel(page).getByText("1 active")).toBeVisible();
     // The browser keeps the file for the resume (IndexedDB) before the page goes.
-    await expect
-      .poll(() =>
-        page.evaluate(
-          () =>
-            new Promise<number>((resolve) => {
-              const open = indexedDB.open("ferry-transfers");
-              open.onsuccess = () => {
-                const count = open.result.transaction("files").objectStore("files").count();
-                count.onsuccess = () => resolve(count.result);
-              };
-              open.onerror = () => resolve(0);
-            }),
-        ),
-      )
-      .toBe(1);
+    await expect.poll(() => keptFiles(page)).toBe(1);
     const progress = row(page, "movie.bin").getByRole("progressbar");
     await expect.poll(async () => Number(await progress.getAttribute("aria-valuenow"))).toBeGreaterThan(5);
     const before = Number(await progress.getAttribute("aria-valuenow"));
