@@ -9,8 +9,8 @@ import { envelope } from "../envelope";
 import { FerryError } from "../errors";
 import { rulesOf } from "../files/upload-rules";
 import type { Services } from "../services";
-import { parentOf } from "../storage/paths";
 import { checkTargetFree, parseTarget, reserveQuota, sizeLimit, uploadSpace } from "./checks";
+import { placeUpload } from "./commit";
 import { createHasher } from "./hash";
 import type { createUploadLimits } from "./protocol-limits";
 import type { UploadStore } from "./store";
@@ -185,20 +185,14 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
         const staged = path.join(store.directory, `batch-${reservation}.tmp`);
         try {
           if (file.hash !== undefined && file.hash !== actual) throw new FerryError("HashCheckError");
-          // The commit's checks again: another upload may have taken the path while the bytes came.
-          await checkTargetFree(space, target, await rulesOf(services.db, user.id, space), file.size);
           const handle = await open(staged, "wx", 0o600);
           try {
             if (chunks.length > 0) await handle.writev(chunks);
           } finally {
             await handle.close();
           }
-          const parent = parentOf(target.path);
-          const placed = await services.quota.placeFile(user.id, space, target.path, file.size, async () => {
-            if (parent !== "/") await space!.storage.mkdir(parent, { recursive: true });
-            return space!.storage.adopt({ kind: "local-file", path: staged }, target!.path, { overwrite: target!.overwrite });
-          });
-          await services.hashes.record(space.key, placed.path, placed.size, placed.mtime, actual);
+          // As a commit places: the target checked again (another upload may have taken the path while the bytes came).
+          const placed = await placeUpload(services, user.id, space, target, file.size, staged, actual);
           results.push({ path: placed.path, ok: true, size: placed.size, hash: actual });
           placedPaths.set(target.groupId, [...(placedPaths.get(target.groupId) ?? []), placed.path]);
           services.recorder.recordTransfer({

@@ -3,10 +3,11 @@ import type { Locker } from "@tus/server";
 import type { SocketResults } from "../../contract/files";
 import type { Services } from "../services";
 import { FerryError } from "../errors";
+import type { Space } from "../files/spaces";
 import { rulesOf } from "../files/upload-rules";
 import type { CommandHandler } from "../fileserver/socket";
 import { parentOf } from "../storage/paths";
-import { checkTargetFree, isOwner, targetOf, uploadSpace } from "./checks";
+import { checkTargetFree, isOwner, targetOf, type UploadTarget, uploadSpace } from "./checks";
 import { blake3Of } from "./hash";
 import { prefixOf } from "./progress";
 import { PARTIAL_KEY, type UploadStore } from "./store";
@@ -53,6 +54,24 @@ export function createHashCache(store: UploadStore) {
   };
 }
 export type HashCache = ReturnType<typeof createHashCache>;
+
+/**
+ * Places an upload's stored bytes (`file`, a local file the storage adopts) at its target: the
+ * target checked again (another upload may have taken the path meanwhile), the space's quota
+ * checked, missing parent folders created, the file placed atomically and its hash recorded.
+ * The commit and the batches (batch.ts) both place through here.
+ */
+export async function placeUpload(services: Services, userId: number, space: Space, target: UploadTarget, size: number, file: string, hash: string) {
+  await checkTargetFree(space, target, await rulesOf(services.db, userId, space), size);
+  const parent = parentOf(target.path);
+  const placed = await services.quota.placeFile(userId, space, target.path, size, async () => {
+    // Folder uploads keep their tree; a folder removed during the upload comes back.
+    if (parent !== "/") await space.storage.mkdir(parent, { recursive: true });
+    return space.storage.adopt({ kind: "local-file", path: file }, target.path, { overwrite: target.overwrite });
+  });
+  await services.hashes.record(space.key, placed.path, placed.size, placed.mtime, hash);
+  return placed;
+}
 
 /**
  * The `commit` socket command (docs/file-server.md, "Uploads"): compares the client's hash with
@@ -112,16 +131,9 @@ export function commitCommand(services: Services, store: UploadStore, locker: Lo
           throw new FerryError("HashCheckError");
         }
         if (!record.hash) await store.records.set(uploadId, { ...record, hash: actual });
-        await checkTargetFree(space, target, await rulesOf(services.db, session.user.id, space), size);
-        const parent = parentOf(target.path);
         // Past the quota the bytes stay in the store: the user may make room and commit again.
-        const result = await services.quota.placeFile(session.user.id, space, target.path, size, async () => {
-          // Folder uploads keep their tree; a folder removed during the upload comes back.
-          if (parent !== "/") await space.storage.mkdir(parent, { recursive: true });
-          return space.storage.adopt({ kind: "local-file", path: data }, target.path, { overwrite: target.overwrite });
-        });
+        const result = await placeUpload(services, session.user.id, space, target, size, data, actual);
         placed = { path: result.path, size: result.size, hash: actual };
-        await services.hashes.record(space.key, result.path, result.size, result.mtime, actual);
       }
       await store.records.set(uploadId, { ...record, hash: placed.hash, committed: placed });
       // Its bytes are stored now: they count as used, no longer as reserved.
