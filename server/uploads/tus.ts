@@ -165,8 +165,8 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
 
   /** A refusal before tus sees the request, with the CORS headers a browser needs to read it. */
   function refuse(req: IncomingMessage, res: ServerResponse, error: FerryError, lang: Lang, status?: number) {
-    const { body } = refusal(error, lang);
-    const status_code = status ?? refusal(error, lang).status_code;
+    const { body, status_code: statusOf } = refusal(error, lang);
+    const status_code = status ?? statusOf;
     const headers: Record<string, string> = {
       "content-type": "application/json; charset=utf-8",
       "cache-control": "no-store",
