@@ -17,6 +17,7 @@ import {
   type Storage,
   storageError,
   STREAM_BUFFER,
+  unwritten,
   type Usage,
   type WriteOptions,
   type Writer,
@@ -397,16 +398,7 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
       let pending = chunks;
       while (pending.length > 0) {
         const { bytesWritten } = await handle.writev(pending);
-        let skip = bytesWritten;
-        const rest: Buffer[] = [];
-        for (const chunk of pending) {
-          if (skip >= chunk.length) skip -= chunk.length;
-          else {
-            rest.push(skip > 0 ? chunk.subarray(skip) : chunk);
-            skip = 0;
-          }
-        }
-        pending = rest;
+        pending = unwritten(pending, bytesWritten);
         written += bytesWritten;
       }
     };

@@ -145,6 +145,20 @@ export interface Storage {
 /** Stream buffer size for reads and writes (STACK.md: 1 MiB buffers are ~1.5× faster than defaults). */
 export const STREAM_BUFFER = 1024 * 1024;
 
+/** What a writev of `buffers` left unwritten when it wrote only `written` bytes (a regular file rarely writes less, but may). */
+export function unwritten(buffers: readonly Buffer[], written: number): Buffer[] {
+  let skip = written;
+  const rest: Buffer[] = [];
+  for (const b of buffers) {
+    if (skip >= b.length) skip -= b.length;
+    else {
+      rest.push(skip > 0 ? b.subarray(skip) : b);
+      skip = 0;
+    }
+  }
+  return rest;
+}
+
 const ERRNO_NAMES = {
   ENOENT: "PathNotFound",
   EEXIST: "PathExists",

@@ -2,7 +2,7 @@ import { writev } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { Writable } from "node:stream";
 import type { ByteRange } from "../../contract/upload-chunks";
-import { STREAM_BUFFER } from "../storage/storage";
+import { STREAM_BUFFER, unwritten } from "../storage/storage";
 import { createHasher, type Blake3 } from "./hash";
 
 /**
@@ -205,15 +205,7 @@ export class RangeWriter extends Writable {
     if (this.fd === null) return done(new Error("closed"));
     writev(this.fd, buffers, at, (error, n) => {
       if (error) return done(error);
-      let left = n;
-      const rest: Buffer[] = [];
-      for (const b of buffers) {
-        if (left >= b.length) left -= b.length;
-        else {
-          rest.push(left > 0 ? b.subarray(left) : b);
-          left = 0;
-        }
-      }
+      const rest = unwritten(buffers, n);
       if (rest.length === 0) return done(null);
       this.writeAll(rest, at + n, done);
     });
