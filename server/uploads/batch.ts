@@ -9,6 +9,7 @@ import { envelope } from "../envelope";
 import { FerryError } from "../errors";
 import { rulesOf } from "../files/upload-rules";
 import type { Services } from "../services";
+import { unwritten } from "../storage/storage";
 import { checkTargetFree, parseTarget, reserveQuota, sizeLimit, uploadSpace } from "./checks";
 import { placeUpload } from "./commit";
 import { createHasher } from "./hash";
@@ -187,7 +188,8 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
           if (file.hash !== undefined && file.hash !== actual) throw new FerryError("HashCheckError");
           const handle = await open(staged, "wx", 0o600);
           try {
-            if (chunks.length > 0) await handle.writev(chunks);
+            // Until every byte is down: a single writev may write less.
+            for (let pending = chunks; pending.length > 0; ) pending = unwritten(pending, (await handle.writev(pending)).bytesWritten);
           } finally {
             await handle.close();
           }
