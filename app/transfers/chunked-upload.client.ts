@@ -35,11 +35,12 @@ const TUS = { "Tus-Resumable": "1.0.0" };
 
 const base64 = (text: string) => btoa(Array.from(new TextEncoder().encode(text), (byte) => String.fromCharCode(byte)).join(""));
 
-async function errorOf(response: Response): Promise<ChunkRequestError> {
+/** The refusal a reply's status and body make: the engine's envelope, or a server error by status. */
+function refusal(status: number, body: string): ChunkRequestError {
   let code: number | undefined;
   let data: unknown;
   try {
-    const envelope = (await response.json()) as {
+    const envelope = JSON.parse(body) as {
       code?: unknown;
       data?: unknown;
     };
@@ -48,8 +49,12 @@ async function errorOf(response: Response): Promise<ChunkRequestError> {
   } catch {
     // Not the engine's envelope (a proxy's page).
   }
-  if (code === undefined && response.status >= 500) code = ErrorCode.ServerError;
-  return new ChunkRequestError(response.status, code, data);
+  if (code === undefined && status >= 500) code = ErrorCode.ServerError;
+  return new ChunkRequestError(status, code, data);
+}
+
+async function errorOf(response: Response): Promise<ChunkRequestError> {
+  return refusal(response.status, await response.text().catch(() => ""));
 }
 
 /**
@@ -267,20 +272,7 @@ export class ChunkedUpload {
           resolve();
           return;
         }
-        let code: number | undefined;
-        let data: unknown;
-        try {
-          const envelope = JSON.parse(xhr.responseText) as {
-            code?: unknown;
-            data?: unknown;
-          };
-          if (typeof envelope.code === "number") code = envelope.code;
-          data = envelope.data;
-        } catch {
-          // Not the engine's envelope.
-        }
-        if (code === undefined && xhr.status >= 500) code = ErrorCode.ServerError;
-        reject(new ChunkRequestError(xhr.status, code, data));
+        reject(refusal(xhr.status, xhr.responseText));
       };
       xhr.onerror = () => {
         done();
