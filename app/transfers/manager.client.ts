@@ -425,8 +425,10 @@ export class TransferManager {
     }
     const job = this.jobs.get(id);
     if (job) {
+      // A running upload deletes what the engine holds as it stops; else the saved URL is deleted here.
+      const running = job.tus !== null;
       this.stopRunning(job, true);
-      if (!job.tus && job.saved.uploadUrl && this.context) {
+      if (!running && job.saved.uploadUrl && this.context) {
         void Upload.terminate(job.saved.uploadUrl, { headers: this.headers(this.context) }).catch(() => undefined);
       }
       this.forget(job);
