@@ -38,6 +38,12 @@ export async function countOnlineClients(db: Db, now: number): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
+/** Whether a desktop client is online with this session (a batch upload's transfer rows then say `client`, as its socket's commits do). */
+export async function sessionHasClient(db: Db, sessionId: string, now: number): Promise<boolean> {
+  const row = await db.kysely.selectFrom("client_sockets").select("id").where("session_id", "=", sessionId).where("expires_at", ">", now).executeTakeFirst();
+  return row !== undefined;
+}
+
 /** `clientLimit`: the edition in effect now (docs/licence.md); null unlimited. */
 export function createClientRegistry(deps: { db: Db; clock: Clock; clientLimit: () => Promise<number | null>; log: Logger }): ClientRegistry {
   const { db, clock, clientLimit, log } = deps;

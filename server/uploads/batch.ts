@@ -9,6 +9,7 @@ import { envelope } from "../envelope";
 import { FerryError } from "../errors";
 import { rulesOf } from "../files/upload-rules";
 import type { Services } from "../services";
+import { sessionHasClient } from "../fileserver/clients";
 import { unwritten } from "../storage/storage";
 import { checkTargetFree, parseTarget, reserveQuota, sizeLimit, uploadSpace } from "./checks";
 import { placeUpload } from "./commit";
@@ -136,6 +137,8 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
 
     const { user } = auth;
     const verify = (await services.settings.get("transfer")).cHashVerifySwitch;
+    // A desktop client's batch is logged as the client's, as its socket's commits are.
+    const via = (await sessionHasClient(services.db, auth.sessionId, services.clock.now())) ? "client" : "web";
     const maxSize = await sizeLimit(services);
     const results: UploadBatchResult[] = [];
     const placedPaths = new Map<number, string[]>();
@@ -206,7 +209,7 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
             files: 1,
             durationMs: Date.now() - fileStarted,
             result: "ok",
-            via: "web",
+            via,
             path: placed.path,
             address: clientAddress?.(req) ?? null,
             shareId: null,

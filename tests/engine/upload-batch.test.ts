@@ -8,6 +8,7 @@ import { UPLOAD_BATCH, type UploadBatchResult } from "../../contract/files";
 import { Permission, PERMISSION_FULL } from "../../contract/permissions";
 import { PROTOCOL_DEFAULTS } from "../../contract/settings";
 import { startTestEngine, type TestEngine } from "../support/engine";
+import { connectFiles } from "../support/file-client";
 import { socketUsers, type SocketUser } from "../support/socket-users";
 import { blake3Hex } from "../support/tus-client";
 
@@ -141,6 +142,17 @@ describe("POST /uploads/batch", () => {
     const rows = await t.engine.services.db.kysely.selectFrom("transfer_log").select(["path", "direction", "files", "bytes"]).where("path", "like", "/many/%").execute();
     expect(rows).toHaveLength(200);
     expect(rows.find((r) => r.path === "/many/d3/f13.bin")).toMatchObject({ direction: "upload", files: 1, bytes: files[13]!.data.length });
+  });
+
+  it("logs a desktop client's batch as the client's (via client), a browser's as the web's", async () => {
+    const user = await users.userWith("ub_desktop");
+    expect((await sendBatch(user, [{ path: "/from-web.txt", data: Buffer.from("web") }])).body.data.files[0]).toMatchObject({ ok: true });
+    const desktop = users.keep(await connectFiles(t.fileUrl, null));
+    expect((await desktop.cmd("login", { token: user.socketToken, client: { version: "3.2.1" } })).code).toBe(200);
+    expect((await sendBatch(user, [{ path: "/from-client.txt", data: Buffer.from("client") }])).body.data.files[0]).toMatchObject({ ok: true });
+    await t.engine.services.recorder.flush();
+    const rows = await t.engine.services.db.kysely.selectFrom("transfer_log").select(["path", "via"]).where("account", "=", "ub_desktop").execute();
+    expect(Object.fromEntries(rows.map((r) => [r.path, r.via]))).toEqual({ "/from-web.txt": "web", "/from-client.txt": "client" });
   });
 
   it("counts as one file of parallel uploads: a second batch of the same sign-in waits (4210) while one runs", async () => {
