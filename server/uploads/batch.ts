@@ -163,17 +163,19 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
           refused = error;
         }
 
-        // Its bytes: hashed as they arrive, through the owner's upload limit when it is admitted.
+        // Its bytes: hashed as they arrive, through the owner's upload limit. A refused file's bytes are
+        // dropped but still pass the limit (of the personal space: its group may be the reason it was
+        // refused), so refusals are no way around a speed limit.
         const hasher = await createHasher();
         const chunks: Buffer[] = [];
-        const throttle = refused ? null : await services.speed.throttle(user.id, file.groupId, "upload");
+        const throttle = await services.speed.throttle(user.id, refused ? 0 : file.groupId, "upload");
         try {
           for (let got = 0; got < file.size; ) {
             const piece = await reader.some(file.size - got);
             got += piece.length;
-            if (refused) continue;
             const wait = throttle?.take(piece.length);
             if (wait) await wait;
+            if (refused) continue;
             hasher.update(piece);
             chunks.push(piece);
           }
