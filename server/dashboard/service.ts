@@ -1,5 +1,4 @@
 import { readFileSync } from "node:fs";
-import { stat, statfs } from "node:fs/promises";
 import { arch, cpus, hostname, networkInterfaces, release, totalmem, type as osType } from "node:os";
 import path from "node:path";
 import type {
@@ -14,7 +13,7 @@ import type {
   ServerState,
 } from "../../contract/dashboard";
 import { evaluate, warnings } from "../doctor/checks";
-import { readHost } from "../doctor/readings";
+import { readDisks, readHost } from "../doctor/readings";
 import { countOnlineClients } from "../fileserver/clients";
 import type { UserSockets } from "../fileserver/user-sockets";
 import { fail } from "../errors";
@@ -87,23 +86,8 @@ export function createDashboard({ services, lifecycle, sampler, userSockets }: D
   /** Each filesystem Ferry keeps something on, once, with df's numbers. */
   async function storage(): Promise<DashboardStorage> {
     const places = [path.join(config.dataDir, "storage"), config.dataDir];
-    const disks = new Map<string, DashboardStorage["disks"][number]>();
-    for (const place of places) {
-      let dev: string;
-      try {
-        dev = String((await stat(place)).dev);
-      } catch {
-        continue;
-      }
-      const known = disks.get(dev);
-      if (known) {
-        known.paths.push(place);
-        continue;
-      }
-      const s = await statfs(place);
-      disks.set(dev, { id: dev, paths: [place], total: s.blocks * s.bsize, used: (s.blocks - s.bfree) * s.bsize, free: s.bavail * s.bsize });
-    }
-    return { disks: [...disks.values()] };
+    const { disks } = await readDisks(places);
+    return { disks: disks.map((d) => ({ id: String(d.dev), paths: d.paths, total: d.size, used: d.used, free: d.free })) };
   }
 
   async function license(): Promise<DashboardLicense> {
@@ -162,7 +146,7 @@ export function createDashboard({ services, lifecycle, sampler, userSockets }: D
    */
   let tuningRead: { at: number; answer: Promise<DashboardTuning> } | null = null;
   function tuning(): Promise<DashboardTuning> {
-    const now = Date.now();
+    const now = clock.now();
     if (tuningRead && now - tuningRead.at < TUNING_CACHE_MS) return tuningRead.answer;
     const answer = readHost(config, { quick: true }).then((readings) => {
       const checks = evaluate(readings);

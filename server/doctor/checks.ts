@@ -42,7 +42,12 @@ export interface DiskReading {
   paths: string[];
   /** The path statfs measured (a missing place is measured at its nearest existing parent). */
   measured: string;
+  /** The filesystem's device number (st_dev). */
+  dev: number;
   size: number;
+  /** Bytes in use (blocks - bfree, as df counts). */
+  used: number;
+  /** Bytes an unprivileged writer may still use (bavail). */
   free: number;
 }
 

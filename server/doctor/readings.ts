@@ -47,8 +47,8 @@ export function storagePlaces(config: Config): string[] {
   return [...new Set(places)];
 }
 
-/** Free and total bytes of each filesystem the places are on, once per filesystem. */
-async function readDisks(places: string[]): Promise<{ disks: DiskReading[]; errors: Readings["diskErrors"] }> {
+/** Free and total bytes of each filesystem the places are on, once per filesystem (also the admin dashboard's storage). */
+export async function readDisks(places: string[]): Promise<{ disks: DiskReading[]; errors: Readings["diskErrors"] }> {
   const byDevice = new Map<number, DiskReading>();
   const errors: Readings["diskErrors"] = [];
   for (const place of places) {
@@ -75,7 +75,7 @@ async function readDisks(places: string[]): Promise<{ disks: DiskReading[]; erro
     }
     try {
       const s = await statfs(measured);
-      byDevice.set(dev, { paths: [place], measured, size: s.blocks * s.bsize, free: s.bavail * s.bsize });
+      byDevice.set(dev, { paths: [place], measured, dev, size: s.blocks * s.bsize, used: (s.blocks - s.bfree) * s.bsize, free: s.bavail * s.bsize });
     } catch (error) {
       errors.push({ path: place, error: (error as Error).message });
     }

@@ -14,7 +14,7 @@ function tuned(): Readings {
     defaultQdisc: "fq",
     buffers: { rmemMax: 64 * MiB, wmemMax: 64 * MiB, tcpRmem: [4096, 131072, 64 * MiB], tcpWmem: [4096, 16384, 64 * MiB] },
     files: { soft: 65536, hard: 65536, fileMax: 2_000_000 },
-    disks: [{ paths: ["/srv/ferry", "/srv/ferry/storage"], measured: "/srv/ferry", size: 1000 * GiB, free: 500 * GiB }],
+    disks: [{ paths: ["/srv/ferry", "/srv/ferry/storage"], measured: "/srv/ferry", dev: 1, size: 1000 * GiB, used: 500 * GiB, free: 500 * GiB }],
     diskErrors: [],
     clock: { synchronized: true, source: "timedatectl: NTPSynchronized=yes" },
   };
@@ -88,7 +88,7 @@ describe("ferry doctor's checks", () => {
 
   it("warns of a nearly full storage and says when the clock or a reading cannot be determined", () => {
     const r = tuned();
-    r.disks.push({ paths: ["/data/installers"], measured: "/data", size: 100 * GiB, free: 1 * GiB });
+    r.disks.push({ paths: ["/data/installers"], measured: "/data", dev: 2, size: 100 * GiB, used: 99 * GiB, free: 1 * GiB });
     r.clock = { synchronized: null, source: "neither timedatectl nor chronyc answered" };
     r.defaultQdisc = null;
     const checks = byId(r);
