@@ -22,6 +22,7 @@ import { measureRss } from "./rss";
 import { type Contender, median, runSeries } from "./series";
 import { measureUiUpload } from "./ui";
 import { measureWan, type WanProfileResult } from "./wan";
+import { isWanUiProfile, wanUiRows } from "./wan-ui";
 import { type Profile, PROFILES } from "./wan-link";
 
 const MIB = 1024 * 1024;
@@ -411,9 +412,14 @@ async function bench(options: Options) {
       extra[`wan_${p}_cubic_vs_link`] = measured(ratio(mb(s?.engine_cubic.best), link), reason ?? s?.engine_cubic.error);
       extra[`wan_${p}_nginx_cubic_vs_link`] = measured(ratio(mb(s?.nginx_cubic.best), link), reason ?? s?.nginx_cubic.error);
     }
+    // The web client's rows (wan-ui.ts): profiles a and b, each with its own link, engine, nginx and remix-serve.
+    log(`WAN, the web client: UI upload and page-written download in Chromium (client namespace) against one PUT / one stream, profiles ${options.wanProfiles.filter(isWanUiProfile).join(", ") || "none"}…`);
+    const wanUi = await wanUiRows(options.wanProfiles, options.rounds);
+    details.wan_ui = wanUi.details;
+    Object.assign(raw, wanUi.raw);
+    Object.assign(extra, wanUi.extra);
+    for (const [key, o] of Object.entries(wanUi.headline)) set(key as MetricKey, o.value, o.reason);
     const notBuilt = {
-      wan_ui_upload_vs_chromium_put: "not built: the web client's parallel chunk upload is still being built (issue 16, Uploads)",
-      wan_ui_parallel_download_vs_single: "not built: the browser's parallel ranged download (File System Access) does not exist yet (issue 16, Downloads)",
       small_files_ui_vs_nginx_put: "not built: batched small-file upload does not exist yet (issue 16, Many small files)",
       upload_4g_last_byte_to_uploaded_s: "not built: needs the hash-while-sending upload (issue 16) and a 4 GiB UI round",
     } as const;

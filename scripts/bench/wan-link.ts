@@ -60,6 +60,9 @@ export async function linkDown(): Promise<void> {
 /** The server end's congestion control for new connections (the sender of a download). */
 export const serverCc = (algo: "bbr" | "cubic") => wanLink(["cc", "srv", algo]);
 
+/** The client end's congestion control for new connections (the sender of an upload). */
+export const clientCc = (algo: "bbr" | "cubic") => wanLink(["cc", "cli", algo]);
+
 /** Tries the fq qdisc on the server's interface; null when set, else why not. */
 export async function tryServerFq(): Promise<string | null> {
   const result = await run("ip", ["netns", "exec", SERVER_NS, "tc", "qdisc", "replace", "dev", "wl-s", "root", "fq"], 10_000);
