@@ -55,14 +55,13 @@ export function createQuota(db: Db, usage: UsageCache, clock: Clock) {
     return Number(row?.quota ?? 0);
   }
 
-  /** Bytes held by the space's live reservations, leaving out `except` (an upload's own, the parts being assembled). */
-  async function reservedIn(q: Kysely<Database>, spaceKey: string, except: readonly string[] = []): Promise<number> {
+  /** Bytes held by the space's live reservations. */
+  async function reservedIn(q: Kysely<Database>, spaceKey: string): Promise<number> {
     const row = await q
       .selectFrom("upload_reservations")
       .select((eb) => eb.fn.sum<number | string | null>("bytes").as("total"))
       .where("space_key", "=", spaceKey)
       .where("expires_at", ">", clock.now())
-      .$if(except.length > 0, (w) => w.where("upload_id", "not in", except))
       .executeTakeFirst();
     return Number(row?.total ?? 0);
   }
@@ -128,12 +127,10 @@ export function createQuota(db: Db, usage: UsageCache, clock: Clock) {
 
     /**
      * An upload's creation: reserves what a file of `size` bytes at `rel` adds to the space, or
-     * refuses it (QuotaExceeded) when that does not fit next to what is stored and reserved. The
-     * reservations in `replaces` (the parts of an assembled upload) are left out of the count; the
-     * caller releases them once they are gone. Spaces without a quota reserve too, so that a quota
-     * set later counts the uploads already under way.
+     * refuses it (QuotaExceeded) when that does not fit next to what is stored and reserved. Spaces
+     * without a quota reserve too, so that a quota set later counts the uploads already under way.
      */
-    async reserveUpload(uploadId: string, userId: number, space: Space, rel: string, size: number, options: { overwrite: boolean; replaces?: string[] }): Promise<void> {
+    async reserveUpload(uploadId: string, userId: number, space: Space, rel: string, size: number, options: { overwrite: boolean }): Promise<void> {
       const existing = options.overwrite ? await statOrNull(space, rel) : null;
       const growth = outsideQuota(space, rel) ? 0 : Math.max(0, size - replacedSize(existing));
       // Counting a home can take a while: done before the transaction, which holds the quota row.
@@ -144,7 +141,7 @@ export function createQuota(db: Db, usage: UsageCache, clock: Clock) {
         const quota = await lockedLimit(trx, userId, space);
         if (quota > 0 && growth > 0) {
           used ??= await stored();
-          const held = await reservedIn(trx, space.key, options.replaces);
+          const held = await reservedIn(trx, space.key);
           const pending = reserved.get(space.home) ?? 0;
           if (used + held + pending + growth > quota) throw new FerryError("QuotaExceeded", { used: used + held + pending, quota, needed: growth });
         }

@@ -14,7 +14,7 @@ import type { UploadStore } from "../uploads/store";
  * every request (creation, every PATCH, HEAD, DELETE), so cancelling, deleting or expiring it stops
  * a pending upload at once. Targets are the visitor's paths inside the invitation folder, mapped
  * into the owner's personal space; the owner's Upload bit, forbidden paths, size limit and quota
- * apply. A visitor never replaces a file (no overwrite) and cannot use the concatenation extension.
+ * apply. A visitor never replaces a file (no overwrite).
  * An upload created here is bound to the link (checks.ts SHARE_LINK_KEY); it is committed through
  * the share session's `commit` (share-socket.ts).
  */
@@ -40,7 +40,7 @@ export function createVisitorUploads(services: Services, store: UploadStore) {
       const { access } = checked;
       if (access.kind !== "upload") return new FerryError("PermissionDenied");
       if (req.method === "POST") {
-        if (id !== "" || req.headers["upload-defer-length"] !== undefined || req.headers["upload-concat"] !== undefined) return new FerryError("UnsupportedOperation");
+        if (id !== "" || req.headers["upload-defer-length"] !== undefined) return new FerryError("UnsupportedOperation");
       } else {
         if (!UPLOAD_ID.test(id)) return new FerryError("UploadNotFound");
         const record = await store.records.get(id);

@@ -108,10 +108,10 @@ async function checkParentsCreatable(space: Space, path: string): Promise<void> 
 /**
  * Reserves a new upload's declared size in the space's quota until it ends, or refuses it when it
  * cannot fit next to what is stored and what other uploads hold (QuotaExceeded); checked again at
- * commit. A part of a parallel upload (`partial`) gets no credit for the file it would replace.
+ * commit.
  */
-export async function reserveQuota(services: Services, uploadId: string, userId: number, space: Space, target: UploadTarget, size: number, options: { partial?: boolean; replaces?: string[] } = {}): Promise<void> {
-  await services.quota.reserveUpload(uploadId, userId, space, target.path, size, { overwrite: target.overwrite && !options.partial, replaces: options.replaces });
+export async function reserveQuota(services: Services, uploadId: string, userId: number, space: Space, target: UploadTarget, size: number): Promise<void> {
+  await services.quota.reserveUpload(uploadId, userId, space, target.path, size, { overwrite: target.overwrite });
 }
 
 /** The metadata an upload is stored with: the client's, normalised, plus its owner and space. */

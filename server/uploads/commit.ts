@@ -10,7 +10,7 @@ import { parentOf } from "../storage/paths";
 import { checkTargetFree, isOwner, targetOf, type UploadTarget, uploadSpace } from "./checks";
 import { blake3Of } from "./hash";
 import { prefixOf } from "./progress";
-import { PARTIAL_KEY, type UploadStore } from "./store";
+import type { UploadStore } from "./store";
 
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
 
@@ -27,7 +27,7 @@ const UPLOAD_ID = /^[0-9a-f]{32}$/;
  */
 export function createHashCache(store: UploadStore) {
   return {
-    /** The last byte is stored: start the early fdatasync (and the hash of an upload the engine has not seen bytes of, e.g. an assembled one). */
+    /** The last byte is stored: start the early fdatasync (and the hash of an upload the engine has not seen bytes of since it started). */
     start(id: string) {
       void store.flush(id);
       void store.progressOf(id).then((p) => p?.digest());
@@ -101,7 +101,6 @@ export function commitCommand(services: Services, store: UploadStore, locker: Lo
         if (verify && record.committed.hash !== hash) throw new FerryError("HashCheckError");
         return record.committed;
       }
-      if (record.metadata?.[PARTIAL_KEY] === "1") throw new FerryError("InvalidData", { reason: "a partial upload is committed through its final upload" });
       const target = targetOf(record);
       const size = record.size ?? 0;
       const data = store.dataPath(uploadId);

@@ -16,9 +16,8 @@ const MIB = 1024 * 1024;
  *   is one sign-in (the session behind the websocket token; a desktop client has its own) or one
  *   share token. A request for another file answers 4210 (429, `Retry-After: 1`) before its body is
  *   read; nothing is stored, so the client resumes from the stored offset later. A file is its
- *   target (space and path): the parts of one file's parallel upload (`Upload-Concat: partial`,
- *   same metadata) are one file, and a further request to a file already receiving (a client's
- *   retry after a drop) is no extra file.
+ *   target (space and path): the chunks of one file (`Ferry-Chunk`) are one file, and a further
+ *   request to a file already receiving (a client's retry after a drop) is no extra file.
  *
  * The count lives in this engine instance's memory: behind a load balancer each instance counts
  * the requests it serves.

@@ -19,8 +19,6 @@ import { prefixOf, RangeWriter, UploadProgress } from "./progress";
 /** Upload-Metadata keys the engine sets itself at creation; a client's values for them are replaced. */
 export const OWNER_KEY = "ferryUser";
 export const SPACE_KEY = "ferrySpace";
-/** "1" on a part of a parallel upload (tus concatenation, concat.ts): never committed by itself. */
-export const PARTIAL_KEY = "ferryPartial";
 
 /** The record of an upload: tus's own fields plus what the engine learns later. */
 export interface UploadRecord {
@@ -79,8 +77,12 @@ export class AtomicFileKvStore implements KvStore<UploadRecord> {
   }
 }
 
-/** Only what the engine really offers: no deferred length (the size limit is checked at creation); concatenation is concat.ts. */
-const EXTENSIONS = ["creation", "creation-with-upload", "termination", "expiration", "concatenation", CHUNKS_EXTENSION];
+/**
+ * Only what the engine really offers (OPTIONS `Tus-Extension`): no deferred length (the size limit
+ * is checked at creation), no concatenation (its final step copies the file; Ferry's chunks write
+ * each part in place instead — docs/file-server.md, "No tus concatenation").
+ */
+export const EXTENSIONS = ["creation", "creation-with-upload", "termination", "expiration", CHUNKS_EXTENSION] as const;
 
 /** The upload speed limit of an upload's owner in its space (server/speed/); null when none applies. */
 export type UploadThrottle = (userId: number, groupId: number) => Promise<Throttle | null>;
@@ -99,15 +101,7 @@ export class UploadStore extends FileStore {
     const records = new AtomicFileKvStore(directory);
     super({ directory, configstore: records as unknown as KvStore<Upload>, expirationPeriodInMilliseconds: expirationMs });
     this.records = records;
-    this.extensions = EXTENSIONS;
-  }
-
-  /**
-   * @tus/server 2.4 refuses `Upload-Concat` unless the store has "concatentation" (sic). Partial
-   * uploads are ordinary uploads to the store, and final ones never reach tus (concat.ts).
-   */
-  override hasExtension(extension: string): boolean {
-    return extension === "concatentation" || super.hasExtension(extension);
+    this.extensions = [...EXTENSIONS];
   }
 
   static async open(directory: string, expirationMs: number): Promise<UploadStore> {

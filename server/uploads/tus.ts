@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
-import { MemoryLocker, Metadata, Server, TUS_RESUMABLE, type Upload } from "@tus/server";
+import { MemoryLocker, Server, TUS_RESUMABLE, type Upload } from "@tus/server";
 import { langFromHeader, type Lang } from "../../contract/envelope";
 import { ErrorCode, errorByCode } from "../../contract/errors";
 import { FILE_SERVER_PATHS, UPLOAD_BATCH } from "../../contract/files";
@@ -16,13 +16,12 @@ import { STAGING_NAME } from "../storage/paths";
 import { createVisitorUploads } from "../fileserver/share-uploads";
 import { checkTargetFree, isOwner, parseTarget, reserveQuota, sizeLimit, storedMetadata, targetOf, uploadSpace } from "./checks";
 import { commitCommand, createHashCache } from "./commit";
-import { CHUNK_HEADER, formatRanges, RANGES_HEADER } from "../../contract/upload-chunks";
+import { CHUNK_HEADER, CHUNKS_EXTENSION, formatRanges, RANGES_HEADER } from "../../contract/upload-chunks";
 import { type ChunkContext, handleChunk, isChunk, UPLOAD_EXPOSED_HEADERS } from "./chunks";
 import { createBatchUploads } from "./batch";
-import { concatenate, partIds } from "./concat";
 import { feedPatchBodiesDirectly } from "./patch-body";
 import { carriesBytes, createUploadLimits, fileOf } from "./protocol-limits";
-import { PARTIAL_KEY, UploadStore } from "./store";
+import { UploadStore } from "./store";
 
 /**
  * tus 1.0 uploads on the file server (docs/file-server.md, "Uploads") and the `commit` command.
@@ -65,6 +64,13 @@ class Refusal {
   }
 }
 const refusal = (error: FerryError, lang: Lang) => new Refusal(error, lang);
+
+/**
+ * A creation with `Upload-Concat` (tus concatenation, not offered): 501 as tus servers answer an
+ * extension they lack, with code 4175 and what to use instead (docs/file-server.md, "No tus concatenation").
+ */
+export const concatenationRefused = () =>
+  new FerryError("UnsupportedOperation", { reason: `tus concatenation (Upload-Concat) is not offered: send parallel chunks with ${CHUNK_HEADER}: 1 (Tus-Extension ${CHUNKS_EXTENSION})` });
 
 /** tus's own protocol errors, in catalogue terms, so every refusal a client sees is an envelope. */
 function fromTus(status: number): FerryError | null {
@@ -120,21 +126,16 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
         const space = await uploadSpace(services, user.id, target.groupId);
         const limit = await sizeLimit(services);
         if ((upload.size ?? 0) > limit) throw new FerryError("FileTooLarge", { limit }, { limit });
-        const partial = req.headers.get("upload-concat") === "partial";
-        // A part's size is not the file's: the filter's size is checked on the assembled file.
-        await checkTargetFree(space, target, await rulesOf(services.db, user.id, space), partial ? undefined : upload.size);
-        await reserveQuota(services, upload.id, user.id, space, target, upload.size ?? 0, { partial });
-        const metadata = storedMetadata(target, user.id, space);
-        if (partial) metadata[PARTIAL_KEY] = "1";
-        return { metadata };
+        await checkTargetFree(space, target, await rulesOf(services.db, user.id, space), upload.size);
+        await reserveQuota(services, upload.id, user.id, space, target, upload.size ?? 0);
+        return { metadata: storedMetadata(target, user.id, space) };
       } catch (error) {
         if (error instanceof FerryError) throw refusal(error, lang);
         throw error;
       }
     },
     async onUploadFinish(_req, upload: Upload) {
-      // A part of a parallel upload is never committed by itself: only the assembled file is hashed.
-      if (upload.metadata?.[PARTIAL_KEY] !== "1") hashes.start(upload.id);
+      hashes.start(upload.id);
       return {};
     },
     onResponseError(req, error) {
@@ -181,35 +182,6 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
     res.end(body);
   }
 
-  /** `Upload-Concat: final;…`: assembles the parts into a new upload (concat.ts). */
-  async function createFinal(req: IncomingMessage, res: ServerResponse, userId: number, header: string, lang: Lang) {
-    const ids = partIds(header, FILE_SERVER_PATHS.uploads);
-    let metadata: Record<string, string | null> | undefined;
-    try {
-      const raw = req.headers["upload-metadata"];
-      metadata = typeof raw === "string" ? Metadata.parse(raw) : undefined;
-    } catch {
-      metadata = undefined;
-    }
-    if (!ids || !metadata) return refuse(req, res, new FerryError("ParameterError", { reason: "not a valid Upload-Concat or Upload-Metadata header" }), lang);
-    let id: string;
-    try {
-      id = await concatenate(services, store, userId, ids, metadata);
-    } catch (error) {
-      if (error instanceof FerryError) return refuse(req, res, error, lang);
-      throw error;
-    }
-    hashes.start(id);
-    const headers: Record<string, string> = {
-      location: `${FILE_SERVER_PATHS.uploads}${id}`,
-      "tus-resumable": TUS_RESUMABLE,
-      "access-control-expose-headers": UPLOAD_EXPOSED_HEADERS,
-    };
-    if (req.headers.origin) headers["access-control-allow-origin"] = req.headers.origin;
-    res.writeHead(201, headers);
-    res.end();
-  }
-
   const chunkContext = (req: IncomingMessage, res: ServerResponse, lang: Lang): ChunkContext => ({
     store,
     expirationMs: UPLOAD_EXPIRY_MS,
@@ -245,6 +217,8 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
     if (req.method === "OPTIONS") return tus.handle(req, res);
     // tus has no GET; the bytes of an upload are not readable before commit.
     if (!["POST", "PATCH", "HEAD", "DELETE"].includes(req.method ?? "")) return refuse(req, res, new FerryError("UnsupportedOperation"), lang);
+    // tus concatenation is not offered (its final step copied the whole file): Ferry's chunks replace it.
+    if (req.method === "POST" && req.headers["upload-concat"] !== undefined) return refuse(req, res, concatenationRefused(), lang, 501);
 
     const header = req.headers.authorization ?? "";
     const token = header.startsWith("Bearer ") ? header.slice(7).trim() : "";
@@ -273,10 +247,6 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
     if (req.method === "POST") {
       if (id !== "") return refuse(req, res, new FerryError("UnsupportedOperation"), lang);
       if (req.headers["upload-defer-length"] !== undefined) return refuse(req, res, new FerryError("UnsupportedOperation"), lang);
-      const concat = req.headers["upload-concat"];
-      if (concat !== undefined && concat !== "partial") {
-        return createFinal(req, res, auth.user.id, String(concat), lang);
-      }
       if (carriesBytes(req)) {
         const limited = await limits.admit(req, res, `session:${auth.sessionId}`, null);
         if (limited) return refuse(req, res, limited, lang);

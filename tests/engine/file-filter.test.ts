@@ -98,27 +98,9 @@ describe("uploads", () => {
     expect((await tusClient(t.fileUrl, user.socketToken).create(meta("/big2.bin"), 5000)).body?.code).toBe(ErrorCode.FileFiltered);
     expect(await upload(user, "/fits.bin", randomBytes(100))).toMatchObject({ code: 200 });
 
-    // Parts are smaller than the file: the assembled file is what the size is checked on.
-    const tus = tusClient(t.fileUrl, user.socketToken);
-    const parts = [randomBytes(60), randomBytes(60)];
-    const ids: string[] = [];
-    for (const part of parts) {
-      const created = await tus.create(meta("/parts.bin"), part.length, part, { "upload-concat": "partial" });
-      expect(created.status, created.text).toBe(201);
-      ids.push(created.id!);
-    }
-    const final = await tus.create(meta("/parts.bin"), 0, undefined, { "upload-concat": `final;${ids.map((id) => `/uploads/${id}`).join(" ")}` });
-    expect(final.body).toMatchObject({ code: ErrorCode.FileFiltered, data: { name: "parts.bin", size: 100 } });
-
     await patchUser(user.id, { transIgnoreSizeSwitch: false });
     expect(await upload(user, "/big.bin", randomBytes(101))).toMatchObject({ code: 200 });
     expect((await readdir(homeOf("ff_size"))).sort()).toEqual(["big.bin", "fits.bin"]);
-  });
-
-  it("refuses each part of a parallel upload a pattern names", async () => {
-    const user = await users.userWith("ff_parts", filter("*.part"));
-    const part = await tusClient(t.fileUrl, user.socketToken).create(meta("/a.part"), 10, undefined, { "upload-concat": "partial" });
-    expect(part.body?.code).toBe(ErrorCode.FileFiltered);
   });
 
   it("is checked again at commit: a filter set after the creation stops the file, the bytes wait until it allows it", async () => {

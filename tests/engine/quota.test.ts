@@ -119,25 +119,6 @@ describe("uploads past the quota", () => {
     expect((await adminView(user.id)).space.used).toBe(600);
   });
 
-  it("refuses a part of a parallel upload past the room the other parts left, and the assembled upload when the parts together no longer fit", async () => {
-    const user = await userWith("q_parts", 1000);
-    const tus = tusClient(t.fileUrl, user.socketToken);
-    expect((await tus.create(meta("/big.bin"), 1001, undefined, { "upload-concat": "partial" })).body?.code).toBe(ErrorCode.QuotaExceeded);
-    const a = await tus.create(meta("/big.bin"), 600, randomBytes(600), { "upload-concat": "partial" });
-    const b = await tus.create(meta("/big.bin"), 400, randomBytes(400), { "upload-concat": "partial" });
-    expect([a.status, b.status]).toEqual([201, 201]);
-    expect((await tus.create(meta("/big.bin"), 1, randomBytes(1), { "upload-concat": "partial" })).body?.code).toBe(ErrorCode.QuotaExceeded);
-    // The quota lowered meanwhile: the parts' own reservations do not make the whole fit.
-    await t.call("PATCH", `/api/admin/users/${user.id}`, { token: admin, body: { quota: 900 } });
-    const concat = { "upload-concat": `final;${tus.urlOf(a.id!)} ${tus.urlOf(b.id!)}`, "upload-length": "" };
-    expect((await tus.create(meta("/big.bin"), 0, undefined, concat)).body).toMatchObject({ code: ErrorCode.QuotaExceeded, data: { used: 0, quota: 900, needed: 1000 } });
-    await t.call("PATCH", `/api/admin/users/${user.id}`, { token: admin, body: { quota: 1000 } });
-    const final = await tus.create(meta("/big.bin"), 0, undefined, concat);
-    expect(final.status, final.text).toBe(201);
-    // The parts' reservations became the assembled upload's: still nothing left.
-    expect((await tus.create(meta("/other.bin"), 1)).body?.code).toBe(ErrorCode.QuotaExceeded);
-  });
-
   it("checks again at commit, keeps the bytes of a refused commit, and commits once room is made", async () => {
     const user = await userWith("q_commit", 1000);
     const late = await send(user, "/late.bin", randomBytes(700));

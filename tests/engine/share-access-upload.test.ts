@@ -114,7 +114,7 @@ describe("an invitation's visitor", () => {
       expect(created.body?.code, JSON.stringify(meta)).toBe(code);
       expect(created.id, JSON.stringify(meta)).toBeNull();
     }
-    // Parallel-chunk uploads (tus concatenation) are not offered to visitors.
+    // tus concatenation is offered to nobody (Ferry's chunks replace it).
     expect((await tus.create({ groupId: "0", path: "/part.bin" }, 4, undefined, { "upload-concat": "partial" })).body?.code).toBe(4175);
     expect((await visitor.cmd("mkdir", { groupId: 0, path: "/..", name: "x" })).code).toBe(1066);
     expect((await visitor.cmd("mkdir", { groupId: 0, path: "/locked", name: "x" })).code).toBe(1043);

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { readFile, stat } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { Upload } from "tus-js-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -284,57 +284,47 @@ describe("tus uploads", () => {
     expect(Buffer.compare(await readFile(path.join(abs, "album/photo.jpg")), data)).toBe(0);
   });
 
-  it("takes parallel chunks from tus-js-client (concatenation) and the committed file is whole", async () => {
-    const data = randomBytes(5 * 1024 * 1024 + 333);
-    const metadata = meta("/parallel/big.bin");
-    const url = await new Promise<string>((resolve, reject) => {
-      const upload = new Upload(data, {
+  it("offers exactly its extensions, and refuses tus concatenation (Upload-Concat) with 501, nothing stored", async () => {
+    const options = await fetch(`${t.fileUrl}/uploads/`, { method: "OPTIONS" });
+    expect(options.headers.get("tus-extension")?.split(",")).toEqual(["creation", "creation-with-upload", "termination", "expiration", "ferry-chunks"]);
+    expect(options.headers.get("tus-version")).toBe("1.0.0");
+
+    const before = (await readdir(tusDir())).sort();
+    const reservations = () => t.engine.services.quota.reservationsBefore(Number.MAX_SAFE_INTEGER);
+    const reserved = (await reservations()).sort();
+    const refusedWith = async (concat: string, token: string | null = alice.socketToken) => {
+      const res = await fetch(`${t.fileUrl}/uploads/`, {
+        method: "POST",
+        headers: { "tus-resumable": "1.0.0", ...(token ? { authorization: `Bearer ${token}` } : {}), "upload-length": "4000", "upload-concat": concat, "upload-metadata": encodeMetadata(meta("/p.bin")) },
+      });
+      return { status: res.status, location: res.headers.get("location"), body: (await res.json()) as { code: number; data: { reason: string } } };
+    };
+    for (const concat of ["partial", "final;/uploads/0123456789abcdef0123456789abcdef /uploads/fedcba9876543210fedcba9876543210"]) {
+      const refused = await refusedWith(concat);
+      expect(refused).toMatchObject({ status: 501, location: null, body: { code: ErrorCode.UnsupportedOperation } });
+      expect(refused.body.data.reason).toContain("Ferry-Chunk");
+    }
+    // Without a token too: the header alone decides.
+    expect((await refusedWith("partial", null)).status).toBe(501);
+
+    // A tus client asked for parallel uploads fails at once with that answer (and is not left retrying).
+    const failure = await new Promise<Error>((resolve, reject) => {
+      const upload = new Upload(randomBytes(4000), {
         endpoint: `${t.fileUrl}/uploads/`,
-        parallelUploads: 4,
-        chunkSize: 512 * 1024,
-        metadata,
-        metadataForPartialUploads: metadata,
+        parallelUploads: 2,
+        metadata: meta("/p.bin"),
+        metadataForPartialUploads: meta("/p.bin"),
         headers: { authorization: `Bearer ${alice.socketToken}` },
         retryDelays: [],
-        onError: reject,
-        onSuccess: () => resolve(upload.url!),
+        onError: resolve,
+        onSuccess: () => reject(new Error("a concatenated upload was accepted")),
       });
       upload.start();
     });
-    const uploadId = url.slice(url.lastIndexOf("/") + 1);
-    const hash = await blake3Hex(data);
-    expect(await aliceFiles.ok("commit", { uploadId, hash })).toEqual({ path: "/parallel/big.bin", size: data.length, hash });
-    const { abs } = await homeOf(alice.id);
-    expect(Buffer.compare(await readFile(path.join(abs, "parallel/big.bin")), data)).toBe(0);
-  });
-
-  it("assembles only complete parts of the caller, and never commits a part alone", async () => {
-    const tus = tusClient(t.fileUrl, alice.socketToken);
-    const data = randomBytes(4000);
-    const partial = { "upload-concat": "partial" };
-    const a = await tus.create(meta("/p.bin"), 2000, data.subarray(0, 2000), partial);
-    const b = await tus.create(meta("/p.bin"), 2000, data.subarray(2000, 2500), partial);
-    expect((await aliceFiles.cmd("commit", { uploadId: a.id!, hash: await blake3Hex(data.subarray(0, 2000)) })).code).toBe(ErrorCode.InvalidData);
-    const final = (ids: string[], token = alice.socketToken) =>
-      fetch(`${t.fileUrl}/uploads/`, {
-        method: "POST",
-        headers: { "tus-resumable": "1.0.0", authorization: `Bearer ${token}`, "upload-concat": `final;${ids.map((id) => `/uploads/${id}`).join(" ")}`, "upload-metadata": encodeMetadata(meta("/p.bin")) },
-      });
-    const early = await final([a.id!, b.id!]);
-    expect(((await early.json()) as { code: number }).code).toBe(ErrorCode.UploadIncomplete);
-    await tus.patch(b.id!, 500, data.subarray(2500));
-    // Bob cannot assemble Alice's parts (nor upload at all).
-    expect((await final([a.id!, b.id!], bob.socketToken)).status).toBe(403);
-    const ok = await final([a.id!, b.id!]);
-    expect(ok.status).toBe(201);
-    const location = ok.headers.get("location")!;
-    const uploadId = location.slice(location.lastIndexOf("/") + 1);
-    // The parts are consumed by the final upload.
-    expect((await tus.head(a.id!)).status).toBe(404);
-    expect((await tus.head(uploadId)).headers.get("upload-offset")).toBe("4000");
-    await aliceFiles.ok("commit", { uploadId, hash: await blake3Hex(data) });
-    const { abs } = await homeOf(alice.id);
-    expect(Buffer.compare(await readFile(path.join(abs, "p.bin")), data)).toBe(0);
+    expect(failure.message).toContain("501");
+    // No upload was created, and the quota holds no reservation for one.
+    expect((await readdir(tusDir())).sort()).toEqual(before);
+    expect((await reservations()).sort()).toEqual(reserved);
   });
 
   it("answers CORS for allowed origins only, and refusals stay readable by the page", async () => {
