@@ -207,7 +207,11 @@ export const uploadBatchHeader = z.object({
 export type UploadBatchHeader = z.infer<typeof uploadBatchHeader>;
 
 /** One file's answer in a batch's reply: placed, or refused with its own code and translated message. */
-export type UploadBatchResult = { path: string; ok: true; size: number; hash: string } | { path: string; ok: false; code: number; message: string; data: unknown };
+export const uploadBatchResult = z.discriminatedUnion("ok", [
+  z.object({ path: z.string(), ok: z.literal(true), size: z.number().int().min(0), hash: z.string() }),
+  z.object({ path: z.string(), ok: z.literal(false), code: z.number().int(), message: z.string(), data: z.unknown() }),
+]);
+export type UploadBatchResult = z.infer<typeof uploadBatchResult>;
 
 /**
  * tus Upload-Metadata keys of a Ferry upload. `path` is the final path of the file (folder uploads

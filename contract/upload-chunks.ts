@@ -1,3 +1,5 @@
+import * as z from "zod";
+
 /**
  * Ferry's parallel chunks on the file server's tus endpoint (docs/file-server.md, "Parallel chunks
  * (Ferry extension)"): the names both sides use, and the `Ferry-Ranges` format. The engine writes
@@ -12,6 +14,9 @@ export const CHUNK_HEADER = "Ferry-Chunk";
 export const RANGES_HEADER = "Ferry-Ranges";
 /** At most this many separate stored ranges per upload: a chunk that would make more is refused (send the gaps first). */
 export const MAX_RANGES = 1000;
+
+/** `Ferry-Ranges` as the engine writes it (`formatRanges`), for the OpenAPI document. */
+export const ferryRangesHeader = z.string().regex(/^(\d+-\d+(,\d+-\d+)*)?$/);
 
 /** A byte range [start, end), half open. */
 export type ByteRange = [number, number];

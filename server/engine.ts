@@ -16,7 +16,7 @@ import { type Clock, systemClock } from "./clock";
 import type { Config } from "./config";
 import { securePrivateFiles } from "./data-dir";
 import { buildApi } from "./http/app";
-import { apiServerUrl, openApiDocument } from "./http/openapi";
+import { apiServerUrl, fileServerEntries, openApiDocument } from "./http/openapi";
 import { route, type RouteDef } from "./http/route";
 import { installerRoutes } from "./installers/routes";
 import { createInstallers } from "./installers/service";
@@ -95,7 +95,7 @@ export function allRoutes(s: Services, dashboard: Dashboard = describedDashboard
       summary: "This OpenAPI document.",
       auth: "public",
       // The port in use (set after listen, so also for port 0), not a default.
-      handler: async () => openApiDocument(routes, VERSION, apiServerUrl(s.config.host, s.config.apiPort)),
+      handler: async () => openApiDocument(routes, VERSION, apiServerUrl(s.config.host, s.config.apiPort), fileServerEntries(s.config.host, s.tls.ports())),
     }),
   );
   return routes;

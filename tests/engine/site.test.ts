@@ -70,8 +70,14 @@ describe("site and server information", () => {
   it("serves the OpenAPI document that docs/openapi.json holds", async () => {
     const served = (await t.call("GET", "/api/openapi.json")).body.data;
     const file = JSON.parse(await readFile(new URL("../../docs/openapi.json", import.meta.url), "utf8"));
-    // The document names the address this engine serves; the file names the default one (8090).
+    // The document names the addresses this engine serves; the file names the default ones (8090, file server 2480).
     expect(served.servers).toEqual([{ url: t.url }]);
+    const fileServerPaths = Object.keys(file.paths).filter((p) => !p.startsWith("/api/"));
+    expect(fileServerPaths).toEqual(expect.arrayContaining(["/uploads/", "/uploads/{id}", "/uploads/batch"]));
+    for (const p of fileServerPaths) {
+      expect(served.paths[p].servers, p).toEqual([{ url: t.fileUrl, description: expect.any(String) }]);
+      served.paths[p].servers = file.paths[p].servers;
+    }
     expect({ ...served, servers: file.servers }).toEqual(file);
     expect(Object.keys(served.paths)).toEqual(expect.arrayContaining(["/api/user/login", "/api/notice/list", "/api/admin/users/{id}"]));
   });

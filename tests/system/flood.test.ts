@@ -209,7 +209,9 @@ describe("a flood of 50 parallel anonymous 100 MB bodies", () => {
 
   it("to every REST route is refused unread", async () => {
     const openapi = (await (await fetch(`${product.apiUrl}/api/openapi.json`)).json()) as { data: { paths: Record<string, Record<string, unknown>> } };
-    const routes = Object.entries(openapi.data.paths).flatMap(([p, methods]) => Object.keys(methods).map((m) => ({ method: m.toUpperCase(), path: p.replace(/\{[^}]+\}/g, "1") })));
+    // The file server's paths (their own servers) are flooded in the next test.
+    const rest = Object.entries(openapi.data.paths).filter(([p]) => p.startsWith("/api/"));
+    const routes = rest.flatMap(([p, methods]) => Object.keys(methods).map((m) => ({ method: m.toUpperCase(), path: p.replace(/\{[^}]+\}/g, "1") })));
     expect(routes.length).toBeGreaterThan(40);
     for (const { method, path: p } of [...routes, { method: "POST", path: "/api/no/such/route" }]) {
       const { bad, statuses } = await flood(product.apiUrl + p, method, "application/json");
