@@ -1,18 +1,23 @@
-import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
-import type { Browser } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { launchMeasuredChromium, type MeasuredBrowser, PAGE_NAME_SHIM } from "./chromium";
 import { log, onCleanup, run } from "./lifecycle";
 import { median } from "./series";
-import { launchChromium } from "./ui";
 
 /**
- * The browser's own ceiling for the UI upload: how fast this Chromium sends the test file in one
- * request to a server that does nothing with it. The same browser build and launch arguments as
- * the UI rounds (ui.ts), the file set on an `<input type=file>`, sent with `xhr.send(file)` as the
- * web client sends a whole File (app/transfers/file-source.ts) — no hashing, no tus, no engine.
- * `ui_upload_vs_nginx_put` cannot rise above `ceiling ÷ nginx PUT` on the same machine.
+ * The browser's own ceiling for the UI upload: how fast this Chromium sends the test file to a
+ * server that does nothing with it. The same browser build and launch arguments as the UI rounds
+ * (chromium.ts), the file set on an `<input type=file>` — no hashing, no tus, no engine. Two ways:
+ *
+ * - **single**: the whole File in one `xhr.send(file)`, as the web client sends a file below its
+ *   chunk threshold (app/transfers/file-source.ts);
+ * - **sliced**: the same chunks as a UI round sent (`xhr.send(file.slice(start, end))` each, as
+ *   app/transfers/chunked-upload.client.ts does), in the same order and with the same number of
+ *   requests in flight as that round had when each chunk started (ui.ts records it).
+ *
+ * The UI cannot send faster than the sliced ceiling of its own plan on the same machine.
  */
 
 const MIB = 1024 * 1024;
@@ -35,8 +40,8 @@ const PAGE = `<!doctype html><meta charset="utf-8"><title>Send ceiling</title>
 <label for="file">File to send</label> <input type="file" id="file">`;
 
 /**
- * A bare HTTP server inside the bench process: `GET /` is the page, `PUT /discard/<round>` counts
- * the body's bytes, drops them, and answers with the count. Closed at the end and at cleanup.
+ * A bare HTTP server inside the bench process: `GET /` is the page, `PUT /discard/<anything>`
+ * counts the body's bytes, drops them, and answers with the count. Closed at the end and at cleanup.
  */
 async function startDiscardServer(timeoutMs: number): Promise<{ url: string; received: Map<string, number>; stop(): Promise<void> }> {
   const received = new Map<string, number>();
@@ -70,123 +75,156 @@ async function startDiscardServer(timeoutMs: number): Promise<{ url: string; rec
   return { url: `http://127.0.0.1:${port}`, received, stop };
 }
 
-interface Proc {
-  ppid: number;
-  comm: string;
-  /** utime + stime in clock ticks. */
-  ticks: number;
+/** One chunk of a UI round: [start, end) of the file, and how many chunk requests were in flight once it started (itself included). */
+export interface PlannedChunk {
+  start: number;
+  end: number;
+  inFlight: number;
 }
 
-/** Every process of the machine from /proc/<pid>/stat (fields after the command name: state, ppid, … utime at 11, stime at 12). */
-function processes(): Map<number, Proc> {
-  const all = new Map<number, Proc>();
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const close = stat.lastIndexOf(")");
-      const fields = stat.slice(close + 2).split(" ");
-      all.set(Number(name), { ppid: Number(fields[1]), comm: stat.slice(stat.indexOf("(") + 1, close), ticks: Number(fields[11]) + Number(fields[12]) });
-    } catch {
-      // Gone between readdir and read.
-    }
-  }
-  return all;
+export interface CeilingRound {
+  /** MiB/s, timed in the page from the first `send` to the last `load`. */
+  mibS: number;
+  pageSeconds: number;
+  /** The same send seen from Node (adds the DevTools round trip). */
+  nodeSeconds: number;
+  /** CPU seconds (user + system) of the browser process and all its descendants; null when not found. */
+  cpuSeconds: number | null;
+  /** CPU seconds of the bench process, i.e. the discarding server (in-process) and Playwright's side. */
+  receiverCpuSeconds: number;
+  /** Sliced rounds: requests sent, and the most in flight at once in the page. */
+  requests?: number;
+  mostInFlight?: number;
 }
 
-/** CPU ticks of `root` and all its descendants (renderers under the zygote, the network service, …), by pid. */
-function treeTicks(root: number): Map<number, number> {
-  const all = processes();
-  const ticks = new Map<number, number>();
-  const queue = [root];
-  while (queue.length) {
-    const pid = queue.pop()!;
-    const proc = all.get(pid);
-    if (!proc || ticks.has(pid)) continue;
-    ticks.set(pid, proc.ticks);
-    for (const [child, p] of all) if (p.ppid === pid) queue.push(child);
-  }
-  return ticks;
+export interface CeilingSeries {
+  rounds: CeilingRound[];
+  best: number | null;
+  median: number | null;
+  error?: string;
 }
 
-/** CPU between two snapshots; a process started in between counts whole, one that ended in between is lost (none do during a send). */
-function ticksBetween(before: Map<number, number>, after: Map<number, number>): number {
-  let sum = 0;
-  for (const [pid, ticks] of after) sum += ticks - (before.get(pid) ?? 0);
-  return sum;
+/** best / median of a series' rounds. */
+export function summarize(rounds: CeilingRound[], error?: string): CeilingSeries {
+  const samples = rounds.map((r) => r.mibS);
+  return { rounds, best: samples.length ? Math.max(...samples) : null, median: median(samples), ...(error ? { error } : {}) };
 }
 
-/** Chromium children of the bench process (Playwright spawns the browser from this process; Debian's wrapper execs into it). */
-const chromiumChildren = () => new Set([...processes()].filter(([, p]) => p.ppid === process.pid && p.comm === "chromium").map(([pid]) => pid));
-
-async function clockTicksPerSecond(): Promise<number> {
-  const out = await run("getconf", ["CLK_TCK"], 10_000).catch(() => null);
-  const n = Number(out?.stdout.trim());
-  return Number.isInteger(n) && n > 0 ? n : 100;
+export interface CeilingSession {
+  /** One round of the whole File in one XHR. */
+  single(round: number): Promise<CeilingRound>;
+  /** One round of `plan`'s slices, as many in flight as the plan says. */
+  sliced(round: number, plan: PlannedChunk[]): Promise<CeilingRound>;
+  stop(): Promise<void>;
 }
 
-export async function measureBrowserCeiling(opts: { file: string; size: number; rounds: number; timeoutMs: number }): Promise<CeilingResult> {
+type PageResult = { ms: number; statuses: number[]; bodies: string[]; size: number; mostInFlight: number };
+
+/** In the page: sends `chunks` (or the whole file when null), each chunk started once fewer than its `inFlight` run. */
+function sendInPage(page: Page, prefix: string, chunks: PlannedChunk[] | null, timeoutMs: number): Promise<PageResult> {
+  return page.evaluate(
+    ({ prefix, chunks, timeoutMs }) =>
+      new Promise<PageResult>((resolve, reject) => {
+        const file = document.querySelector<HTMLInputElement>("#file")?.files?.[0];
+        if (!file) return reject(new Error("the file input holds no file"));
+        const list = chunks ?? [{ start: 0, end: file.size, inFlight: 1 }];
+        const statuses: number[] = new Array<number>(list.length).fill(0);
+        const bodies: string[] = new Array<string>(list.length).fill("");
+        let next = 0;
+        let running = 0;
+        let done = 0;
+        let most = 0;
+        let start = 0;
+        const fail = (why: string) => reject(new Error(why));
+        const pump = () => {
+          while (next < list.length && running < list[next]!.inFlight) {
+            const i = next++;
+            const chunk = list[i]!;
+            const xhr = new XMLHttpRequest();
+            xhr.open("PUT", `${prefix}/${chunk.start}`);
+            xhr.timeout = timeoutMs;
+            xhr.onload = () => {
+              statuses[i] = xhr.status;
+              bodies[i] = xhr.responseText;
+              running -= 1;
+              done += 1;
+              if (done === list.length) resolve({ ms: performance.now() - start, statuses, bodies, size: file.size, mostInFlight: most });
+              else pump();
+            };
+            xhr.onerror = () => fail(`the XHR of [${chunk.start}, ${chunk.end}) failed (network error)`);
+            xhr.onabort = () => fail("an XHR was aborted");
+            xhr.ontimeout = () => fail(`an XHR timed out after ${timeoutMs} ms`);
+            running += 1;
+            most = Math.max(most, running);
+            // The whole File itself when not sliced: Chromium's network service then reads the file by its path.
+            xhr.send(chunks === null ? file : file.slice(chunk.start, chunk.end));
+          }
+        };
+        start = performance.now();
+        pump();
+      }),
+    { prefix, chunks, timeoutMs },
+  );
+}
+
+/**
+ * Starts the discarding server and a Chromium with its page; each round sets the test file on the
+ * page's input again (untimed, like the UI's input) and sends it after a `sync`.
+ */
+export async function startCeiling(opts: { file: string; size: number; timeoutMs: number }): Promise<CeilingSession> {
   const server = await startDiscardServer(opts.timeoutMs);
-  const hz = await clockTicksPerSecond();
-  let browser: Browser | undefined;
+  let measured: MeasuredBrowser | undefined;
   try {
-    const earlier = chromiumChildren();
-    browser = await launchChromium();
-    const found = [...chromiumChildren()].filter((pid) => !earlier.has(pid));
-    const browserPid = found.length === 1 ? found[0]! : null;
-    if (browserPid === null) log(`  ceiling: ${found.length} new Chromium processes under the bench, not 1: no CPU seconds`);
-    const page = await browser.newPage();
+    measured = await launchMeasuredChromium("ceiling");
+    const page = await measured.browser.newPage();
     await page.goto(`${server.url}/`);
+    await page.evaluate(PAGE_NAME_SHIM);
     const input = page.getByLabel("File to send", { exact: true });
-    const result: Omit<CeilingResult, "best" | "median"> = { samples: [], cpuSeconds: browserPid === null ? null : [], pageSeconds: [], nodeSeconds: [], receiverCpuSeconds: [] };
-    for (let round = 1; round <= opts.rounds; round++) {
+    const browser = measured;
+    const once = async (kind: "single" | "sliced", round: number, plan: PlannedChunk[] | null): Promise<CeilingRound> => {
       // A clean disk at the start of every round, as for the UI and the curl uploads.
       await run("sync", [], 300_000);
-      // Untimed: a new File each round, like the UI's input.
       await input.setInputFiles(opts.file);
-      const path = `/discard/${round}`;
-      const cpuBefore = browserPid === null ? null : treeTicks(browserPid);
+      const prefix = `/discard/${kind}-${round}`;
+      const cpu = browser.cpu();
       const ownBefore = process.cpuUsage();
       const started = process.hrtime.bigint();
-      const sent = await page.evaluate(
-        ({ path, timeoutMs }) =>
-          new Promise<{ ms: number; status: number; body: string; size: number }>((resolve, reject) => {
-            const file = document.querySelector<HTMLInputElement>("#file")?.files?.[0];
-            if (!file) return reject(new Error("the file input holds no file"));
-            const xhr = new XMLHttpRequest();
-            xhr.open("PUT", path);
-            xhr.timeout = timeoutMs;
-            let start = 0;
-            xhr.onload = () => resolve({ ms: performance.now() - start, status: xhr.status, body: xhr.responseText, size: file.size });
-            xhr.onerror = () => reject(new Error("the XHR failed (network error)"));
-            xhr.onabort = () => reject(new Error("the XHR was aborted"));
-            xhr.ontimeout = () => reject(new Error(`the XHR timed out after ${timeoutMs} ms`));
-            start = performance.now();
-            xhr.send(file);
-          }),
-        { path, timeoutMs: opts.timeoutMs },
-      );
+      const sent = await sendInPage(page, prefix, plan, opts.timeoutMs);
       const nodeSeconds = Number(process.hrtime.bigint() - started) / 1e9;
       const own = process.cpuUsage(ownBefore);
-      const cpu = cpuBefore === null ? null : ticksBetween(cpuBefore, treeTicks(browserPid!)) / hz;
-      const got = server.received.get(path);
-      if (sent.size !== opts.size) throw new Error(`round ${round}: the page's File has ${sent.size} bytes, not ${opts.size}`);
-      if (sent.status !== 200 || got !== opts.size || sent.body !== String(opts.size)) {
-        const what = got === undefined ? "no complete body" : `${got} bytes`;
-        throw new Error(`round ${round}: the server received ${what} of ${opts.size} (HTTP ${sent.status}, answer "${sent.body.slice(0, 40)}")`);
-      }
-      const seconds = sent.ms / 1000;
-      result.samples.push(opts.size / MIB / seconds);
-      result.pageSeconds.push(seconds);
-      result.nodeSeconds.push(nodeSeconds);
-      result.receiverCpuSeconds.push((own.user + own.system) / 1e6);
-      if (cpu !== null) result.cpuSeconds!.push(cpu);
-      const cpuText = cpu === null ? "" : `, Chromium CPU ${cpu.toFixed(2)} s`;
-      log(`  ceiling round ${round}/${opts.rounds}: ${result.samples.at(-1)!.toFixed(0)} MiB/s (${seconds.toFixed(2)} s in the page, ${nodeSeconds.toFixed(2)} s from Node${cpuText})`);
-    }
-    return { ...result, best: Math.max(...result.samples), median: median(result.samples)! };
-  } finally {
-    await browser?.close();
+      const cpuSeconds = cpu();
+      if (sent.size !== opts.size) throw new Error(`${kind} round ${round}: the page's File has ${sent.size} bytes, not ${opts.size}`);
+      const list = plan ?? [{ start: 0, end: opts.size, inFlight: 1 }];
+      let total = 0;
+      list.forEach((chunk, i) => {
+        const length = chunk.end - chunk.start;
+        const got = server.received.get(`${prefix}/${chunk.start}`);
+        if (sent.statuses[i] !== 200 || got !== length || sent.bodies[i] !== String(length)) {
+          const what = got === undefined ? "no complete body" : `${got} bytes`;
+          throw new Error(`${kind} round ${round}: the server received ${what} of [${chunk.start}, ${chunk.end}) (HTTP ${sent.statuses[i]})`);
+        }
+        total += got;
+      });
+      if (total !== opts.size) throw new Error(`${kind} round ${round}: the server received ${total} bytes in all, not ${opts.size}`);
+      const pageSeconds = sent.ms / 1000;
+      const result: CeilingRound = { mibS: opts.size / MIB / pageSeconds, pageSeconds, nodeSeconds, cpuSeconds, receiverCpuSeconds: (own.user + own.system) / 1e6 };
+      if (plan) Object.assign(result, { requests: plan.length, mostInFlight: sent.mostInFlight });
+      const shape = plan ? `, ${plan.length} slices, at most ${sent.mostInFlight} in flight` : "";
+      const cpuText = cpuSeconds === null ? "" : `, Chromium CPU ${cpuSeconds.toFixed(2)} s`;
+      log(`  ceiling (${kind}) round ${round}: ${result.mibS.toFixed(0)} MiB/s (${pageSeconds.toFixed(2)} s in the page, ${nodeSeconds.toFixed(2)} s from Node${shape}${cpuText})`);
+      return result;
+    };
+    return {
+      single: (round) => once("single", round, null),
+      sliced: (round, plan) => once("sliced", round, plan),
+      async stop() {
+        await browser.browser.close();
+        await server.stop();
+      },
+    };
+  } catch (error) {
+    await measured?.browser.close();
     await server.stop();
+    throw error;
   }
 }

@@ -1,16 +1,12 @@
 /**
  * `npm run bench`: the engine's transfer speed as ratios to nginx and bare Node measured in the same
  * run on the same file, its memory under load, a large listing and what its logs cost (docs/bench.md).
- *   npm run bench -- [--size 1G] [--rounds 3] [--only download,upload,ui,rss,list,logs,wan] [--wan-profiles a,b,c] [--json]
+ *   npm run bench -- [--size 1G] [--rounds 3] [--only download,upload,ui,rss,list,logs,wan,ui4g] [--wan-profiles a,b,c] [--json]
  */
-import { randomBytes } from "node:crypto";
-import { createWriteStream } from "node:fs";
-import { link, mkdir, open, readdir, rm } from "node:fs/promises";
+import { link, open, readdir, rm } from "node:fs/promises";
 import path from "node:path";
-import { once } from "node:events";
 import { blake3File } from "../../server/uploads/hash";
 import { type NginxBaseline, type NodeBaseline, startNginx, startNodeServer } from "./baselines";
-import { measureBrowserCeiling } from "./browser-ceiling";
 import * as curl from "./curl";
 import { type BenchUser, type EngineProcess, startEngineProcess } from "./engine";
 import { type Ferry, connectFerry } from "./ferry";
@@ -20,14 +16,17 @@ import { LOG_PHASES, measureLogCost } from "./logs";
 import { type ExtraKey, METRICS, type MetricKey, type Outcome, rounded, table, verdictOf } from "./report";
 import { measureRss } from "./rss";
 import { type Contender, median, runSeries } from "./series";
-import { measureUiUpload } from "./ui";
+import { writeTestFile } from "./test-file";
+import { ui4gRow, uiRows } from "./ui-rows";
 import { measureWan, type WanProfileResult } from "./wan";
 import { isWanUiProfile, wanUiRows } from "./wan-ui";
 import { type Profile, PROFILES } from "./wan-link";
 
 const MIB = 1024 * 1024;
-const PARTS = ["download", "upload", "ui", "rss", "list", "logs", "wan"] as const;
+const PARTS = ["download", "upload", "ui", "rss", "list", "logs", "wan", "ui4g"] as const;
 type Part = (typeof PARTS)[number];
+/** ui4g (a 4 GiB file through the UI) runs only when asked for: it writes 12 GiB to the disk (docs/bench.md). */
+const DEFAULT_PARTS = PARTS.filter((p) => p !== "ui4g");
 
 interface Options {
   size: number;
@@ -54,7 +53,7 @@ export function parseSize(text: string): number {
 }
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { size: 1024 * MIB, rounds: 3, json: false, only: new Set(PARTS), listCount: 100_000, rssDownloads: 50, rssUploads: 10, logsControl: false, wanProfiles: ["a", "b", "c"] };
+  const options: Options = { size: 1024 * MIB, rounds: 3, json: false, only: new Set(DEFAULT_PARTS), listCount: 100_000, rssDownloads: 50, rssUploads: 10, logsControl: false, wanProfiles: ["a", "b", "c"] };
   const intOf = (flag: string, value: string | undefined, min: number, max: number) => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${flag} ${value ?? ""}: expected a whole number from ${min} to ${max}`);
@@ -87,17 +86,6 @@ function parseOptions(argv: string[]): Options {
     } else throw new Error(`unknown option ${flag} (known: --size, --rounds, --only, --list-count, --rss-downloads, --rss-uploads, --logs-control, --wan-profiles, --json)`);
   }
   return options;
-}
-
-/** A file of random bytes (nothing on the path can compress it), written once and shared by every server. */
-async function writeTestFile(file: string, size: number): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  const out = createWriteStream(file, { highWaterMark: MIB });
-  for (let written = 0; written < size; written += MIB) {
-    if (!out.write(randomBytes(Math.min(MIB, size - written)))) await once(out, "drain");
-  }
-  out.end();
-  await once(out, "finish");
 }
 
 /** Writes every dirty page of the machine to disk (and with it the deletions of earlier rounds). */
@@ -155,7 +143,7 @@ async function bench(options: Options) {
   const notNeeded = "not needed by the parts asked for";
   const nginx = needs("download", "upload", "ui") ? await started<NginxBaseline>("nginx", () => startNginx(filesDir)) : notNeeded;
   const node = needs("download", "upload") ? await started<NodeBaseline>("the Node baseline", () => startNodeServer(filesDir)) : notNeeded;
-  const engine = needs("download", "upload", "ui", "rss", "list") ? await started<EngineProcess>("the engine", async () => startEngineProcess(await tempDir("engine"))) : notNeeded;
+  const engine = needs("download", "upload", "ui", "rss", "list", "ui4g") ? await started<EngineProcess>("the engine", async () => startEngineProcess(await tempDir("engine"))) : notNeeded;
   let user: BenchUser | string = typeof engine === "string" ? engine : "";
   let ferry: Ferry | string = typeof engine === "string" ? engine : "";
   if (typeof engine !== "string") {
@@ -195,6 +183,7 @@ async function bench(options: Options) {
     const contenders: Contender[] = [];
     // Every round of every contender starts on a clean disk: `sync` before it (untimed) writes back
     // whatever an earlier round, the test file or a neighbour left dirty, and the deletions.
+    // nginx's PUT and then an fsync of the file it wrote, the fsync started the moment curl returns.
     const putFsync: number[] = [];
     const putSeconds: number[] = [];
     if (typeof nginx !== "string") {
@@ -203,8 +192,8 @@ async function bench(options: Options) {
         before: syncDisk,
         once: async (round) => {
           const t = await curl.upload("PUT", `${nginx.putUrl}/bench-${round + 1}.bin`, file, {}, transferTimeout);
-          // Untimed for the ratio: nginx answers with the bytes in the page cache. Kept apart to
-          // show what the engine's durability costs (docs/bench.md).
+          // nginx answers with the bytes in the page cache: the fsync gives it the durability of
+          // the engine's commit (upload_vs_nginx_put_durable); without it, upload_vs_nginx_put.
           if (round >= 0) {
             putSeconds.push(t.seconds);
             putFsync.push(await fsyncSeconds(path.join(nginx.putDir, `bench-${round + 1}.bin`)));
@@ -248,14 +237,21 @@ async function bench(options: Options) {
       const durable = putSeconds.map((s, i) => options.size / MIB / (s + putFsync[i]!));
       details.nginx_put_durable = { samples: durable, fsyncSeconds: putFsync, best: Math.max(...durable), median: median(durable) };
     }
+    const durable = (details.nginx_put_durable as { samples: number[]; best: number } | undefined) ?? null;
+    raw.nginx_put_durable_mib_s = durable?.best ?? null;
     if (options.only.has("upload")) {
       raw.engine_upload_mib_s = r.engine_upload?.best ?? null;
-      set("upload_vs_nginx_put", ratio(raw.engine_upload_mib_s, nginxPut), reasonOf(ferry) ?? r.engine_upload?.error ?? nginxPutReason);
+      const engineReason = reasonOf(ferry) ?? r.engine_upload?.error;
+      set("upload_vs_nginx_put_durable", ratio(raw.engine_upload_mib_s, raw.nginx_put_durable_mib_s), engineReason ?? nginxPutReason);
+      extra.upload_vs_nginx_put = measured(ratio(raw.engine_upload_mib_s, nginxPut), engineReason ?? nginxPutReason);
+      details.upload_vs_nginx_put = extra.upload_vs_nginx_put.value;
       // Each engine round against the nginx round just before it (same minute, same neighbours).
       const e = r.engine_upload?.samples ?? [];
       const n = r.nginx_put?.samples ?? [];
       const paired = e.slice(0, n.length).map((v, i) => v / n[i]!);
       if (paired.length) details.upload_paired_ratios = { samples: paired, median: median(paired) };
+      const pairedDurable = e.slice(0, durable?.samples.length ?? 0).map((v, i) => v / durable!.samples[i]!);
+      if (pairedDurable.length) details.upload_paired_ratios_vs_durable = { samples: pairedDurable, median: median(pairedDurable) };
       // The engine against what Node itself reaches in the same run.
       raw.node_put_discard_mib_s = r.node_put_discard?.best ?? null;
       raw.node_put_disk_mib_s = r.node_put_disk?.best ?? null;
@@ -350,40 +346,28 @@ async function bench(options: Options) {
   }
 
   if (options.only.has("ui")) {
-    // First what Chromium reaches at all: the same file in one XHR to a server that drops it.
-    log("Chromium's own send ceiling (one XHR of the file to a server that discards it)…");
-    let ceiling: number | null = null;
-    let ceilingReason: string | undefined;
-    try {
-      const c = await measureBrowserCeiling({ file, size: options.size, rounds: options.rounds, timeoutMs: transferTimeout });
-      details.ui_browser_ceiling = c;
-      ceiling = c.best;
-    } catch (error) {
-      ceilingReason = `no browser ceiling: ${failure(error)}`;
-      log(ceilingReason);
-      details.ui_browser_ceiling = { samples: [], best: null, median: null, cpuSeconds: null, error: failure(error) };
+    log("upload through the web UI (Chromium), turn about with Chromium's own sends to a discarding server (one XHR; the UI's chunks)…");
+    if (typeof engine === "string" || typeof user === "string") {
+      for (const key of ["ui_upload_vs_nginx_put", "ui_upload_vs_browser_ceiling_same_connections"] as const) set(key, null, reasonOf(engine, user));
+    } else {
+      const rows = await uiRows({ engine, user, file, size: options.size, rounds: options.rounds, timeoutMs: transferTimeout, nginxPut, nginxPutReason });
+      for (const [key, o] of Object.entries(rows.headline)) set(key as MetricKey, o.value, o.reason);
+      Object.assign(extra, rows.extra);
+      Object.assign(raw, rows.raw);
+      Object.assign(details, rows.details);
     }
-    raw.browser_send_ceiling_mib_s = ceiling;
-    log("upload through the web UI (Chromium)…");
-    if (typeof engine === "string" || typeof user === "string") set("ui_upload_vs_nginx_put", null, reasonOf(engine, user));
-    else {
-      try {
-        const ui = await measureUiUpload({ engine, user, file, size: options.size, rounds: options.rounds, timeoutMs: transferTimeout * 3 });
-        details.ui = ui;
-        raw.ui_upload_mib_s = ui.best;
-        set("ui_upload_vs_nginx_put", ratio(ui.best, nginxPut), nginxPutReason ?? "nginx PUT baseline missing");
-      } catch (error) {
-        set("ui_upload_vs_nginx_put", null, failure(error));
-      }
-    }
-    const uiReason = outcomes.ui_upload_vs_nginx_put.value === null ? outcomes.ui_upload_vs_nginx_put.reason : undefined;
-    const uiVsCeiling = ratio(raw.ui_upload_mib_s ?? null, ceiling);
-    const ceilingVsPut = ratio(ceiling, nginxPut);
-    details.ui_vs_browser_ceiling = uiVsCeiling;
-    details.ceiling_vs_nginx_put = ceilingVsPut;
-    extra.ui_vs_browser_ceiling = measured(uiVsCeiling, ceilingReason ?? uiReason);
-    extra.ceiling_vs_nginx_put = measured(ceilingVsPut, ceilingReason ?? nginxPutReason ?? "nginx PUT baseline missing");
   }
+
+  if (options.only.has("ui4g")) {
+    log("a 4 GiB upload through the web UI: from the last chunk's reply to \"Uploaded\"…");
+    if (typeof engine === "string" || typeof user === "string") set("upload_4g_last_byte_to_uploaded_s", null, reasonOf(engine, user));
+    else {
+      const rows = await ui4gRow({ engine, user, file, size: options.size, rounds: options.rounds });
+      for (const [key, o] of Object.entries(rows.headline)) set(key as MetricKey, o.value, o.reason);
+      Object.assign(raw, rows.raw);
+      Object.assign(details, rows.details);
+    }
+  } else set("upload_4g_last_byte_to_uploaded_s", null, "runs only when asked for: --only ui4g (a 4 GiB file through the UI, 3 rounds ~3 min)");
 
   if (options.only.has("wan")) {
     log(`WAN downloads over the emulated link, profiles ${options.wanProfiles.join(", ")} (curl in the client namespace, engine and nginx in the server namespace)…`);
@@ -421,7 +405,6 @@ async function bench(options: Options) {
     for (const [key, o] of Object.entries(wanUi.headline)) set(key as MetricKey, o.value, o.reason);
     const notBuilt = {
       small_files_ui_vs_nginx_put: "not built: batched small-file upload does not exist yet (issue 16, Many small files)",
-      upload_4g_last_byte_to_uploaded_s: "not built: needs the hash-while-sending upload (issue 16) and a 4 GiB UI round",
     } as const;
     for (const [key, why] of Object.entries(notBuilt)) set(key as MetricKey, null, why);
   }
