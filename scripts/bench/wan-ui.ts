@@ -31,6 +31,8 @@ import { bridgeToServer, CLIENT_NS, clientCc, delayDaemonCpuSeconds, inNamespace
  */
 
 const MIB = 1024 * 1024;
+/** The client namespace's address (wan-link.sh): the server's sockets towards it are the link's. */
+const CLIENT_ADDRESS = "198.18.1.2";
 
 /** Per profile: file sizes and the baselines' windows (seconds), chosen so a round takes tens of seconds. */
 export const WAN_UI_PLAN: Record<"a" | "b", { uploadBytes: number; downloadBytes: number; putWindow: number; singleWindow: number; uiTimeoutS: number }> = {
@@ -51,6 +53,10 @@ export interface WanUiSeries {
   /** Per round: the most requests of the transfer in flight at once (UI only), and how many there were. */
   mostInFlight: number[];
   requests: number[];
+  /** Per round (UI only): each request as [first byte's offset, MiB, start s, end s] from the round's start. */
+  timeline: [number, number, number, number][][];
+  /** Per round: the congestion control of the sending side's sockets 3 s into the transfer (`ss -ti`; empty: it ended sooner). */
+  cc: string[][];
   /** Per round: the share of both cores busy (every process, the delay daemon and interrupts included). */
   machineBusy: number[];
   best: number | null;
@@ -75,7 +81,7 @@ export interface WanUiProfileResult {
 
 type SeriesName = keyof WanUiProfileResult["series"];
 const SERIES: SeriesName[] = ["ui_upload", "chromium_put", "ui_parallel_download", "chromium_single_download"];
-const emptySeries = (): WanUiSeries => ({ samples: [], seconds: [], cut: [], mostInFlight: [], requests: [], machineBusy: [], best: null, median: null });
+const emptySeries = (): WanUiSeries => ({ samples: [], seconds: [], cut: [], mostInFlight: [], requests: [], timeline: [], cc: [], machineBusy: [], best: null, median: null });
 const failure = (error: unknown) => (error as Error).message.split("\n")[0]!;
 
 async function writeRandomFile(file: string, size: number) {
@@ -123,20 +129,55 @@ async function bytesReceivedOn(port: number): Promise<number> {
   return sum;
 }
 
+/**
+ * The congestion control of the sending side's sockets of a transfer, read with `ss -ti` a few
+ * seconds into it: the proof that the timed bytes went with CUBIC.
+ */
+function sampleCc(ns: string, filter: string, afterMs = 3000): { stop(): Promise<string[]> } {
+  const found = new Set<string>();
+  let sampling: Promise<void> | null = null;
+  const timer = setTimeout(() => {
+    sampling = run("ip", inNamespace(ns, "ss", ["-tinH", "state", "established", filter]), 10_000)
+      .then((result) => {
+        for (const m of result.stdout.matchAll(/\b(cubic|bbr|reno|bic|htcp|vegas|westwood)\b/g)) found.add(m[1]!);
+      })
+      .catch(() => undefined);
+  }, afterMs);
+  return {
+    async stop() {
+      clearTimeout(timer);
+      await sampling;
+      return [...found].sort();
+    },
+  };
+}
+
 /** Requests matching `match` in flight on `page`: the most at once and how many started, from `start()` on. */
-function inFlight(page: Page, match: (request: Request) => boolean) {
+function inFlight(page: Page, match: (request: Request) => boolean, span: (request: Request) => [number, number]) {
   let now = 0;
   let most = 0;
   let count = 0;
   let on = false;
+  let t0 = 0;
+  const open = new Map<Request, [number, number, number, number]>();
+  let timeline: [number, number, number, number][] = [];
+  const at = () => Math.round((performance.now() - t0) / 100) / 10;
   page.on("request", (request) => {
     if (!on || !match(request)) return;
     now += 1;
     count += 1;
     most = Math.max(most, now);
+    const [offset, bytes] = span(request);
+    const entry: [number, number, number, number] = [offset, Math.round((bytes / MIB) * 100) / 100, at(), -1];
+    open.set(request, entry);
+    timeline.push(entry);
   });
   const end = (request: Request) => {
-    if (on && match(request)) now = Math.max(0, now - 1);
+    if (!on || !match(request)) return;
+    now = Math.max(0, now - 1);
+    const entry = open.get(request);
+    if (entry) entry[3] = at();
+    open.delete(request);
   };
   page.on("requestfinished", end);
   page.on("requestfailed", end);
@@ -144,10 +185,13 @@ function inFlight(page: Page, match: (request: Request) => boolean) {
     start() {
       on = true;
       now = most = count = 0;
+      t0 = performance.now();
+      timeline = [];
+      open.clear();
     },
     stop() {
       on = false;
-      return { most, count };
+      return { most, count, timeline };
     },
   };
 }
@@ -173,6 +217,11 @@ async function measureProfile(profile: WanUiProfile, rounds: number): Promise<Wa
   const stops: (() => Promise<void>)[] = [];
   try {
     log(await linkUp(profile));
+    // Both ends CUBIC before the first connection: a socket keeps the congestion control of its
+    // route when it was opened, and the browser reuses keep-alive connections (an upload's for a
+    // later download), so switching between the phases would leave BBR on reused connections.
+    await clientCc("cubic");
+    await serverCc("cubic");
     const delayCpuStart = delayDaemonCpuSeconds();
     const [apiPort, filePort, nginxPort, webPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
     const bridge = await bridgeToServer([apiPort, filePort, nginxPort, webPort]);
@@ -224,11 +273,22 @@ async function measureProfile(profile: WanUiProfile, rounds: number): Promise<Wa
     await putPage.goto(`http://${SERVER_IP}:${nginxPort}/files/put.html`);
     const filePage = await context.newPage();
     await filePage.goto(`http://${SERVER_IP}:${filePort}/health`);
-    const patches = inFlight(ui, (r) => r.method() === "PATCH" && r.url().includes("/uploads/"));
-    const ranges = inFlight(ui, (r) => r.url().includes("/download/") && r.headers().range !== undefined);
+    const patches = inFlight(
+      ui,
+      (r) => r.method() === "PATCH" && r.url().includes("/uploads/"),
+      (r) => [Number(r.headers()["upload-offset"] ?? -1), Number(r.headers()["content-length"] ?? 0)],
+    );
+    const ranges = inFlight(
+      ui,
+      (r) => r.url().includes("/download/") && r.headers().range !== undefined,
+      (r) => {
+        const m = /^bytes=(\d+)-(\d+)/.exec(r.headers().range ?? "");
+        return m ? [Number(m[1]), Number(m[2]) - Number(m[1]) + 1] : [-1, 0];
+      },
+    );
     const panelRow = (name: string) => ui.getByRole("region", { name: "Transfers", exact: true }).getByRole("listitem", { name, exact: true });
 
-    const timed = async (name: SeriesName, body: () => Promise<{ bytes: number; seconds: number; cut: boolean; most?: number; count?: number }>) => {
+    const timed = async (name: SeriesName, body: () => Promise<{ bytes: number; seconds: number; cut: boolean; most?: number; count?: number; timeline?: [number, number, number, number][]; cc?: string[] }>) => {
       const s = result.series[name];
       if (s.error) return;
       try {
@@ -241,8 +301,10 @@ async function measureProfile(profile: WanUiProfile, rounds: number): Promise<Wa
         s.cut.push(t.cut);
         if (t.most !== undefined) s.mostInFlight.push(t.most);
         if (t.count !== undefined) s.requests.push(t.count);
+        if (t.timeline) s.timeline.push(t.timeline);
+        s.cc.push(t.cc ?? []);
         s.machineBusy.push((after.busy - cpu.busy) / Math.max(1, after.total - cpu.total));
-        const streams = t.most === undefined ? "" : `; ${t.count} requests, at most ${t.most} at once`;
+        const streams = (t.most === undefined ? "" : `; ${t.count} requests, at most ${t.most} at once`) + (t.cc?.length ? `; sender ${t.cc.join("+")}` : "");
         log(`  ${name}: ${(rate / 1e6).toFixed(3)} MB/s (${(t.bytes / 1e6).toFixed(1)} MB in ${t.seconds.toFixed(1)} s${t.cut ? ", window" : ""}${streams}; both cores ${(100 * s.machineBusy.at(-1)!).toFixed(0)} % busy)`);
       } catch (error) {
         s.error = failure(error);
@@ -260,25 +322,27 @@ async function measureProfile(profile: WanUiProfile, rounds: number): Promise<Wa
         await ui.locator("html[data-hydrated]").waitFor({ state: "attached" });
         const input = ui.getByLabel("Upload files", { exact: true });
         patches.start();
+        const cc = sampleCc(CLIENT_NS, `( dport = :${filePort} )`);
         const t0 = process.hrtime.bigint();
         await input.setInputFiles(copy);
         const status = panelRow(name).getByText(/^(Uploaded|Upload failed)/);
         await status.waitFor({ timeout: plan.uiTimeoutS * 1000 });
         const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-        const { most, count } = patches.stop();
+        const { most, count, timeline } = patches.stop();
         const text = await status.innerText();
         if (text !== "Uploaded") throw new Error(`the transfer panel says: ${text.replace(/\s+/g, " ")}`);
         const stored = path.join(user.homeDir, name);
         const size = (await stat(stored)).size;
         if (size !== plan.uploadBytes) throw new Error(`the UI stored ${size} bytes of ${plan.uploadBytes}`);
         await rm(stored);
-        return { bytes: plan.uploadBytes, seconds, cut: false, most, count };
+        return { bytes: plan.uploadBytes, seconds, cut: false, most, count, timeline, cc: await cc.stop() };
       });
 
     const chromiumPut = (round: number) =>
       timed("chromium_put", async () => {
         await putPage.getByLabel("File to send", { exact: true }).setInputFiles(uploadFile);
         const target = `/put/put-${round}.bin`;
+        const cc = sampleCc(CLIENT_NS, `( dport = :${nginxPort} )`);
         const t0 = process.hrtime.bigint();
         await putPage.evaluate((target) => {
           const file = document.querySelector<HTMLInputElement>("#file")!.files![0]!;
@@ -298,7 +362,7 @@ async function measureProfile(profile: WanUiProfile, rounds: number): Promise<Wa
           if (state.done) {
             if (state.error || (state.status !== 201 && state.status !== 204)) throw new Error(`the PUT ended with ${state.error || `HTTP ${state.status}`}`);
             await rm(path.join(nginx.putDir, path.basename(target)), { force: true });
-            return { bytes: plan.uploadBytes, seconds: state.ms / 1000, cut: false };
+            return { bytes: plan.uploadBytes, seconds: state.ms / 1000, cut: false, cc: await cc.stop() };
           }
           const elapsed = process.hrtime.bigint() - t0;
           if (elapsed >= windowNs) {
@@ -307,7 +371,7 @@ async function measureProfile(profile: WanUiProfile, rounds: number): Promise<Wa
             const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
             await putPage.evaluate(() => (window as unknown as { xhr: XMLHttpRequest }).xhr.abort());
             if (bytes <= 0) throw new Error("nginx's socket received no bytes in the window");
-            return { bytes, seconds, cut: true };
+            return { bytes, seconds, cut: true, cc: await cc.stop() };
           }
           await new Promise((r) => setTimeout(r, 200));
         }
@@ -322,12 +386,13 @@ async function measureProfile(profile: WanUiProfile, rounds: number): Promise<Wa
         await ui.locator("html[data-hydrated]").waitFor({ state: "attached" });
         await ui.getByRole("region", { name: /^Files in/ }).getByRole("checkbox", { name: `Select row ${name}` }).check();
         ranges.start();
+        const cc = sampleCc(SERVER_NS, `( sport = :${filePort} and dst ${CLIENT_ADDRESS} )`);
         const t0 = process.hrtime.bigint();
         await ui.getByRole("toolbar", { name: "File actions" }).getByRole("button", { name: "Download", exact: true }).click();
         const status = panelRow(name).getByText(/^(Saved and checked|Saved; not verified|Saved by your browser|Download failed)/);
         await status.waitFor({ timeout: plan.uiTimeoutS * 1000 });
         const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-        const { most, count } = ranges.stop();
+        const { most, count, timeline } = ranges.stop();
         const text = await status.innerText();
         if (!text.startsWith("Saved and checked")) throw new Error(`the transfer panel says: ${text.replace(/\s+/g, " ")}`);
         const saved = await ui.evaluate(async (fileName) => {
@@ -338,7 +403,7 @@ async function measureProfile(profile: WanUiProfile, rounds: number): Promise<Wa
         }, name);
         if (saved !== plan.downloadBytes) throw new Error(`the page saved ${saved} bytes of ${plan.downloadBytes}`);
         await rm(path.join(user.homeDir, name), { force: true });
-        return { bytes: plan.downloadBytes, seconds, cut: false, most, count };
+        return { bytes: plan.downloadBytes, seconds, cut: false, most, count, timeline, cc: await cc.stop() };
       });
 
     const singleDownload = () =>
@@ -346,6 +411,7 @@ async function measureProfile(profile: WanUiProfile, rounds: number): Promise<Wa
         if (!(await stat(path.join(user.homeDir, "single.bin")).catch(() => null))) await ferry.upload(downloadFile, plan.downloadBytes, downloadHash, "/single.bin", 300_000);
         const signed = new URL(await ferry.downloadUrl("/single.bin"));
         const url = `http://${SERVER_IP}:${filePort}${signed.pathname}${signed.search}`;
+        const cc = sampleCc(SERVER_NS, `( sport = :${filePort} and dst ${CLIENT_ADDRESS} )`);
         const t = await filePage.evaluate(
           async ({ url, windowMs }) => {
             const started = performance.now();
@@ -370,17 +436,14 @@ async function measureProfile(profile: WanUiProfile, rounds: number): Promise<Wa
           { url, windowMs: plan.singleWindow * 1000 },
         );
         if (t.status !== 200) throw new Error(`HTTP ${t.status}`);
-        return t;
+        return { ...t, cc: await cc.stop() };
       });
 
     await mkdir(nginx.putDir, { recursive: true });
     for (let round = 1; round <= rounds; round++) {
       log(` profile ${profile}, web client round ${round}/${rounds}`);
-      // Uploads: the client is the sender, CUBIC as a stock desktop (wan-link.ts builds the link so).
-      await clientCc("cubic");
+      // Uploads: the client is the sender, CUBIC as a stock desktop; downloads: the server, CUBIC (an untuned server).
       const up: (() => Promise<void>)[] = [() => uiUpload(round), () => chromiumPut(round)];
-      // Downloads: the server is the sender, CUBIC (an untuned server).
-      await serverCc("cubic");
       const down: (() => Promise<void>)[] = [() => uiDownload(round), () => singleDownload()];
       if (round % 2 === 0) {
         up.reverse();
