@@ -88,6 +88,13 @@ async function clockTicksPerSecond(): Promise<number> {
  */
 export const PAGE_NAME_SHIM = "globalThis.__name = globalThis.__name || ((f) => f)";
 
+/** Starts a CPU reading of `pid` and its descendants; the function it returns gives their CPU seconds since then. */
+export async function cpuMeter(pid: number): Promise<() => number> {
+  const perSecond = await clockTicksPerSecond();
+  const before = treeTicks(pid);
+  return () => ticksBetween(before, treeTicks(pid)) / perSecond;
+}
+
 export interface MeasuredBrowser {
   browser: Browser;
   /** Starts a CPU reading; the function it returns gives the browser tree's CPU seconds since then (null: its process was not found). */

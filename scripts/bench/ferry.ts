@@ -12,8 +12,8 @@ export interface Ferry {
   files: FileClient;
   /** A fresh signed URL for one file of the personal space. */
   downloadUrl(userPath: string): Promise<string>;
-  /** One upload to `userPath`, timed from the creation request to the commit's reply. */
-  upload(file: string, size: number, hash: string, userPath: string, timeoutMs: number): Promise<curl.Transfer>;
+  /** One upload to `userPath`, timed from the creation request to the commit's reply; also the PATCH's and the commit's own seconds. */
+  upload(file: string, size: number, hash: string, userPath: string, timeoutMs: number): Promise<curl.Transfer & { patchSeconds: number; commitSeconds: number }>;
   close(): Promise<void>;
 }
 
@@ -66,7 +66,7 @@ export async function connectFerry(engine: EngineProcess, user: BenchUser): Prom
         if (committed.data.size !== size) throw new Error(`commit stored ${committed.data.size} bytes, sent ${size}`);
         const seconds = (s: bigint, e: bigint) => Number(e - s) / 1e9;
         // curl's own time for the PATCH (its start-up excluded) plus the creation and commit round trips.
-        return { status: patch.status, bytes: size, seconds: seconds(started, createdAt) + patch.seconds + seconds(commitStarted, done) };
+        return { status: patch.status, bytes: size, seconds: seconds(started, createdAt) + patch.seconds + seconds(commitStarted, done), patchSeconds: patch.seconds, commitSeconds: seconds(commitStarted, done) };
       } finally {
         await socket.close();
       }

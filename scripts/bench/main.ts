@@ -16,6 +16,7 @@ import { LOG_PHASES, measureLogCost } from "./logs";
 import { type ExtraKey, METRICS, type MetricKey, type Outcome, rounded, table, verdictOf } from "./report";
 import { measureRss } from "./rss";
 import { type Contender, median, runSeries } from "./series";
+import { cpuMeter } from "./chromium";
 import { writeTestFile } from "./test-file";
 import { ui4gRow, uiRows } from "./ui-rows";
 import { measureWan, type WanProfileResult } from "./wan";
@@ -25,8 +26,6 @@ import { type Profile, PROFILES } from "./wan-link";
 const MIB = 1024 * 1024;
 const PARTS = ["download", "upload", "ui", "rss", "list", "logs", "wan", "ui4g"] as const;
 type Part = (typeof PARTS)[number];
-/** ui4g (a 4 GiB file through the UI) runs only when asked for: it writes 12 GiB to the disk (docs/bench.md). */
-const DEFAULT_PARTS = PARTS.filter((p) => p !== "ui4g");
 
 interface Options {
   size: number;
@@ -53,7 +52,7 @@ export function parseSize(text: string): number {
 }
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { size: 1024 * MIB, rounds: 3, json: false, only: new Set(DEFAULT_PARTS), listCount: 100_000, rssDownloads: 50, rssUploads: 10, logsControl: false, wanProfiles: ["a", "b", "c"] };
+  const options: Options = { size: 1024 * MIB, rounds: 3, json: false, only: new Set(PARTS), listCount: 100_000, rssDownloads: 50, rssUploads: 10, logsControl: false, wanProfiles: ["a", "b", "c"] };
   const intOf = (flag: string, value: string | undefined, min: number, max: number) => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${flag} ${value ?? ""}: expected a whole number from ${min} to ${max}`);
@@ -186,6 +185,7 @@ async function bench(options: Options) {
     // nginx's PUT and then an fsync of the file it wrote, the fsync started the moment curl returns.
     const putFsync: number[] = [];
     const putSeconds: number[] = [];
+    const enginePhases: { patchSeconds: number; commitSeconds: number; engineCpuSeconds: number | null }[] = [];
     if (typeof nginx !== "string") {
       contenders.push({
         name: "nginx_put",
@@ -223,7 +223,13 @@ async function bench(options: Options) {
       contenders.push({
         name: "engine_upload",
         before: syncDisk,
-        once: (round) => ferry.upload(file, options.size, hash, `/upload-${round + 1}.bin`, transferTimeout),
+        once: async (round) => {
+          const cpu = typeof engine === "string" ? null : await cpuMeter(engine.pid);
+          const t = await ferry.upload(file, options.size, hash, `/upload-${round + 1}.bin`, transferTimeout);
+          // Where the engine's time goes: the PATCH (bytes written and hashed as they land), the commit (fsync, place), its CPU.
+          if (round >= 0) enginePhases.push({ patchSeconds: t.patchSeconds, commitSeconds: t.commitSeconds, engineCpuSeconds: cpu?.() ?? null });
+          return t;
+        },
         after: () => clearAndSync(home, (name) => !name.startsWith("upload-")),
       });
     }
@@ -237,6 +243,7 @@ async function bench(options: Options) {
       const durable = putSeconds.map((s, i) => options.size / MIB / (s + putFsync[i]!));
       details.nginx_put_durable = { samples: durable, fsyncSeconds: putFsync, best: Math.max(...durable), median: median(durable) };
     }
+    if (enginePhases.length) details.engine_upload_phases = enginePhases;
     const durable = (details.nginx_put_durable as { samples: number[]; best: number } | undefined) ?? null;
     raw.nginx_put_durable_mib_s = durable?.best ?? null;
     if (options.only.has("upload")) {
@@ -367,7 +374,7 @@ async function bench(options: Options) {
       Object.assign(raw, rows.raw);
       Object.assign(details, rows.details);
     }
-  } else set("upload_4g_last_byte_to_uploaded_s", null, "runs only when asked for: --only ui4g (a 4 GiB file through the UI, 3 rounds ~3 min)");
+  }
 
   if (options.only.has("wan")) {
     log(`WAN downloads over the emulated link, profiles ${options.wanProfiles.join(", ")} (curl in the client namespace, engine and nginx in the server namespace)…`);

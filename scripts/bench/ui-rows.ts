@@ -104,6 +104,8 @@ export async function uiRows(opts: { engine: EngineProcess; user: BenchUser; fil
   raw.browser_cpu_s_per_gib_single = cpuPerGib(single, opts.size);
   raw.browser_cpu_s_per_gib_sliced = cpuPerGib(sliced, opts.size);
   raw.browser_cpu_s_per_gib_ui = cpuPerGib(uiRounds, opts.size);
+  // The engine's own CPU in the UI rounds: it shares the two cores with the browser (the ceilings' receiver does next to nothing).
+  raw.engine_cpu_s_per_gib_ui = cpuPerGib(uiRounds.map((r) => ({ cpuSeconds: r.engineCpuSeconds })), opts.size);
   const slicedReason = uiReason ?? slicedSeries.error ?? "no sliced ceiling";
   headline.ui_upload_vs_nginx_put = outcome(ratio(uiBest, opts.nginxPut), uiReason ?? opts.nginxPutReason ?? "nginx PUT baseline missing");
   headline.ui_upload_vs_browser_ceiling_same_connections = outcome(ratio(uiBest, slicedSeries.best), slicedReason);

@@ -2,7 +2,7 @@ import { link, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Page, Request } from "@playwright/test";
 import type { PlannedChunk } from "./browser-ceiling";
-import { launchMeasuredChromium, PAGE_NAME_SHIM } from "./chromium";
+import { cpuMeter, launchMeasuredChromium, PAGE_NAME_SHIM } from "./chromium";
 import { ROOT, type BenchUser, type EngineProcess } from "./engine";
 import { freePort, log, run, startChild, stopChild, tempDir, waitFor } from "./lifecycle";
 import { median } from "./series";
@@ -26,6 +26,8 @@ export interface UiRound {
   checkSeconds: number | null;
   /** CPU seconds (user + system) of the browser process and all its descendants during the round (null: not found). */
   cpuSeconds: number | null;
+  /** CPU seconds of the engine process (its threads included) during the round. */
+  engineCpuSeconds: number;
   /** The PATCH requests (Ferry's parallel chunks, or tus's one PATCH), most in flight at once, and their plan in start order. */
   requests: number;
   mostInFlight: number;
@@ -126,8 +128,8 @@ class RoundWatch {
   private on = false;
   private running = 0;
   most = 0;
-  /** Per PATCH in start order: its offset and, once finished, the browser's own start and end (ms since the epoch, Request.timing()). */
-  starts: { request: Request; offset: number; span: [number, number] | null }[] = [];
+  /** Per PATCH in start order: its offset. */
+  starts: { offset: number }[] = [];
   lastEnd: bigint | null = null;
   failed = 0;
   commitId: number | null = null;
@@ -141,16 +143,13 @@ class RoundWatch {
       if (!this.on || !isPatch(r)) return;
       this.running += 1;
       this.most = Math.max(this.most, this.running);
-      this.starts.push({ request: r, offset: Number(r.headers()["upload-offset"] ?? NaN), span: null });
+      this.starts.push({ offset: Number(r.headers()["upload-offset"] ?? NaN) });
     });
     const end = (failed: boolean) => (r: Request) => {
       if (!this.on || !isPatch(r)) return;
       this.running = Math.max(0, this.running - 1);
       if (failed) this.failed += 1;
       else this.lastEnd = process.hrtime.bigint();
-      const t = r.timing();
-      const entry = this.starts.find((s) => s.request === r);
-      if (entry && t.responseEnd >= 0) entry.span = [t.startTime, t.startTime + t.responseEnd];
     };
     page.on("requestfinished", end(false));
     page.on("requestfailed", end(true));
@@ -186,11 +185,12 @@ class RoundWatch {
 
   /**
    * The chunks in start order with their lengths from the next offset up, and how many were in
-   * flight when each started (from the browser's own timings: Playwright's events of one request
-   * ending and the next starting can arrive out of order); an error when they do not tile [0, size)
-   * once each.
+   * flight when each started, from the page's own Resource Timing of the PATCHes (`spans`: start
+   * and response end, sorted by start; Playwright's events, and its Request.timing() that mixes
+   * wall and monotonic clocks, showed a 4th request in flight where the page never had more than
+   * 3); an error when they do not tile [0, size) once each.
    */
-  plan(size: number): { chunks: PlannedChunk[]; error?: string } {
+  plan(size: number, spans: [number, number][]): { chunks: PlannedChunk[]; error?: string } {
     const offsets = this.starts.map((s) => s.offset).sort((a, b) => a - b);
     const error =
       this.failed > 0
@@ -199,14 +199,13 @@ class RoundWatch {
           ? "PATCH offsets missing or repeated (a chunk was retried)"
           : offsets[0] !== 0
             ? "no PATCH started at offset 0"
-            : this.starts.some((s) => s.span === null)
-              ? "a PATCH's timing is missing"
+            : spans.length !== this.starts.length
+              ? `the page timed ${spans.length} PATCHes, Playwright saw ${this.starts.length}`
               : undefined;
     if (error) return { chunks: [], error };
     const endOf = new Map(offsets.map((o, i) => [o, offsets[i + 1] ?? size]));
-    const spans = this.starts.map((s) => s.span!);
-    const inFlight = ([start]: [number, number]) => spans.filter(([s, e]) => s <= start && e > start).length;
-    return { chunks: this.starts.map((s) => ({ start: s.offset, end: endOf.get(s.offset)!, inFlight: inFlight(s.span!) })) };
+    const inFlight = (start: number) => spans.filter(([s, e]) => s <= start && e > start).length;
+    return { chunks: this.starts.map((s, i) => ({ start: s.offset, end: endOf.get(s.offset)!, inFlight: inFlight(spans[i]![0]) })) };
   }
 }
 
@@ -239,6 +238,8 @@ export async function measureUiUpload(opts: {
     await page.goto(`${web.url}/personal`);
     await page.locator("html[data-hydrated]").waitFor({ state: "attached", timeout: 30_000 });
     await page.evaluate(PAGE_NAME_SHIM);
+    // Room for every chunk of a 4 GiB round (the default buffer keeps 250 entries).
+    await page.evaluate(() => performance.setResourceTimingBufferSize(100_000));
     await page.evaluate((states) => {
       const seen = new Set<string>();
       const report = (window as unknown as { benchRowState(name: string, state: string): void }).benchRowState;
@@ -266,13 +267,16 @@ export async function measureUiUpload(opts: {
       await link(opts.file, file);
       // A clean disk at the start of every round, as for the curl uploads (main.ts).
       await run("sync", [], 300_000);
+      await page.evaluate(() => performance.clearResourceTimings());
       watch.begin();
       const cpuOf = cpu();
+      const engineCpuOf = await cpuMeter(opts.engine.pid);
       const started = process.hrtime.bigint();
       await input.setInputFiles(file);
       const sent = await uploaded(page, name, opts.timeoutMs);
       const ended = process.hrtime.bigint();
       const cpuSeconds = cpuOf();
+      const engineCpuSeconds = engineCpuOf();
       // The observer's report may trail the locator by a moment.
       for (let i = 0; i < 20 && !watch.shown.has(`${name}|Uploaded`); i++) await new Promise((r) => setTimeout(r, 25));
       watch.end();
@@ -283,7 +287,14 @@ export async function measureUiUpload(opts: {
       if (stored.size !== opts.size) throw new Error(`the UI stored ${stored.size} bytes of ${opts.size}`);
       await rm(path.join(opts.user.homeDir, name));
       await run("sync", [], 300_000);
-      const plan = watch.plan(opts.size);
+      // The chunk XHRs go to the upload's URL under /uploads/ (the creation POST is a fetch, HEAD too).
+      const spans = await page.evaluate(() =>
+        (performance.getEntriesByType("resource") as PerformanceResourceTiming[])
+          .filter((e) => e.initiatorType === "xmlhttprequest" && new URL(e.name).pathname.includes("/uploads/"))
+          .map((e): [number, number] => [e.startTime, e.responseEnd])
+          .sort((a, b) => a[0] - b[0]),
+      );
+      const plan = watch.plan(opts.size, spans);
       const mostInFlight = plan.chunks.length ? Math.max(...plan.chunks.map((c) => c.inFlight)) : watch.most;
       const lastByteSeconds = since(watch.lastEnd);
       const uploadedShownSeconds = since(watch.shown.get(`${name}|Uploaded`));
@@ -293,6 +304,7 @@ export async function measureUiUpload(opts: {
         sendSeconds: sent === null ? null : Number(sent - started) / 1e9,
         checkSeconds: sent === null ? null : Number(ended - sent) / 1e9,
         cpuSeconds,
+        engineCpuSeconds,
         requests: watch.starts.length,
         mostInFlight,
         chunks: plan.chunks,
@@ -310,7 +322,7 @@ export async function measureUiUpload(opts: {
       log(
         `  ui round ${round}/${opts.rounds}: ${r.mibS.toFixed(0)} MiB/s (${seconds.toFixed(2)} s; ${r.requests} PATCHes, at most ${r.mostInFlight} at once; ` +
           `last byte stored at ${f(lastByteSeconds)} s, then commit sent +${after(r.commitSentSeconds)}, replied +${after(r.commitReplySeconds)}, "Uploaded" shown +${after(uploadedShownSeconds)} s` +
-          `${cpuSeconds === null ? "" : `; Chromium CPU ${cpuSeconds.toFixed(2)} s`})`,
+          `${cpuSeconds === null ? "" : `; Chromium CPU ${cpuSeconds.toFixed(2)} s`}, engine CPU ${engineCpuSeconds.toFixed(2)} s)`,
       );
       await opts.between?.after?.(round, r);
     }
