@@ -1,36 +1,20 @@
 import { existsSync, readFileSync } from "node:fs";
-import { createConnection, createServer, type Server, type Socket } from "node:net";
 import path from "node:path";
+import { bridgeToServer as bridge, CLIENT_NS, inNamespace, linkDown as down, linkUp as up, type Profile, SERVER_IP, SERVER_NS, wanLink, wanLinkScript } from "../../tests/support/wan-link";
 import { ROOT } from "./engine";
-import { log, onCleanup, run, startChild, stopChild, tempDir, waitFor } from "./lifecycle";
+import { log, onCleanup, run, startChild, stopChild } from "./lifecycle";
 
 /**
- * The emulated wide-area link of ../shared/tools/wan-link.sh (issue 16): namespaces wl-cli (client
- * 198.18.1.2) and wl-srv (server 198.18.2.2) joined through wl-rtr, which adds delay, loss and a
- * rate cap. Servers run inside wl-srv; the bench, in the host's namespace, reaches their control
- * ports through Unix sockets (ns-bridge.mjs); the timed clients (curl, iperf3) run inside wl-cli,
- * so every timed byte crosses the link and nothing touches the host's interfaces.
+ * The bench's use of the emulated wide-area link (issue 16). The link itself (namespaces, profiles,
+ * wan-link.sh, the Unix-socket bridges) is tests/support/wan-link.ts, shared with the e2e suite.
+ * Servers run inside wl-srv; the bench, in the host's namespace, reaches their control ports
+ * through Unix sockets (tests/support/ns-bridge.mjs); the timed clients (curl, iperf3) run inside
+ * wl-cli, so every timed byte crosses the link and nothing touches the host's interfaces.
  */
 
-export const WAN_LINK = process.env.FERRY_WAN_LINK || path.resolve(ROOT, "../shared/tools/wan-link.sh");
-export const SERVER_NS = "wl-srv";
-export const CLIENT_NS = "wl-cli";
-export const SERVER_IP = "198.18.2.2";
+export { CLIENT_NS, inNamespace, type Profile, PROFILES, SERVER_IP, SERVER_NS } from "../../tests/support/wan-link";
+export const WAN_LINK = wanLinkScript(ROOT);
 const STATE = process.env.WL_STATE || "/tmp/wan-link";
-
-export type Profile = "a" | "b" | "c";
-/** The profiles of wan-link.sh: rate (bit/s), round-trip time, loss. */
-export const PROFILES: Record<Profile, { bitsPerSecond: number; rttMs: number; lossPct: number }> = {
-  a: { bitsPerSecond: 100e6, rttMs: 100, lossPct: 2 },
-  b: { bitsPerSecond: 1e9, rttMs: 20, lossPct: 0.1 },
-  c: { bitsPerSecond: 1e9, rttMs: 50, lossPct: 0 },
-};
-
-async function wanLink(args: string[], timeoutMs = 120_000): Promise<string> {
-  const result = await run(WAN_LINK, args, timeoutMs);
-  if (result.code !== 0) throw new Error(`wan-link.sh ${args.join(" ")}: exit ${result.code} ${result.stderr.trim().split("\n").slice(-2).join(" ")}`);
-  return result.stdout.trim();
-}
 
 let linkIsUp = false;
 let downRegistered = false;
@@ -49,12 +33,12 @@ export async function linkUp(profile: Profile): Promise<string> {
     });
   }
   linkIsUp = true;
-  return wanLink(["up", profile, "--delay-on", "up", "--srv-cc", "bbr", "--cli-cc", "cubic"]);
+  return up(profile, { delayOn: "up", srvCc: "bbr", cliCc: "cubic" });
 }
 
 export async function linkDown(): Promise<void> {
   linkIsUp = false;
-  await wanLink(["down"]);
+  await down();
 }
 
 /** The server end's congestion control for new connections (the sender of a download). */
@@ -69,49 +53,18 @@ export async function tryServerFq(): Promise<string | null> {
   return result.code === 0 ? null : result.stderr.trim() || `tc exit ${result.code}`;
 }
 
-/** `ip netns exec NS COMMAND ARGS…` as argv. */
-export const inNamespace = (ns: string, command: string, args: string[]) => ["netns", "exec", ns, command, ...args];
-
 /**
  * Makes 127.0.0.1:PORT of the host reach 127.0.0.1:PORT of the server namespace, for each port
- * (control traffic only: sign-in, the socket's commands, readiness checks).
+ * (control traffic only: sign-in, the socket's commands, readiness checks). Its namespace process
+ * is the bench's child, stopped on Ctrl-C.
  */
 export async function bridgeToServer(ports: number[]): Promise<{ stop(): Promise<void> }> {
-  const dir = await tempDir("ns-bridge");
-  const child = startChild("ip", inNamespace(SERVER_NS, process.execPath, [path.join(ROOT, "scripts/bench/ns-bridge.mjs"), dir, ...ports.map(String)]));
-  let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  await waitFor("the namespace bridge", 15_000, async () => {
-    if (child.exitCode !== null) throw new Error(`ns-bridge exited with ${child.exitCode}: ${output.trim()}`);
-    return output.includes("bridged") ? true : undefined;
-  });
-  const servers: Server[] = [];
-  const open = new Set<Socket>();
-  for (const port of ports) {
-    const server = createServer((client) => {
-      open.add(client);
-      client.once("close", () => open.delete(client));
-      const upstream = createConnection({ path: path.join(dir, `${port}.sock`) });
-      client.pipe(upstream).pipe(client);
-      const drop = () => {
-        client.destroy();
-        upstream.destroy();
-      };
-      client.on("error", drop);
-      upstream.on("error", drop);
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(port, "127.0.0.1", resolve);
-    });
-    servers.push(server);
-  }
+  let child: ReturnType<typeof startChild> | undefined;
+  const opened = await bridge(ports, (command, args) => (child = startChild(command, args)));
   return {
     async stop() {
-      for (const socket of open) socket.destroy();
-      for (const server of servers) await new Promise((resolve) => server.close(resolve));
-      await stopChild(child);
+      await opened.stop();
+      if (child) await stopChild(child);
     },
   };
 }
