@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CHUNK_BYTES, ChunkPlan, chunkSize, FAST_STREAM_BYTES_PER_S, isLoopback, LOOPBACK_MAX_STREAMS, MAX_STREAMS, MIN_SPLIT_BYTES, StreamCount, uncovered, usesChunks } from "./chunk-plan";
+import { CHUNK_BYTES, CHUNKS_PER_STREAM, ChunkPlan, chunkSize, FAST_STREAM_BYTES_PER_S, fileChunkSize, isLoopback, LOOPBACK_MAX_STREAMS, MAX_STREAMS, MIN_SPLIT_BYTES, StreamCount, uncovered, usesChunks } from "./chunk-plan";
 
 const MIB = 1024 * 1024;
 
@@ -15,6 +15,18 @@ describe("chunk size", () => {
     expect(chunkSize(100)).toBe(CHUNK_BYTES);
     expect(chunkSize(4)).toBe(4 * MIB);
     expect(chunkSize(1)).toBe(MIB);
+  });
+
+  it("is smaller for a file that would give each stream fewer than a few chunks, never under the minimum nor over the part size", () => {
+    expect(fileChunkSize(4 * 1024 * MIB, 0)).toBe(CHUNK_BYTES);
+    expect(fileChunkSize(MAX_STREAMS * CHUNKS_PER_STREAM * CHUNK_BYTES, 0)).toBe(CHUNK_BYTES);
+    // 256 MiB over 6 streams × 4 chunks: 10.67 MiB, rounded up to 64 KiB.
+    expect(fileChunkSize(256 * MIB, 0)).toBe(Math.ceil((256 * MIB) / (MAX_STREAMS * CHUNKS_PER_STREAM) / 65536) * 65536);
+    expect(fileChunkSize(32 * MIB, 0)).toBe(MIN_SPLIT_BYTES);
+    expect(fileChunkSize(256 * MIB, 4)).toBe(4 * MIB);
+    expect(fileChunkSize(32 * MIB, 1)).toBe(MIB);
+    // Every file that goes in chunks has at least two.
+    for (const size of [2 * CHUNK_BYTES, 33 * MIB, 100 * MIB, 1024 * MIB]) expect(size / fileChunkSize(size, 0)).toBeGreaterThanOrEqual(2);
   });
 
   it("a file under two chunks goes in one stream", () => {
@@ -123,13 +135,26 @@ describe("stream count", () => {
     expect(count.streams).toBe(3);
     expect(count.sample(3 * MIB)).toBe(4);
     expect(count.sample(4 * MIB)).toBe(5);
-    // A sixth would take the page's last connection.
+    // The sixth: all of the browser's connections to the file server.
     expect(count.sample(5 * MIB)).toBe(MAX_STREAMS);
+    expect(count.sample(6 * MIB)).toBe(MAX_STREAMS);
     const flat = new StreamCount({ loopback: false });
-    flat.sample(3 * MIB);
-    expect(flat.sample(3.1 * MIB)).toBe(3);
+    // The first window (creation, slow start: here a burst) sets no reference.
+    expect(flat.sample(30 * MIB)).toBe(4);
+    expect(flat.sample(3 * MIB)).toBe(5);
+    // One window without growth may be a loss burst: wait; two in a row: the fifth stream goes.
+    expect(flat.sample(3.1 * MIB)).toBe(5);
+    expect(flat.sample(3.2 * MIB)).toBe(4);
     // Settled: later windows change nothing.
-    expect(flat.sample(30 * MIB)).toBe(3);
+    expect(flat.sample(30 * MIB)).toBe(4);
+  });
+
+  it("keeps growing when one window in between shows no growth", () => {
+    const count = new StreamCount({ loopback: false });
+    count.sample(MIB);
+    expect(count.sample(2 * MIB)).toBe(5);
+    expect(count.sample(2 * MIB)).toBe(5);
+    expect(count.sample(3 * MIB)).toBe(MAX_STREAMS);
   });
 
   it("does not grow when each stream is already fast", () => {

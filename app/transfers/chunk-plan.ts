@@ -13,17 +13,37 @@ export const CHUNK_BYTES = 16 * MIB;
 export const MIN_SPLIT_BYTES = 2 * MIB;
 /** Tail shares are whole multiples of this. */
 const SHARE_ALIGN = 64 * 1024;
-/** The browser opens 6 connections per host; one stays free for the page's other requests (HEAD, listing). */
-export const MAX_STREAMS = 5;
+/**
+ * The browser opens 6 HTTP/1.1 connections per host and port; over a long, lossy link each one is
+ * held back by its own congestion window, so all 6 carry chunks (measured: docs/bench.md, "WAN: the
+ * web client's rows"). The page's socket is no HTTP connection, the creation comes before the
+ * chunks, and a HEAD after a drop takes the dropped chunk's place.
+ */
+export const MAX_STREAMS = 6;
+/** A file is cut into at least this many chunks per stream, so streams added later find work and the tail can be shared. */
+export const CHUNKS_PER_STREAM = 4;
 /** On loopback the disk, not the link, is the limit: a few streams at most. */
 export const LOOPBACK_MAX_STREAMS = 3;
 /** A stream at least this fast is not held back by the link, so more streams would not help. */
 export const FAST_STREAM_BYTES_PER_S = 64 * MIB;
 /** More streams only while the total rate grows by at least this share. */
 export const GROWTH = 1.1;
+/** Windows in a row without that growth before the stream count settles. */
+export const FLAT_WINDOWS = 2;
 
 /** Bytes per chunk: CHUNK_BYTES, capped by the administrator's part size (MB; 0 no cap). */
 export const chunkSize = (partMB: number) => (partMB > 0 ? Math.min(CHUNK_BYTES, partMB * MIB) : CHUNK_BYTES);
+
+/**
+ * Bytes per chunk of a file of `size`: chunkSize(partMB), but smaller for a file that would give
+ * fewer than CHUNKS_PER_STREAM chunks to each of MAX_STREAMS streams (not under MIN_SPLIT_BYTES).
+ * Without it a 32 MiB file went as 3 chunks on 3 streams, and streams added later had nothing to send.
+ */
+export function fileChunkSize(size: number, partMB: number): number {
+  const cap = chunkSize(partMB);
+  const even = Math.ceil(size / (MAX_STREAMS * CHUNKS_PER_STREAM) / SHARE_ALIGN) * SHARE_ALIGN;
+  return Math.min(cap, Math.max(MIN_SPLIT_BYTES, even));
+}
 
 /** Whether a file of `size` goes in chunks; a smaller one goes as before, in one stream. */
 export const usesChunks = (size: number, chunk: number) => size >= 2 * chunk;
@@ -119,13 +139,17 @@ export class ChunkPlan {
  * How many chunks run at once. It starts with a few; after each measurement window it adds a
  * stream while the total rate grew with the last one added and each stream is slow (so the link
  * per connection, not the disk or the engine, is the limit); once a stream more brought nothing
- * it stops growing and gives that stream back.
+ * in FLAT_WINDOWS windows in a row it stops growing and gives that stream back. The first window
+ * sets no reference: it holds the creation and every connection's slow start, a burst that a lossy
+ * link takes back a moment later (measured: docs/bench.md, "WAN: the web client's rows").
  */
 export class StreamCount {
   private count: number;
   private readonly max: number;
   private best = 0;
   private settled = false;
+  private windows = 0;
+  private flat = 0;
 
   constructor({ loopback }: { loopback: boolean }) {
     this.max = loopback ? LOOPBACK_MAX_STREAMS : MAX_STREAMS;
@@ -139,13 +163,17 @@ export class StreamCount {
   /** One measurement window's total rate (bytes/s stored across all chunks); returns the new count. */
   sample(rate: number): number {
     if (this.settled || rate <= 0) return this.count;
-    if (this.best > 0 && rate < this.best * GROWTH) {
-      // The last stream added did not pay: back to the count before it, and stay there.
+    this.windows += 1;
+    if (this.windows > 1 && this.best > 0 && rate < this.best * GROWTH) {
+      // One window can be a loss burst: only FLAT_WINDOWS in a row say the last stream added did not pay.
+      this.flat += 1;
+      if (this.flat < FLAT_WINDOWS) return this.count;
       if (this.count > 1) this.count -= 1;
       this.settled = true;
       return this.count;
     }
-    this.best = Math.max(this.best, rate);
+    this.flat = 0;
+    if (this.windows > 1) this.best = Math.max(this.best, rate);
     if (rate / this.count < FAST_STREAM_BYTES_PER_S && this.count < this.max) this.count += 1;
     else this.settled = true;
     return this.count;

@@ -1,6 +1,6 @@
 import { ErrorCode } from "../../contract/errors";
 import { CHUNK_HEADER, missingRanges, parseRanges, RANGES_HEADER, type ByteRange } from "../../contract/upload-chunks";
-import { ChunkPlan, chunkSize, rangeBytes, StreamCount, uncovered } from "./chunk-plan";
+import { ChunkPlan, fileChunkSize, rangeBytes, StreamCount, uncovered } from "./chunk-plan";
 
 /** A refusal of the file server: its envelope's code and data when it sent one. */
 export class ChunkRequestError extends Error {
@@ -110,7 +110,7 @@ export class ChunkedUpload {
       this.stored = [];
     }
     if (this.stopped) return;
-    this.plan = new ChunkPlan(missingRanges(this.stored, this.options.file.size), chunkSize(this.options.partMB));
+    this.plan = new ChunkPlan(missingRanges(this.stored, this.options.file.size), fileChunkSize(this.options.file.size, this.options.partMB));
     this.report();
     this.lastSample = { time: Date.now(), bytes: this.progressBytes() };
     this.timer = setInterval(() => this.adapt(), WINDOW_MS);

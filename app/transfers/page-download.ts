@@ -8,9 +8,14 @@ const MIB = 1024 * 1024;
 
 /** Files from this size are written by the page when the browser can (smaller ones gain nothing). */
 export const PAGE_DOWNLOAD_MIN_BYTES = 64 * MIB;
-/** Ranges at once: a start, and the browser's HTTP/1.1 connections per host (6) as the ceiling. */
-export const START_STREAMS = 4;
+/**
+ * Ranges at once: the browser's HTTP/1.1 connections per host (6) from the start, fewer as soon as
+ * ranges come back quickly (loopback, a LAN). On a long, lossy link each stream is held back by its
+ * own congestion window and a range can take a minute, so a start lower than 6 stayed lower for
+ * most of a file (measured: docs/bench.md, "WAN: the web client's rows").
+ */
 export const MAX_STREAMS = 6;
+export const START_STREAMS = MAX_STREAMS;
 export const MIN_STREAMS = 2;
 
 /** 8 MiB ranges; 16 MiB from 1 GiB on (fewer requests, same spread across connections). */
