@@ -69,7 +69,7 @@ const refusal = (error: FerryError, lang: Lang) => new Refusal(error, lang);
  * A creation with `Upload-Concat` (tus concatenation, not offered): 501 as tus servers answer an
  * extension they lack, with code 4175 and what to use instead (docs/file-server.md, "No tus concatenation").
  */
-export const concatenationRefused = () =>
+const concatenationRefused = () =>
   new FerryError("UnsupportedOperation", { reason: `tus concatenation (Upload-Concat) is not offered: send parallel chunks with ${CHUNK_HEADER}: 1 (Tus-Extension ${CHUNKS_EXTENSION})` });
 
 /** tus's own protocol errors, in catalogue terms, so every refusal a client sees is an envelope. */
