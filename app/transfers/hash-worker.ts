@@ -33,9 +33,15 @@ export function hashWorkerMain(scope: HashWorkerScope, createBLAKE3: () => Promi
   // The file's own stream rather than `slice().arrayBuffer()` per piece: no large buffer per
   // piece to allocate and collect, and in Chromium ~15% less CPU for the same bytes (docs/bench.md,
   // "UI upload"), which the upload and the engine need on the same cores.
+  // One instance for every job (they run one after another; `init` starts each afresh): a folder of
+  // thousands of small files does not instantiate the WebAssembly module once per file.
+  let instance: Promise<Blake3> | null = null;
   const run = async (job: number, file: Blob) => {
     try {
-      const hasher = await createBLAKE3();
+      const hasher = await (instance ??= createBLAKE3().catch((error: unknown) => {
+        instance = null;
+        throw error;
+      }));
       hasher.init();
       const reader = file.stream().getReader();
       // One read always under way: the browser fetches the next piece of the file (in its own

@@ -1,7 +1,8 @@
 import { DetailedError, Upload } from "tus-js-client";
 import { ErrorCode, errorMessageKey } from "../../contract/errors";
 import { FILE_SERVER_PATHS, type SocketArgs, type SocketCommand, type SocketResults } from "../../contract/files";
-import { chunkSize, isLoopback, usesChunks } from "./chunk-plan";
+import { chunkSize, isLoopback } from "./chunk-plan";
+import { BatchUploads, type BatchFileInput } from "./batch-uploads.client";
 import { ChunkedUpload } from "./chunked-upload.client";
 import { uploadPath } from "./drop";
 import { emitTransferEvent } from "./events";
@@ -10,10 +11,10 @@ import { wholeFileReader } from "./file-source";
 import { HashCancelled, Hasher } from "./hasher.client";
 import { chunkRanges, chunkSizeFor, pageDownloadsSupported, readDownloadMode, wantsPageDownload } from "./page-download";
 import { deleteRecord, isStopped, loadRecords, PageDownload, PageDownloadError, type PageDownloadRecord, pickSaveFile, removeSaved, saveRecord, writePermission } from "./parallel-download.client";
-import { loadUploads, sameFile, updateUploads, type SavedUpload } from "./persist";
+import { loadUploads, resumesInChunks, sameFile, updateUploads, type SavedUpload } from "./persist";
 import { refusalOf, tooLarge } from "./refusals";
 import type { TransferStore } from "./store";
-import { UploadLocks } from "./upload-locks.client";
+import { TransferLocks } from "./transfer-locks.client";
 import { TransferStatus, type DownloadTarget, type TransferItem, type UploadItem, type UploadTarget } from "./types";
 
 const MIB = 1024 * 1024;
@@ -52,6 +53,13 @@ export interface ManagerContext {
   partMB: number;
   /** Whether the browser hashes each file for the commit (cHashVerifySwitch); off, no hash worker runs. */
   hashCheck: boolean;
+}
+
+export interface UploadOptions {
+  /** Files over the size limit fail without the desktop-client dialog (the page already said so). */
+  quiet?: boolean;
+  /** Small files of the pick (two or more) go many per request, `POST /uploads/batch`; share visitors send each by tus. */
+  batch?: boolean;
 }
 
 interface Runner {
@@ -157,8 +165,10 @@ export class TransferManager {
   /** Downloads the page writes itself, running or not (paused, restored, failed). */
   private readonly pageDownloads = new Map<string, { record: PageDownloadRecord; run: PageDownload | null; ended: Promise<void> }>();
   private readonly hasher = new Hasher();
+  /** Small files sent many per request (batch-uploads.client.ts); each running batch takes one of the parallel places. */
+  private readonly batches: BatchUploads;
   private context: ManagerContext | null = null;
-  private locks: UploadLocks | null = null;
+  private locks: TransferLocks | null = null;
   private readonly ready: Promise<ManagerContext>;
   private setReady!: (context: ManagerContext) => void;
 
@@ -167,17 +177,25 @@ export class TransferManager {
     private readonly storage: Storage = window.localStorage,
   ) {
     this.ready = new Promise((resolve) => (this.setReady = resolve));
+    this.batches = new BatchUploads(store, this.hasher, () => this.pump(), { retryDelays: RETRY_DELAYS_MS, busyRetryMs: BUSY_RETRY_MS });
   }
 
   /** Connects the manager to the page's file server; the first call restores the saved uploads. */
   attach(context: ManagerContext) {
     const first = this.context === null;
     this.context = context;
-    if (first) this.locks = new UploadLocks(context.account);
+    if (first) this.locks = new TransferLocks(context.account);
     this.setReady(context);
     if (first) {
       void this.restore(context);
       void this.restorePageDownloads(context);
+      // The tab running an upload saves its progress: uploads shown as running there follow it.
+      window.addEventListener("storage", (event) => {
+        if (event.storageArea !== this.storage || !event.key?.startsWith("ferry.transfers.")) return;
+        for (const entry of loadUploads(this.storage, context.account)) {
+          if (this.store.get(entry.id)?.elsewhere) this.store.progress(entry.id, entry.offset);
+        }
+      });
     }
   }
 
@@ -186,8 +204,18 @@ export class TransferManager {
    * without a request; one over the size limit also offers the desktop client (`size-overflow`),
    * unless `quiet` (the page already told the user, in its question about the rest of the batch).
    */
-  async upload(items: UploadItem[], target: UploadTarget, { quiet = false }: { quiet?: boolean } = {}) {
+  async upload(items: UploadItem[], target: UploadTarget, { quiet = false, batch = false }: UploadOptions = {}) {
     const context = await this.ready;
+    // Small files of a pick of several go in batches: no upload to create, resume or commit per file.
+    // They are not saved for a reload (a reload asks first; picking the folder again with Skip sends the rest).
+    const small = batch ? items.filter((item) => !refusalOf(item, context.sizeLimit) && BatchUploads.fits(item.file, uploadPath(target.path, item), context.partMB)) : [];
+    if (small.length >= 2) {
+      const inputs: BatchFileInput[] = small.map((item) => ({ file: item.file, groupId: target.groupId, path: uploadPath(target.path, item), overwrite: item.overwrite === true }));
+      const tops = new Set(small.map((item) => (item.relativePath.includes("/") ? item.relativePath.slice(0, item.relativePath.indexOf("/")) : "")));
+      this.batches.add(inputs, tops.size === 1 && !tops.has("") ? [...tops][0]! : null, context);
+      const sent = new Set(small);
+      items = items.filter((item) => !sent.has(item));
+    }
     for (const item of items) {
       const path = uploadPath(target.path, item);
       // The same file again for an upload that lost its file in a reload: continue that one.
@@ -283,6 +311,8 @@ export class TransferManager {
       handle,
       createTime: nowSeconds(),
     };
+    // Held before the record is saved, so another tab reading the saved downloads finds it taken.
+    await this.locks?.claim(id);
     await saveRecord(record);
     this.pageDownloads.set(id, { record, run: null, ended: Promise.resolve() });
     this.store.update(id, { name: record.name, totalSize: size, pageWritten: true });
@@ -311,7 +341,7 @@ export class TransferManager {
       (verified) => {
         entry.run = null;
         this.pageDownloads.delete(id);
-        void deleteRecord(id);
+        void deleteRecord(id).then(() => this.locks?.release(id));
         this.store.update(id, { status: TransferStatus.Downloaded, verifying: false, verified, currentSize: record.size });
       },
       (error: unknown) => {
@@ -323,24 +353,48 @@ export class TransferManager {
     );
   }
 
-  /** After a reload: the page-written downloads of this account, offered to resume (the browser asks again for write access). */
+  /**
+   * After a reload: the page-written downloads of this account, offered to resume (the browser asks
+   * again for write access). One another tab holds (transfer-locks.client.ts) shows as running
+   * there; this page offers it once that tab lets it go.
+   */
   private async restorePageDownloads(context: ManagerContext) {
     if (!pageDownloadsSupported()) return;
     for (const record of await loadRecords(context.account)) {
       if (this.pageDownloads.has(record.id)) continue;
-      this.pageDownloads.set(record.id, { record, run: null, ended: Promise.resolve() });
-      const ranges = chunkRanges(record.size, record.chunk);
-      const bytes = record.done.reduce((sum, i) => sum + (ranges[i] ? ranges[i][1] - ranges[i][0] : 0), 0);
-      this.store.add({
-        ...this.blank(record.id, "download", record.name),
-        status: TransferStatus.Downloading,
-        paused: true,
-        pageWritten: true,
-        totalSize: record.size,
-        currentSize: bytes,
-        createTime: record.createTime,
-      });
+      const mine = (await this.locks?.claim(record.id)) ?? true;
+      this.showPageDownload(record, !mine);
+      if (!mine) this.locks?.await(record.id, () => void this.takeOverPageDownload(context, record.id));
     }
+  }
+
+  /** A saved page-written download in the panel: paused here (Resume), or running in another tab (no actions). */
+  private showPageDownload(record: PageDownloadRecord, elsewhere: boolean) {
+    if (!elsewhere) this.pageDownloads.set(record.id, { record, run: null, ended: Promise.resolve() });
+    const ranges = chunkRanges(record.size, record.chunk);
+    const bytes = record.done.reduce((sum, i) => sum + (ranges[i] ? ranges[i][1] - ranges[i][0] : 0), 0);
+    this.store.add({
+      ...this.blank(record.id, "download", record.name),
+      status: TransferStatus.Downloading,
+      paused: !elsewhere,
+      elsewhere,
+      pageWritten: true,
+      totalSize: record.size,
+      currentSize: bytes,
+      createTime: record.createTime,
+    });
+  }
+
+  /** The tab that held page download `id` let it go: offer it here from what it committed, if still unfinished. */
+  private async takeOverPageDownload(context: ManagerContext, id: string) {
+    const record = (await loadRecords(context.account)).find((saved) => saved.id === id);
+    if (!record) {
+      // Finished or cancelled there.
+      this.locks?.release(id);
+      this.store.remove(id);
+      return;
+    }
+    this.showPageDownload(record, false);
   }
 
   /** Resumes (or retries) a page-written download; the write permission is asked within the user's click. */
@@ -390,6 +444,10 @@ export class TransferManager {
   }
 
   retry(id: string) {
+    if (this.batches.owns(id)) {
+      if (this.context) this.batches.retry(id, this.context);
+      return;
+    }
     if (this.pageDownloads.has(id)) {
       if (this.store.get(id)?.status === TransferStatus.DownloadFailed) void this.resumePageDownload(id);
       return;
@@ -413,6 +471,11 @@ export class TransferManager {
 
   /** Stops an upload and deletes what the server holds of it; for a finished item, removes it from the list. */
   cancel(id: string) {
+    if (this.batches.owns(id)) {
+      this.batches.cancel(id);
+      this.pump();
+      return;
+    }
     const download = this.pageDownloads.get(id);
     if (download) {
       download.run?.stop("cancel");
@@ -420,6 +483,7 @@ export class TransferManager {
       // Once the run has let go of the file: the part written so far is no file anyone asked for.
       void download.ended.then(async () => {
         await deleteRecord(id);
+        this.locks?.release(id);
         await removeSaved(download.record.handle);
       });
     }
@@ -439,13 +503,17 @@ export class TransferManager {
 
   /** Removes a finished or failed item from the list (a failed upload's bytes on the server go too). */
   clear(id: string) {
+    if (this.batches.owns(id)) {
+      this.batches.clear(id);
+      return;
+    }
     const status = this.store.get(id)?.status;
     if (status === TransferStatus.Uploading || status === TransferStatus.ServerChecking) return;
     if (status === TransferStatus.DownloadFailed && this.pageDownloads.has(id)) {
       // Removing a failed page-written download removes its unfinished file too.
       void removeSaved(this.pageDownloads.get(id)!.record.handle);
       this.pageDownloads.delete(id);
-      void deleteRecord(id);
+      void deleteRecord(id).then(() => this.locks?.release(id));
       this.store.remove(id);
       return;
     }
@@ -454,14 +522,18 @@ export class TransferManager {
 
   /**
    * Shows the account's saved uploads again and resumes those whose file the browser kept. An upload
-   * another tab is working on (upload-locks.client.ts) is left to it; this page takes it over if
-   * that tab goes first.
+   * another tab is working on (transfer-locks.client.ts) is shown as running there and left to it;
+   * this page takes it over if that tab goes first.
    */
   private async restore(context: ManagerContext) {
     const saved = loadUploads(this.storage, context.account);
     const claims = await Promise.all(saved.map((entry) => this.locks?.claim(entry.id) ?? Promise.resolve(true)));
     const mine = saved.filter((_entry, i) => claims[i]);
-    for (const entry of saved) if (!mine.includes(entry)) this.locks?.await(entry.id, () => void this.takeOver(context, entry.id));
+    for (const entry of saved) {
+      if (mine.includes(entry)) continue;
+      this.store.add(this.itemOf(entry, { elsewhere: true, currentSize: entry.offset }));
+      this.locks?.await(entry.id, () => void this.takeOver(context, entry.id));
+    }
     await this.adopt(context, mine);
   }
 
@@ -469,7 +541,11 @@ export class TransferManager {
   private async takeOver(context: ManagerContext, id: string) {
     const entry = loadUploads(this.storage, context.account).find((saved) => saved.id === id);
     if (!entry || this.jobs.has(id)) {
-      if (!this.jobs.has(id)) this.locks?.release(id);
+      if (!this.jobs.has(id)) {
+        // Finished or cancelled there.
+        this.locks?.release(id);
+        this.store.remove(id);
+      }
       return;
     }
     await this.adopt(context, [entry]);
@@ -491,7 +567,8 @@ export class TransferManager {
   private pump() {
     const context = this.context;
     if (!context) return;
-    let running = [...this.jobs.values()].filter((job) => job.tus !== null || this.store.get(job.id)?.status === TransferStatus.ServerChecking).length;
+    let running = [...this.jobs.values()].filter((job) => job.tus !== null || this.store.get(job.id)?.status === TransferStatus.ServerChecking).length + this.batches.running();
+    running += this.batches.pump(Math.max(1, context.parallel) - running, context);
     for (const item of this.store.getSnapshot()) {
       if (running >= Math.max(1, context.parallel)) break;
       if (item.kind !== "upload" || !item.queued) continue;
@@ -522,7 +599,7 @@ export class TransferManager {
       void this.commit(job, context);
       return;
     }
-    if (usesChunks(file.size, chunkSize(context.partMB))) {
+    if (resumesInChunks(job.saved, file.size, chunkSize(context.partMB))) {
       this.startChunks(job, file, context);
       return;
     }
@@ -568,7 +645,7 @@ export class TransferManager {
       loopback: isLoopback(new URL(endpoint, window.location.href).hostname),
       retryDelays: RETRY_DELAYS_MS,
       onUploadUrl: (url) => {
-        job.saved = { ...job.saved, uploadUrl: url };
+        job.saved = { ...job.saved, uploadUrl: url, chunked: true };
         this.save(job, context);
       },
       onProgress: (bytes) => this.store.progress(job.id, bytes),
@@ -638,7 +715,9 @@ export class TransferManager {
       // path taken, no permission) starts the upload again from the first byte on retry.
       job.commitOnly = error instanceof Error && "code" in error && error.code === ErrorCode.Disconnected;
       if (!job.commitOnly) {
-        job.saved = { ...job.saved, uploadUrl: null, offset: 0 };
+        // A new upload from the first byte: chunks or one stream as the plan says then.
+        const { chunked: _chunked, ...fresh } = job.saved;
+        job.saved = { ...fresh, uploadUrl: null, offset: 0 };
         this.save(job, context);
       }
       this.fail(job, failureOf(error));

@@ -1,4 +1,4 @@
-import { isActive, type TransferItem } from "./types";
+import { isActive, isFileRow, type TransferItem } from "./types";
 
 /** Spec section 4: the progress on screen changes at most once a second. */
 export const PROGRESS_REFRESH_MS = 1000;
@@ -32,7 +32,7 @@ export class TransferStore {
   }
 
   activeCount(): number {
-    return this.items.filter(isActive).length;
+    return this.items.filter((item) => isActive(item) && isFileRow(item)).length;
   }
 
   add(item: TransferItem) {
@@ -40,23 +40,60 @@ export class TransferStore {
     this.emit();
   }
 
+  /** Many items at once (a folder's files): one change for the page. */
+  addMany(items: readonly TransferItem[]) {
+    if (items.length === 0) return;
+    const ids = new Set(items.map((item) => item.id));
+    this.items = [...this.items.filter((i) => !ids.has(i.id)), ...items];
+    this.emit();
+  }
+
+  /** Changes of many items at once (a batch's answer): one change for the page. */
+  updateMany(patches: ReadonlyMap<string, Partial<Omit<TransferItem, "id">>>) {
+    if (patches.size === 0) return;
+    let changed = false;
+    this.items = this.items.map((item) => {
+      const patch = patches.get(item.id);
+      if (!patch) return item;
+      changed = true;
+      return this.patched(item, patch);
+    });
+    if (changed) this.emit();
+  }
+
+  removeMany(ids: readonly string[]) {
+    const gone = new Set(ids);
+    for (const id of gone) {
+      this.pending.delete(id);
+      this.samples.delete(id);
+    }
+    const before = this.items.length;
+    this.items = this.items.filter((item) => !gone.has(item.id));
+    if (this.items.length !== before) this.emit();
+  }
+
   /** A change the user must see now (status, pause, error); pending progress of the item goes with it. */
   update(id: string, patch: Partial<Omit<TransferItem, "id">>) {
-    const bytes = this.pending.get(id);
-    this.pending.delete(id);
     let changed = false;
     this.items = this.items.map((item) => {
       if (item.id !== id) return item;
       changed = true;
-      const next = { ...item, ...(bytes !== undefined ? { currentSize: bytes } : {}), ...patch };
-      // Speed is only meaningful while bytes move; a stop or a restart starts a new measurement.
-      if (next.status !== item.status || next.paused || next.queued || next.errorMsgKey) {
-        this.samples.delete(id);
-        if (patch.speed === undefined) next.speed = 0;
-      }
-      return next;
+      return this.patched(item, patch);
     });
     if (changed) this.emit();
+  }
+
+  private patched(item: TransferItem, patch: Partial<Omit<TransferItem, "id">>): TransferItem {
+    const id = item.id;
+    const bytes = this.pending.get(id);
+    this.pending.delete(id);
+    const next = { ...item, ...(bytes !== undefined ? { currentSize: bytes } : {}), ...patch };
+    // Speed is only meaningful while bytes move; a stop or a restart starts a new measurement.
+    if (next.status !== item.status || next.paused || next.queued || next.errorMsgKey) {
+      this.samples.delete(id);
+      if (patch.speed === undefined) next.speed = 0;
+    }
+    return next;
   }
 
   /** Bytes moved so far; shown at the next refresh (at most one per PROGRESS_REFRESH_MS). */

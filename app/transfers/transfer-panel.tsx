@@ -8,7 +8,7 @@ import { useFileServer } from "../files/file-server-context";
 import { pageDownloadsSupported, readDownloadMode, writeDownloadMode } from "./page-download";
 import { isSkipped } from "./refusals";
 import { TransferRow } from "./transfer-row";
-import { TransferStatus, type TransferItem } from "./types";
+import { isFileRow, TransferStatus, type TransferItem } from "./types";
 import { useAttachTransfers, useTransfers } from "./use-transfers";
 
 const openers = new Set<() => void>();
@@ -24,13 +24,28 @@ export function openTransferPanel() {
  * site?" question answered "Stay" would have cancelled the very download that asked it.
  */
 const uploading = (item: TransferItem) =>
-  (item.kind === "upload" && ((item.status === TransferStatus.Uploading && !item.paused && !item.needsFile) || item.status === TransferStatus.ServerChecking)) ||
-  (item.kind === "download" && item.pageWritten === true && item.status === TransferStatus.Downloading && !item.paused);
+  item.elsewhere !== true &&
+  ((item.kind === "upload" && ((item.status === TransferStatus.Uploading && !item.paused && !item.needsFile) || item.status === TransferStatus.ServerChecking)) ||
+    (item.kind === "download" && item.pageWritten === true && item.status === TransferStatus.Downloading && !item.paused));
 
 /** Files the space's file filter skipped are not failures: the summary counts them apart. */
 const failed = (item: TransferItem) => (item.status === TransferStatus.UploadFailed && !isSkipped(item)) || item.status === TransferStatus.DownloadFailed;
 const skipped = (item: TransferItem) => item.status === TransferStatus.UploadFailed && isSkipped(item);
-const done = (item: TransferItem) => item.status === TransferStatus.Uploaded || item.status === TransferStatus.Downloaded;
+/** A batch's summary row is no file: the counts leave it out. */
+const done = (item: TransferItem) => isFileRow(item) && (item.status === TransferStatus.Uploaded || item.status === TransferStatus.Downloaded);
+
+/**
+ * The rows in their order, except that the files of a batch that failed come right under the
+ * batch's summary row: one refusal among thousands of files is seen without scrolling.
+ */
+export function withRefusalsFirst(items: readonly TransferItem[]): readonly TransferItem[] {
+  const groups = new Set(items.filter((item) => item.batch).map((item) => item.id));
+  const moved = (item: TransferItem) => item.inBatch !== undefined && item.status === TransferStatus.UploadFailed && groups.has(item.inBatch);
+  const failedIn = new Map<string, TransferItem[]>();
+  for (const item of items) if (moved(item)) failedIn.set(item.inBatch!, [...(failedIn.get(item.inBatch!) ?? []), item]);
+  if (failedIn.size === 0) return items;
+  return items.flatMap((item) => (item.batch ? [item, ...(failedIn.get(item.id) ?? [])] : moved(item) ? [] : [item]));
+}
 
 /** How long a finished list stays open before folding to its summary: long enough to see the last row end. */
 const IDLE_FOLD_MS = 1500;
@@ -249,7 +264,7 @@ export function TransferPanel({ account }: { account: string }) {
           <Empty description={t("transfers.empty")} className="flex-1" />
         ) : (
           <ul aria-label={t("transfers.list")} className="min-h-0 flex-1 overflow-y-auto">
-            {items.map((item) => (
+            {withRefusalsFirst(items).map((item) => (
               <TransferRow key={item.id} item={item} actions={transfers} />
             ))}
           </ul>

@@ -1,8 +1,8 @@
-import { useRef, useState, type ChangeEvent } from "react";
+import { memo, useRef, useState, type ChangeEvent } from "react";
 import { useTranslation } from "react-i18next";
 import { Button } from "../components/ui/button";
 import { ErrorCode, errorMessageKey } from "../../contract/errors";
-import { FileIcon } from "../components/ui/icons";
+import { FileIcon, FolderIcon } from "../components/ui/icons";
 import { formatSize } from "../utils/format";
 import { isSkipped } from "./refusals";
 import { secondsLeft } from "./store";
@@ -23,13 +23,32 @@ const WITH_PROGRESS: readonly TransferStatus[] = [TransferStatus.Uploading, Tran
 /** The status line of spec section 4: progress with sizes, speed and time left; total; failure text; waiting. */
 export function TransferStatusLine({ item }: { item: TransferItem }) {
   const { t } = useTranslation();
+  const batch = item.batch;
+  // A batch's summary: how many of its files landed and how many the engine refused, under its progress.
+  const counts = batch ? (
+    <p className={`text-xs ${batch.failed > 0 ? "text-red-600" : "text-gray-500"}`}>
+      {batch.failed > 0 ? t("transfers.batch.counts-failed", { uploaded: batch.uploaded, count: batch.files, failed: batch.failed }) : t("transfers.batch.counts", { uploaded: batch.uploaded, count: batch.files })}
+    </p>
+  ) : null;
+  if (batch && item.status === TransferStatus.Uploaded) {
+    return (
+      <div className="space-y-0.5">
+        <div className="flex justify-between text-xs text-gray-500">
+          <span>{t(batch.failed > 0 ? "transfers.batch.ended" : "transfers.status.3")}</span>
+          <span>{formatSize(item.totalSize)}</span>
+        </div>
+        {counts}
+      </div>
+    );
+  }
   if (WITH_PROGRESS.includes(item.status)) {
     const total = Math.max(item.totalSize, 0);
     const percent = total > 0 ? Math.min(100, Math.floor((item.currentSize / total) * 100)) : 0;
     const left = secondsLeft(item);
-    const moving = item.status !== TransferStatus.ServerChecking && !item.paused && !item.queued && item.speed > 0;
+    const moving = item.status !== TransferStatus.ServerChecking && !item.paused && !item.queued && !item.elsewhere && item.speed > 0;
     let state: string = t(`transfers.status.${item.status}`);
-    if (item.verifying) state = t("transfers.verifying");
+    if (item.elsewhere) state = t("transfers.other-tab");
+    else if (item.verifying) state = t("transfers.verifying");
     else if (item.needsFile) state = t("transfers.needs-file");
     else if (item.paused) state = t("transfers.paused");
     else if (item.queued) state = t("transfers.queued");
@@ -57,6 +76,7 @@ export function TransferStatusLine({ item }: { item: TransferItem }) {
             {left !== null && <span>{t("transfers.time-left", { time: formatDuration(left) })}</span>}
           </div>
         )}
+        {counts}
       </div>
     );
   }
@@ -88,12 +108,17 @@ const FINISHED: readonly TransferStatus[] = [TransferStatus.Uploaded, TransferSt
 
 type Actions = Pick<Transfers, "pause" | "resume" | "cancel" | "retry" | "clear" | "provideFile">;
 
-/** One transfer: name, status line and the actions its state allows (each named after the file). */
-export function TransferRow({ item, actions }: { item: TransferItem; actions: Actions }) {
+/**
+ * One transfer: name, status line and the actions its state allows (each named after the file). A
+ * batch's summary row is named after its folder and file count; a file sent in a batch cannot be
+ * paused (its request is a second or so), only cancelled while it waits.
+ */
+export const TransferRow = memo(function TransferRow({ item, actions }: { item: TransferItem; actions: Actions }) {
   const { t } = useTranslation();
   const picker = useRef<HTMLInputElement>(null);
   const [wrongFile, setWrongFile] = useState(false);
-  const name = item.name;
+  const name = item.batch ? (item.name ? t("transfers.batch.title-folder", { name: item.name, count: item.batch.files }) : t("transfers.batch.title", { count: item.batch.files })) : item.name;
+  const batchRow = item.batch !== undefined || item.inBatch !== undefined;
   const button = (action: "pause" | "resume" | "cancel" | "retry" | "remove" | "choose-file", onClick: () => void) => (
     <Button size="small" variant="text" danger={action === "cancel"} aria-label={t(`transfers.action.${action}`, { name })} onClick={onClick}>
       {t(`transfers.button.${action}`)}
@@ -104,22 +129,24 @@ export function TransferRow({ item, actions }: { item: TransferItem; actions: Ac
     event.target.value = "";
     if (file) setWrongFile(!(await actions.provideFile(item.id, file)));
   };
-  // An upload, or a download the page writes itself: both can be paused, resumed and cancelled here.
-  const uploading = item.status === TransferStatus.Uploading || (item.status === TransferStatus.Downloading && item.pageWritten === true);
+  // An upload, or a download the page writes itself: both can be paused, resumed and cancelled here
+  // (not from a tab other than the one running it).
+  const uploading = !item.elsewhere && (item.status === TransferStatus.Uploading || (item.status === TransferStatus.Downloading && item.pageWritten === true));
   return (
-    <li className="border-b border-gray-100 px-4 py-2 last:border-b-0" aria-label={name}>
+    <li className={`border-b border-gray-100 py-2 pr-4 last:border-b-0 ${item.inBatch ? "pl-9" : "pl-4"} ${item.batch ? "bg-gray-50" : ""}`} aria-label={name}>
       <div className="flex items-center gap-2">
-        <FileIcon className="shrink-0 text-gray-400" />
+        {item.batch ? <FolderIcon className="shrink-0 text-gray-400" /> : <FileIcon className="shrink-0 text-gray-400" />}
         <span className="min-w-0 flex-1 truncate text-sm text-gray-800" title={name}>
           {name}
         </span>
         <div className="flex shrink-0 items-center">
           {uploading && item.needsFile && button("choose-file", () => picker.current?.click())}
-          {uploading && !item.paused && !item.queued && button("pause", () => actions.pause(item.id))}
+          {uploading && !batchRow && !item.paused && !item.queued && button("pause", () => actions.pause(item.id))}
           {uploading && item.paused && !item.needsFile && button("resume", () => actions.resume(item.id))}
           {item.status === TransferStatus.DownloadFailed && item.pageWritten && button("retry", () => actions.retry(item.id))}
           {item.status === TransferStatus.UploadFailed && item.errorMsgKey !== errorMessageKey(ErrorCode.FileTooLarge) && !isSkipped(item) && button("retry", () => actions.retry(item.id))}
-          {uploading && button("cancel", () => actions.cancel(item.id))}
+          {item.batch && item.status === TransferStatus.Uploaded && item.batch.failed > 0 && button("retry", () => actions.retry(item.id))}
+          {uploading && (!item.inBatch || item.queued) && button("cancel", () => actions.cancel(item.id))}
           {FINISHED.includes(item.status) && button("remove", () => actions.clear(item.id))}
         </div>
       </div>
@@ -128,4 +155,4 @@ export function TransferRow({ item, actions }: { item: TransferItem; actions: Ac
       {item.needsFile && <input ref={picker} type="file" hidden tabIndex={-1} aria-hidden="true" onChange={(e) => void chosen(e)} />}
     </li>
   );
-}
+});

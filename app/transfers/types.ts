@@ -41,12 +41,22 @@ export interface TransferItem {
   paused: boolean;
   /** Restored after a reload without its file: the user must pick or drop the same file again. */
   needsFile: boolean;
+  /** Another tab of this browser works on it (transfer-locks.client.ts): shown, left alone, taken over when that tab goes. */
+  elsewhere?: boolean;
   /** A download the page writes itself (parallel ranges into a file the user picked), not the browser's download manager. */
   pageWritten?: boolean;
   /** A page-written download reads the saved file back to compare its BLAKE3. */
   verifying?: boolean;
   /** Its result: true matched the engine's BLAKE3, null none recorded (not verified). */
   verified?: boolean | null;
+  /**
+   * The summary row of a pick's small files sent in batches (batch-uploads.client.ts): how many files,
+   * how many landed, how many were refused; its bytes and speed are all of theirs. `name` is the
+   * pick's top folder, or "" for loose files. It is no file: the panel's counts leave it out.
+   */
+  batch?: { files: number; uploaded: number; failed: number };
+  /** A file sent in a batch: the id of its summary row (no pause; Cancel while it waits). */
+  inBatch?: string;
 }
 
 /** One file to upload; relativePath "" for a plain file, "folder/sub/a.txt" (top folder included) from a folder. */
@@ -81,3 +91,5 @@ export interface DownloadTarget {
 }
 
 export const isActive = (item: Pick<TransferItem, "status">) => ACTIVE_STATUSES.includes(item.status);
+/** A file's row (not a batch's summary row): what the panel's counts count. */
+export const isFileRow = (item: Pick<TransferItem, "batch">) => item.batch === undefined;

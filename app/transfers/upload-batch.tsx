@@ -115,8 +115,9 @@ export function useUploadBatch({ connection, groupId, visitor, canOverwrite }: U
   }, []);
 
   const go = useCallback(async (batch: UploadBatch, folder: string) => {
-    const { connection: conn, groupId: group, upload: send, showError: report } = latest.current;
-    if (batch.items.length > 0) send(batch.items, { groupId: group, path: folder });
+    const { connection: conn, groupId: group, upload: send, showError: report, visitor: isVisitor } = latest.current;
+    // Small files go many per request; the engine takes batches from signed-in users only.
+    if (batch.items.length > 0) send(batch.items, { groupId: group, path: folder }, { batch: !isVisitor });
     if (!conn || batch.folders.length === 0) return;
     // Parents first; an existing folder is fine (a file's commit, or the user, made it).
     const steps = folderSteps(folder, batch.folders);

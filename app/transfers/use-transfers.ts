@@ -1,9 +1,9 @@
 import { useEffect, useMemo, useSyncExternalStore } from "react";
 import { PROTOCOL_DEFAULTS } from "../../contract/settings";
 import type { UploadSettings } from "../files/file-server-context";
-import type { Connection, TransferManager } from "./manager.client";
+import type { Connection, TransferManager, UploadOptions } from "./manager.client";
 import { TransferStore } from "./store";
-import { isActive, type DownloadTarget, type TransferItem, type UploadItem, type UploadTarget } from "./types";
+import { isActive, isFileRow, type DownloadTarget, type TransferItem, type UploadItem, type UploadTarget } from "./types";
 
 /** The page's one list of transfers (module scope: one per page load; empty during server rendering). */
 export const transferStore = new TransferStore();
@@ -22,8 +22,11 @@ const DEFAULT_UPLOADS: UploadSettings = { parallel: PROTOCOL_DEFAULTS.parallelUp
 export interface Transfers {
   items: readonly TransferItem[];
   activeCount: number;
-  /** `quiet`: files over the size limit fail without the desktop-client dialog (the page already said so). */
-  upload(items: UploadItem[], target: UploadTarget, options?: { quiet?: boolean }): void;
+  /**
+   * `quiet`: files over the size limit fail without the desktop-client dialog (the page already said so).
+   * `batch`: small files of the pick go many per request (not for share visitors, whom the engine refuses them).
+   */
+  upload(items: UploadItem[], target: UploadTarget, options?: UploadOptions): void;
   download(target: DownloadTarget): void;
   pause(id: string): void;
   resume(id: string): void;
@@ -37,7 +40,7 @@ export interface Transfers {
 const run = (act: (m: TransferManager) => unknown) => void getManager().then(act);
 
 const actions = {
-  upload: (items: UploadItem[], target: UploadTarget, options?: { quiet?: boolean }) => run((m) => m.upload(items, target, options)),
+  upload: (items: UploadItem[], target: UploadTarget, options?: UploadOptions) => run((m) => m.upload(items, target, options)),
   download: (target: DownloadTarget) => run((m) => m.download(target)),
   pause: (id: string) => run((m) => m.pause(id)),
   resume: (id: string) => run((m) => m.resume(id)),
@@ -50,7 +53,7 @@ const actions = {
 /** The transfer list and its actions, for the panel and for pages that start uploads and downloads. */
 export function useTransfers(): Transfers {
   const items = useSyncExternalStore(transferStore.subscribe, transferStore.getSnapshot, () => NO_ITEMS);
-  return useMemo(() => ({ items, activeCount: items.filter(isActive).length, ...actions }), [items]);
+  return useMemo(() => ({ items, activeCount: items.filter((item) => isActive(item) && isFileRow(item)).length, ...actions }), [items]);
 }
 
 /** Connects the manager to the page's file server (rendered once, by the panel). */

@@ -1,6 +1,13 @@
 /** The transfer panel (app/transfers/): statuses of spec section 4, actions, failures. */
 export const transfersEn = {
   "transfers.title": "Transfers",
+  "transfers.batch.title": "{{count}} files",
+  "transfers.batch.title-folder": "{{name}} ({{count}} files)",
+  "transfers.batch.counts": "{{uploaded}} of {{count}} uploaded",
+  "transfers.batch.counts-failed": "{{uploaded}} of {{count}} uploaded, {{failed}} refused (see each file below)",
+  "transfers.batch.ended": "Finished",
+  "transfers.error.read-failed": "The file could not be read on this computer (moved or changed since it was chosen?)",
+
   "transfers.active": "{{count}} active",
   "transfers.done": "{{count}} done",
   "transfers.failed": "{{count}} failed",
@@ -22,6 +29,7 @@ export const transfersEn = {
   "transfers.queued": "Queued",
   "transfers.paused": "Paused",
   "transfers.needs-file": "Paused: choose or drop the same file again to continue",
+  "transfers.other-tab": "Running in another tab of this browser",
   "transfers.in-browser": "Saved by your browser (see its downloads)",
   "transfers.speed": "{{speed}}/s",
   "transfers.time-left": "{{time}} left",
@@ -70,6 +78,13 @@ export const transfersEn = {
 
 export const transfersZh: Record<keyof typeof transfersEn, string> = {
   "transfers.title": "传输列表",
+  "transfers.batch.title": "{{count}} 个文件",
+  "transfers.batch.title-folder": "{{name}}（{{count}} 个文件）",
+  "transfers.batch.counts": "已上传 {{uploaded}}/{{count}} 个",
+  "transfers.batch.counts-failed": "已上传 {{uploaded}}/{{count}} 个，{{failed}} 个被拒绝（原因见下方各文件）",
+  "transfers.batch.ended": "已结束",
+  "transfers.error.read-failed": "无法读取此电脑上的该文件（选择后被移动或修改了？）",
+
   "transfers.active": "{{count}} 个进行中",
   "transfers.done": "{{count}} 个已完成",
   "transfers.failed": "{{count}} 个失败",
@@ -91,6 +106,7 @@ export const transfersZh: Record<keyof typeof transfersEn, string> = {
   "transfers.queued": "排队中",
   "transfers.paused": "已暂停",
   "transfers.needs-file": "已暂停：请重新选择或拖入同一文件以继续",
+  "transfers.other-tab": "正在此浏览器的另一个标签页中进行",
   "transfers.in-browser": "已交给浏览器保存（见浏览器的下载列表）",
   "transfers.speed": "{{speed}}/秒",
   "transfers.time-left": "剩余 {{time}}",
