@@ -55,7 +55,8 @@ export interface UiResult {
   median: number;
 }
 
-async function startWeb(engine: EngineProcess): Promise<{ url: string; stop(): Promise<void> }> {
+/** The built web client under remix-serve against `engine` (built first when the sources changed). */
+export async function startWeb(engine: EngineProcess): Promise<{ url: string; stop(): Promise<void> }> {
   // Builds only when the sources changed since the last build (the same step the e2e run takes).
   const build = await run(process.execPath, ["--import", "tsx", "tests/support/e2e-build.ts"], 600_000, { cwd: ROOT });
   if (build.code !== 0) throw new Error(`web build failed: ${build.stderr.trim().split("\n").slice(-3).join(" ")}`);
@@ -113,6 +114,9 @@ async function uploaded(page: Page, name: string, timeoutMs: number): Promise<bi
   if (text !== "Uploaded") throw new Error(`the transfer panel says: ${text.replace(/\s+/g, " ")}`);
   return sent;
 }
+
+/** Signs `user` in on the web client at `web` (small-files.ts too). */
+export { signIn as signInPage };
 
 // Every browser of the bench comes from chromium.ts; wan.ts and wan-ui.ts import it from here.
 export { launchChromium } from "./chromium";
