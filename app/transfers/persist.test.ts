@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { loadUploads, sameFile, saveUploads, updateUploads, type SavedUpload } from "./persist";
+import { chunkSize } from "./chunk-plan";
+import { loadUploads, resumesInChunks, sameFile, saveUploads, updateUploads, type SavedUpload } from "./persist";
 
 const saved = (id: string): SavedUpload => ({
   id,
@@ -43,5 +44,24 @@ describe("saved uploads", () => {
     expect(sameFile(entry, { name: "a.bin", size: 1235, lastModified: entry.lastModified })).toBe(false);
     expect(sameFile(entry, { name: "a.bin", size: 1234, lastModified: entry.lastModified + 1 })).toBe(false);
     expect(sameFile(entry, { name: "b.bin", size: 1234, lastModified: entry.lastModified })).toBe(false);
+  });
+
+  it("an upload created in chunks resumes in chunks after the part size grew so the plan alone would send one stream", () => {
+    const MIB = 1024 * 1024;
+    const size = 20 * MIB;
+    // Part size 4 MB when it started: five chunks; part size 0 now: one 16 MiB chunk would not make two.
+    expect(resumesInChunks({ uploadUrl: null }, size, chunkSize(4))).toBe(true);
+    expect(resumesInChunks({ uploadUrl: null }, size, chunkSize(0))).toBe(false);
+    const started = { ...saved("c"), size, chunked: true };
+    expect(resumesInChunks(started, size, chunkSize(0))).toBe(true);
+    // The flag survives the saved list (a reload).
+    saveUploads(localStorage, "alice", [started]);
+    const [back] = loadUploads(localStorage, "alice");
+    expect(back?.chunked).toBe(true);
+    expect(resumesInChunks(back!, size, chunkSize(0))).toBe(true);
+    // Without an upload on the server (started over after a refused commit) the plan decides again.
+    expect(resumesInChunks({ ...started, uploadUrl: null }, size, chunkSize(0))).toBe(false);
+    // A one-stream upload keeps following the plan.
+    expect(resumesInChunks(saved("d"), size, chunkSize(0))).toBe(false);
   });
 });

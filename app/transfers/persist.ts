@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { usesChunks } from "./chunk-plan";
 
 /**
  * Unfinished uploads kept in localStorage, one list per account, so a reload (or a browser restart)
@@ -20,6 +21,12 @@ export const savedUpload = z.object({
   createTime: z.number().int(),
   /** Created with overwrite (the user chose to replace the file at the target); absent: never replaces. */
   overwrite: z.boolean().optional(),
+  /**
+   * Created by Ferry's parallel chunks (chunked-upload.client.ts): what the engine holds may have
+   * gaps (Ferry-Ranges), which one PATCH from the offset cannot fill, so it resumes in chunks
+   * whatever the part size is by then. Absent: one stream (tus), or not created yet.
+   */
+  chunked: z.boolean().optional(),
 });
 export type SavedUpload = z.infer<typeof savedUpload>;
 
@@ -53,6 +60,13 @@ export function saveUploads(storage: Storage, account: string, uploads: SavedUpl
 export function updateUploads(storage: Storage, account: string, change: (uploads: SavedUpload[]) => SavedUpload[]) {
   saveUploads(storage, account, change(loadUploads(storage, account)));
 }
+
+/**
+ * Whether an upload goes as parallel chunks: one created in chunks resumes in chunks (its stored
+ * ranges may have gaps; the engine refuses a single PATCH over them with 409), even when the part
+ * size changed since and the plan alone (`usesChunks`) would send the file in one stream.
+ */
+export const resumesInChunks = (saved: Pick<SavedUpload, "chunked" | "uploadUrl">, size: number, chunk: number) => (saved.chunked === true && saved.uploadUrl !== null) || usesChunks(size, chunk);
 
 /** Whether `file` is the one an unfinished upload was reading (name, size and modification time agree). */
 export function sameFile(saved: Pick<SavedUpload, "name" | "size" | "lastModified">, file: Pick<File, "name" | "size" | "lastModified">): boolean {

@@ -46,6 +46,27 @@ describe("TransferRow", () => {
     expect(screen.queryByRole("button", { name: "Resume report.pdf" })).toBeNull();
   });
 
+  it("a transfer another tab runs shows as running there, without speed or any action, in both languages", () => {
+    for (const kind of ["upload", "download"] as const) {
+      const status = kind === "upload" ? TransferStatus.Uploading : TransferStatus.Downloading;
+      const { unmount } = renderWithI18n(
+        <ul>
+          <TransferRow item={item({ kind, status, elsewhere: true, pageWritten: kind === "download" })} actions={actions()} />
+        </ul>,
+        { lang: "en" },
+      );
+      const text = screen.getByRole("listitem").textContent;
+      expect(text).toContain("Running in another tab of this browser");
+      expect(text).toContain("512.00 KB / 2.00 MB");
+      expect(text).not.toContain("/s");
+      expect(screen.queryAllByRole("button")).toEqual([]);
+      unmount();
+    }
+    row({ elsewhere: true }, "zh");
+    expect(screen.getByRole("listitem").textContent).toContain("正在此浏览器的另一个标签页中进行");
+    expect(screen.queryAllByRole("button")).toEqual([]);
+  });
+
   it("shows a file the space's filter skipped as skipped, not failed, without Retry, in both languages", () => {
     row({ status: TransferStatus.UploadFailed, errorMsgKey: "error.4342", errorVars: { name: "report.pdf" } });
     expect(screen.getByRole("listitem").textContent).toContain("Skipped: the file filter of this space leaves out files of this name or size");

@@ -546,7 +546,7 @@ test.describe("transfers", () => {
     }
   });
 
-  test("two pages of one browser: only one resumes a saved upload, the other takes over when it closes", async ({ page }) => {
+  test("two pages of one browser: only one resumes a saved upload, the other shows it running there and takes over when it closes", async ({ page }) => {
     const { socketToken } = await signedInUser(page);
     const bytes = randomBytes(40 * 1024 * 1024);
     const file = makeFile("tabs/shared.bin", bytes);
@@ -570,14 +570,16 @@ test.describe("transfers", () => {
     const atOpen = Number(await progress.getAttribute("aria-valuenow"));
     // The first tab keeps going meanwhile…
     await expect.poll(async () => Number(await progress.getAttribute("aria-valuenow")), { timeout: 30_000 }).toBeGreaterThan(atOpen + 5);
-    // …and the second neither shows it nor touches it.
-    await expect(row(second, "shared.bin")).toHaveCount(0);
+    // …and the second shows it as running in the first, without any action, and touches nothing.
+    await openTransfers(second);
+    await expect(row(second, "shared.bin")).toContainText("Running in another tab of this browser");
+    await expect(row(second, "shared.bin").getByRole("button")).toHaveCount(0);
     expect(secondUploads).toEqual([]);
 
     // The first tab goes: the second takes the upload over from what the server holds.
     const resumedAt = resumeOffset(second);
     await page.close();
-    await expect(row(second, "shared.bin")).toBeVisible();
+    await expect(row(second, "shared.bin")).not.toContainText("Running in another tab of this browser");
     expect(await resumedAt).toBeGreaterThan(0);
     await openTransfers(second);
     await expect(row(second, "shared.bin")).toContainText("Uploaded", { timeout: 60_000 });

@@ -1,13 +1,15 @@
 /**
- * One tab at a time works on a saved upload. Every tab of an account reads the same saved list
- * (persist.ts) after a reload; without this, two tabs would resume the same upload and fight over
- * its offset. Each upload a page works on holds a Web Lock named after it; the browser releases it
- * when the page goes (closed, reloaded, crashed). A page that finds the lock taken leaves the
- * upload alone and waits in the lock's queue: when the owning page goes, it takes the upload over.
- * Without the Web Locks API (an older browser, a page served over plain HTTP on another host) every
- * page claims every upload, as before.
+ * One tab at a time works on a saved transfer: an upload (persist.ts, localStorage) or a download
+ * the page writes itself (parallel-download.client.ts, IndexedDB). Every tab of an account reads
+ * the same saved lists after a reload; without this, two tabs would resume the same upload and
+ * fight over its offset, or write the same file at once. Each transfer a page works on holds a Web
+ * Lock named after it (ids are unique across uploads and downloads); the browser releases it when
+ * the page goes (closed, reloaded, crashed). A page that finds the lock taken shows the transfer as
+ * running in another tab, leaves it alone and waits in the lock's queue: when the owning page goes,
+ * it takes the transfer over. Without the Web Locks API (an older browser, a page served over plain
+ * HTTP on another host) every page claims every transfer, as before.
  */
-export class UploadLocks {
+export class TransferLocks {
   private readonly releases = new Map<string, () => void>();
   private readonly waiting = new Map<string, AbortController>();
 
@@ -17,10 +19,10 @@ export class UploadLocks {
   ) {}
 
   private name(id: string) {
-    return `ferry.upload.${this.account}.${id}`;
+    return `ferry.transfer.${this.account}.${id}`;
   }
 
-  /** Takes upload `id` if no other page holds it; true when this page may work on it. */
+  /** Takes transfer `id` if no other page holds it; true when this page may work on it. */
   claim(id: string): Promise<boolean> {
     const locks = this.locks;
     if (!locks) return Promise.resolve(true);
@@ -36,7 +38,7 @@ export class UploadLocks {
     });
   }
 
-  /** Calls `granted` once the page holding upload `id` lets it go (then this page holds it). */
+  /** Calls `granted` once the page holding transfer `id` lets it go (then this page holds it). */
   await(id: string, granted: () => void) {
     const locks = this.locks;
     if (!locks || this.waiting.has(id)) return;
@@ -52,7 +54,7 @@ export class UploadLocks {
       .catch(() => this.waiting.delete(id));
   }
 
-  /** This page is done with upload `id` (finished, cancelled): the next page in line may take it. */
+  /** This page is done with transfer `id` (finished, cancelled): the next page in line may take it. */
   release(id: string) {
     this.waiting.get(id)?.abort();
     this.waiting.delete(id);
