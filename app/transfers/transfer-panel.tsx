@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Button } from "../components/ui/button";
 import { Checkbox } from "../components/ui/checkbox";
@@ -87,6 +87,10 @@ export function TransferPanel({ account }: { account: string }) {
   const server = useFileServer();
   useAttachTransfers(server?.connection ?? null, account, server?.tcpFileSizeLimit ?? 0, server?.uploads);
   const transfers = useTransfers();
+  // The actions are the same functions on every render: rows whose item did not change are not
+  // rendered again (a folder of thousands of small files has a row per file).
+  const { pause, resume, cancel, retry, clear, provideFile } = transfers;
+  const rowActions = useMemo(() => ({ pause, resume, cancel, retry, clear, provideFile }), [pause, resume, cancel, retry, clear, provideFile]);
   const { items, activeCount } = transfers;
   const [open, setOpen] = useState(false);
   const [expanded, setExpanded] = useState(true);
@@ -265,7 +269,7 @@ export function TransferPanel({ account }: { account: string }) {
         ) : (
           <ul aria-label={t("transfers.list")} className="min-h-0 flex-1 overflow-y-auto">
             {withRefusalsFirst(items).map((item) => (
-              <TransferRow key={item.id} item={item} actions={transfers} />
+              <TransferRow key={item.id} item={item} actions={rowActions} />
             ))}
           </ul>
         ))}
