@@ -435,7 +435,8 @@ export class BatchUploads {
     const open = group.members.some((m) => m.state !== "finished");
     const files = group.members.length;
     if (files === 0 && !open) {
-      this.groups.splice(this.groups.indexOf(group), 1);
+      const at = this.groups.indexOf(group);
+      if (at >= 0) this.groups.splice(at, 1);
       this.store.remove(group.id);
       return;
     }
