@@ -210,4 +210,54 @@ test.describe("parallel downloads written by the page", () => {
     // Finished: nothing is left to resume.
     expect(await committedRanges(page)).toEqual([]);
   });
+
+  test("a second tab shows the download as running in the first, touches none of its ranges, and offers Resume once the first tab closes (English and Chinese)", async ({ page }) => {
+    // 2 MiB/s for the user: the first tab is still downloading when it closes.
+    const { account, bytes } = await userWithFile("shared.bin", 2 * 1024);
+    await pickerIntoOpfs(page);
+    page.on("dialog", (dialog) => void dialog.accept());
+    await signIn(page, account, PASSWORD);
+    await page.waitForURL(/\/personal/);
+    await hydrated(page);
+    await table(page).getByRole("checkbox", { name: "Select row shared.bin" }).check();
+    await toolbar(page).getByRole("button", { name: "Download", exact: true }).click();
+    await expect(transferPanel(page).getByRole("listitem", { name: "shared.bin" }).getByRole("button", { name: "Pause shared.bin" })).toBeVisible();
+    await expect.poll(() => committedRanges(page), { timeout: 60_000 }).not.toEqual([]);
+
+    // A second tab of the same browser reads the same saved download, but it is the first tab's.
+    const second = await page.context().newPage();
+    const secondRanges = watchRanges(second);
+    await second.goto("/personal");
+    await hydrated(second);
+    await openTransfers(second);
+    const row = transferPanel(second).getByRole("listitem", { name: "shared.bin" });
+    await expect(row).toContainText("Running in another tab of this browser");
+    await expect(row.getByRole("button")).toHaveCount(0);
+    expect(await seriousViolations(second), "a download running in another tab: serious or critical accessibility violations").toEqual([]);
+    await shoot(second, "parallel-download-other-tab-en");
+    await second.getByRole("button", { name: "Switch the language to Chinese" }).click();
+    await expect(second.locator("html")).toHaveAttribute("lang", "zh");
+    await hydrated(second);
+    await openTransfers(second);
+    const zhRow = transferPanel(second).getByRole("listitem", { name: "shared.bin" });
+    await expect(zhRow).toContainText("正在此浏览器的另一个标签页中进行");
+    await expect(zhRow.getByRole("button")).toHaveCount(0);
+    expect(await seriousViolations(second), "the same in Chinese").toEqual([]);
+    await shoot(second, "parallel-download-other-tab-zh");
+    expect(secondRanges.starts, "the second tab asked for no range").toEqual([]);
+
+    // The first tab goes: the second offers the download from the ranges the first committed.
+    await page.close();
+    const resume = zhRow.getByRole("button", { name: "继续 shared.bin" });
+    await expect(resume).toBeVisible();
+    const done = await committedRanges(second);
+    expect(done.length).toBeGreaterThan(0);
+    await resume.click();
+    await expect(transferPanel(second)).toContainText("1 个已完成", { timeout: 120_000 });
+    await openTransfers(second);
+    await expect(zhRow).toContainText("已保存并校验");
+    const missing = Array.from({ length: SIZE / (8 * MIB) }, (_v, i) => i).filter((i) => !done.includes(i));
+    expect([...secondRanges.starts].sort((a, b) => a - b)).toEqual(missing.map((i) => i * 8 * MIB));
+    expect(await savedFile(second, "shared.bin")).toEqual({ size: SIZE, sha256: sha256(bytes) });
+  });
 });
