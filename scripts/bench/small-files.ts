@@ -3,7 +3,7 @@ import { mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "@playwright/test";
 import { startNginx } from "./baselines";
-import { launchChromium, PAGE_NAME_SHIM } from "./chromium";
+import { cpuMeter, launchMeasuredChromium, PAGE_NAME_SHIM } from "./chromium";
 import type { BenchUser, EngineProcess } from "./engine";
 import { log, run, tempDir } from "./lifecycle";
 import type { MetricKey, Outcome } from "./report";
@@ -56,6 +56,8 @@ async function uiRound(page: Page, web: string, folder: string, count: number, t
 /** One baseline round: a page of nginx's origin PUTs every file of the folder input to nginx, PUTS_IN_FLIGHT at once. */
 async function nginxRound(page: Page, putUrl: string, folder: string, round: number, count: number, timeoutMs: number): Promise<number> {
   await page.setContent('<input type="file" webkitdirectory multiple aria-label="folder">');
+  // tsx names the page function's helpers (`__name`): defined in the page first.
+  await page.evaluate(PAGE_NAME_SHIM);
   const started = process.hrtime.bigint();
   await page.getByLabel("folder").setInputFiles(folder);
   const stored = await page.evaluate(
@@ -93,7 +95,8 @@ export async function smallFilesRow(opts: { engine: EngineProcess; user: BenchUs
   let putError: string | undefined;
   const nginx = await startNginx(await tempDir("small-files-nginx"));
   const web = await startWeb(opts.engine);
-  const browser = await launchChromium();
+  const { browser, cpu } = await launchMeasuredChromium("smallfiles");
+  const cpuOf: { ui: { browser: number | null; engine: number }[]; put: { browser: number | null }[] } = { ui: [], put: [] };
   try {
     const uiPage = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale: "en-US" });
     await signInPage(uiPage, web.url, opts.user);
@@ -110,9 +113,11 @@ export async function smallFilesRow(opts: { engine: EngineProcess; user: BenchUs
       }
       await run("sync", [], 300_000);
       try {
+        const browserCpu = cpu();
         const rate = await nginxRound(putPage, nginx.putUrl, folder, round, count, timeoutMs);
+        cpuOf.put.push({ browser: browserCpu() });
         put.push(rate);
-        log(`  small files round ${round}/${opts.rounds}: nginx PUT ${rate.toFixed(0)} files/s`);
+        log(`  small files round ${round}/${opts.rounds}: nginx PUT ${rate.toFixed(0)} files/s (${(count / rate).toFixed(1)} s; Chromium CPU ${cpuOf.put.at(-1)!.browser?.toFixed(1) ?? "?"} s)`);
       } catch (error) {
         putError = failure(error);
         log(`  small files round ${round}: nginx PUT failed: ${putError}`);
@@ -120,11 +125,15 @@ export async function smallFilesRow(opts: { engine: EngineProcess; user: BenchUs
       for (const name of await readdir(nginx.putDir)) await rm(path.join(nginx.putDir, name), { force: true });
       await run("sync", [], 300_000);
       try {
+        const browserCpu = cpu();
+        const engineCpu = await cpuMeter(opts.engine.pid);
         const rate = await uiRound(uiPage, web.url, folder, count, timeoutMs);
+        cpuOf.ui.push({ browser: browserCpu(), engine: engineCpu() });
         ui.push(rate);
         const landed = (await readdir(path.join(opts.user.homeDir, path.basename(folder)))).length;
         if (landed !== count) throw new Error(`the UI stored ${landed} of ${count} files`);
-        log(`  small files round ${round}/${opts.rounds}: UI ${rate.toFixed(0)} files/s`);
+        const c = cpuOf.ui.at(-1)!;
+        log(`  small files round ${round}/${opts.rounds}: UI ${rate.toFixed(0)} files/s (${(count / rate).toFixed(1)} s; Chromium CPU ${c.browser?.toFixed(1) ?? "?"} s, engine CPU ${c.engine.toFixed(1)} s)`);
       } catch (error) {
         uiError = failure(error);
         log(`  small files round ${round}: UI failed: ${uiError}`);
@@ -143,6 +152,6 @@ export async function smallFilesRow(opts: { engine: EngineProcess; user: BenchUs
   return {
     headline: { small_files_ui_vs_nginx_put: value === null ? { value, reason: uiError ?? putError ?? "no number" } : { value } },
     raw: { small_files_ui_files_s: uiBest, small_files_nginx_put_files_s: putBest },
-    details: { small_files: { files: count, bytes: SMALL_FILE_BYTES, putsInFlight: PUTS_IN_FLIGHT, ui, nginxPut: put, uiMedian: median(ui), nginxPutMedian: median(put) } },
+    details: { small_files: { files: count, bytes: SMALL_FILE_BYTES, putsInFlight: PUTS_IN_FLIGHT, ui, nginxPut: put, cpuSeconds: cpuOf, uiMedian: median(ui), nginxPutMedian: median(put) } },
   };
 }
