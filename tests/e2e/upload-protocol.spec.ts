@@ -142,7 +142,8 @@ test.describe("upload protocol settings", () => {
     const workers = watchHashWorkers(page);
     const socketToken = await signedInUser(page);
     const names = ["whole-a.bin", "whole-b.bin"];
-    await page.getByLabel("Upload files").setInputFiles(names.map((name) => makeFile(`whole/${name}`, 2.5 * MIB)));
+    // Over 4 MiB each, so neither goes in a small-file batch (POST /uploads/batch).
+    await page.getByLabel("Upload files").setInputFiles(names.map((name) => makeFile(`whole/${name}`, 4.5 * MIB)));
     await openTransfers(page);
     for (const name of names) await expect(row(page, name)).toContainText("Uploaded", { timeout: 60_000 });
     expect([...patches.offsets.values()]).toEqual([[0], [0]]);
