@@ -130,44 +130,54 @@ describe("uncovered", () => {
 });
 
 describe("stream count", () => {
-  it("grows while the total rate grows and each stream is slow, then gives back the stream that brought nothing", () => {
+  it("over a network starts with all of the browser's connections and keeps them while streams are slow", () => {
     const count = new StreamCount({ loopback: false });
-    expect(count.streams).toBe(3);
-    expect(count.sample(3 * MIB)).toBe(4);
-    expect(count.sample(4 * MIB)).toBe(5);
-    // The sixth: all of the browser's connections to the file server.
-    expect(count.sample(5 * MIB)).toBe(MAX_STREAMS);
+    expect(count.streams).toBe(MAX_STREAMS);
+    // The first window (creation, slow start) decides nothing, even a fast burst.
+    expect(count.sample(MAX_STREAMS * FAST_STREAM_BYTES_PER_S * 2)).toBe(MAX_STREAMS);
     expect(count.sample(6 * MIB)).toBe(MAX_STREAMS);
-    const flat = new StreamCount({ loopback: false });
-    // The first window (creation, slow start: here a burst) sets no reference.
-    expect(flat.sample(30 * MIB)).toBe(4);
-    expect(flat.sample(3 * MIB)).toBe(5);
-    // One window without growth may be a loss burst: wait; two in a row: the fifth stream goes.
-    expect(flat.sample(3.1 * MIB)).toBe(5);
-    expect(flat.sample(3.2 * MIB)).toBe(4);
-    // Settled: later windows change nothing.
-    expect(flat.sample(30 * MIB)).toBe(4);
+    // Settled: a later burst changes nothing.
+    expect(count.sample(MAX_STREAMS * FAST_STREAM_BYTES_PER_S * 2)).toBe(MAX_STREAMS);
   });
 
-  it("keeps growing when one window in between shows no growth", () => {
+  it("over a network gives back one stream per window while every stream is fast (a LAN), never under 2", () => {
     const count = new StreamCount({ loopback: false });
     count.sample(MIB);
-    expect(count.sample(2 * MIB)).toBe(5);
-    expect(count.sample(2 * MIB)).toBe(5);
-    expect(count.sample(3 * MIB)).toBe(MAX_STREAMS);
+    const lan = 20 * FAST_STREAM_BYTES_PER_S;
+    expect(count.sample(lan)).toBe(MAX_STREAMS - 1);
+    expect(count.sample(lan)).toBe(MAX_STREAMS - 2);
+    for (let i = 0; i < 10; i += 1) count.sample(lan);
+    expect(count.streams).toBe(2);
+    const partly = new StreamCount({ loopback: false });
+    partly.sample(MIB);
+    expect(partly.sample(MAX_STREAMS * FAST_STREAM_BYTES_PER_S)).toBe(MAX_STREAMS - 1);
+    // 5 streams no longer each fast: settled there.
+    expect(partly.sample(4 * FAST_STREAM_BYTES_PER_S)).toBe(MAX_STREAMS - 1);
+    expect(partly.sample(lan)).toBe(MAX_STREAMS - 1);
   });
 
-  it("does not grow when each stream is already fast", () => {
-    const count = new StreamCount({ loopback: false });
-    expect(count.sample(3 * FAST_STREAM_BYTES_PER_S)).toBe(3);
-    expect(count.sample(10 * FAST_STREAM_BYTES_PER_S)).toBe(3);
-  });
-
-  it("uses few streams on loopback", () => {
+  it("on loopback starts with 2 and adds a third while the total rate grows and each stream is slow", () => {
     const count = new StreamCount({ loopback: true });
     expect(count.streams).toBe(2);
-    count.sample(MIB);
-    count.sample(2 * MIB);
+    expect(count.sample(30 * MIB)).toBe(2);
+    expect(count.sample(MIB)).toBe(LOOPBACK_MAX_STREAMS);
     expect(count.sample(4 * MIB)).toBe(LOOPBACK_MAX_STREAMS);
+  });
+
+  it("on loopback gives back the stream that brought nothing after two flat windows, and one flat window alone is waited out", () => {
+    const flat = new StreamCount({ loopback: true });
+    flat.sample(MIB);
+    expect(flat.sample(3 * MIB)).toBe(3);
+    // One window without growth may be a loss burst: wait; two in a row: the third stream goes.
+    expect(flat.sample(3.1 * MIB)).toBe(3);
+    expect(flat.sample(3.2 * MIB)).toBe(2);
+    expect(flat.sample(30 * MIB)).toBe(2);
+  });
+
+  it("on loopback does not grow when each stream is already fast", () => {
+    const count = new StreamCount({ loopback: true });
+    count.sample(MIB);
+    expect(count.sample(3 * FAST_STREAM_BYTES_PER_S)).toBe(2);
+    expect(count.sample(MIB)).toBe(2);
   });
 });

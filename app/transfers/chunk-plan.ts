@@ -136,24 +136,28 @@ export class ChunkPlan {
 }
 
 /**
- * How many chunks run at once. It starts with a few; after each measurement window it adds a
- * stream while the total rate grew with the last one added and each stream is slow (so the link
- * per connection, not the disk or the engine, is the limit); once a stream more brought nothing
- * in FLAT_WINDOWS windows in a row it stops growing and gives that stream back. The first window
- * sets no reference: it holds the creation and every connection's slow start, a burst that a lossy
- * link takes back a moment later (measured: docs/bench.md, "WAN: the web client's rows").
+ * How many chunks run at once.
+ * - Over a network: all MAX_STREAMS from the first chunk, since ramping up from fewer cost a third of
+ *   an upload over a long link (six chunks in flight only from 6 s of a 17 s upload: docs/bench.md,
+ *   "WAN: the web client's rows"). After each measurement window where every stream is fast (a LAN,
+ *   where the link per connection is no limit) one stream is given back, down to 2.
+ * - On loopback (the disk, not the link, is the limit): 2, and a third while the total rate grows by
+ *   GROWTH with the last one added and each stream is slow; once a stream more brought nothing in
+ *   FLAT_WINDOWS windows in a row it is given back and the count settles.
+ * The first window sets no reference: it holds the creation and every connection's slow start, a
+ * burst that a lossy link takes back a moment later.
  */
 export class StreamCount {
   private count: number;
-  private readonly max: number;
+  private readonly loopback: boolean;
   private best = 0;
   private settled = false;
   private windows = 0;
   private flat = 0;
 
   constructor({ loopback }: { loopback: boolean }) {
-    this.max = loopback ? LOOPBACK_MAX_STREAMS : MAX_STREAMS;
-    this.count = loopback ? 2 : 3;
+    this.loopback = loopback;
+    this.count = loopback ? 2 : MAX_STREAMS;
   }
 
   get streams() {
@@ -164,7 +168,14 @@ export class StreamCount {
   sample(rate: number): number {
     if (this.settled || rate <= 0) return this.count;
     this.windows += 1;
-    if (this.windows > 1 && this.best > 0 && rate < this.best * GROWTH) {
+    if (this.windows === 1) return this.count;
+    const fast = rate / this.count >= FAST_STREAM_BYTES_PER_S;
+    if (!this.loopback) {
+      if (fast && this.count > 2) this.count -= 1;
+      else this.settled = true;
+      return this.count;
+    }
+    if (this.best > 0 && rate < this.best * GROWTH) {
       // One window can be a loss burst: only FLAT_WINDOWS in a row say the last stream added did not pay.
       this.flat += 1;
       if (this.flat < FLAT_WINDOWS) return this.count;
@@ -173,8 +184,8 @@ export class StreamCount {
       return this.count;
     }
     this.flat = 0;
-    if (this.windows > 1) this.best = Math.max(this.best, rate);
-    if (rate / this.count < FAST_STREAM_BYTES_PER_S && this.count < this.max) this.count += 1;
+    this.best = Math.max(this.best, rate);
+    if (!fast && this.count < LOOPBACK_MAX_STREAMS) this.count += 1;
     else this.settled = true;
     return this.count;
   }

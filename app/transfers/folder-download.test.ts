@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Listing } from "../../contract/files";
 import { folderBytes, FolderTooLarge, nextFiles, SMALL_FILES_AT_ONCE, walkFolder, type FolderFileState } from "./folder-download";
+import { chunkSizeFor } from "./page-download";
 
 const MIB = 1024 * 1024;
 
@@ -51,7 +52,7 @@ describe("folder downloads written by the page: planning", () => {
 
   it("counts finished files whole and a partly written large file by its committed ranges", () => {
     const files = [state("a", 5, { done: true }), state("b", 7), state("big", 72 * MIB, { ranges: [0, 3] })];
-    expect(folderBytes(files)).toBe(5 + 16 * MIB);
+    expect(folderBytes(files)).toBe(5 + 2 * chunkSizeFor(72 * MIB));
   });
 
   it("starts small files a few at a time, a large one alone, skips finished files and finishes a partly written one first", () => {

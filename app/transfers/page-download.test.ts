@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { adaptStreams, chunkRanges, chunkSizeFor, MAX_STREAMS, MIN_STREAMS, PAGE_DOWNLOAD_MIN_BYTES, readDownloadMode, shouldCommit, wantsPageDownload, writeDownloadMode } from "./page-download";
+import { adaptStreams, chunkRanges, chunkSizeFor, MAX_STREAMS, MIN_STREAMS, PAGE_DOWNLOAD_MIN_BYTES, RANGES_PER_STREAM, readDownloadMode, shouldCommit, wantsPageDownload, writeDownloadMode } from "./page-download";
 
 const MIB = 1024 * 1024;
 
@@ -7,10 +7,18 @@ describe("page-written downloads", () => {
   it("cuts a file into ranges that cover every byte once, the last one short", () => {
     const size = 72 * MIB + 5;
     const ranges = chunkRanges(size, chunkSizeFor(size));
-    expect(ranges).toHaveLength(10);
-    expect(ranges[0]).toEqual([0, 8 * MIB]);
+    expect(ranges).toHaveLength(25);
+    expect(ranges[0]).toEqual([0, 3 * MIB]);
     expect(ranges.at(-1)).toEqual([72 * MIB, size]);
     for (let i = 1; i < ranges.length; i += 1) expect(ranges[i]![0]).toBe(ranges[i - 1]![1]);
+  });
+
+  it("cuts at least 4 ranges per stream, in whole MiB between 2 and 16 MiB", () => {
+    expect(chunkSizeFor(64 * MIB)).toBe(2 * MIB);
+    expect(chunkRanges(64 * MIB, chunkSizeFor(64 * MIB)).length).toBeGreaterThanOrEqual(MAX_STREAMS * RANGES_PER_STREAM);
+    expect(chunkSizeFor(10 * MIB)).toBe(2 * MIB);
+    expect(chunkSizeFor(200 * MIB)).toBe(8 * MIB);
+    expect(chunkSizeFor(384 * MIB)).toBe(16 * MIB);
     expect(chunkSizeFor(2048 * MIB)).toBe(16 * MIB);
   });
 

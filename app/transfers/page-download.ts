@@ -18,8 +18,15 @@ export const MAX_STREAMS = 6;
 export const START_STREAMS = MAX_STREAMS;
 export const MIN_STREAMS = 2;
 
-/** 8 MiB ranges; 16 MiB from 1 GiB on (fewer requests, same spread across connections). */
-export const chunkSizeFor = (size: number) => (size >= 1024 * MIB ? 16 * MIB : 8 * MIB);
+/** Ranges per stream at least, so the last ranges of a file finish together. */
+export const RANGES_PER_STREAM = 4;
+/**
+ * Bytes per range: the file cut into RANGES_PER_STREAM ranges for each of the MAX_STREAMS streams,
+ * in whole MiB (rounded down), between 2 and 16 MiB. With fixed 8 MiB ranges a 64 MiB file made 8 ranges for 6
+ * streams: on a slow link the last 2 ran alone for as long again (docs/bench.md, "WAN: the web
+ * client's rows"). From 384 MiB on, 16 MiB (fewer requests, the same spread).
+ */
+export const chunkSizeFor = (size: number) => Math.min(16 * MIB, Math.max(2 * MIB, Math.floor(size / (MAX_STREAMS * RANGES_PER_STREAM) / MIB) * MIB));
 
 /** The ranges of a file: `[start, end)` by index. */
 export function chunkRanges(size: number, chunk: number): [number, number][] {

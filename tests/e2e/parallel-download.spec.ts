@@ -2,6 +2,7 @@ import type { Page, Request } from "@playwright/test";
 import { createHash, randomBytes } from "node:crypto";
 import { copyFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
+import { chunkSizeFor } from "../../app/transfers/page-download";
 import { PERMISSION_FULL } from "../../contract/permissions";
 import { E2E_FILE_PORT } from "../support/e2e-env";
 import { createUser, login, uniqueAccount } from "../support/e2e-helpers";
@@ -19,8 +20,9 @@ import { expect, hydrated, openTransfers, screenshot, seedFile, seriousViolation
 const FILE_URL = `http://127.0.0.1:${E2E_FILE_PORT}`;
 const PASSWORD = "Para#Llel2026";
 const MIB = 1024 * 1024;
-/** Over the 64 MiB from which the page writes a download: 9 ranges of 8 MiB. */
+/** Over the 64 MiB from which the page writes a download: 24 ranges of 3 MiB. */
 const SIZE = 72 * MIB;
+const RANGE = chunkSizeFor(SIZE);
 const SCREENS = "/tmp/ferry/screens/downloads";
 
 const sha256 = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
@@ -130,8 +132,8 @@ test.describe("parallel downloads written by the page", () => {
     await openTransfers(page);
     await expect(row).toContainText("Saved and checked");
 
-    // Every 8 MiB range exactly once, several at a time.
-    expect([...ranges.starts].sort((a, b) => a - b)).toEqual(Array.from({ length: SIZE / (8 * MIB) }, (_v, i) => i * 8 * MIB));
+    // Every range exactly once, several at a time.
+    expect([...ranges.starts].sort((a, b) => a - b)).toEqual(Array.from({ length: SIZE / RANGE }, (_v, i) => i * RANGE));
     expect(ranges.most(), "ranges in flight at once").toBeGreaterThan(1);
     expect(await savedFile(page, "film.bin")).toEqual({ size: SIZE, sha256: sha256(bytes) });
     expect(browserDownloads, "the browser's download manager was not used").toEqual([]);
@@ -193,7 +195,7 @@ test.describe("parallel downloads written by the page", () => {
     await shoot(page, "parallel-download-resumable-zh");
 
     const done = await committedRanges(page);
-    const chunks = SIZE / (8 * MIB);
+    const chunks = SIZE / RANGE;
     const missing = Array.from({ length: chunks }, (_v, i) => i).filter((i) => !done.includes(i));
     expect(missing.length).toBeGreaterThan(0);
     ranges.starts.length = 0;
@@ -205,7 +207,7 @@ test.describe("parallel downloads written by the page", () => {
     await expect(zhRow).toContainText("已保存并校验");
 
     // Only the ranges that were not on disk were asked for, each once.
-    expect([...ranges.starts].sort((a, b) => a - b)).toEqual(missing.map((i) => i * 8 * MIB));
+    expect([...ranges.starts].sort((a, b) => a - b)).toEqual(missing.map((i) => i * RANGE));
     expect(await savedFile(page, "archive.bin")).toEqual({ size: SIZE, sha256: sha256(bytes) });
     // Finished: nothing is left to resume.
     expect(await committedRanges(page)).toEqual([]);
@@ -256,8 +258,8 @@ test.describe("parallel downloads written by the page", () => {
     await expect(transferPanel(second)).toContainText("1 个已完成", { timeout: 120_000 });
     await openTransfers(second);
     await expect(zhRow).toContainText("已保存并校验");
-    const missing = Array.from({ length: SIZE / (8 * MIB) }, (_v, i) => i).filter((i) => !done.includes(i));
-    expect([...secondRanges.starts].sort((a, b) => a - b)).toEqual(missing.map((i) => i * 8 * MIB));
+    const missing = Array.from({ length: SIZE / RANGE }, (_v, i) => i).filter((i) => !done.includes(i));
+    expect([...secondRanges.starts].sort((a, b) => a - b)).toEqual(missing.map((i) => i * RANGE));
     expect(await savedFile(second, "shared.bin")).toEqual({ size: SIZE, sha256: sha256(bytes) });
   });
 });

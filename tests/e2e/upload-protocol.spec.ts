@@ -197,8 +197,13 @@ test.describe("upload protocol settings", () => {
       await setSettings("protocol", { uploadPartMB: 0 });
       const stored = page.waitForResponse((response) => response.request().method() === "HEAD" && response.url().includes("/uploads/"));
       const patches: { chunk: boolean; start: number; status: Promise<number> }[] = [];
+      // Only the reloaded page's PATCHes: one the old page starts just before the reload is aborted by it (no status).
+      let reloaded = false;
+      page.on("framenavigated", (frame) => {
+        if (frame === page.mainFrame()) reloaded = true;
+      });
       page.on("request", (request) => {
-        if (request.method() !== "PATCH" || !request.url().includes("/uploads/")) return;
+        if (!reloaded || request.method() !== "PATCH" || !request.url().includes("/uploads/")) return;
         patches.push({ chunk: request.headers()["ferry-chunk"] === "1", start: Number(request.headers()["upload-offset"]), status: request.response().then((response) => response?.status() ?? 0) });
       });
       page.on("dialog", (dialog) => void dialog.accept());
