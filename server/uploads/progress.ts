@@ -10,8 +10,9 @@ import { createHasher, type Blake3 } from "./hash";
  * chunks (Ferry extension)"): the ranges stored in its data file, the writes in flight, and a
  * BLAKE3 of the contiguous prefix from 0 that grows with it.
  *
- * Bytes written exactly where the hash stands are fed to it from memory once they are in the file
- * (never before: a write cut short must not leave the hash ahead of the file). When the prefix jumps
+ * Bytes written exactly where the hash stands are fed to it from memory while their write runs on
+ * the thread pool (hashAhead); a write that then fails would leave the hash ahead of the file, so
+ * the hash starts again from what the file holds (unstored). When the prefix jumps
  * (a chunk fills the gap before chunks that arrived earlier, or the engine restarted and knows
  * nothing yet), the newly contiguous bytes are read back from the file — the page cache, as they
  * were just written — in 1 MiB reads. When the last byte lands the hash is there: completing an
