@@ -34,9 +34,17 @@ const SERVER_TICK_MS = 1000;
 /** How often the speed settings are read again from the database (another engine instance may have changed them). */
 const SETTINGS_RELOAD_MS = 10_000;
 
+/** One formatter per time zone: making one costs far more than using it (it ran twice per transfer start). */
+const wallFormats = new Map<string, Intl.DateTimeFormat>();
+
 /** The day of the week (0 Sunday) and the minute of the day at unix time `ms` on the clock of `timeZone`. */
 export function wallTime(ms: number, timeZone: string): { day: number; minute: number } {
-  const parts = new Intl.DateTimeFormat("en-US", { timeZone, weekday: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).formatToParts(ms);
+  let format = wallFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-US", { timeZone, weekday: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+    wallFormats.set(timeZone, format);
+  }
+  const parts = format.formatToParts(ms);
   const part = (type: string) => parts.find((p) => p.type === type)?.value ?? "";
   return { day: ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"].indexOf(part("weekday")), minute: Number(part("hour")) * 60 + Number(part("minute")) };
 }

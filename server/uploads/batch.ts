@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { open, rm } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import type { Lang } from "../../contract/envelope";
@@ -7,14 +7,15 @@ import { UPLOAD_BATCH, uploadBatchHeader, type UploadBatchHeader, type UploadBat
 import type { AuthContext } from "../auth/tokens";
 import { envelope } from "../envelope";
 import { FerryError } from "../errors";
-import { rulesOf } from "../files/upload-rules";
+import type { Space } from "../files/spaces";
+import { rulesOf, type SpaceRules } from "../files/upload-rules";
 import type { Services } from "../services";
 import { sessionHasClient } from "../fileserver/clients";
-import { unwritten } from "../storage/storage";
 import { checkTargetFree, parseTarget, reserveQuota, sizeLimit, uploadSpace } from "./checks";
 import { placeUpload } from "./commit";
 import { createHasher } from "./hash";
 import type { createUploadLimits } from "./protocol-limits";
+import type { Throttle } from "../speed/throttle";
 import type { UploadStore } from "./store";
 
 /**
@@ -142,6 +143,39 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
     const maxSize = await sizeLimit(services);
     const results: UploadBatchResult[] = [];
     const placedPaths = new Map<number, string[]>();
+    // What cannot change within one request is read once per space for the whole batch: the space
+    // and the Upload permission (an error too, so a refused space refuses each of its files alike),
+    // the uploader's rules, the speed throttle (one batch is one transfer; it re-reads its limits
+    // while it runs). Each file's own checks (target, filter, quota, hash) still run per file.
+    const spaces = new Map<number, Promise<Space>>();
+    const spaceOf = (groupId: number) => {
+      let space = spaces.get(groupId);
+      if (!space) {
+        space = uploadSpace(services, user.id, groupId);
+        space.catch(() => undefined);
+        spaces.set(groupId, space);
+      }
+      return space;
+    };
+    const rules = new Map<number, Promise<SpaceRules>>();
+    const rulesFor = (space: Space) => {
+      let r = rules.get(space.groupId);
+      if (!r) {
+        r = rulesOf(services.db, user.id, space);
+        r.catch(() => undefined);
+        rules.set(space.groupId, r);
+      }
+      return r;
+    };
+    const throttles = new Map<number, Promise<Throttle | null>>();
+    const throttleOf = (groupId: number) => {
+      let t = throttles.get(groupId);
+      if (!t) {
+        t = services.speed.throttle(user.id, groupId, "upload");
+        throttles.set(groupId, t);
+      }
+      return t;
+    };
     try {
       for (const file of header.files) {
         const reservation = randomBytes(16).toString("hex");
@@ -152,10 +186,10 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
         // The checks of a tus creation, in its order, before a byte of this file is read.
         try {
           target = parseTarget({ groupId: String(file.groupId), path: file.path, overwrite: file.overwrite ? "1" : "0" });
-          space = await uploadSpace(services, user.id, target.groupId);
+          space = await spaceOf(target.groupId);
           if (verify && file.hash === undefined) throw new FerryError("BadRequired", { issues: [{ path: "hash", message: "the server's hash check is on" }] });
           if (file.size > maxSize) throw new FerryError("FileTooLarge", { limit: maxSize }, { limit: maxSize });
-          await checkTargetFree(space, target, await rulesOf(services.db, user.id, space), file.size);
+          await checkTargetFree(space, target, await rulesFor(space), file.size);
           await reserveQuota(services, reservation, user.id, space, target, file.size);
           reservations.add(reservation);
         } catch (error) {
@@ -168,19 +202,15 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
         // refused), so refusals are no way around a speed limit.
         const hasher = await createHasher();
         const chunks: Buffer[] = [];
-        const throttle = await services.speed.throttle(user.id, refused ? 0 : file.groupId, "upload");
-        try {
-          for (let got = 0; got < file.size; ) {
-            const piece = await reader.some(file.size - got);
-            got += piece.length;
-            const wait = throttle?.take(piece.length);
-            if (wait) await wait;
-            if (refused) continue;
-            hasher.update(piece);
-            chunks.push(piece);
-          }
-        } finally {
-          throttle?.release();
+        const throttle = await throttleOf(refused ? 0 : file.groupId);
+        for (let got = 0; got < file.size; ) {
+          const piece = await reader.some(file.size - got);
+          got += piece.length;
+          const wait = throttle?.take(piece.length);
+          if (wait) await wait;
+          if (refused) continue;
+          hasher.update(piece);
+          chunks.push(piece);
         }
         if (refused || !space || !target) {
           results.push(refusalOf(file.path, refused ?? new FerryError("ParameterError"), lang));
@@ -191,15 +221,10 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
         const staged = path.join(store.directory, `batch-${reservation}.tmp`);
         try {
           if (file.hash !== undefined && file.hash !== actual) throw new FerryError("HashCheckError");
-          const handle = await open(staged, "wx", 0o600);
-          try {
-            // Until every byte is down: a single writev may write less.
-            for (let pending = chunks; pending.length > 0; ) pending = unwritten(pending, (await handle.writev(pending)).bytesWritten);
-          } finally {
-            await handle.close();
-          }
+          // One call (writeFile writes until every byte is down); adopt's fsync makes it durable.
+          await writeFile(staged, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, file.size), { flag: "wx", mode: 0o600 });
           // As a commit places: the target checked again (another upload may have taken the path while the bytes came).
-          const placed = await placeUpload(services, user.id, space, target, file.size, staged, actual);
+          const placed = await placeUpload(services, user.id, space, target, file.size, staged, actual, await rulesFor(space));
           results.push({ path: placed.path, ok: true, size: placed.size, hash: actual });
           placedPaths.set(target.groupId, [...(placedPaths.get(target.groupId) ?? []), placed.path]);
           services.recorder.recordTransfer({
@@ -234,6 +259,7 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
       }
       throw error;
     } finally {
+      for (const t of throttles.values()) void t.then((throttle) => throttle?.release(), () => undefined);
       for (const [groupId, paths] of placedPaths) void services.transferNotices.record(user.id, { kind: "upload", groupId, paths });
     }
     const body = JSON.stringify(envelope(200, lang, { files: results }));

@@ -4,7 +4,7 @@ import type { SocketResults } from "../../contract/files";
 import type { Services } from "../services";
 import { FerryError } from "../errors";
 import type { Space } from "../files/spaces";
-import { rulesOf } from "../files/upload-rules";
+import { rulesOf, type SpaceRules } from "../files/upload-rules";
 import type { CommandHandler } from "../fileserver/socket";
 import { parentOf } from "../storage/paths";
 import { checkTargetFree, isOwner, targetOf, type UploadTarget, uploadSpace } from "./checks";
@@ -59,10 +59,11 @@ export type HashCache = ReturnType<typeof createHashCache>;
  * Places an upload's stored bytes (`file`, a local file the storage adopts) at its target: the
  * target checked again (another upload may have taken the path meanwhile), the space's quota
  * checked, missing parent folders created, the file placed atomically and its hash recorded.
- * The commit and the batches (batch.ts) both place through here.
+ * The commit and the batches (batch.ts) both place through here; a batch passes `rules` read once per request.
  */
-export async function placeUpload(services: Services, userId: number, space: Space, target: UploadTarget, size: number, file: string, hash: string) {
-  await checkTargetFree(space, target, await rulesOf(services.db, userId, space), size);
+export async function placeUpload(services: Services, userId: number, space: Space, target: UploadTarget, size: number, file: string, hash: string, rules?: SpaceRules) {
+  // A batch passes the rules it read once for its request; a commit reads them now.
+  await checkTargetFree(space, target, rules ?? (await rulesOf(services.db, userId, space)), size);
   const parent = parentOf(target.path);
   const placed = await services.quota.placeFile(userId, space, target.path, size, async () => {
     // Folder uploads keep their tree; a folder removed during the upload comes back.
