@@ -146,7 +146,7 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
     // What cannot change within one request is read once per space for the whole batch: the space
     // and the Upload permission (an error too, so a refused space refuses each of its files alike),
     // the uploader's rules, the speed throttle (one batch is one transfer; it re-reads its limits
-    // while it runs). Each file's own checks (target, filter, quota, hash) still run per file.
+    // while it runs; while there is none, each file asks again). Each file's own checks (target, filter, quota, hash) still run per file.
     const spaces = new Map<number, Promise<Space>>();
     const spaceOf = (groupId: number) => {
       let space = spaces.get(groupId);
@@ -173,6 +173,8 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
       if (!t) {
         t = services.speed.throttle(user.id, groupId, "upload");
         throttles.set(groupId, t);
+        // No limit now: the next file asks again, so a limit set while the batch runs applies from then on.
+        void t.then((throttle) => throttle === null && throttles.get(groupId) === t && throttles.delete(groupId), () => undefined);
       }
       return t;
     };
