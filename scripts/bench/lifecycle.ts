@@ -4,6 +4,7 @@ import { mkdtemp } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { collectOutput, type CommandResult } from "../../tests/support/wan-link";
 
 /**
  * What the bench started and must take down again: child processes and temporary directories.
@@ -57,30 +58,11 @@ export function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
   });
 }
 
-export interface RunResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type RunResult = CommandResult;
 
-/** Runs a command to its end (killed after `timeoutMs`) and collects its output. */
+/** Runs a command to its end (killed after `timeoutMs`) and collects its output; Ctrl-C stops it with the bench. */
 export function run(command: string, args: string[], timeoutMs: number, options: SpawnOptions = {}): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = startChild(command, args, options);
-    let stdout = "";
-    let stderr = "";
-    child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.once("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.once("close", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr: signal === "SIGKILL" ? `${stderr}\n(killed after ${timeoutMs} ms)` : stderr });
-    });
-  });
+  return collectOutput(startChild(command, args, options), timeoutMs);
 }
 
 /** Polls `check` until it returns a value, at most `timeoutMs`. */

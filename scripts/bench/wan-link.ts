@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import type { Page } from "@playwright/test";
 import { bridgeToServer as bridge, CLIENT_NS, inNamespace, linkDown as down, linkUp as up, type Profile, SERVER_IP, SERVER_NS, wanLink, wanLinkScript } from "../../tests/support/wan-link";
 import { ROOT } from "./engine";
 import { log, onCleanup, run, startChild, stopChild } from "./lifecycle";
@@ -132,6 +133,39 @@ export function parseWindowed(stdout: string, exitCode: number | null): Windowed
   // A stopped download keeps the status of its headers; a failure before them has none.
   if (status !== 200) throw new Error(`HTTP ${status}`);
   return { status: status!, bytes: bytes!, seconds: seconds!, cut: exitCode === 28 };
+}
+
+/**
+ * GET `url` with `fetch` in a page of the bench's Chromium (inside the client namespace), counting
+ * the body's bytes, for at most `windowMs`: the browser's own network stack over the link.
+ */
+export async function pageDownload(page: Page, url: string, windowMs: number): Promise<WindowedTransfer> {
+  const t = await page.evaluate(
+    async ({ url, windowMs }) => {
+      const started = performance.now();
+      // A stalled link must not hang the bench: the fetch is aborted well after the window.
+      const abort = new AbortController();
+      setTimeout(() => abort.abort(), windowMs + 30_000);
+      const res = await fetch(url, { cache: "no-store", signal: abort.signal });
+      const reader = res.body!.getReader();
+      let bytes = 0;
+      let cut = false;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        bytes += value.byteLength;
+        if (performance.now() - started >= windowMs) {
+          cut = true;
+          await reader.cancel();
+          break;
+        }
+      }
+      return { status: res.status, bytes, seconds: (performance.now() - started) / 1000, cut };
+    },
+    { url, windowMs },
+  );
+  if (t.status !== 200) throw new Error(`HTTP ${t.status}`);
+  return t;
 }
 
 /** GET `url` with curl inside the client namespace, to /dev/null, for at most `maxSeconds`. */

@@ -11,7 +11,7 @@ import { connectFerry } from "./ferry";
 import { freePort, log, run, startChild, stopChild, tempDir, waitFor } from "./lifecycle";
 import { median } from "./series";
 import { launchChromium } from "./ui";
-import { bridgeToServer, CLIENT_NS, clientCc, delayDaemonCpuSeconds, inNamespace, linkDown, linkUp, machineCpu, type Profile, SERVER_IP, SERVER_NS, serverCc } from "./wan-link";
+import { bridgeToServer, CLIENT_NS, clientCc, delayDaemonCpuSeconds, inNamespace, linkDown, linkUp, machineCpu, pageDownload, type Profile, SERVER_IP, SERVER_NS, serverCc } from "./wan-link";
 
 /**
  * Part `wan`, the web client's rows (issue 16): over the emulated link, Chromium inside the client
@@ -412,30 +412,7 @@ async function measureProfile(profile: WanUiProfile, rounds: number): Promise<Wa
         const signed = new URL(await ferry.downloadUrl("/single.bin"));
         const url = `http://${SERVER_IP}:${filePort}${signed.pathname}${signed.search}`;
         const cc = sampleCc(SERVER_NS, `( sport = :${filePort} and dst ${CLIENT_ADDRESS} )`);
-        const t = await filePage.evaluate(
-          async ({ url, windowMs }) => {
-            const started = performance.now();
-            const abort = new AbortController();
-            setTimeout(() => abort.abort(), windowMs + 30_000);
-            const res = await fetch(url, { cache: "no-store", signal: abort.signal });
-            const reader = res.body!.getReader();
-            let bytes = 0;
-            let cut = false;
-            for (;;) {
-              const { done, value } = await reader.read();
-              if (done) break;
-              bytes += value.byteLength;
-              if (performance.now() - started >= windowMs) {
-                cut = true;
-                await reader.cancel();
-                break;
-              }
-            }
-            return { status: res.status, bytes, seconds: (performance.now() - started) / 1000, cut };
-          },
-          { url, windowMs: plan.singleWindow * 1000 },
-        );
-        if (t.status !== 200) throw new Error(`HTTP ${t.status}`);
+        const t = await pageDownload(filePage, url, plan.singleWindow * 1000);
         return { ...t, cc: await cc.stop() };
       });
 

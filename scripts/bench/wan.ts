@@ -16,6 +16,7 @@ import {
   linkUp,
   machineCpu,
   measureLinkRate,
+  pageDownload,
   type Profile,
   PROFILES,
   SERVER_IP,
@@ -127,34 +128,7 @@ async function measureProfile(profile: Profile, file: string, rounds: number): P
       result.series.engine_chromium_bbr.error = `Chromium in ${CLIENT_NS}: ${failure(error)}`;
       log(`  ${result.series.engine_chromium_bbr.error}`);
     }
-    const chromiumDownload = async (url: string): Promise<WindowedTransfer> => {
-      const t = await page!.evaluate(
-        async ({ url, windowMs }) => {
-          const started = performance.now();
-          // A stalled link must not hang the bench: the fetch is aborted well after the window.
-          const abort = new AbortController();
-          setTimeout(() => abort.abort(), windowMs + 30_000);
-          const res = await fetch(url, { cache: "no-store", signal: abort.signal });
-          const reader = res.body!.getReader();
-          let bytes = 0;
-          let cut = false;
-          for (;;) {
-            const { done, value } = await reader.read();
-            if (done) break;
-            bytes += value.byteLength;
-            if (performance.now() - started >= windowMs) {
-              cut = true;
-              await reader.cancel();
-              break;
-            }
-          }
-          return { status: res.status, bytes, seconds: (performance.now() - started) / 1000, cut };
-        },
-        { url, windowMs: windowSeconds * 1000 },
-      );
-      if (t.status !== 200) throw new Error(`HTTP ${t.status}`);
-      return t;
-    };
+    const chromiumDownload = (url: string): Promise<WindowedTransfer> => pageDownload(page!, url, windowSeconds * 1000);
 
     const measureLink = async (when: "before" | "after") => {
       await serverCc("bbr");

@@ -62,12 +62,16 @@ export interface CommandResult {
 
 /** Runs a command to its end (killed after `timeoutMs`) and collects its output. */
 export function runCommand(command: string, args: string[], timeoutMs: number): Promise<CommandResult> {
+  return collectOutput(spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] }), timeoutMs);
+}
+
+/** Waits for a started child to end (killed after `timeoutMs`), with what it wrote (also the bench's `run`). */
+export function collectOutput(child: ChildProcess, timeoutMs: number): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
     child.once("error", (error) => {
       clearTimeout(timer);
