@@ -34,6 +34,8 @@ import type { UploadStore } from "./store";
  */
 
 const MIB = 1024 * 1024;
+/** How long a batch reuses a space, its Upload permission and the uploader's rules it read (ms). */
+const FRESH_MS = 1000;
 
 /** Reads a request body in exact amounts, never more than asked beyond one network chunk. */
 class BodyReader {
@@ -143,30 +145,29 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
     const maxSize = await sizeLimit(services);
     const results: UploadBatchResult[] = [];
     const placedPaths = new Map<number, string[]>();
-    // What cannot change within one request is read once per space for the whole batch: the space
-    // and the Upload permission (an error too, so a refused space refuses each of its files alike),
-    // the uploader's rules, the speed throttle (one batch is one transfer; it re-reads its limits
-    // while it runs; while there is none, each file asks again). Each file's own checks (target, filter, quota, hash) still run per file.
-    const spaces = new Map<number, Promise<Space>>();
-    const spaceOf = (groupId: number) => {
-      let space = spaces.get(groupId);
-      if (!space) {
-        space = uploadSpace(services, user.id, groupId);
-        space.catch(() => undefined);
-        spaces.set(groupId, space);
-      }
-      return space;
+    // Read once per space and reused for at most FRESH_MS (the engine clock), not for the whole
+    // request (a throttled 32 MiB body may run for minutes): the space and the Upload permission
+    // (an error too, so a refused space refuses each of its files alike) and the uploader's rules,
+    // so a permission or rule an administrator changes applies from the next file within a second.
+    // The speed throttle is one per space (one batch is one transfer; it re-reads its limits while
+    // it runs; while there is none, each file asks again). Each file's own checks (target, filter,
+    // quota, hash) still run per file.
+    const fresh = <T>(read: (groupId: number) => Promise<T>) => {
+      const known = new Map<number, { at: number; value: Promise<T> }>();
+      return (groupId: number) => {
+        const now = services.clock.now();
+        let entry = known.get(groupId);
+        if (!entry || now - entry.at >= FRESH_MS) {
+          entry = { at: now, value: read(groupId) };
+          entry.value.catch(() => undefined);
+          known.set(groupId, entry);
+        }
+        return entry.value;
+      };
     };
-    const rules = new Map<number, Promise<SpaceRules>>();
-    const rulesFor = (space: Space) => {
-      let r = rules.get(space.groupId);
-      if (!r) {
-        r = rulesOf(services.db, user.id, space);
-        r.catch(() => undefined);
-        rules.set(space.groupId, r);
-      }
-      return r;
-    };
+    const spaceOf = fresh((groupId) => uploadSpace(services, user.id, groupId));
+    const rulesOfGroup = fresh(async (groupId) => rulesOf(services.db, user.id, await spaceOf(groupId)));
+    const rulesFor = (space: Space): Promise<SpaceRules> => rulesOfGroup(space.groupId);
     const throttles = new Map<number, Promise<Throttle | null>>();
     const throttleOf = (groupId: number) => {
       let t = throttles.get(groupId);
@@ -223,9 +224,11 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
         const staged = path.join(store.directory, `batch-${reservation}.tmp`);
         try {
           if (file.hash !== undefined && file.hash !== actual) throw new FerryError("HashCheckError");
+          // As a commit places: the Upload permission (here) and the target (placeUpload) checked again
+          // (a permission may have been revoked, or another upload may have taken the path, while the bytes came).
+          space = await spaceOf(target.groupId);
           // One call (writeFile writes until every byte is down); adopt's fsync makes it durable.
           await writeFile(staged, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, file.size), { flag: "wx", mode: 0o600 });
-          // As a commit places: the target checked again (another upload may have taken the path while the bytes came).
           const placed = await placeUpload(services, user.id, space, target, file.size, staged, actual, await rulesFor(space));
           results.push({ path: placed.path, ok: true, size: placed.size, hash: actual });
           placedPaths.set(target.groupId, [...(placedPaths.get(target.groupId) ?? []), placed.path]);
