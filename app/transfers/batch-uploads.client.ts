@@ -214,6 +214,8 @@ export class BatchUploads {
     if (owner.abort.signal.aborted) owner.abort = new AbortController();
     for (const member of members) {
       member.state = "queued";
+      // Its bytes were counted when its batch ended: the summary's progress starts them afresh.
+      owner.sent -= member.sent;
       member.sent = 0;
       owner.failed -= 1;
       owner.queue.push(member);
@@ -236,9 +238,13 @@ export class BatchUploads {
     }
     const member = this.members.get(id);
     if (!member || member.state !== "finished") return;
-    this.members.delete(id);
-    member.group.members = member.group.members.filter((m) => m !== member);
+    // The summary counts the files still listed: without this one it said "5 of 4 uploaded", or offered Retry for a refusal no longer there.
+    const status = this.store.get(id)?.status;
+    if (status === TransferStatus.Uploaded) member.group.uploaded -= 1;
+    else if (status === TransferStatus.UploadFailed) member.group.failed -= 1;
+    this.drop(member);
     this.store.remove(id);
+    this.summarize(member.group);
   }
 
   private retryable(id: string) {
@@ -318,7 +324,11 @@ export class BatchUploads {
         if (failure.code === ErrorCode.UploadPartTooLarge && Number(varsOf(failure.data)?.limit) > 0) {
           // The administrator lowered the part size since the page loaded: the files go back to the queue, batched anew.
           context.partMB = Math.max(1, Math.floor(Number(varsOf(failure.data)?.limit) / (1024 * 1024)));
-          this.requeue(group, pending);
+          // A file that no longer fits a batch alone fails with that refusal (sent again it would be refused again, without end).
+          const limits = batchLimits(context.partMB);
+          const alone = pending.filter((m) => !fitsBatch(this.entryOf(m), limits, context.hashCheck));
+          this.finish(alone, () => ({ errorMsgKey: errorMessageKey(failure.code!), errorVars: varsOf(failure.data) }));
+          this.requeue(group, pending.filter((m) => !alone.includes(m)));
           return;
         }
         if (failure.code !== null) {
