@@ -60,9 +60,11 @@ const AUTH: Refusals = {
 };
 const OWNED: Refusals = {
   ...AUTH,
-  403: [[ErrorCode.PermissionDenied, "not the caller's upload, or the Upload permission is gone"]],
+  403: [[ErrorCode.PermissionDenied, "not the caller's upload"]],
   404: [[ErrorCode.UploadNotFound, "unknown, expired (24 h after creation) or terminated upload"]],
 };
+/** A PATCH also checks the Upload permission again (tus.ts). */
+const OWNED_PATCH: Refusals = { ...OWNED, 403: [[ErrorCode.PermissionDenied, "not the caller's upload, or the Upload permission (or the group membership) is gone"]] };
 
 /** The file server's paths, each answering on `servers` (the plain port 2480 and, with TLS, 2481). */
 export function fileServerPaths(servers: ServerEntry[]): Record<string, Record<string, unknown>> {
@@ -183,7 +185,7 @@ export function fileServerPaths(servers: ServerEntry[]): Record<string, Record<s
           },
           {
             400: [[ErrorCode.ParameterError, "a chunk without Upload-Offset or `Content-Type: application/offset+octet-stream`"]],
-            ...OWNED,
+            ...OWNED_PATCH,
             409: [[ErrorCode.InvalidData, "Upload-Offset is not the stored offset (plain); the chunk overlaps stored bytes or a chunk in flight, or would make too many ranges; a plain PATCH while chunks are stored past the prefix or in flight"]],
             411: [[ErrorCode.InvalidData, "a chunk without Content-Length"]],
             413: [
