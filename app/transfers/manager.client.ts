@@ -208,7 +208,9 @@ export class TransferManager {
     const context = await this.ready;
     // Small files of a pick of several go in batches: no upload to create, resume or commit per file.
     // They are not saved for a reload (a reload asks first; picking the folder again with Skip sends the rest).
-    const small = batch ? items.filter((item) => !refusalOf(item, context.sizeLimit) && BatchUploads.fits(item.file, uploadPath(target.path, item), context.partMB)) : [];
+    // A file an upload saved before a reload waits for continues that upload (below), not a batch of its own.
+    const waitingFor = (item: UploadItem, path: string) => [...this.jobs.values()].find((job) => !job.file && job.saved.groupId === target.groupId && job.saved.path === path && sameFile(job.saved, item.file));
+    const small = batch ? items.filter((item) => !refusalOf(item, context.sizeLimit) && BatchUploads.fits(item.file, uploadPath(target.path, item), context.partMB) && !waitingFor(item, uploadPath(target.path, item))) : [];
     if (small.length >= 2) {
       const inputs: BatchFileInput[] = small.map((item) => ({ file: item.file, groupId: target.groupId, path: uploadPath(target.path, item), overwrite: item.overwrite === true }));
       const tops = new Set(small.map((item) => (item.relativePath.includes("/") ? item.relativePath.slice(0, item.relativePath.indexOf("/")) : "")));
@@ -219,7 +221,7 @@ export class TransferManager {
     for (const item of items) {
       const path = uploadPath(target.path, item);
       // The same file again for an upload that lost its file in a reload: continue that one.
-      const waiting = [...this.jobs.values()].find((job) => !job.file && job.saved.groupId === target.groupId && job.saved.path === path && sameFile(job.saved, item.file));
+      const waiting = waitingFor(item, path);
       if (waiting) {
         this.provideFile(waiting.id, item.file);
         continue;
