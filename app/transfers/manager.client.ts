@@ -343,7 +343,8 @@ export class TransferManager {
       (verified) => {
         entry.run = null;
         this.pageDownloads.delete(id);
-        void deleteRecord(id).then(() => this.locks?.release(id));
+        // A failed delete (storage gone) still frees the tab lock.
+        void deleteRecord(id).catch(() => undefined).then(() => this.locks?.release(id));
         this.store.update(id, { status: TransferStatus.Downloaded, verifying: false, verified, currentSize: record.size });
       },
       (error: unknown) => {
@@ -515,7 +516,8 @@ export class TransferManager {
       // Removing a failed page-written download removes its unfinished file too.
       void removeSaved(this.pageDownloads.get(id)!.record.handle);
       this.pageDownloads.delete(id);
-      void deleteRecord(id).then(() => this.locks?.release(id));
+      // A failed delete (storage gone) still frees the tab lock.
+      void deleteRecord(id).catch(() => undefined).then(() => this.locks?.release(id));
       this.store.remove(id);
       return;
     }
