@@ -425,5 +425,26 @@ test.describe("parallel downloads written by the page", () => {
       expect(await savedTree(page)).toEqual({ files: expected(tree), folders: FOLDERS });
       expect(await savedFolderRun(page)).toEqual([]);
     });
+
+    test("Cancel stops the folder and removes what was written, and nothing is left to resume", async ({ page }) => {
+      const { account } = await userWithFolder(4 * 1024);
+      await directoryPickerIntoOpfs(page);
+      await signIn(page, account, PASSWORD);
+      await page.waitForURL(/\/personal/);
+      await hydrated(page);
+      await table(page).getByRole("checkbox", { name: "Select row album" }).check();
+      await toolbar(page).getByRole("button", { name: "Download", exact: true }).click();
+      const row = transferPanel(page).getByRole("listitem", { name: "album" });
+      await expect(row).toContainText("5 of 6 files", { timeout: 60_000 });
+      await row.getByRole("button", { name: "Cancel album" }).click();
+      await expect(row).toHaveCount(0);
+      const left = () => page.evaluate(async () => {
+        const names: string[] = [];
+        for await (const name of (await navigator.storage.getDirectory() as unknown as { keys(): AsyncIterable<string> }).keys()) names.push(name);
+        return names;
+      });
+      await expect.poll(left).toEqual([]);
+      expect(await savedFolderRun(page)).toEqual([]);
+    });
   });
 });
