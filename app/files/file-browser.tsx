@@ -224,7 +224,7 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
     const only = targets.length === 1 ? targets[0]! : null;
     const name = only ? (isFolder(only) ? `${only.name}.zip` : only.name) : "download.zip";
     // A share visitor's download is counted per request by the engine: it stays one request.
-    download({ groupId, paths, name, isFile: space !== "share" && only !== null && !isFolder(only) });
+    download({ groupId, paths, name, isFile: space !== "share" && only !== null && !isFolder(only), isFolder: space !== "share" && only !== null && isFolder(only) });
     onDownload?.(paths);
     // A bulk action ends the selection it acted on.
     setSelectedKeys([]);

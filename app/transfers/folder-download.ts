@@ -6,8 +6,7 @@ import { chunkRanges, chunkSizeFor, PAGE_DOWNLOAD_MIN_BYTES } from "./page-downl
  * "Parallel, resumable large downloads in the browser", folders): the walk of the folder through
  * the socket's `list` (one level per call; the engine has no recursive listing with sizes), which
  * files to fetch next, and the progress a saved state stands for. Plain functions, no browser I/O,
- * so they are tested without a browser. Not wired into the panel yet: folders still go as one zip
- * through the browser's download manager (docs/file-server.md, "Several items or a folder: zip").
+ * so they are tested without a browser. The browser half: folder-download.client.ts.
  */
 
 /** One file below the folder: its path relative to the folder ("sub/a.txt"), its size in bytes. */
@@ -73,6 +72,12 @@ export interface FolderFileState extends FolderFile {
   done: boolean;
   /** Indexes of committed ranges (chunkRanges of its size); a small file has none until done. */
   ranges: number[];
+  /** A large file's ETag at its first range (a later range of another version means it changed). */
+  etag?: string | null;
+  /** Refused or not matching: the message key shown in the folder's row (the file counts as done). */
+  failed?: string;
+  /** Written, but the engine had no hash to check it against. */
+  unverified?: boolean;
 }
 
 /** Whether a file of the folder is fetched by parallel ranges (as a single large download) or in one request. */

@@ -9,7 +9,21 @@ import { emitTransferEvent } from "./events";
 import { forgetFile, keepFile, keptFiles } from "./file-handles.client";
 import { wholeFileReader } from "./file-source";
 import { HashCancelled, Hasher } from "./hasher.client";
-import { chunkRanges, chunkSizeFor, pageDownloadsSupported, readDownloadMode, wantsPageDownload } from "./page-download";
+import { chunkRanges, chunkSizeFor, PAGE_DOWNLOAD_MIN_BYTES, pageDownloadsSupported, readDownloadMode, wantsPageDownload } from "./page-download";
+import { FolderTooLarge, walkFolder } from "./folder-download";
+import {
+  deleteFolderRecord,
+  FolderDownload,
+  type FolderDownloadRecord,
+  folderDownloadsSupported,
+  folderProgress,
+  folderWritePermission,
+  isFolderStopped,
+  loadFolderRecords,
+  pickFolderTarget,
+  removeFolder,
+  saveFolderRecord,
+} from "./folder-download.client";
 import { deleteRecord, isStopped, loadRecords, PageDownload, PageDownloadError, type PageDownloadRecord, pickSaveFile, removeSaved, saveRecord, writePermission } from "./parallel-download.client";
 import { loadUploads, resumesInChunks, sameFile, updateUploads, type SavedUpload } from "./persist";
 import { refusalOf, tooLarge } from "./refusals";
@@ -164,6 +178,8 @@ export class TransferManager {
   private readonly jobs = new Map<string, UploadJob>();
   /** Downloads the page writes itself, running or not (paused, restored, failed). */
   private readonly pageDownloads = new Map<string, { record: PageDownloadRecord; run: PageDownload | null; ended: Promise<void> }>();
+  /** Folders the page writes itself into a directory the user picked (folder-download.client.ts). */
+  private readonly folderDownloads = new Map<string, { record: FolderDownloadRecord; run: FolderDownload | null; ended: Promise<void> }>();
   private readonly hasher = new Hasher();
   /** Small files sent many per request (batch-uploads.client.ts); each running batch takes one of the parallel places. */
   private readonly batches: BatchUploads;
@@ -272,6 +288,10 @@ export class TransferManager {
       if (target.paths.length === 1 && wantsPageDownload(size, target.isFile === true, readDownloadMode(), pageDownloadsSupported())) {
         if (await this.startPageDownload(id, target, only, size, attributes.hash ?? null)) return;
       }
+      // A large folder, where the browser lets the page write into a directory: the page writes its tree.
+      if (target.paths.length === 1 && target.isFolder === true && size >= PAGE_DOWNLOAD_MIN_BYTES && readDownloadMode() === "page" && folderDownloadsSupported()) {
+        if (await this.startFolderDownload(id, target, only, size)) return;
+      }
       const ticket = await connection.cmd("download", { groupId: target.groupId, paths: target.paths });
       saveAs(connection.href(ticket.url), () => this.store.update(id, { status: TransferStatus.DownloadFailed, errorMsgKey: "transfers.error.download-refused" }));
       // From here the browser's download manager moves (and shows) the bytes; the page cannot follow them.
@@ -322,6 +342,131 @@ export class TransferManager {
     return true;
   }
 
+  /**
+   * Writes a folder by the page: asks for a directory (within the user's click), makes the folder
+   * in it, walks the folder with `list`, then runs its files. False when the browser refused the
+   * picker or the folder holds too many entries: the zip through the download manager takes over.
+   */
+  private async startFolderDownload(id: string, target: DownloadTarget, path: string, size: number): Promise<boolean> {
+    const context = await this.ready;
+    const name = path.replace(/\/$/, "").split("/").pop() || target.name;
+    let handle: FileSystemDirectoryHandle | null;
+    try {
+      handle = await pickFolderTarget(name);
+    } catch {
+      return false;
+    }
+    if (!handle) {
+      this.store.remove(id);
+      return true;
+    }
+    this.store.update(id, { name, totalSize: size, pageWritten: true });
+    let walk;
+    try {
+      walk = await walkFolder((folder) => context.connection.cmd("list", { groupId: target.groupId, path: folder }), path);
+    } catch (error) {
+      if (error instanceof FolderTooLarge) {
+        await removeFolder(handle);
+        return false;
+      }
+      throw error;
+    }
+    const record: FolderDownloadRecord = {
+      id,
+      account: context.account,
+      groupId: target.groupId,
+      path,
+      name,
+      handle,
+      folders: walk.folders,
+      files: walk.files.map((file) => ({ ...file, hash: null, done: false, ranges: [] })),
+      createTime: nowSeconds(),
+    };
+    await this.locks?.claim(id);
+    await saveFolderRecord(record);
+    this.folderDownloads.set(id, { record, run: null, ended: Promise.resolve() });
+    this.store.update(id, { totalSize: walk.files.reduce((sum, file) => sum + file.size, 0), folder: folderRowOf(record) });
+    this.runFolderDownload(id);
+    return true;
+  }
+
+  private runFolderDownload(id: string) {
+    const entry = this.folderDownloads.get(id);
+    const context = this.context;
+    if (!entry || entry.run || !context) return;
+    const { record } = entry;
+    const run = new FolderDownload(record, {
+      hashOf: async (path) => (await context.connection.cmd("attributes", { groupId: record.groupId, paths: [path] })).hash ?? null,
+      ticket: async (path) => context.connection.href((await context.connection.cmd("download", { groupId: record.groupId, paths: [path] })).url),
+      progress: (progress) => {
+        this.store.progress(id, progress.bytes);
+        const folder = this.store.get(id)?.folder;
+        if (!folder || folder.done !== progress.done || folder.refused.length !== progress.refused.length) this.store.update(id, { folder: { files: record.files.length, done: progress.done, refused: progress.refused } });
+      },
+      hasher: this.hasher,
+    });
+    entry.run = run;
+    this.store.update(id, { status: TransferStatus.Downloading, paused: false, errorMsgKey: null, errorVars: undefined });
+    entry.ended = run.run().then(
+      (verified) => {
+        entry.run = null;
+        this.folderDownloads.delete(id);
+        void deleteFolderRecord(id).then(() => this.locks?.release(id));
+        this.store.update(id, { status: TransferStatus.Downloaded, verified, folder: folderRowOf(record) });
+      },
+      (error: unknown) => {
+        entry.run = null;
+        if (isFolderStopped(error)) return;
+        const failure = error instanceof PageDownloadError ? { errorMsgKey: error.errorMsgKey } : failureOf(error);
+        this.store.update(id, { status: TransferStatus.DownloadFailed, ...failure, folder: folderRowOf(record) });
+      },
+    );
+  }
+
+  /** A saved folder download in the panel: paused here (Resume), or running in another tab. */
+  private showFolderDownload(record: FolderDownloadRecord, elsewhere: boolean) {
+    if (!elsewhere) this.folderDownloads.set(record.id, { record, run: null, ended: Promise.resolve() });
+    this.store.add({
+      ...this.blank(record.id, "download", record.name),
+      status: TransferStatus.Downloading,
+      paused: !elsewhere,
+      elsewhere,
+      pageWritten: true,
+      totalSize: record.files.reduce((sum, file) => sum + file.size, 0),
+      currentSize: folderProgress(record.files).bytes,
+      createTime: record.createTime,
+      folder: folderRowOf(record),
+    });
+  }
+
+  private async takeOverFolderDownload(context: ManagerContext, id: string) {
+    const record = (await loadFolderRecords(context.account)).find((saved) => saved.id === id);
+    if (!record) {
+      this.locks?.release(id);
+      this.store.remove(id);
+      return;
+    }
+    this.showFolderDownload(record, false);
+  }
+
+  private async resumeFolderDownload(id: string) {
+    const entry = this.folderDownloads.get(id);
+    if (!entry) return;
+    await entry.ended;
+    if (entry.run || !this.folderDownloads.has(id)) return;
+    let allowed = false;
+    try {
+      allowed = await folderWritePermission(entry.record.handle, true);
+    } catch {
+      allowed = false;
+    }
+    if (!allowed) {
+      this.store.update(id, { status: TransferStatus.DownloadFailed, paused: false, errorMsgKey: "transfers.error.no-write-permission" });
+      return;
+    }
+    this.runFolderDownload(id);
+  }
+
   private runPageDownload(id: string) {
     const entry = this.pageDownloads.get(id);
     const context = this.context;
@@ -362,6 +507,14 @@ export class TransferManager {
    * there; this page offers it once that tab lets it go.
    */
   private async restorePageDownloads(context: ManagerContext) {
+    if (folderDownloadsSupported()) {
+      for (const record of await loadFolderRecords(context.account)) {
+        if (this.folderDownloads.has(record.id)) continue;
+        const mine = (await this.locks?.claim(record.id)) ?? true;
+        this.showFolderDownload(record, !mine);
+        if (!mine) this.locks?.await(record.id, () => void this.takeOverFolderDownload(context, record.id));
+      }
+    }
     if (!pageDownloadsSupported()) return;
     for (const record of await loadRecords(context.account)) {
       if (this.pageDownloads.has(record.id)) continue;
@@ -420,7 +573,7 @@ export class TransferManager {
   }
 
   pause(id: string) {
-    const download = this.pageDownloads.get(id);
+    const download = this.pageDownloads.get(id) ?? this.folderDownloads.get(id);
     if (download) {
       download.run?.stop("pause");
       this.store.update(id, { paused: true, verifying: false });
@@ -435,6 +588,10 @@ export class TransferManager {
   }
 
   resume(id: string) {
+    if (this.folderDownloads.has(id)) {
+      void this.resumeFolderDownload(id);
+      return;
+    }
     if (this.pageDownloads.has(id)) {
       void this.resumePageDownload(id);
       return;
@@ -453,6 +610,10 @@ export class TransferManager {
     }
     if (this.pageDownloads.has(id)) {
       if (this.store.get(id)?.status === TransferStatus.DownloadFailed) void this.resumePageDownload(id);
+      return;
+    }
+    if (this.folderDownloads.has(id)) {
+      if (this.store.get(id)?.status === TransferStatus.DownloadFailed) void this.resumeFolderDownload(id);
       return;
     }
     const job = this.jobs.get(id);
@@ -478,6 +639,16 @@ export class TransferManager {
       this.batches.cancel(id);
       this.pump();
       return;
+    }
+    const folder = this.folderDownloads.get(id);
+    if (folder) {
+      folder.run?.stop("cancel");
+      this.folderDownloads.delete(id);
+      void folder.ended.then(async () => {
+        await deleteFolderRecord(id);
+        this.locks?.release(id);
+        await removeFolder(folder.record.handle);
+      });
     }
     const download = this.pageDownloads.get(id);
     if (download) {
@@ -512,6 +683,13 @@ export class TransferManager {
     }
     const status = this.store.get(id)?.status;
     if (status === TransferStatus.Uploading || status === TransferStatus.ServerChecking) return;
+    if (status === TransferStatus.DownloadFailed && this.folderDownloads.has(id)) {
+      // A failed folder keeps what it wrote (finished files are whole and checked); its saved run goes.
+      this.folderDownloads.delete(id);
+      void deleteFolderRecord(id).then(() => this.locks?.release(id));
+      this.store.remove(id);
+      return;
+    }
     if (status === TransferStatus.DownloadFailed && this.pageDownloads.has(id)) {
       // Removing a failed page-written download removes its unfinished file too.
       void removeSaved(this.pageDownloads.get(id)!.record.handle);
@@ -800,4 +978,10 @@ export class TransferManager {
       needsFile: false,
     };
   }
+}
+
+/** The folder row's counts: files in all, done (refused ones included), and each refused file with its reason. */
+function folderRowOf(record: FolderDownloadRecord): NonNullable<TransferItem["folder"]> {
+  const progress = folderProgress(record.files);
+  return { files: record.files.length, done: progress.done, refused: progress.refused };
 }

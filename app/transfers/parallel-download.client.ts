@@ -106,6 +106,8 @@ export interface PageDownloadDeps {
   /** The ranges committed so far (already saved with the record). */
   committed?(record: PageDownloadRecord): void;
   hasher: Hasher;
+  /** Where the record is kept for a reload; by default the page downloads' own store (a folder keeps it in its own record). */
+  save?(record: PageDownloadRecord): Promise<void>;
 }
 
 /**
@@ -135,6 +137,10 @@ export class PageDownload {
     private readonly deps: PageDownloadDeps,
   ) {}
 
+  private save(record: PageDownloadRecord): Promise<void> {
+    return (this.deps.save ?? saveRecord)(record);
+  }
+
   stop(how: "pause" | "cancel") {
     this.stopping = how;
     this.abort.abort();
@@ -159,7 +165,7 @@ export class PageDownload {
         await this.writable.close();
         this.writable = null;
         record.done = ranges.map((_r, i) => i);
-        await saveRecord(record);
+        await this.save(record);
       }
       onVerifying?.();
       return await this.verify();
@@ -184,7 +190,7 @@ export class PageDownload {
     try {
       await writable.close();
       this.record.done = ranges.map((_r, i) => i).filter((i) => this.finished.has(i));
-      await saveRecord(this.record);
+      await this.save(this.record);
       this.deps.committed?.(this.record);
     } catch {
       // The file could not be committed: the saved ranges stay what they were.
@@ -242,7 +248,7 @@ export class PageDownload {
       this.writable = await this.record.handle.createWritable({ keepExistingData: true });
       this.committedBytes += bytes;
       this.record.done = done;
-      await saveRecord(this.record);
+      await this.save(this.record);
       this.deps.committed?.(this.record);
     });
   }

@@ -67,6 +67,40 @@ describe("TransferRow", () => {
     expect(screen.queryAllByRole("button")).toEqual([]);
   });
 
+  it("a folder the page writes shows its files done of total, and once saved lists each file not saved with its reason, in both languages", () => {
+    const folder = { files: 6, done: 4, refused: [] };
+    const { unmount } = renderWithI18n(
+      <ul>
+        <TransferRow item={item({ kind: "download", name: "album", status: TransferStatus.Downloading, pageWritten: true, folder })} actions={actions()} />
+      </ul>,
+      { lang: "en" },
+    );
+    expect(screen.getByRole("listitem", { name: "album" }).textContent).toContain("4 of 6 files");
+    expect(screen.getByRole("button", { name: "Pause album" })).toBeTruthy();
+    unmount();
+    const refused = { files: 6, done: 6, refused: [{ name: "sub/secret.txt", errorMsgKey: "transfers.error.download-refused" }, { name: "b.bin", errorMsgKey: "transfers.error.verify-failed" }] };
+    const ended = item({ kind: "download", name: "album", status: TransferStatus.Downloaded, pageWritten: true, verified: false, folder: refused });
+    const second = renderWithI18n(
+      <ul>
+        <TransferRow item={ended} actions={actions()} />
+      </ul>,
+      { lang: "en" },
+    );
+    const text = screen.getByRole("listitem", { name: "album" }).textContent;
+    expect(text).toContain("Saved, except the files listed below");
+    expect(text).toContain("6 of 6 files, 2 not saved:");
+    expect(text).toContain("b.bin: The saved file does not match the file on the server");
+    expect(text).not.toContain("Saved and checked");
+    second.unmount();
+    renderWithI18n(
+      <ul>
+        <TransferRow item={{ ...ended, verified: true, folder: { files: 6, done: 6, refused: [] } }} actions={actions()} />
+      </ul>,
+      { lang: "zh" },
+    );
+    expect(screen.getByRole("listitem", { name: "album" }).textContent).toContain("已保存并校验：每个文件都与服务器上的完全一致2.00 MB6/6 个文件");
+  });
+
   it("shows a file the space's filter skipped as skipped, not failed, without Retry, in both languages", () => {
     row({ status: TransferStatus.UploadFailed, errorMsgKey: "error.4342", errorVars: { name: "report.pdf" } });
     expect(screen.getByRole("listitem").textContent).toContain("Skipped: the file filter of this space leaves out files of this name or size");

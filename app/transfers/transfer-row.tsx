@@ -29,6 +29,8 @@ export function TransferStatusLine({ item }: { item: TransferItem }) {
     <p className={`text-xs ${batch.failed > 0 ? "text-red-600" : "text-gray-500"}`}>
       {batch.failed > 0 ? t("transfers.batch.counts-failed", { uploaded: batch.uploaded, count: batch.files, failed: batch.failed }) : t("transfers.batch.counts", { uploaded: batch.uploaded, count: batch.files })}
     </p>
+  ) : item.folder ? (
+    <FolderCounts folder={item.folder} />
   ) : null;
   if (batch && item.status === TransferStatus.Uploaded) {
     return (
@@ -80,6 +82,18 @@ export function TransferStatusLine({ item }: { item: TransferItem }) {
       </div>
     );
   }
+  if (item.status === TransferStatus.Downloaded && item.folder) {
+    const saved = item.verified ? "transfers.folder.saved-verified" : item.verified === null ? "transfers.folder.saved-unverified" : "transfers.folder.saved-refused";
+    return (
+      <div className="space-y-0.5">
+        <div className="flex justify-between text-xs text-gray-500">
+          <span>{t(saved)}</span>
+          <span>{formatSize(item.totalSize)}</span>
+        </div>
+        {counts}
+      </div>
+    );
+  }
   if (item.status === TransferStatus.Uploaded || item.status === TransferStatus.Downloaded) {
     return (
       <div className="flex justify-between text-xs text-gray-500">
@@ -96,12 +110,33 @@ export function TransferStatusLine({ item }: { item: TransferItem }) {
   }
   if (item.status === TransferStatus.UploadFailed || item.status === TransferStatus.DownloadFailed) {
     return (
-      <p className="text-xs text-red-600">
-        {t(`transfers.status.${item.status}`)}: {item.errorMsgKey ? t(item.errorMsgKey, item.errorVars ?? {}) : ""}
-      </p>
+      <div className="space-y-0.5">
+        <p className="text-xs text-red-600">
+          {t(`transfers.status.${item.status}`)}: {item.errorMsgKey ? t(item.errorMsgKey, item.errorVars ?? {}) : ""}
+        </p>
+        {counts}
+      </div>
     );
   }
   return <p className="text-xs text-gray-500">{t(`transfers.status.${item.status}`)}</p>;
+}
+
+/** A page-written folder's files: how many are done, and each one not saved with its reason. */
+function FolderCounts({ folder }: { folder: NonNullable<TransferItem["folder"]> }) {
+  const { t } = useTranslation();
+  if (folder.refused.length === 0) return <p className="text-xs text-gray-500">{t("transfers.folder.counts", { done: folder.done, count: folder.files })}</p>;
+  return (
+    <div className="text-xs text-red-600">
+      <p>{t("transfers.folder.counts-refused", { done: folder.done, count: folder.files, failed: folder.refused.length })}</p>
+      <ul className="list-inside list-disc">
+        {folder.refused.map((file) => (
+          <li key={file.name} className="truncate" title={file.name}>
+            {t("transfers.folder.refused-file", { name: file.name, reason: t(file.errorMsgKey) })}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
 }
 
 const FINISHED: readonly TransferStatus[] = [TransferStatus.Uploaded, TransferStatus.Downloaded, TransferStatus.UploadFailed, TransferStatus.DownloadFailed];
@@ -135,7 +170,7 @@ export const TransferRow = memo(function TransferRow({ item, actions }: { item: 
   return (
     <li className={`border-b border-gray-100 py-2 pr-4 last:border-b-0 ${item.inBatch ? "pl-9" : "pl-4"} ${item.batch ? "bg-gray-50" : ""}`} aria-label={name}>
       <div className="flex items-center gap-2">
-        {item.batch ? <FolderIcon className="shrink-0 text-gray-400" /> : <FileIcon className="shrink-0 text-gray-400" />}
+        {item.batch || item.folder ? <FolderIcon className="shrink-0 text-gray-400" /> : <FileIcon className="shrink-0 text-gray-400" />}
         <span className="min-w-0 flex-1 truncate text-sm text-gray-800" title={name}>
           {name}
         </span>

@@ -55,6 +55,8 @@ export interface TransferItem {
    * pick's top folder, or "" for loose files. It is no file: the panel's counts leave it out.
    */
   batch?: { files: number; uploaded: number; failed: number };
+  /** A folder the page writes itself (folder-download.client.ts): its files, how many are done, and the refused ones with their reasons. */
+  folder?: { files: number; done: number; refused: { name: string; errorMsgKey: string }[] };
   /** A file sent in a batch: the id of its summary row (no pause; Cancel while it waits). */
   inBatch?: string;
 }
@@ -88,6 +90,8 @@ export interface DownloadTarget {
   name: string;
   /** One file (not a folder, not several): the page may write it itself when it is large. */
   isFile?: boolean;
+  /** One folder: the page may write its tree into a directory the user picks when it is large. */
+  isFolder?: boolean;
 }
 
 export const isActive = (item: Pick<TransferItem, "status">) => ACTIVE_STATUSES.includes(item.status);

@@ -262,4 +262,191 @@ test.describe("parallel downloads written by the page", () => {
     expect([...secondRanges.starts].sort((a, b) => a - b)).toEqual(missing.map((i) => i * RANGE));
     expect(await savedFile(second, "shared.bin")).toEqual({ size: SIZE, sha256: sha256(bytes) });
   });
+
+  test.describe("a folder written by the page", () => {
+    /** The folder on the server: one large file (parallel ranges), small ones in sub-folders, an empty folder. */
+    async function userWithFolder(maxDownloadSpeed = 0) {
+      const account = uniqueAccount("folder");
+      await createUser(account, PASSWORD, { permission: PERMISSION_FULL, maxDownloadSpeed });
+      const socketToken = (await login(account, PASSWORD)).data!.websocket_token;
+      const files = await connectFiles(FILE_URL, socketToken);
+      const tree: Record<string, Uint8Array> = {
+        "big.bin": randomBytes(SIZE),
+        "notes.txt": randomBytes(3000),
+        "sub/a.bin": randomBytes(700 * 1024),
+        "sub/b.txt": randomBytes(12),
+        "sub/deep/c.bin": randomBytes(2 * MIB + 5),
+        "sub/deep/empty.txt": new Uint8Array(0),
+      };
+      for (const [relative, bytes] of Object.entries(tree)) await seedFile(files, socketToken, `/album/${relative}`, bytes);
+      await files.ok("mkdir", { groupId: 0, path: "/album/sub", name: "nothing-here" });
+      await files.close();
+      return { account, tree };
+    }
+
+    /** The directory picker answered with the Origin Private File System's root. */
+    async function directoryPickerIntoOpfs(page: Page) {
+      await page.addInitScript(() => {
+        (window as unknown as { showDirectoryPicker: unknown }).showDirectoryPicker = () => navigator.storage.getDirectory();
+      });
+    }
+
+    /** Every file below `album` in the OPFS (relative path → size and SHA-256), and every folder. */
+    function savedTree(page: Page) {
+      return page.evaluate(async () => {
+        const files: Record<string, { size: number; sha256: string }> = {};
+        const folders: string[] = [];
+        const walk = async (dir: FileSystemDirectoryHandle, prefix: string) => {
+          for await (const [name, handle] of (dir as unknown as { entries(): AsyncIterable<[string, FileSystemHandle]> }).entries()) {
+            const relative = prefix ? `${prefix}/${name}` : name;
+            if (handle.kind === "directory") {
+              folders.push(relative);
+              await walk(handle as FileSystemDirectoryHandle, relative);
+            } else {
+              const file = await (handle as FileSystemFileHandle).getFile();
+              const digest = await crypto.subtle.digest("SHA-256", await file.arrayBuffer());
+              files[relative] = { size: file.size, sha256: [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("") };
+            }
+          }
+        };
+        await walk(await (await navigator.storage.getDirectory()).getDirectoryHandle("album"), "");
+        return { files, folders: folders.sort() };
+      });
+    }
+
+    const expected = (tree: Record<string, Uint8Array>) => Object.fromEntries(Object.entries(tree).map(([relative, bytes]) => [relative, { size: bytes.length, sha256: sha256(bytes) }]));
+    const FOLDERS = ["sub", "sub/deep", "sub/nothing-here"];
+
+    /** The saved folder run (IndexedDB): each file's state. */
+    function savedFolderRun(page: Page) {
+      return page.evaluate(
+        () =>
+          new Promise<{ relative: string; done: boolean; ranges: number[] }[]>((resolve) => {
+            const open = indexedDB.open("ferry-folder-downloads", 1);
+            open.onupgradeneeded = () => open.result.createObjectStore("folders", { keyPath: "id" });
+            open.onsuccess = () => {
+              const request = open.result.transaction("folders").objectStore("folders").getAll();
+              request.onsuccess = () => {
+                open.result.close();
+                const records = request.result as { files: { relative: string; done: boolean; ranges: number[] }[] }[];
+                resolve(records[0]?.files ?? []);
+              };
+            };
+          }),
+      );
+    }
+
+    test("a folder arrives as its tree, every file byte-identical and checked, in one row with files done of total", async ({ page }) => {
+      const { account, tree } = await userWithFolder();
+      await directoryPickerIntoOpfs(page);
+      const browserDownloads: string[] = [];
+      page.on("download", (download) => browserDownloads.push(download.suggestedFilename()));
+      const ranges = watchRanges(page);
+      await signIn(page, account, PASSWORD);
+      await page.waitForURL(/\/personal/);
+      await hydrated(page);
+
+      await table(page).getByRole("checkbox", { name: "Select row album" }).check();
+      await toolbar(page).getByRole("button", { name: "Download", exact: true }).click();
+      await expect(transferPanel(page)).toContainText("1 done", { timeout: 120_000 });
+      await openTransfers(page);
+      const row = transferPanel(page).getByRole("listitem", { name: "album" });
+      await expect(row).toContainText("Saved and checked: every file identical to the server's");
+      await expect(row).toContainText("6 of 6 files");
+      expect(await seriousViolations(page), "the panel with a finished folder: serious or critical accessibility violations").toEqual([]);
+      await shoot(page, "folder-download-done-en");
+
+      expect(await savedTree(page)).toEqual({ files: expected(tree), folders: FOLDERS });
+      // The large file through its 8 MiB ranges, each once; no zip through the browser's download manager.
+      expect([...ranges.starts].sort((a, b) => a - b)).toEqual(Array.from({ length: SIZE / (8 * MIB) }, (_v, i) => i * 8 * MIB));
+      expect(browserDownloads).toEqual([]);
+      expect(await savedFolderRun(page), "finished: nothing left to resume").toEqual([]);
+    });
+
+    test("a reload midway leaves the folder resumable; Resume skips the finished files and the large file's committed ranges, and the tree is byte-identical (English and Chinese)", async ({ page }) => {
+      // 8 MiB/s for the user: the large file (after the small ones) is still running at the reload.
+      const { account, tree } = await userWithFolder(8 * 1024);
+      await directoryPickerIntoOpfs(page);
+      page.on("dialog", (dialog) => void dialog.accept());
+      const ranges = watchRanges(page);
+      const plainGets: string[] = [];
+      page.on("request", (request) => {
+        if (request.url().includes("/download/") && request.headers().range === undefined) plainGets.push(request.url());
+      });
+      await signIn(page, account, PASSWORD);
+      await page.waitForURL(/\/personal/);
+      await hydrated(page);
+
+      await table(page).getByRole("checkbox", { name: "Select row album" }).check();
+      await toolbar(page).getByRole("button", { name: "Download", exact: true }).click();
+      const row = transferPanel(page).getByRole("listitem", { name: "album" });
+      await expect(row.getByRole("button", { name: "Pause album" })).toBeVisible();
+      await expect(row).toContainText("5 of 6 files", { timeout: 60_000 });
+      await expect(row).toContainText("/s");
+      await expect(row).toContainText("left");
+      expect(await seriousViolations(page), "the panel with a running folder: serious or critical accessibility violations").toEqual([]);
+      await shoot(page, "folder-download-running-en");
+
+      // Once ranges of the large file are on disk, the page is reloaded.
+      await expect.poll(async () => (await savedFolderRun(page)).find((file) => file.relative === "big.bin")?.ranges.length ?? 0, { timeout: 60_000 }).toBeGreaterThan(0);
+      await page.reload();
+      await hydrated(page);
+      const resume = row.getByRole("button", { name: "Resume album" });
+      await expect(resume).toBeVisible();
+      await expect(row).toContainText("5 of 6 files");
+      expect(await seriousViolations(page), "the panel with a resumable folder").toEqual([]);
+      await shoot(page, "folder-download-resumable-en");
+
+      await page.getByRole("button", { name: "Switch the language to Chinese" }).click();
+      await expect(page.locator("html")).toHaveAttribute("lang", "zh");
+      await hydrated(page);
+      await openTransfers(page);
+      const zhRow = transferPanel(page).getByRole("listitem", { name: "album" });
+      await expect(zhRow).toContainText("5/6 个文件");
+      expect(await seriousViolations(page), "the resumable folder in Chinese").toEqual([]);
+      await shoot(page, "folder-download-resumable-zh");
+
+      const saved = await savedFolderRun(page);
+      const done = saved.find((file) => file.relative === "big.bin")!.ranges;
+      expect(saved.filter((file) => file.done).map((file) => file.relative).sort()).toEqual(Object.keys(tree).filter((relative) => relative !== "big.bin").sort());
+      const missing = Array.from({ length: SIZE / (8 * MIB) }, (_v, i) => i).filter((i) => !done.includes(i));
+      expect(missing.length).toBeGreaterThan(0);
+      ranges.starts.length = 0;
+      plainGets.length = 0;
+      await zhRow.getByRole("button", { name: "继续 album" }).click();
+      await expect(zhRow.getByRole("button", { name: "暂停 album" })).toBeVisible();
+      await shoot(page, "folder-download-running-zh");
+      await expect(transferPanel(page)).toContainText("1 个已完成", { timeout: 120_000 });
+      await openTransfers(page);
+      await expect(zhRow).toContainText("已保存并校验：每个文件都与服务器上的完全一致");
+      await shoot(page, "folder-download-done-zh");
+
+      // Only the large file's missing ranges were asked for; no finished small file again.
+      expect([...ranges.starts].sort((a, b) => a - b)).toEqual(missing.map((i) => i * 8 * MIB));
+      expect(plainGets).toEqual([]);
+      expect(await savedTree(page)).toEqual({ files: expected(tree), folders: FOLDERS });
+      expect(await savedFolderRun(page)).toEqual([]);
+    });
+
+    test("Cancel stops the folder and removes what was written, and nothing is left to resume", async ({ page }) => {
+      const { account } = await userWithFolder(4 * 1024);
+      await directoryPickerIntoOpfs(page);
+      await signIn(page, account, PASSWORD);
+      await page.waitForURL(/\/personal/);
+      await hydrated(page);
+      await table(page).getByRole("checkbox", { name: "Select row album" }).check();
+      await toolbar(page).getByRole("button", { name: "Download", exact: true }).click();
+      const row = transferPanel(page).getByRole("listitem", { name: "album" });
+      await expect(row).toContainText("5 of 6 files", { timeout: 60_000 });
+      await row.getByRole("button", { name: "Cancel album" }).click();
+      await expect(row).toHaveCount(0);
+      const left = () => page.evaluate(async () => {
+        const names: string[] = [];
+        for await (const name of (await navigator.storage.getDirectory() as unknown as { keys(): AsyncIterable<string> }).keys()) names.push(name);
+        return names;
+      });
+      await expect.poll(left).toEqual([]);
+      expect(await savedFolderRun(page)).toEqual([]);
+    });
+  });
 });
