@@ -440,31 +440,11 @@ export class TransferManager {
   }
 
   private async takeOverFolderDownload(context: ManagerContext, id: string) {
-    const record = (await loadFolderRecords(context.account)).find((saved) => saved.id === id);
-    if (!record) {
-      this.locks?.release(id);
-      this.store.remove(id);
-      return;
-    }
-    this.showFolderDownload(record, false);
+    await this.takeOverWritten(id, loadFolderRecords(context.account), (record) => this.showFolderDownload(record, false));
   }
 
   private async resumeFolderDownload(id: string) {
-    const entry = this.folderDownloads.get(id);
-    if (!entry) return;
-    await entry.ended;
-    if (entry.run || !this.folderDownloads.has(id)) return;
-    let allowed = false;
-    try {
-      allowed = await folderWritePermission(entry.record.handle, true);
-    } catch {
-      allowed = false;
-    }
-    if (!allowed) {
-      this.store.update(id, { status: TransferStatus.DownloadFailed, paused: false, errorMsgKey: "transfers.error.no-write-permission" });
-      return;
-    }
-    this.runFolderDownload(id);
+    await this.resumeWritten(id, this.folderDownloads, folderWritePermission, () => this.runFolderDownload(id));
   }
 
   private runPageDownload(id: string) {
@@ -543,25 +523,40 @@ export class TransferManager {
 
   /** The tab that held page download `id` let it go: offer it here from what it committed, if still unfinished. */
   private async takeOverPageDownload(context: ManagerContext, id: string) {
-    const record = (await loadRecords(context.account)).find((saved) => saved.id === id);
+    await this.takeOverWritten(id, loadRecords(context.account), (record) => this.showPageDownload(record, false));
+  }
+
+  /** Resumes (or retries) a page-written download; the write permission is asked within the user's click. */
+  private async resumePageDownload(id: string) {
+    await this.resumeWritten(id, this.pageDownloads, writePermission, () => this.runPageDownload(id));
+  }
+
+  /** Another tab let download `id` (a file or a folder written by the page) go: offer it here from what it saved, if still unfinished. */
+  private async takeOverWritten<R extends { id: string }>(id: string, records: Promise<R[]>, show: (record: R) => void) {
+    const record = (await records).find((saved) => saved.id === id);
     if (!record) {
       // Finished or cancelled there.
       this.locks?.release(id);
       this.store.remove(id);
       return;
     }
-    this.showPageDownload(record, false);
+    show(record);
   }
 
-  /** Resumes (or retries) a page-written download; the write permission is asked within the user's click. */
-  private async resumePageDownload(id: string) {
-    const entry = this.pageDownloads.get(id);
+  /** Resumes a download written by the page once its last run has ended, if the user grants writing to its file or folder again. */
+  private async resumeWritten<H>(
+    id: string,
+    entries: Map<string, { ended: Promise<unknown>; run: unknown; record: { handle: H } }>,
+    permission: (handle: H, ask: boolean) => Promise<boolean>,
+    run: () => void,
+  ) {
+    const entry = entries.get(id);
     if (!entry) return;
     await entry.ended;
-    if (entry.run || !this.pageDownloads.has(id)) return;
+    if (entry.run || !entries.has(id)) return;
     let allowed = false;
     try {
-      allowed = await writePermission(entry.record.handle, true);
+      allowed = await permission(entry.record.handle, true);
     } catch {
       allowed = false;
     }
@@ -569,7 +564,7 @@ export class TransferManager {
       this.store.update(id, { status: TransferStatus.DownloadFailed, paused: false, errorMsgKey: "transfers.error.no-write-permission" });
       return;
     }
-    this.runPageDownload(id);
+    run();
   }
 
   pause(id: string) {
