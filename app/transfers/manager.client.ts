@@ -531,6 +531,28 @@ export class TransferManager {
     await this.resumeWritten(id, this.pageDownloads, writePermission, () => this.runPageDownload(id));
   }
 
+  /**
+   * Cancels a download written by the page (a file or a folder): once its run has let go, its saved
+   * record goes, the tab lock is freed (even if that delete fails) and what was written is removed:
+   * a part of a file or folder is nothing anyone asked for.
+   */
+  private cancelWritten<H>(
+    id: string,
+    entries: Map<string, { ended: Promise<unknown>; run: { stop(reason: "cancel"): void } | null; record: { handle: H } }>,
+    deleteSaved: (id: string) => Promise<unknown>,
+    removeWritten: (handle: H) => Promise<unknown>,
+  ) {
+    const entry = entries.get(id);
+    if (!entry) return;
+    entry.run?.stop("cancel");
+    entries.delete(id);
+    void entry.ended.then(async () => {
+      await deleteSaved(id).catch(() => undefined);
+      this.locks?.release(id);
+      await removeWritten(entry.record.handle);
+    });
+  }
+
   /** Another tab let download `id` (a file or a folder written by the page) go: offer it here from what it saved, if still unfinished. */
   private async takeOverWritten<R extends { id: string }>(id: string, records: Promise<R[]>, show: (record: R) => void) {
     const record = (await records).find((saved) => saved.id === id);
@@ -635,27 +657,8 @@ export class TransferManager {
       this.pump();
       return;
     }
-    const folder = this.folderDownloads.get(id);
-    if (folder) {
-      folder.run?.stop("cancel");
-      this.folderDownloads.delete(id);
-      void folder.ended.then(async () => {
-        await deleteFolderRecord(id);
-        this.locks?.release(id);
-        await removeFolder(folder.record.handle);
-      });
-    }
-    const download = this.pageDownloads.get(id);
-    if (download) {
-      download.run?.stop("cancel");
-      this.pageDownloads.delete(id);
-      // Once the run has let go of the file: the part written so far is no file anyone asked for.
-      void download.ended.then(async () => {
-        await deleteRecord(id);
-        this.locks?.release(id);
-        await removeSaved(download.record.handle);
-      });
-    }
+    this.cancelWritten(id, this.folderDownloads, deleteFolderRecord, removeFolder);
+    this.cancelWritten(id, this.pageDownloads, deleteRecord, removeSaved);
     const job = this.jobs.get(id);
     if (job) {
       // A running upload deletes what the engine holds as it stops; else the saved URL is deleted here.
