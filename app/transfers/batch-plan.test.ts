@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { ErrorCode, errorMessageKey } from "../../contract/errors";
 import { UPLOAD_BATCH, uploadBatchHeader } from "../../contract/files";
-import { batchBody, batchLimits, entryBytes, fileOffsets, fitsBatch, nextBatchSize, sentOf, type BatchEntry } from "./batch-plan";
+import { batchBody, batchLimits, entryBytes, fileOffsets, fitsBatch, nextBatchSize, retriesBatch, retryMayHelp, sentOf, type BatchEntry } from "./batch-plan";
 
 const MIB = 1024 * 1024;
 const entry = (size: number, path = "/photos/2024/a.jpg"): BatchEntry => ({ groupId: 0, path, size, overwrite: false });
@@ -99,5 +100,24 @@ describe("a batch's body and progress", () => {
     expect([3, 0, 5].map((size, i) => sentOf(offsets[i]!, size, 12))).toEqual([2, 0, 0]);
     expect([3, 0, 5].map((size, i) => sentOf(offsets[i]!, size, 15))).toEqual([3, 0, 2]);
     expect([3, 0, 5].map((size, i) => sentOf(offsets[i]!, size, 18))).toEqual([3, 0, 5]);
+  });
+
+  it("retries a whole batch after the network, a proxy's or the engine's 5xx, or an answer not the engine's; not after a full disk or a refusal", () => {
+    expect(retriesBatch(0, null)).toBe(true);
+    expect(retriesBatch(502, ErrorCode.ServerError)).toBe(true);
+    expect(retriesBatch(504, ErrorCode.ServerError)).toBe(true);
+    expect(retriesBatch(500, ErrorCode.DatabaseException)).toBe(true);
+    expect(retriesBatch(413, null)).toBe(true);
+    expect(retriesBatch(500, ErrorCode.DiskFull)).toBe(false);
+    expect(retriesBatch(500, ErrorCode.DiskInsufficient)).toBe(false);
+    expect(retriesBatch(401, ErrorCode.InvalidToken)).toBe(false);
+    expect(retriesBatch(400, ErrorCode.ParameterError)).toBe(false);
+  });
+
+  it("tells the refusals a Retry would meet again from those it may change", () => {
+    for (const code of [ErrorCode.PermissionDenied, ErrorCode.FileFormatRefused, ErrorCode.QuotaExceeded, ErrorCode.FileTooLarge, ErrorCode.FileFiltered, ErrorCode.PathExists, ErrorCode.NameFormat]) {
+      expect(retryMayHelp(errorMessageKey(code)), `code ${code}`).toBe(false);
+    }
+    for (const key of [errorMessageKey(ErrorCode.ServerError), "transfers.error.network", "transfers.error.read-failed", null]) expect(retryMayHelp(key), String(key)).toBe(true);
   });
 });

@@ -1,3 +1,4 @@
+import { ErrorCode, errorMessageKey } from "../../contract/errors";
 import { UPLOAD_BATCH } from "../../contract/files";
 
 /**
@@ -101,3 +102,29 @@ export function fileOffsets(sizes: readonly number[], headerBytes: number): numb
 export function sentOf(offset: number, size: number, loaded: number): number {
   return Math.min(size, Math.max(0, loaded - offset));
 }
+
+/**
+ * Whether a batch that failed as a whole (`status`: its HTTP status, 0 when the network broke it
+ * off; `code`: the engine's, null without its envelope) is sent again by itself after a back-off: the
+ * network, a proxy's 5xx page (502, 503, 504), an engine's 5xx (a server or database error), and an
+ * answer that is not the engine's at all. Not a full disk (it would fail again) nor any other
+ * refusal of the engine (the token, a header it would not take): each file says why at once.
+ */
+export function retriesBatch(status: number, code: number | null): boolean {
+  if (status === 0 || code === null) return true;
+  if (code === ErrorCode.DiskFull || code === ErrorCode.DiskInsufficient) return false;
+  return status >= 500;
+}
+
+/**
+ * The engine's refusals of one file that a Retry would only meet again, unless someone changes the
+ * space, the account or the file first: too large, skipped by the file filter, a name or a type the
+ * space does not take, no permission, no room, the name taken. The summary row of a batch offers
+ * Retry only when some refusal is not one of these (a file's own row still offers it, but for size
+ * and filter).
+ */
+const FINAL_REFUSALS = new Set(
+  [ErrorCode.FileTooLarge, ErrorCode.FileFiltered, ErrorCode.NameFormat, ErrorCode.FileFormatRefused, ErrorCode.PermissionDenied, ErrorCode.QuotaExceeded, ErrorCode.PathExists, ErrorCode.UploadNewOnly, ErrorCode.InvalidPath].map((code) => errorMessageKey(code)),
+);
+
+export const retryMayHelp = (errorMsgKey: string | null | undefined) => !errorMsgKey || !FINAL_REFUSALS.has(errorMsgKey);

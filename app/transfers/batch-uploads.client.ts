@@ -1,6 +1,6 @@
 import { ErrorCode, errorMessageKey } from "../../contract/errors";
 import { UPLOAD_BATCH, type UploadBatchResult } from "../../contract/files";
-import { batchBody, batchLimits, BATCHES_IN_FLIGHT, fileOffsets, fitsBatch, nextBatchSize, sentOf, type BatchEntry } from "./batch-plan";
+import { batchBody, batchLimits, BATCHES_IN_FLIGHT, fileOffsets, fitsBatch, nextBatchSize, retriesBatch, retryMayHelp, sentOf, type BatchEntry } from "./batch-plan";
 import { emitTransferEvent } from "./events";
 import { HashCancelled, type Hasher } from "./hasher.client";
 import type { ManagerContext } from "./manager.client";
@@ -16,16 +16,18 @@ import { TransferStatus, type TransferItem } from "./types";
  * `parallelUploads`. The engine answers per file: placed, or refused with its own code, shown on
  * that file's row in the page's language.
  *
- * A batch broken off by the network is sent again after a back-off; the files the engine had
- * already placed (it places each as soon as its last byte is in) are found first (`exists`, then
- * `attributes`: same size, and the same BLAKE3 when hashed) and not sent again.
+ * A batch broken off by the network, or answered with a 5xx (a proxy's 502/503/504, an engine's
+ * server error), is sent again after a back-off, a bounded number of times (`retriesBatch`); the
+ * files the engine had already placed (it places each as soon as its last byte is in) are found
+ * first (`exists`, then `attributes`: same size, and the same BLAKE3 when hashed) and not sent
+ * again. The user's Retry of files whose batch failed that way asks the same first.
  */
 
 /** What a batch needs of the manager's context (manager.client.ts); `partMB` and `hashCheck` follow the engine's answers. */
 export type BatchContext = Pick<ManagerContext, "connection" | "partMB" | "hashCheck">;
 
 export interface BatchTimings {
-  /** Back-off of the automatic retries after a network drop (then the files fail and offer retry). */
+  /** Back-off of the automatic retries after a network drop or a 5xx (then the files fail and offer retry). */
   retryDelays: readonly number[];
   /** Wait before asking again when the engine's places are all taken (4210). */
   busyRetryMs: number;
@@ -44,6 +46,8 @@ interface Member extends BatchFileInput {
   hash: Promise<string> | null;
   state: "queued" | "sending" | "finished";
   sent: number;
+  /** Failed with its whole batch (the network, a 5xx): it may have landed all the same, which a Retry asks first. */
+  unsure: boolean;
 }
 
 interface Group {
@@ -149,7 +153,7 @@ export class BatchUploads {
     const rows: TransferItem[] = [];
     const createTime = nowSeconds();
     for (const input of inputs) {
-      const member: Member = { ...input, id: newId(), group, hash: null, state: "queued", sent: 0 };
+      const member: Member = { ...input, id: newId(), group, hash: null, state: "queued", sent: 0, unsure: false };
       group.members.push(member);
       group.queue.push(member);
       group.total += input.file.size;
@@ -158,7 +162,7 @@ export class BatchUploads {
     }
     this.startHashes(group.members, context);
     this.groups.push(group);
-    this.store.addMany([this.row(group.id, folder ?? "", group.total, createTime, { batch: { files: inputs.length, uploaded: 0, failed: 0 } }), ...rows]);
+    this.store.addMany([this.row(group.id, folder ?? "", group.total, createTime, { batch: { files: inputs.length, uploaded: 0, failed: 0, retryable: 0 } }), ...rows]);
   }
 
   /** Starts batches in up to `places` free places of the sign-in's parallel uploads; returns how many started. */
@@ -205,25 +209,39 @@ export class BatchUploads {
     this.summarize(member.group);
   }
 
-  /** Sends a refused file (or every refused file of a group) again. */
-  retry(id: string, context: BatchContext) {
+  /**
+   * Sends a refused file (or every file of a group a Retry may help) again. Files whose whole batch
+   * failed (the network, a 5xx) may have landed all the same: the engine is asked first, and those
+   * it placed are shown uploaded instead of being sent twice.
+   */
+  retry(id: string, context: BatchContext): Promise<void> {
     const group = this.groups.find((g) => g.id === id);
     const members = group ? group.members.filter((m) => this.store.get(m.id)?.status === TransferStatus.UploadFailed && this.retryable(m.id)) : [this.members.get(id)].filter((m): m is Member => !!m && this.store.get(m.id)?.status === TransferStatus.UploadFailed);
-    if (members.length === 0) return;
+    if (members.length === 0) return Promise.resolve();
     const owner = members[0]!.group;
     if (owner.abort.signal.aborted) owner.abort = new AbortController();
     for (const member of members) {
-      member.state = "queued";
+      // On its way again (not in the queue while the engine is asked what landed).
+      member.state = "sending";
       // Its bytes were counted when its batch ended: the summary's progress starts them afresh.
       owner.sent -= member.sent;
       member.sent = 0;
       owner.failed -= 1;
-      owner.queue.push(member);
     }
     this.startHashes(members, context);
     this.store.updateMany(new Map(members.map((m) => [m.id, { status: TransferStatus.Uploading, errorMsgKey: null, errorVars: undefined, queued: true, currentSize: 0 }])));
     this.summarize(owner);
-    this.changed();
+    const unsure = members.filter((m) => m.unsure);
+    return (unsure.length > 0 ? this.landed(unsure, context) : Promise.resolve(new Map<Member, string>())).then((landed) => {
+      const placed = members.filter((m) => landed.has(m));
+      this.answer(
+        placed,
+        placed.map((m) => ({ path: m.path, ok: true as const, size: m.file.size, hash: landed.get(m) ?? "" })),
+      );
+      this.requeue(owner, members.filter((m) => !landed.has(m)));
+      this.summarize(owner);
+      this.changed();
+    });
   }
 
   /** Removes a finished file's row, or a finished group with all its rows. */
@@ -247,9 +265,10 @@ export class BatchUploads {
     this.summarize(member.group);
   }
 
+  /** A refused file the summary's Retry sends again: not one the engine would refuse again as it stands (retryMayHelp). */
   private retryable(id: string) {
     const item = this.store.get(id);
-    return item?.errorMsgKey !== errorMessageKey(ErrorCode.FileTooLarge) && item?.errorMsgKey !== errorMessageKey(ErrorCode.FileFiltered);
+    return item?.status === TransferStatus.UploadFailed && retryMayHelp(item.errorMsgKey);
   }
 
   private drop(member: Member) {
@@ -331,18 +350,20 @@ export class BatchUploads {
           this.requeue(group, pending.filter((m) => !alone.includes(m)));
           return;
         }
-        if (failure.code !== null) {
-          // Refused as a whole (the token, a header the engine would not take): every file says why.
+        if (!retriesBatch(failure.status, failure.code)) {
+          // Refused as a whole (the token, a header the engine would not take, a full disk): every file says why.
           this.finish(pending, () => ({ errorMsgKey: errorMessageKey(failure.code!), errorVars: varsOf(failure.data) }));
           return;
         }
         if (attempt >= this.timings.retryDelays.length) {
-          this.finish(pending, () => ({ errorMsgKey: "transfers.error.network" }));
+          // The network or the server still failing: some files may have landed, which a Retry asks first.
+          for (const member of pending) member.unsure = true;
+          this.finish(pending, () => (failure.code === null || failure.status === 0 ? { errorMsgKey: "transfers.error.network" } : { errorMsgKey: errorMessageKey(failure.code), errorVars: varsOf(failure.data) }));
           return;
         }
         await wait(this.timings.retryDelays[attempt]!);
         if (group.abort.signal.aborted) return;
-        // Files placed before the connection broke are not sent again.
+        // Files placed before the connection broke (or the server failed) are not sent again.
         const landed = await this.landed(pending, context);
         this.answer(
           pending.filter((m) => landed.has(m)),
@@ -386,6 +407,7 @@ export class BatchUploads {
       if (member.state !== "sending") return;
       const result = results[i];
       member.state = "finished";
+      member.unsure = false;
       member.group.sent += member.file.size - member.sent;
       member.sent = member.file.size;
       if (result?.ok) {
@@ -450,11 +472,12 @@ export class BatchUploads {
       this.store.remove(group.id);
       return;
     }
+    const retryable = group.members.filter((m) => m.state === "finished" && this.retryable(m.id)).length;
     this.store.update(group.id, {
       status: open ? TransferStatus.Uploading : TransferStatus.Uploaded,
       totalSize: group.total,
       currentSize: open ? group.sent : group.total,
-      batch: { files, uploaded: group.uploaded, failed: group.failed },
+      batch: { files, uploaded: group.uploaded, failed: group.failed, retryable },
     });
   }
 

@@ -1,6 +1,6 @@
+import { ErrorCode, errorByCode, errorMessageKey } from "../../contract/errors";
 import type { Hasher } from "./hasher.client";
-import { chunkSizeFor } from "./page-download";
-import { folderBytes, isLargeFile, nextFiles, type FolderFileState } from "./folder-download";
+import { folderBytes, isLargeFile, nextFiles, resumeRanges, type FolderFileState } from "./folder-download";
 import { idbStore } from "./idb-store.client";
 import { isStopped, PageDownload, PageDownloadError, type PageDownloadRecord } from "./parallel-download.client";
 
@@ -24,7 +24,14 @@ type DirectoryPicker = (options: { mode: "readwrite"; id?: string }) => Promise<
 /** Whether this browser lets a page write into a directory the user picks (Chromium). */
 export const folderDownloadsSupported = () => typeof window !== "undefined" && typeof (window as { showDirectoryPicker?: unknown }).showDirectoryPicker === "function";
 
-/** Asks the user for a directory, then makes the folder `name` in it; null when they cancelled. */
+/** Folder names tried beside one of the same name ("album (1)" … "album (99)"). */
+const FREE_NAME_TRIES = 100;
+
+/**
+ * Asks the user for a directory, then makes the folder `name` in it; null when they cancelled. A
+ * folder of that name already there is left alone: the new one is "name (1)" (the first free), so
+ * that removing what the page wrote (Cancel, a failed listing) never touches the user's own files.
+ */
 export async function pickFolderTarget(name: string): Promise<FileSystemDirectoryHandle | null> {
   const picker = (window as unknown as { showDirectoryPicker: DirectoryPicker }).showDirectoryPicker;
   let parent: FileSystemDirectoryHandle;
@@ -34,7 +41,39 @@ export async function pickFolderTarget(name: string): Promise<FileSystemDirector
     if (error instanceof DOMException && error.name === "AbortError") return null;
     throw error;
   }
-  return parent.getDirectoryHandle(name, { create: true });
+  return makeFreeFolder(parent, name);
+}
+
+/** Makes a new folder `name` in `parent`, or "name (n)" with the first n free. */
+export async function makeFreeFolder(parent: FileSystemDirectoryHandle, name: string): Promise<FileSystemDirectoryHandle> {
+  for (let n = 0; n < FREE_NAME_TRIES; n += 1) {
+    const candidate = n === 0 ? name : `${name} (${n})`;
+    const taken = await parent.getDirectoryHandle(candidate).then(
+      () => true,
+      (error: unknown) => {
+        // Free; or a file of that name is in the way.
+        if (error instanceof DOMException && error.name === "NotFoundError") return false;
+        if (error instanceof DOMException && error.name === "TypeMismatchError") return true;
+        throw error;
+      },
+    );
+    if (!taken) return parent.getDirectoryHandle(candidate, { create: true });
+  }
+  throw new FolderDownloadError("transfers.error.write-failed");
+}
+
+/**
+ * Lists the folder to download (`walk`) into the folder the page just made (`handle`); when the
+ * listing fails (the network, a refusal, too many entries) that folder, still empty, is removed, so
+ * nothing is left on disk that looks like a download.
+ */
+export async function walkOrRemove<T>(handle: FileSystemDirectoryHandle, walk: () => Promise<T>): Promise<T> {
+  try {
+    return await walk();
+  } catch (error) {
+    await removeFolder(handle);
+    throw error;
+  }
 }
 
 export async function folderWritePermission(handle: FileSystemDirectoryHandle, ask: boolean): Promise<boolean> {
@@ -84,14 +123,14 @@ export async function loadFolderRecords(account: string): Promise<FolderDownload
 export interface FolderProgress {
   bytes: number;
   done: number;
-  refused: { name: string; errorMsgKey: string }[];
+  refused: { name: string; errorMsgKey: string; errorVars?: Record<string, string | number> }[];
 }
 
 export function folderProgress(files: readonly FolderFileState[], inFlight = 0): FolderProgress {
   return {
     bytes: folderBytes(files) + inFlight,
     done: files.filter((file) => file.done).length,
-    refused: files.filter((file) => file.failed).map((file) => ({ name: file.relative, errorMsgKey: file.failed! })),
+    refused: files.filter((file) => file.failed).map((file) => ({ name: file.relative, errorMsgKey: file.failed!, ...(file.failedVars ? { errorVars: file.failedVars } : {}) })),
   };
 }
 
@@ -107,6 +146,31 @@ export interface FolderDownloadDeps {
 class Stopped extends Error {}
 /** A failure of the whole run (the network, the disk): the row fails and Retry resumes it. */
 export class FolderDownloadError extends PageDownloadError {}
+/** The engine refused one file of the folder (its `attributes` or its ticket): listed with the engine's reason, the rest goes on. */
+class FileRefused extends PageDownloadError {
+  constructor(
+    errorMsgKey: string,
+    readonly errorVars?: Record<string, string | number>,
+  ) {
+    super(errorMsgKey);
+  }
+}
+
+/**
+ * What an engine's answer to a socket command about one file of the folder means: a refusal of
+ * that file (a 4xx code: forbidden, filtered, gone), or, for the connection dropping or a server
+ * error (a 5xx code, or no code), a failure of the folder's run, which Retry resumes.
+ */
+export function refusalOfFile(error: unknown): FileRefused | FolderDownloadError {
+  const code = error && typeof error === "object" && "code" in error && typeof error.code === "number" ? error.code : null;
+  const status = code === null ? 500 : (errorByCode(code)?.status ?? 400);
+  if (status >= 500) return new FolderDownloadError("transfers.error.network");
+  // The file filter skips the file: said as for an upload it skips (the engine's message repeats the name).
+  if (code === ErrorCode.FileFiltered) return new FileRefused("transfers.skipped-by-filter");
+  const data = (error as { data?: unknown }).data;
+  const vars = data && typeof data === "object" ? (Object.fromEntries(Object.entries(data).filter(([, v]) => typeof v === "string" || typeof v === "number")) as Record<string, string | number>) : undefined;
+  return new FileRefused(errorMessageKey(code!), vars && Object.keys(vars).length > 0 ? vars : undefined);
+}
 
 /** Saves of the record after small files, at most this often (each save writes the whole record). */
 const SAVE_EVERY_MS = 1000;
@@ -210,9 +274,12 @@ export class FolderDownload {
     let hash: string | null;
     try {
       hash = await this.deps.hashOf(path);
-    } catch {
-      // The engine refuses this file (gone, forbidden): listed, the rest goes on.
-      return this.refuse(file, "transfers.error.download-refused");
+    } catch (error) {
+      if (this.stopping) throw new Stopped();
+      // The engine refuses this file (gone, forbidden): listed, the rest goes on; a dropped connection fails the folder.
+      const refusal = refusalOfFile(error);
+      if (refusal instanceof FileRefused) return this.refuse(file, refusal.errorMsgKey, refusal.errorVars);
+      throw refusal;
     }
     file.hash = hash;
     const handle = await this.fileHandle(file.relative);
@@ -225,7 +292,9 @@ export class FolderDownload {
       const key = error instanceof PageDownloadError ? error.errorMsgKey : "transfers.error.network";
       // The network or the disk fails the folder (Retry resumes it); a refusal or a mismatch only this file.
       if (key === "transfers.error.network" || key === "transfers.error.write-failed") throw error instanceof PageDownloadError ? error : new FolderDownloadError(key);
-      return this.refuse(file, key);
+      // Not saved, so not left on disk either (an empty or partial file would pass for it).
+      await this.removeFile(file.relative);
+      return this.refuse(file, key, error instanceof FileRefused ? error.errorVars : undefined);
     }
     this.inFlight.delete(file.relative);
     file.done = true;
@@ -234,9 +303,25 @@ export class FolderDownload {
     await this.save(isLargeFile(file.size));
   }
 
-  private async refuse(file: FolderFileState, key: string) {
+  private async removeFile(relative: string) {
+    const at = relative.lastIndexOf("/");
+    const dir = await this.dir(at < 0 ? "" : relative.slice(0, at));
+    await dir.removeEntry(relative.slice(at + 1)).catch(() => undefined);
+  }
+
+  /** A file's ticket: the engine's refusal of that file is its own (FileRefused), the connection's failure the folder's. */
+  private async ticket(path: string): Promise<string> {
+    try {
+      return await this.deps.ticket(path);
+    } catch (error) {
+      throw refusalOfFile(error);
+    }
+  }
+
+  private async refuse(file: FolderFileState, key: string, vars?: Record<string, string | number>) {
     file.done = true;
     file.failed = key;
+    if (vars) file.failedVars = vars;
     this.inFlight.delete(file.relative);
     this.report();
     await this.save(true);
@@ -244,6 +329,10 @@ export class FolderDownload {
 
   private async runLarge(file: FolderFileState, path: string, handle: FileSystemFileHandle) {
     const { record } = this;
+    // Its committed ranges as they were cut when saved (or none, from the start).
+    const { chunk, done } = resumeRanges(file);
+    file.chunk = chunk;
+    file.ranges = done;
     const pageRecord: PageDownloadRecord = {
       id: `${record.id}:${file.relative}`,
       account: record.account,
@@ -253,13 +342,13 @@ export class FolderDownload {
       size: file.size,
       hash: file.hash,
       etag: file.etag ?? null,
-      chunk: chunkSizeFor(file.size),
-      done: [...file.ranges],
+      chunk,
+      done: [...done],
       handle,
       createTime: record.createTime,
     };
     const run = new PageDownload(pageRecord, {
-      ticket: () => this.deps.ticket(path),
+      ticket: () => this.ticket(path),
       progress: (bytes) => {
         // Its committed ranges count in folderBytes already: the rest is in flight.
         this.inFlight.set(file.relative, Math.max(0, bytes - folderBytes([{ ...file, done: false }])));
@@ -268,6 +357,7 @@ export class FolderDownload {
       hasher: this.deps.hasher,
       save: async (saved) => {
         file.ranges = [...saved.done];
+        file.chunk = saved.chunk;
         file.etag = saved.etag;
         await saveFolderRecord(this.record);
       },
@@ -284,13 +374,15 @@ export class FolderDownload {
   private async runSmall(file: FolderFileState, path: string, handle: FileSystemFileHandle) {
     let response: Response;
     try {
-      response = await fetch(await this.deps.ticket(path), { cache: "no-store", credentials: "omit", signal: this.abort.signal });
+      response = await fetch(await this.ticket(path), { cache: "no-store", credentials: "omit", signal: this.abort.signal });
     } catch (error) {
       if (this.stopping) throw new Stopped();
       throw error instanceof PageDownloadError ? error : new FolderDownloadError("transfers.error.network");
     }
     if (!response.ok) {
-      await response.body?.cancel();
+      // The engine's envelope says why (the file filter, the permission); without it, refused.
+      const envelope = (await response.json().catch(() => null)) as { code?: unknown } | null;
+      if (typeof envelope?.code === "number") throw refusalOfFile(envelope);
       throw new PageDownloadError("transfers.error.download-refused");
     }
     const writable = await handle.createWritable();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Listing } from "../../contract/files";
-import { folderBytes, FolderTooLarge, nextFiles, SMALL_FILES_AT_ONCE, walkFolder, type FolderFileState } from "./folder-download";
+import { folderBytes, FolderTooLarge, nextFiles, resumeRanges, SMALL_FILES_AT_ONCE, walkFolder, type FolderFileState } from "./folder-download";
 import { chunkSizeFor } from "./page-download";
 
 const MIB = 1024 * 1024;
@@ -51,8 +51,22 @@ describe("folder downloads written by the page: planning", () => {
   });
 
   it("counts finished files whole and a partly written large file by its committed ranges", () => {
-    const files = [state("a", 5, { done: true }), state("b", 7), state("big", 72 * MIB, { ranges: [0, 3] })];
+    const files = [state("a", 5, { done: true }), state("b", 7), state("big", 72 * MIB, { ranges: [0, 3], chunk: chunkSizeFor(72 * MIB) })];
     expect(folderBytes(files)).toBe(5 + 2 * chunkSizeFor(72 * MIB));
+  });
+
+  it("counts and resumes a large file's ranges by the range size they were saved with, not today's", () => {
+    // Saved when ranges were 8 MiB; today a 72 MiB file is cut in 3 MiB ranges.
+    expect(chunkSizeFor(72 * MIB)).not.toBe(8 * MIB);
+    const saved = state("big", 72 * MIB, { ranges: [0, 8], chunk: 8 * MIB });
+    // Range 8 is the file's last 8 MiB, which today's cut has no index 8 of that size for.
+    expect(folderBytes([saved])).toBe(16 * MIB);
+    expect(resumeRanges(saved)).toEqual({ chunk: 8 * MIB, done: [0, 8] });
+    // Saved without its range size (before it was kept): which bytes they hold is unknown, so nothing counts and the file starts over by today's cut.
+    const unknown = state("big", 72 * MIB, { ranges: [0, 8] });
+    expect(folderBytes([unknown])).toBe(0);
+    expect(resumeRanges(unknown)).toEqual({ chunk: chunkSizeFor(72 * MIB), done: [] });
+    expect(resumeRanges(state("new", 72 * MIB))).toEqual({ chunk: chunkSizeFor(72 * MIB), done: [] });
   });
 
   it("starts small files a few at a time, a large one alone, skips finished files and finishes a partly written one first", () => {

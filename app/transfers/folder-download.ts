@@ -1,6 +1,7 @@
 import type { Listing } from "../../contract/files";
 import { chunkRanges, chunkSizeFor, PAGE_DOWNLOAD_MIN_BYTES } from "./page-download";
 
+
 /**
  * The planning half of a folder written by the page into a directory the user picks (issue 16,
  * "Parallel, resumable large downloads in the browser", folders): the walk of the folder through
@@ -33,6 +34,8 @@ export class FolderTooLarge extends Error {
 export const FOLDER_MAX_ENTRIES = 20_000;
 /** Small files fetched at once (one request each); a large file runs alone with its parallel ranges. */
 export const SMALL_FILES_AT_ONCE = 4;
+/** Files not saved that the folder's row names, with their reasons; the rest are counted ("and 12 more"). */
+export const REFUSED_SHOWN = 5;
 
 const FOLDER_TYPES = new Set([1, 2]);
 
@@ -70,12 +73,19 @@ export interface FolderFileState extends FolderFile {
   /** The engine's BLAKE3 of the file (attributes); null: none recorded, the file is not verified. */
   hash: string | null;
   done: boolean;
-  /** Indexes of committed ranges (chunkRanges of its size); a small file has none until done. */
+  /** Indexes of committed ranges (chunkRanges of its size by `chunk`); a small file has none until done. */
   ranges: number[];
+  /**
+   * Bytes per range when its first range was committed: the indexes in `ranges` are of that cut,
+   * whatever chunkSizeFor says after an update. Absent (saved before it was kept): the ranges'
+   * bytes are unknown, the file starts over.
+   */
+  chunk?: number;
   /** A large file's ETag at its first range (a later range of another version means it changed). */
   etag?: string | null;
-  /** Refused or not matching: the message key shown in the folder's row (the file counts as done). */
+  /** Refused or not matching: the message key shown in the folder's row (the file counts as done), with its variables. */
   failed?: string;
+  failedVars?: Record<string, string | number>;
   /** Written, but the engine had no hash to check it against. */
   unverified?: boolean;
 }
@@ -83,7 +93,7 @@ export interface FolderFileState extends FolderFile {
 /** Whether a file of the folder is fetched by parallel ranges (as a single large download) or in one request. */
 export const isLargeFile = (size: number) => size >= PAGE_DOWNLOAD_MIN_BYTES;
 
-/** Bytes a saved state stands for: finished files, and the committed ranges of a partly written large one. */
+/** Bytes a saved state stands for: finished files, and the committed ranges of a partly written large one (cut by its saved `chunk`). */
 export function folderBytes(files: readonly FolderFileState[]): number {
   let bytes = 0;
   for (const file of files) {
@@ -91,10 +101,22 @@ export function folderBytes(files: readonly FolderFileState[]): number {
       bytes += file.size;
       continue;
     }
-    const ranges = chunkRanges(file.size, chunkSizeFor(file.size));
+    if (!file.chunk) continue;
+    const ranges = chunkRanges(file.size, file.chunk);
     for (const index of file.ranges) bytes += ranges[index] ? ranges[index][1] - ranges[index][0] : 0;
   }
   return bytes;
+}
+
+/**
+ * Where a large file of the folder goes on from: its committed ranges cut by the range size they
+ * were saved with (a later chunkSizeFor may cut the file otherwise), or from the start by today's
+ * range size when none are saved, or when they were saved without their size (not knowing which
+ * bytes they hold, nothing of them is trusted).
+ */
+export function resumeRanges(file: Pick<FolderFileState, "size" | "ranges" | "chunk">): { chunk: number; done: number[] } {
+  if (!file.chunk) return { chunk: chunkSizeFor(file.size), done: [] };
+  return { chunk: file.chunk, done: [...file.ranges] };
 }
 
 /**

@@ -23,6 +23,7 @@ import {
   pickFolderTarget,
   removeFolder,
   saveFolderRecord,
+  walkOrRemove,
 } from "./folder-download.client";
 import { deleteRecord, isStopped, loadRecords, PageDownload, PageDownloadError, type PageDownloadRecord, pickSaveFile, removeSaved, saveRecord, writePermission } from "./parallel-download.client";
 import { loadUploads, resumesInChunks, sameFile, updateUploads, type SavedUpload } from "./persist";
@@ -205,11 +206,11 @@ export class TransferManager {
     if (first) {
       void this.restore(context);
       void this.restorePageDownloads(context);
-      // The tab running an upload saves its progress: uploads shown as running there follow it.
+      // The tab running an upload saves its progress and its failure: uploads shown as running there follow it.
       window.addEventListener("storage", (event) => {
         if (event.storageArea !== this.storage || !event.key?.startsWith("ferry.transfers.")) return;
         for (const entry of loadUploads(this.storage, context.account)) {
-          if (this.store.get(entry.id)?.elsewhere) this.store.progress(entry.id, entry.offset);
+          if (this.store.get(entry.id)?.elsewhere) this.followElsewhere(entry);
         }
       });
     }
@@ -363,12 +364,12 @@ export class TransferManager {
     this.store.update(id, { name, totalSize: size, pageWritten: true });
     let walk;
     try {
-      walk = await walkFolder((folder) => context.connection.cmd("list", { groupId: target.groupId, path: folder }), path);
+      // A listing that fails leaves no empty folder behind that would pass for a download.
+      walk = await walkOrRemove(handle, () => walkFolder((folder) => context.connection.cmd("list", { groupId: target.groupId, path: folder }), path));
     } catch (error) {
-      if (error instanceof FolderTooLarge) {
-        await removeFolder(handle);
-        return false;
-      }
+      if (error instanceof FolderTooLarge) return false;
+      // Nothing was written nor saved: the row fails with the listing's reason, with nothing to resume.
+      this.store.update(id, { pageWritten: false });
       throw error;
     }
     const record: FolderDownloadRecord = {
@@ -622,7 +623,7 @@ export class TransferManager {
 
   retry(id: string) {
     if (this.batches.owns(id)) {
-      if (this.context) this.batches.retry(id, this.context);
+      if (this.context) void this.batches.retry(id, this.context);
       return;
     }
     if (this.pageDownloads.has(id)) {
@@ -712,9 +713,24 @@ export class TransferManager {
     for (const entry of saved) {
       if (mine.includes(entry)) continue;
       this.store.add(this.itemOf(entry, { elsewhere: true, currentSize: entry.offset }));
+      this.followElsewhere(entry);
       this.locks?.await(entry.id, () => void this.takeOver(context, entry.id));
     }
     await this.adopt(context, mine);
+  }
+
+  /** An upload another tab runs, as that tab last saved it: its bytes, or its failure (Retry is that tab's). */
+  private followElsewhere(entry: SavedUpload) {
+    const item = this.store.get(entry.id);
+    if (!item?.elsewhere) return;
+    if (entry.failed) {
+      if (item.status !== TransferStatus.UploadFailed || item.errorMsgKey !== entry.failed.errorMsgKey) {
+        this.store.update(entry.id, { status: TransferStatus.UploadFailed, errorMsgKey: entry.failed.errorMsgKey, errorVars: entry.failed.errorVars, currentSize: entry.offset });
+      }
+      return;
+    }
+    if (item.status === TransferStatus.UploadFailed) this.store.update(entry.id, { status: TransferStatus.Uploading, errorMsgKey: null, errorVars: undefined });
+    this.store.progress(entry.id, entry.offset);
   }
 
   /** The tab that held upload `id` let it go: continue it here if it is still unfinished. */
@@ -769,6 +785,12 @@ export class TransferManager {
   }
 
   private start(job: UploadJob, file: File, context: ManagerContext) {
+    if (job.saved.failed) {
+      // Running again: other tabs show it running, not failed.
+      const { failed: _failed, ...running } = job.saved;
+      job.saved = running;
+      this.save(job, context);
+    }
     // The hash check off: the engine compares nothing, so the browser spends no CPU on a hash.
     if (context.hashCheck) this.startHash(job, file);
     else {
@@ -927,6 +949,9 @@ export class TransferManager {
 
   private fail(job: UploadJob, failure: Failure) {
     job.hashAbort?.abort();
+    // Saved with its reason, so another tab showing it as running here shows the failure.
+    job.saved = { ...job.saved, failed: { errorMsgKey: failure.errorMsgKey, ...(failure.errorVars ? { errorVars: failure.errorVars } : {}) } };
+    if (this.context) this.save(job, this.context);
     this.store.update(job.id, { status: TransferStatus.UploadFailed, errorVars: undefined, ...failure, queued: false });
     this.pump();
   }

@@ -27,6 +27,11 @@ export const savedUpload = z.object({
    * whatever the part size is by then. Absent: one stream (tus), or not created yet.
    */
   chunked: z.boolean().optional(),
+  /**
+   * Failed in the tab that ran it, with the reason: another tab showing it as running there shows
+   * the failure instead (that tab offers Retry). Cleared when it runs again.
+   */
+  failed: z.object({ errorMsgKey: z.string().max(200), errorVars: z.record(z.string(), z.union([z.string(), z.number()])).optional() }).optional(),
 });
 export type SavedUpload = z.infer<typeof savedUpload>;
 

@@ -101,6 +101,100 @@ describe("TransferRow", () => {
     expect(screen.getByRole("listitem", { name: "album" }).textContent).toContain("已保存并校验：每个文件都与服务器上的完全一致2.00 MB6/6 个文件");
   });
 
+  it("counts a batch's files and a folder's in the singular for one, in both languages", () => {
+    const one = renderWithI18n(
+      <ul>
+        <TransferRow item={item({ id: "g", name: "", status: TransferStatus.Uploading, batch: { files: 1, uploaded: 0, failed: 0, retryable: 0 } })} actions={actions()} />
+        <TransferRow item={item({ id: "h", name: "pics", status: TransferStatus.Uploading, batch: { files: 1, uploaded: 0, failed: 0, retryable: 0 } })} actions={actions()} />
+        <TransferRow item={item({ id: "f", kind: "download", name: "album", status: TransferStatus.Downloading, pageWritten: true, folder: { files: 1, done: 0, refused: [] } })} actions={actions()} />
+      </ul>,
+      { lang: "en" },
+    );
+    expect(screen.getByRole("listitem", { name: "1 file" }).textContent).toContain("0 of 1 uploaded");
+    expect(screen.getByRole("listitem", { name: "pics (1 file)" })).toBeTruthy();
+    expect(screen.getByRole("listitem", { name: "album" }).textContent).toContain("0 of 1 file");
+    expect(screen.getByRole("listitem", { name: "album" }).textContent).not.toContain("files");
+    one.unmount();
+    const two = renderWithI18n(
+      <ul>
+        <TransferRow item={item({ id: "g", name: "pics", status: TransferStatus.Uploading, batch: { files: 2, uploaded: 1, failed: 0, retryable: 0 } })} actions={actions()} />
+      </ul>,
+      { lang: "en" },
+    );
+    expect(screen.getByRole("listitem", { name: "pics (2 files)" }).textContent).toContain("1 of 2 uploaded");
+    two.unmount();
+    renderWithI18n(
+      <ul>
+        <TransferRow item={item({ id: "g", name: "pics", status: TransferStatus.Uploading, batch: { files: 1, uploaded: 0, failed: 0, retryable: 0 } })} actions={actions()} />
+      </ul>,
+      { lang: "zh" },
+    );
+    expect(screen.getByRole("listitem", { name: "pics（1 个文件）" }).textContent).toContain("已上传 0/1 个");
+  });
+
+  it("offers the batch summary's Retry only when a refused file may fare otherwise", async () => {
+    const ended = (retryable: number) => item({ id: "g", name: "pics", status: TransferStatus.Uploaded, batch: { files: 3, uploaded: 1, failed: 2, retryable } });
+    const first = renderWithI18n(
+      <ul>
+        <TransferRow item={ended(0)} actions={actions()} />
+      </ul>,
+      { lang: "en" },
+    );
+    expect(screen.getByRole("listitem", { name: "pics (3 files)" }).textContent).toContain("1 of 3 uploaded, 2 refused");
+    expect(screen.queryByRole("button", { name: "Retry pics (3 files)" })).toBeNull();
+    first.unmount();
+    const a = actions();
+    renderWithI18n(
+      <ul>
+        <TransferRow item={ended(1)} actions={a} />
+      </ul>,
+      { lang: "en" },
+    );
+    await userEvent.click(screen.getByRole("button", { name: "Retry pics (3 files)" }));
+    expect(a.retry).toHaveBeenCalledWith("g");
+  });
+
+  it("names the first files of a folder that were not saved and counts the rest, in both languages", () => {
+    const refused = Array.from({ length: 12 }, (_v, i) => ({ name: `sub/f${i}.txt`, errorMsgKey: "transfers.skipped-by-filter" }));
+    const ended = item({ kind: "download", name: "album", status: TransferStatus.Downloaded, pageWritten: true, verified: false, folder: { files: 40, done: 40, refused } });
+    const en = renderWithI18n(
+      <ul>
+        <TransferRow item={ended} actions={actions()} />
+      </ul>,
+      { lang: "en" },
+    );
+    const row = screen.getByRole("listitem", { name: "album" });
+    expect(row.textContent).toContain("40 of 40 files, 12 not saved:");
+    expect(screen.getAllByText(/^sub\/f\d+\.txt: Skipped/)).toHaveLength(5);
+    expect(row.textContent).toContain("sub/f4.txt: Skipped");
+    expect(row.textContent).not.toContain("sub/f5.txt");
+    expect(row.textContent).toContain("and 7 more files not saved");
+    en.unmount();
+    renderWithI18n(
+      <ul>
+        <TransferRow item={{ ...ended, folder: { files: 40, done: 40, refused: refused.slice(0, 6) } }} actions={actions()} />
+      </ul>,
+      { lang: "zh" },
+    );
+    expect(screen.getByRole("listitem", { name: "album" }).textContent).toContain("另有 1 个文件未保存");
+  });
+
+  it("a transfer that failed in the tab running it shows that failure here, without Retry or Remove, in both languages", () => {
+    const failed = item({ status: TransferStatus.UploadFailed, errorMsgKey: "error.1008", elsewhere: true });
+    const en = renderWithI18n(
+      <ul>
+        <TransferRow item={failed} actions={actions()} />
+      </ul>,
+      { lang: "en" },
+    );
+    expect(screen.getByRole("listitem").textContent).toContain("Failed in another tab of this browser: Permission denied");
+    expect(screen.queryAllByRole("button")).toEqual([]);
+    en.unmount();
+    row({ status: TransferStatus.UploadFailed, errorMsgKey: "error.1008", elsewhere: true }, "zh");
+    expect(screen.getByRole("listitem").textContent).toContain("在此浏览器的另一个标签页中失败：权限不足");
+    expect(screen.queryAllByRole("button")).toEqual([]);
+  });
+
   it("shows a file the space's filter skipped as skipped, not failed, without Retry, in both languages", () => {
     row({ status: TransferStatus.UploadFailed, errorMsgKey: "error.4342", errorVars: { name: "report.pdf" } });
     expect(screen.getByRole("listitem").textContent).toContain("Skipped: the file filter of this space leaves out files of this name or size");

@@ -4,6 +4,7 @@ import { Button } from "../components/ui/button";
 import { ErrorCode, errorMessageKey } from "../../contract/errors";
 import { FileIcon, FolderIcon } from "../components/ui/icons";
 import { formatSize } from "../utils/format";
+import { REFUSED_SHOWN } from "./folder-download";
 import { isSkipped } from "./refusals";
 import { secondsLeft } from "./store";
 import { TransferStatus, type TransferItem } from "./types";
@@ -108,6 +109,10 @@ export function TransferStatusLine({ item }: { item: TransferItem }) {
       <p className="text-xs text-gray-600">{t("transfers.skipped-by-filter")}</p>
     );
   }
+  if ((item.status === TransferStatus.UploadFailed || item.status === TransferStatus.DownloadFailed) && item.elsewhere) {
+    // Failed in the tab that runs it: that tab offers Retry; this one takes it over when that tab goes.
+    return <p className="text-xs text-red-600">{t("transfers.other-tab-failed", { reason: item.errorMsgKey ? t(item.errorMsgKey, item.errorVars ?? {}) : "" })}</p>;
+  }
   if (item.status === TransferStatus.UploadFailed || item.status === TransferStatus.DownloadFailed) {
     return (
       <div className="space-y-0.5">
@@ -121,20 +126,22 @@ export function TransferStatusLine({ item }: { item: TransferItem }) {
   return <p className="text-xs text-gray-500">{t(`transfers.status.${item.status}`)}</p>;
 }
 
-/** A page-written folder's files: how many are done, and each one not saved with its reason. */
+/** A page-written folder's files: how many are done, and the first REFUSED_SHOWN not saved with their reasons (the rest counted). */
 function FolderCounts({ folder }: { folder: NonNullable<TransferItem["folder"]> }) {
   const { t } = useTranslation();
   if (folder.refused.length === 0) return <p className="text-xs text-gray-500">{t("transfers.folder.counts", { done: folder.done, count: folder.files })}</p>;
+  const more = folder.refused.length - REFUSED_SHOWN;
   return (
     <div className="text-xs text-red-600">
       <p>{t("transfers.folder.counts-refused", { done: folder.done, count: folder.files, failed: folder.refused.length })}</p>
       <ul className="list-inside list-disc">
-        {folder.refused.map((file) => (
+        {folder.refused.slice(0, REFUSED_SHOWN).map((file) => (
           <li key={file.name} className="truncate" title={file.name}>
-            {t("transfers.folder.refused-file", { name: file.name, reason: t(file.errorMsgKey) })}
+            {t("transfers.folder.refused-file", { name: file.name, reason: t(file.errorMsgKey, { name: file.name, ...file.errorVars }) })}
           </li>
         ))}
       </ul>
+      {more > 0 && <p>{t("transfers.folder.refused-more", { count: more })}</p>}
     </div>
   );
 }
@@ -178,11 +185,11 @@ export const TransferRow = memo(function TransferRow({ item, actions }: { item: 
           {uploading && item.needsFile && button("choose-file", () => picker.current?.click())}
           {uploading && !batchRow && !item.paused && !item.queued && button("pause", () => actions.pause(item.id))}
           {uploading && item.paused && !item.needsFile && button("resume", () => actions.resume(item.id))}
-          {item.status === TransferStatus.DownloadFailed && item.pageWritten && button("retry", () => actions.retry(item.id))}
-          {item.status === TransferStatus.UploadFailed && item.errorMsgKey !== errorMessageKey(ErrorCode.FileTooLarge) && !isSkipped(item) && button("retry", () => actions.retry(item.id))}
-          {item.batch && item.status === TransferStatus.Uploaded && item.batch.failed > 0 && button("retry", () => actions.retry(item.id))}
+          {!item.elsewhere && item.status === TransferStatus.DownloadFailed && item.pageWritten && button("retry", () => actions.retry(item.id))}
+          {!item.elsewhere && item.status === TransferStatus.UploadFailed && item.errorMsgKey !== errorMessageKey(ErrorCode.FileTooLarge) && !isSkipped(item) && button("retry", () => actions.retry(item.id))}
+          {item.batch && item.status === TransferStatus.Uploaded && item.batch.retryable > 0 && button("retry", () => actions.retry(item.id))}
           {uploading && (!item.inBatch || item.queued) && button("cancel", () => actions.cancel(item.id))}
-          {FINISHED.includes(item.status) && button("remove", () => actions.clear(item.id))}
+          {FINISHED.includes(item.status) && !item.elsewhere && button("remove", () => actions.clear(item.id))}
         </div>
       </div>
       <TransferStatusLine item={item} />

@@ -51,12 +51,13 @@ export interface TransferItem {
   verified?: boolean | null;
   /**
    * The summary row of a pick's small files sent in batches (batch-uploads.client.ts): how many files,
-   * how many landed, how many were refused; its bytes and speed are all of theirs. `name` is the
-   * pick's top folder, or "" for loose files. It is no file: the panel's counts leave it out.
+   * how many landed, how many were refused (`retryable` of them a Retry may help: batch-plan.ts,
+   * retryMayHelp); its bytes and speed are all of theirs. `name` is the pick's top folder, or "" for
+   * loose files. It is no file: the panel's counts leave it out.
    */
-  batch?: { files: number; uploaded: number; failed: number };
+  batch?: { files: number; uploaded: number; failed: number; retryable: number };
   /** A folder the page writes itself (folder-download.client.ts): its files, how many are done, and the refused ones with their reasons. */
-  folder?: { files: number; done: number; refused: { name: string; errorMsgKey: string }[] };
+  folder?: { files: number; done: number; refused: { name: string; errorMsgKey: string; errorVars?: Record<string, string | number> }[] };
   /** A file sent in a batch: the id of its summary row (no pause; Cancel while it waits). */
   inBatch?: string;
 }
