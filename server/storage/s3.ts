@@ -1,0 +1,813 @@
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  type ListObjectsV2CommandOutput,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+} from "@aws-sdk/client-s3";
+import { Readable, Writable } from "node:stream";
+import { finished } from "node:stream/promises";
+import type { ErrorName } from "../../contract/errors";
+import { FerryError } from "../errors";
+import { baseName, isReservedName, isUnder, joinName, normaliseUserPath, parentOf, resolveUserPath } from "./paths";
+import {
+  type Entry,
+  type EntryType,
+  type FileReader,
+  type OverwriteOption,
+  type ReadRange,
+  type StagedData,
+  type StatResult,
+  type Storage,
+  STREAM_BUFFER,
+  type Usage,
+  type WriteOptions,
+  type Writer,
+} from "./storage";
+import { WALK_DEFAULTS, WalkBudget, type WalkLimits, type WalkOptions } from "./walk";
+
+/**
+ * A storage in an S3 bucket (Amazon S3 and the stores that speak its API: MinIO, Ceph, Alibaba
+ * OSS, R2, Google Cloud Storage's XML API). Keys are the configured prefix plus the normalised
+ * relative path; a folder is a zero-byte marker object "<key>/" (a prefix that holds objects but
+ * has no marker is a folder too). docs/storage.md, "Object storage: S3", lists the calls it makes
+ * and what is and is not atomic.
+ */
+
+/** The spec's fields of an OSS / S3 storage (admin document section 3, "Storage"). */
+export interface S3StorageConfig {
+  /** Service URL ("https://s3.eu-west-1.amazonaws.com", "http://127.0.0.1:9000"); empty: Amazon S3 of `region`. */
+  endpoint?: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  bucket: string;
+  /** Default "us-east-1" (most S3-compatible stores ignore it but sign with it). */
+  region?: string;
+  /** Folder inside the bucket that is this storage's root ("" or "/": the whole bucket). */
+  path?: string;
+  /** Virtual-hosted addressing (bucket.endpoint/key) instead of path style (endpoint/bucket/key). Default: true without an endpoint, false with one. */
+  virtualAddressing?: boolean;
+  /** Bytes per multipart part: 5 MiB to 5 GiB (S3's limits). Default 8 MiB. */
+  sliceSize?: number;
+}
+
+export interface S3StorageOptions {
+  /** Milliseconds since the epoch, for cleanupStale. */
+  now?: () => number;
+  /** Bounds of usage(), copy() and folder rename() walks when the caller gives none (default WALK_DEFAULTS). */
+  walk?: WalkLimits;
+  /** Parallel requests of one folder copy, rename or listing (default 16). */
+  parallel?: number;
+}
+
+export const MIN_SLICE = 5 * 1024 * 1024;
+export const MAX_SLICE = 5 * 1024 * 1024 * 1024;
+export const DEFAULT_SLICE = 8 * 1024 * 1024;
+/** S3 allows 10,000 parts per multipart upload. */
+export const MAX_PARTS = 10_000;
+/** Largest object one CopyObject may copy (bigger ones need UploadPartCopy, not done yet). */
+export const MAX_COPY = 5 * 1024 * 1024 * 1024;
+/** Keys per DeleteObjects request (S3's limit). */
+const DELETE_BATCH = 1000;
+/** S3 keys are at most 1024 UTF-8 bytes. */
+const MAX_KEY_BYTES = 1024;
+
+/** The configured root folder as a key prefix: "" or "a/b/". PathFormatError for a path that would not stay a folder. */
+export function s3Prefix(configPath: string | undefined): string {
+  let relative: string;
+  try {
+    relative = normaliseUserPath(configPath ?? "");
+  } catch {
+    throw new FerryError("PathFormatError");
+  }
+  return relative === "/" ? "" : `${relative.slice(1)}/`;
+}
+
+/** Refuses a config that cannot work (StorageConfigFailed, InvalidSliceSize, PathFormatError); never echoes a credential. */
+export function checkS3Config(config: S3StorageConfig): void {
+  const text = (v: unknown) => typeof v === "string" && v.length > 0;
+  if (!text(config.accessKeyId) || !text(config.secretAccessKey) || !text(config.bucket) || config.bucket.includes("/")) throw new FerryError("StorageConfigFailed");
+  if (config.endpoint) {
+    let url: URL;
+    try {
+      url = new URL(config.endpoint);
+    } catch {
+      throw new FerryError("StorageConfigFailed");
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new FerryError("StorageConfigFailed");
+  }
+  const slice = config.sliceSize ?? DEFAULT_SLICE;
+  if (!Number.isSafeInteger(slice) || slice < MIN_SLICE || slice > MAX_SLICE) throw new FerryError("InvalidSliceSize");
+  s3Prefix(config.path);
+}
+
+const S3_NAMES: Record<string, ErrorName> = {
+  NoSuchKey: "PathNotFound",
+  NotFound: "PathNotFound",
+  NoSuchBucket: "StoragePathLost",
+  KeyTooLongError: "InvalidPath",
+  InvalidRange: "InvalidParameter",
+  AccessDenied: "StorageConnectionFailed",
+  AllAccessDisabled: "StorageConnectionFailed",
+  InvalidAccessKeyId: "StorageConnectionFailed",
+  SignatureDoesNotMatch: "StorageConnectionFailed",
+  ExpiredToken: "StorageConnectionFailed",
+  InvalidToken: "StorageConnectionFailed",
+  AuthorizationHeaderMalformed: "StorageConnectionFailed",
+  PermanentRedirect: "StorageConnectionFailed",
+  TimeoutError: "StorageConnectionFailed",
+  RequestTimeout: "StorageConnectionFailed",
+};
+const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EPIPE"]);
+
+interface SdkError {
+  name?: string;
+  code?: string;
+  message?: string;
+  $metadata?: { httpStatusCode?: number; requestId?: string };
+}
+
+const nameOf = (err: unknown): string => (typeof err === "object" && err !== null ? ((err as SdkError).name ?? "") : "");
+const statusOf = (err: unknown): number | undefined => (typeof err === "object" && err !== null ? (err as SdkError).$metadata?.httpStatusCode : undefined);
+const isMissing = (err: unknown) => nameOf(err) === "NoSuchKey" || nameOf(err) === "NotFound" || (statusOf(err) === 404 && nameOf(err) !== "NoSuchBucket");
+
+const seconds = (date: Date | undefined) => (date ? Math.floor(date.getTime() / 1000) : 0);
+
+/** Runs `fn` over `items`, `limit` at a time; after the first failure nothing new starts, and it is thrown once the running ones settled. */
+async function mapLimit<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const state: { failure: { error: unknown } | null } = { failure: null };
+  const worker = async () => {
+    while (next < items.length && !state.failure) {
+      const item = items[next++]!;
+      try {
+        await fn(item);
+      } catch (error) {
+        state.failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (state.failure) throw state.failure.error;
+}
+
+function checkRange(range: ReadRange): void {
+  const ok = (n: number | undefined) => n === undefined || (Number.isSafeInteger(n) && n >= 0);
+  if (!ok(range.start) || !ok(range.end) || (range.end !== undefined && range.end < (range.start ?? 0)) || range.bufferSize === 0 || !ok(range.bufferSize)) {
+    throw new FerryError("InvalidParameter");
+  }
+}
+
+/** The bytes of `body` in chunks of exactly `size` (the last one shorter), as the local driver's streams give them. */
+async function* rechunk(body: Readable, size: number): AsyncGenerator<Buffer> {
+  let parts: Buffer[] = [];
+  let held = 0;
+  try {
+    for await (const chunk of body) {
+      let buf = chunk as Buffer;
+      while (held + buf.length >= size) {
+        const take = size - held;
+        parts.push(buf.subarray(0, take));
+        yield Buffer.concat(parts, size);
+        parts = [];
+        held = 0;
+        buf = buf.subarray(take);
+      }
+      if (buf.length > 0) {
+        parts.push(buf);
+        held += buf.length;
+      }
+    }
+    if (held > 0) yield Buffer.concat(parts, held);
+  } finally {
+    body.destroy();
+  }
+}
+
+/** Encodes a key for the x-amz-copy-source header (each segment percent-encoded, slashes kept). */
+const copySource = (bucket: string, key: string) => `${bucket}/${key.split("/").map(encodeURIComponent).join("/")}`;
+
+/** A rest of a key below a folder that Ferry can name: no empty, dot or reserved segment (a trailing "/" marks a folder). */
+function usableRest(rest: string): boolean {
+  const segments = rest.split("/");
+  const last = segments.length - 1;
+  return segments.every((s, i) => (s === "" ? i === last && i > 0 : s !== "." && s !== ".." && !isReservedName(s)));
+}
+
+type Found = { type: "file"; size: number; mtime: number; etag?: string } | { type: "folder"; mtime: number };
+
+interface Item {
+  /** The full key. */
+  key: string;
+  /** The key below the walked folder ("a/b.txt", or "a/" for a marker). */
+  rest: string;
+  size: number;
+}
+
+export function createS3Storage(config: S3StorageConfig, options: S3StorageOptions = {}): Storage {
+  checkS3Config(config);
+  const bucket = config.bucket;
+  const prefix = s3Prefix(config.path);
+  const slice = config.sliceSize ?? DEFAULT_SLICE;
+  const now = options.now ?? Date.now;
+  const walkLimits = options.walk ?? WALK_DEFAULTS;
+  const parallel = options.parallel ?? 16;
+  const secrets = [config.secretAccessKey, config.accessKeyId].filter((s) => s.length >= 4);
+  const client = new S3Client({
+    endpoint: config.endpoint || undefined,
+    region: config.region || "us-east-1",
+    forcePathStyle: !(config.virtualAddressing ?? !config.endpoint),
+    credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey },
+    // Newer SDKs add CRC32 trailers to every upload by default; many S3-compatible stores refuse them.
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+  });
+  /** Multipart uploads of this process's writers in progress; cleanupStale leaves them alone. */
+  const active = new Set<string>();
+
+  /** Whatever the store or the network said, with credentials cut out; the SDK's error object (which may carry the key id, the string to sign) goes nowhere. */
+  const scrub = (text: string) => secrets.reduce((t, s) => t.split(s).join("***"), text);
+  const s3Error = (err: unknown): FerryError => {
+    if (err instanceof FerryError) return err;
+    const e = (typeof err === "object" && err !== null ? err : {}) as SdkError;
+    const name = nameOf(err);
+    const mappedName: ErrorName = S3_NAMES[name] ?? (e.code && NETWORK_CODES.has(e.code) ? "StorageConnectionFailed" : "FileSystemError");
+    const mapped = new FerryError(mappedName);
+    const status = e.$metadata?.httpStatusCode;
+    const detail = [name || "Error", e.code, status && `HTTP ${status}`, e.$metadata?.requestId && `request ${e.$metadata.requestId}`].filter(Boolean).join(", ");
+    mapped.cause = new Error(scrub(`S3 ${detail}: ${e.message ?? String(err)}`));
+    return mapped;
+  };
+
+  const guard =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await fn(...args);
+      } catch (err) {
+        throw s3Error(err);
+      }
+    };
+
+  /** The normalised relative path of a user path; the same confinement as every local path (a virtual root, no disk). */
+  const locate = (rel: string): string => resolveUserPath("/", rel).relative;
+  const keyOf = (relative: string) => {
+    const key = prefix + relative.slice(1);
+    if (Buffer.byteLength(key, "utf8") + 1 > MAX_KEY_BYTES) throw new FerryError("InvalidPath");
+    return key;
+  };
+  /** The key prefix of a folder's content, which is also its marker's key. */
+  const dirKey = (relative: string) => (relative === "/" ? prefix : `${keyOf(relative)}/`);
+
+  const head = async (key: string): Promise<{ size: number; mtime: number; etag?: string } | null> => {
+    try {
+      const out = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+      return { size: out.ContentLength ?? 0, mtime: seconds(out.LastModified), etag: out.ETag };
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+  };
+
+  async function* pages(input: { Prefix: string; Delimiter?: string; MaxKeys?: number }): AsyncGenerator<ListObjectsV2CommandOutput> {
+    let token: string | undefined;
+    do {
+      const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, ...input, ContinuationToken: token }));
+      yield page;
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  /** What is at a path: a file (an object), a folder (a marker, or objects below it), or nothing. */
+  const find = async (relative: string): Promise<Found | null> => {
+    if (relative === "/") return { type: "folder", mtime: 0 };
+    const file = await head(keyOf(relative));
+    if (file) return { type: "file", ...file };
+    const marker = await head(dirKey(relative));
+    if (marker) return { type: "folder", mtime: marker.mtime };
+    for await (const page of pages({ Prefix: dirKey(relative), MaxKeys: 1 })) {
+      const first = page.Contents?.[0];
+      if (first) return { type: "folder", mtime: seconds(first.LastModified) };
+      break;
+    }
+    return null;
+  };
+
+  /** The failure for a path that is not there: PathIsFile when a file stands where a folder above it should be (as ENOTDIR locally), else PathNotFound. */
+  const missing = async (relative: string): Promise<never> => {
+    for (let p = parentOf(relative); p !== "/"; p = parentOf(p)) {
+      const found = await find(p);
+      if (found?.type === "file") throw new FerryError("PathIsFile");
+      if (found) break;
+    }
+    throw new FerryError("PathNotFound");
+  };
+
+  const mustFind = async (relative: string): Promise<Found> => (await find(relative)) ?? missing(relative);
+
+  /** The target must be a name a user may create (NameFormat otherwise). */
+  const checkNewName = (relative: string) => {
+    if (relative === "/") throw new FerryError("InvalidOperation");
+    joinName(parentOf(relative), baseName(relative));
+  };
+
+  /** The folder a new entry goes into must exist and be a folder. */
+  const checkParent = async (relative: string) => {
+    const parent = parentOf(relative);
+    if (parent === "/") return;
+    if ((await mustFind(parent)).type !== "folder") throw new FerryError("PathIsFile");
+  };
+
+  const checkTypes = (source: EntryType, target: EntryType) => {
+    if (source === "folder" && target !== "folder") throw new FerryError("PathIsFile");
+    if (source !== "folder" && target === "folder") throw new FerryError("PathIsNotFile");
+  };
+
+  const putMarker = (relative: string) => client.send(new PutObjectCommand({ Bucket: bucket, Key: dirKey(relative), Body: new Uint8Array(0), ContentLength: 0 }));
+
+  /** Keeps a folder that held only what was just taken out of it (it had objects but no marker). */
+  const keepFolder = async (relative: string) => {
+    if (relative === "/" || (await head(dirKey(relative)))) return;
+    await putMarker(relative);
+  };
+
+  const deleteKeys = async (keys: readonly string[]) => {
+    for (let i = 0; i < keys.length; i += DELETE_BATCH) {
+      const batch = keys.slice(i, i + DELETE_BATCH);
+      const out = await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
+      if (out.Errors && out.Errors.length > 0) throw Object.assign(new Error(`DeleteObjects: ${out.Errors.length} keys not deleted (${out.Errors[0]?.Code ?? "?"})`), { name: out.Errors[0]?.Code ?? "DeleteError" });
+    }
+  };
+
+  const copyKey = (from: string, to: string) => client.send(new CopyObjectCommand({ Bucket: bucket, Key: to, CopySource: copySource(bucket, from) }));
+
+  /**
+   * Every key below a folder (its own marker left out), within the walk's budget: entries counted
+   * per key, the depth of the deepest folder checked, the signal looked at per page. Keys Ferry
+   * could not name (empty or dot segments, the reserved name) are passed over, as local walks skip
+   * what they cannot use.
+   */
+  const walk = async (relative: string, budget: WalkBudget, onItem: (item: Item) => void): Promise<void> => {
+    const base = dirKey(relative);
+    budget.folder(0);
+    const seen = new Set<string>();
+    for await (const page of pages({ Prefix: base })) {
+      budget.check();
+      const contents = page.Contents ?? [];
+      budget.entries(contents.length);
+      for (const obj of contents) {
+        const key = obj.Key ?? "";
+        const rest = key.slice(base.length);
+        if (rest === "" || !usableRest(rest)) continue;
+        const folder = rest.slice(0, rest.lastIndexOf("/") + 1);
+        if (folder && !seen.has(folder)) {
+          seen.add(folder);
+          budget.folder(folder.split("/").length - 1);
+        }
+        onItem({ key, rest, size: obj.Size ?? 0 });
+      }
+    }
+  };
+
+  const collect = async (relative: string, budget: WalkBudget): Promise<Item[]> => {
+    const items: Item[] = [];
+    await walk(relative, budget, (item) => items.push(item));
+    return items;
+  };
+
+  /**
+   * Copies a folder's objects to another folder, marker first. With `replace`, objects of the old
+   * target that the copy did not overwrite go afterwards (a folder is replaced as a whole, not
+   * merged). A failure while copying into a new target removes what was copied; into a replaced
+   * target it leaves a mix of old and new objects (S3 cannot swap a folder). Returns the source's keys.
+   */
+  const copyFolder = async (from: string, to: string, replace: boolean, budget: WalkBudget): Promise<string[]> => {
+    const items = await collect(from, budget);
+    const old = replace ? await collect(to, budget) : [];
+    if (items.some((i) => i.size > MAX_COPY)) throw new FerryError("UnsupportedOperation");
+    const toBase = dirKey(to);
+    const written: string[] = [];
+    try {
+      await putMarker(to);
+      written.push(toBase);
+      await mapLimit(items, parallel, async (item) => {
+        budget.check();
+        const target = toBase + item.rest;
+        if (Buffer.byteLength(target, "utf8") > MAX_KEY_BYTES) throw new FerryError("InvalidPath");
+        await copyKey(item.key, target);
+        written.push(target);
+      });
+    } catch (err) {
+      if (!replace) await deleteKeys(written).catch(() => undefined);
+      throw err;
+    }
+    const copied = new Set(items.map((i) => i.rest));
+    await deleteKeys(old.filter((o) => !copied.has(o.rest)).map((o) => o.key));
+    return [...items.map((i) => i.key), dirKey(from)];
+  };
+
+  const fileResult = (relative: string, found: { size: number; mtime: number }): StatResult => ({ path: relative, name: baseName(relative), type: "file", size: found.size, mtime: found.mtime });
+
+  const beginWrite = async (rel: string, opts: WriteOptions = {}): Promise<Writer> => {
+    const target = locate(rel);
+    checkNewName(target);
+    const key = keyOf(target);
+    const overwrite = opts.overwrite === true;
+    const maxBytes = opts.maxBytes ?? Number.POSITIVE_INFINITY;
+    // Early refusals save an upload that could never be committed; commit checks again.
+    await checkParent(target);
+    const existing = await find(target);
+    if (existing && !overwrite) throw new FerryError("PathExists");
+    if (existing?.type === "folder") throw new FerryError("PathIsNotFile");
+
+    let uploadId: string | null = null;
+    const parts: { ETag: string | undefined; PartNumber: number }[] = [];
+    /** Copies of the bytes not yet sent (less than a slice): a caller may reuse its buffers once a write returned. */
+    let pending: Buffer[] = [];
+    let held = 0;
+    let written = 0;
+    let state: "open" | "committing" | "done" = "open";
+    let failure: FerryError | null = null;
+
+    const sendPart = async (body: Buffer) => {
+      if (parts.length >= MAX_PARTS) throw new FerryError("FileTooLarge", null, { limit: MAX_PARTS * slice });
+      if (!uploadId) {
+        const out = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }));
+        if (!out.UploadId) throw new Error("CreateMultipartUpload gave no UploadId");
+        uploadId = out.UploadId;
+        active.add(uploadId);
+        if (state === "done") throw new FerryError("InvalidOperation"); // aborted meanwhile: abort() could not see the id yet
+      }
+      const PartNumber = parts.length + 1;
+      const out = await client.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber, Body: body, ContentLength: body.length }));
+      parts.push({ ETag: out.ETag, PartNumber });
+    };
+
+    const writeAll = async (chunks: Buffer[]) => {
+      const size = chunks.reduce((n, c) => n + c.length, 0);
+      if (written + size > maxBytes) throw new FerryError("QuotaExceeded");
+      for (const c of chunks) pending.push(Buffer.from(c));
+      held += size;
+      written += size;
+      while (held >= slice) {
+        const all = Buffer.concat(pending, held);
+        pending = held > slice ? [all.subarray(slice)] : [];
+        held -= slice;
+        await sendPart(all.subarray(0, slice));
+      }
+    };
+
+    const settle = (work: Promise<void>, callback: (err?: Error | null) => void) => {
+      work.then(
+        () => callback(),
+        (err: unknown) => {
+          failure ??= s3Error(err);
+          callback(failure);
+        },
+      );
+    };
+    const sink = new Writable({
+      highWaterMark: STREAM_BUFFER,
+      write(chunk: Buffer, _encoding, callback) {
+        settle(writeAll([chunk]), callback);
+      },
+      writev(items, callback) {
+        settle(writeAll(items.map((i) => i.chunk as Buffer)), callback);
+      },
+    });
+
+    let committed = false;
+    let aborting: Promise<void> | null = null;
+    const abort = (): Promise<void> => {
+      if (committed) return Promise.resolve();
+      aborting ??= (async () => {
+        state = "done";
+        sink.destroy();
+        pending = [];
+        held = 0;
+        const id = uploadId;
+        if (id) {
+          await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: id })).catch(() => undefined);
+          active.delete(id);
+        }
+      })();
+      return aborting;
+    };
+
+    sink.on("error", (err) => {
+      failure ??= s3Error(err);
+      if (state === "open") void abort();
+    });
+
+    return {
+      path: target,
+      get bytesWritten() {
+        return written;
+      },
+      stream: sink,
+      write(chunk) {
+        if (failure) return Promise.reject(failure);
+        if (state !== "open" || sink.writableEnded) return Promise.reject(new FerryError("InvalidOperation"));
+        return new Promise<void>((resolve, reject) => {
+          sink.write(chunk, (err) => (err ? reject(failure ?? s3Error(err)) : resolve()));
+        });
+      },
+      async commit() {
+        if (failure) {
+          await abort();
+          throw failure;
+        }
+        if (state !== "open") throw new FerryError("InvalidOperation");
+        state = "committing";
+        try {
+          if (sink.destroyed && !sink.writableFinished) throw new FerryError("InvalidOperation");
+          if (!sink.writableEnded) sink.end();
+          await finished(sink);
+          if (failure) throw failure;
+          // The checks commit promises, just before the object appears (a writer racing in between can still win: S3 has no rename-if-absent).
+          await checkParent(target);
+          const current = await find(target);
+          if (current && !overwrite) throw new FerryError("PathExists");
+          if (current?.type === "folder") throw new FerryError("PathIsNotFile");
+          if (!uploadId) {
+            const body = Buffer.concat(pending, held);
+            await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentLength: body.length }));
+          } else {
+            if (held > 0) await sendPart(Buffer.concat(pending, held));
+            await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
+            active.delete(uploadId);
+          }
+          pending = [];
+          held = 0;
+          committed = true;
+          state = "done";
+          const placed = await head(key);
+          return fileResult(target, placed ?? { size: written, mtime: Math.floor(now() / 1000) });
+        } catch (err) {
+          const mapped = failure ?? s3Error(err);
+          await abort();
+          throw mapped;
+        }
+      },
+      abort,
+    };
+  };
+
+  const storage = {
+    stat: guard(async (rel: string): Promise<StatResult> => {
+      const target = locate(rel);
+      const found = await mustFind(target);
+      return { path: target, name: baseName(target), type: found.type, size: found.type === "file" ? found.size : 0, mtime: found.mtime };
+    }),
+
+    // No links in a bucket: the canonical path is the normalised one.
+    resolve: guard(async (rel: string) => locate(rel)),
+
+    list: guard(async (dirRel: string): Promise<Entry[]> => {
+      const dir = locate(dirRel);
+      if ((await mustFind(dir)).type !== "folder") throw new FerryError("PathIsFile");
+      const base = dirKey(dir);
+      const files = new Map<string, Entry>();
+      const folders = new Set<string>();
+      for await (const page of pages({ Prefix: base, Delimiter: "/" })) {
+        for (const obj of page.Contents ?? []) {
+          const name = (obj.Key ?? "").slice(base.length);
+          if (name === "" || name.includes("/") || name === "." || name === ".." || isReservedName(name)) continue;
+          files.set(name, { name, type: "file", size: obj.Size ?? 0, mtime: seconds(obj.LastModified) });
+        }
+        for (const common of page.CommonPrefixes ?? []) {
+          const name = (common.Prefix ?? "").slice(base.length, -1);
+          if (name === "" || name.includes("/") || name === "." || name === ".." || isReservedName(name)) continue;
+          // A file and a folder of one name can both exist in a bucket (not made by Ferry): the file is shown, as stat() finds it first.
+          if (!files.has(name)) folders.add(name);
+        }
+      }
+      const entries = [...files.values()];
+      const named = [...folders].filter((name) => !files.has(name));
+      // A folder's time is its marker's; a folder without one (made by another tool) shows 0.
+      await mapLimit(named, parallel, async (name) => {
+        const marker = await head(`${base}${name}/`);
+        entries.push({ name, type: "folder", size: 0, mtime: marker?.mtime ?? 0 });
+      });
+      return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    }),
+
+    mkdir: guard(async (rel: string, opts: { recursive?: boolean } = {}) => {
+      const target = locate(rel);
+      if (target === "/") {
+        if (opts.recursive) return;
+        throw new FerryError("PathExists");
+      }
+      if (!opts.recursive) {
+        checkNewName(target);
+        keyOf(target);
+        await checkParent(target);
+        if (await find(target)) throw new FerryError("PathExists");
+        await putMarker(target);
+        return;
+      }
+      // Every folder this may create must carry a valid name.
+      let partial = "/";
+      const chain: string[] = [];
+      for (const segment of target.split("/").filter(Boolean)) {
+        partial = joinName(partial, segment);
+        chain.push(partial);
+      }
+      keyOf(target);
+      for (const folder of chain) {
+        const found = await find(folder);
+        if (found?.type === "file") throw new FerryError("PathIsFile");
+        if (!found) await putMarker(folder);
+      }
+    }),
+
+    rename: guard(async (fromRel: string, toRel: string, opts: OverwriteOption = {}) => {
+      const from = locate(fromRel);
+      const to = locate(toRel);
+      if (from === "/") throw new FerryError("InvalidOperation");
+      checkNewName(to);
+      if (from === to) {
+        await mustFind(from);
+        return;
+      }
+      if (isUnder(to, from)) throw new FerryError("InvalidOperation");
+      const source = await mustFind(from);
+      await checkParent(to);
+      const existing = await find(to);
+      if (existing && !opts.overwrite) throw new FerryError("PathExists");
+      if (existing) checkTypes(source.type, existing.type);
+      if (source.type === "file") {
+        if (source.size > MAX_COPY) throw new FerryError("UnsupportedOperation");
+        await copyKey(keyOf(from), keyOf(to));
+        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOf(from) }));
+      } else {
+        // Copy everything, then delete the source: a failure halfway leaves the source whole.
+        const budget = new WalkBudget(walkLimits);
+        const sourceKeys = await budget.run(() => copyFolder(from, to, existing !== null, budget));
+        await deleteKeys(sourceKeys);
+      }
+      await keepFolder(parentOf(from));
+    }),
+
+    copy: guard(async (fromRel: string, toRel: string, opts: OverwriteOption & WalkOptions = {}) => {
+      const from = locate(fromRel);
+      const to = locate(toRel);
+      if (from === "/") throw new FerryError("InvalidOperation");
+      checkNewName(to);
+      if (isUnder(to, from)) throw new FerryError("InvalidOperation");
+      const source = await mustFind(from);
+      await checkParent(to);
+      const existing = await find(to);
+      if (existing && !opts.overwrite) throw new FerryError("PathExists");
+      if (existing) checkTypes(source.type, existing.type);
+      if (source.type === "file") {
+        if (source.size > MAX_COPY) throw new FerryError("UnsupportedOperation");
+        await copyKey(keyOf(from), keyOf(to));
+        return;
+      }
+      const budget = new WalkBudget(walkLimits, opts);
+      await budget.run(() => copyFolder(from, to, existing !== null, budget));
+    }),
+
+    remove: guard(async (rel: string) => {
+      const target = locate(rel);
+      if (target === "/") throw new FerryError("InvalidOperation");
+      const found = await mustFind(target);
+      if (found.type === "file") await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOf(target) }));
+      else {
+        // Everything below goes page by page (whatever its names), the marker last: a failure halfway leaves a smaller folder, still listed.
+        const base = dirKey(target);
+        for await (const page of pages({ Prefix: base })) {
+          await deleteKeys((page.Contents ?? []).map((o) => o.Key ?? "").filter((k) => k !== "" && k !== base));
+        }
+        await deleteKeys([base]);
+      }
+      await keepFolder(parentOf(target));
+    }),
+
+    createReadStream: guard(async (rel: string, range: ReadRange = {}): Promise<Readable> => {
+      checkRange(range);
+      const target = locate(rel);
+      if (target === "/") throw new FerryError("PathIsNotFile");
+      const size = range.bufferSize ?? STREAM_BUFFER;
+      const wanted = range.start !== undefined || range.end !== undefined ? `bytes=${range.start ?? 0}-${range.end ?? ""}` : undefined;
+      let body: Readable;
+      try {
+        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(target), Range: wanted }));
+        body = out.Body as Readable;
+      } catch (err) {
+        if (isMissing(err)) {
+          if ((await find(target))?.type === "folder") throw new FerryError("PathIsNotFile");
+          return missing(target);
+        }
+        // A start at or past the end (or any range of an empty file): no bytes, as a local read gives.
+        if (nameOf(err) === "InvalidRange" || statusOf(err) === 416) return Readable.from([], { objectMode: false, highWaterMark: size });
+        throw err;
+      }
+      return Readable.from(rechunk(body, size), { objectMode: false, highWaterMark: size });
+    }),
+
+    openReader: guard(async (rel: string): Promise<FileReader> => {
+      const target = locate(rel);
+      if (target === "/") throw new FerryError("PathIsNotFile");
+      const key = keyOf(target);
+      const file = await head(key);
+      if (!file) {
+        if ((await find(target))?.type === "folder") throw new FerryError("PathIsNotFile");
+        return missing(target);
+      }
+      const size = file.size;
+      return {
+        size,
+        read: guard(async (buffer: Uint8Array, length: number, position: number) => {
+          const end = Math.min(position + length, size, position + buffer.length) - 1;
+          if (end < position) return 0;
+          // IfMatch: a file replaced since it was opened fails the read instead of mixing two contents.
+          const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: `bytes=${position}-${end}`, IfMatch: file.etag }));
+          let n = 0;
+          for await (const chunk of out.Body as Readable) {
+            const bytes = chunk as Buffer;
+            const take = Math.min(bytes.length, end + 1 - position - n);
+            buffer.set(bytes.subarray(0, take), n);
+            n += take;
+          }
+          return n;
+        }),
+        close: async () => undefined,
+      };
+    }),
+
+    usage: guard(async (dirRel: string, opts: WalkOptions = {}): Promise<Usage> => {
+      const target = locate(dirRel);
+      const found = await mustFind(target);
+      if (found.type === "file") return { size: found.size, files: 1, folders: 0 };
+      const totals: Usage = { size: 0, files: 0, folders: 0 };
+      const folders = new Set<string>();
+      const budget = new WalkBudget(walkLimits, opts);
+      await budget.run(() =>
+        walk(target, budget, (item) => {
+          // Every folder on the way counts once, with a marker or without.
+          const segments = item.rest.split("/");
+          for (let i = 1; i < segments.length; i++) folders.add(segments.slice(0, i).join("/"));
+          if (!item.rest.endsWith("/")) {
+            totals.files++;
+            totals.size += item.size;
+          }
+        }),
+      );
+      totals.folders = folders.size;
+      return totals;
+    }),
+
+    beginWrite: guard(beginWrite),
+
+    adopt: guard(async (staged: StagedData, _rel: string, _opts?: OverwriteOption): Promise<StatResult> => {
+      // Data staged on the local disk is not copied up here; uploads will stream into the bucket directly.
+      void staged;
+      throw new FerryError("UnsupportedOperation");
+    }),
+
+    // An object is durable once its PUT or CompleteMultipartUpload answered; there is no folder entry to sync.
+    syncFolder: guard(async (rel: string) => {
+      locate(rel);
+    }),
+
+    cleanupStale: guard(async (olderThanMs: number) => {
+      const cutoff = now() - olderThanMs;
+      let removed = 0;
+      let keyMarker: string | undefined;
+      let uploadIdMarker: string | undefined;
+      for (;;) {
+        let page;
+        try {
+          page = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix || undefined, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }));
+        } catch (err) {
+          // Stores without the call (s3rver): nothing can be listed, so nothing is cleaned; a bucket lifecycle rule
+          // (AbortIncompleteMultipartUpload) is the way there.
+          if (nameOf(err) === "NotImplemented" || statusOf(err) === 501) return removed;
+          throw err;
+        }
+        for (const upload of page.Uploads ?? []) {
+          if (!upload.UploadId || !upload.Key || active.has(upload.UploadId)) continue;
+          if (!upload.Initiated || upload.Initiated.getTime() > cutoff) continue;
+          await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: upload.Key, UploadId: upload.UploadId }));
+          removed++;
+        }
+        if (!page.IsTruncated) return removed;
+        keyMarker = page.NextKeyMarker;
+        uploadIdMarker = page.NextUploadIdMarker;
+      }
+    }),
+  };
+  const driver: Storage = Object.assign(storage, { cached: () => driver });
+  return driver;
+}
