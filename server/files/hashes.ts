@@ -29,6 +29,8 @@ function chunks<T>(items: readonly T[]): T[][] {
 
 export interface Hashes {
   record(spaceKey: string, path: string, size: number, mtimeSeconds: number, hash: string): Promise<void>;
+  /** record() of many files in one transaction (a batch's group of uploads); a path given twice keeps its last row. */
+  recordMany(rows: readonly { spaceKey: string; path: string; size: number; mtime: number; hash: string }[]): Promise<void>;
   /** The recorded hash, or null when none is known or the file's size or time changed since. */
   lookup(spaceKey: string, path: string, size: number, mtimeSeconds: number): Promise<string | null>;
   /** After a rename or move: `from` and everything below it now live at `to`. */
@@ -57,6 +59,29 @@ export function createHashes(db: Db): Hashes {
       await k.transaction().execute(async (trx) => {
         await trx.deleteFrom("file_hashes").where("space_key", "=", spaceKey).where("path_key", "=", key).execute();
         await trx.insertInto("file_hashes").values({ space_key: spaceKey, path_key: key, path, size, mtime: mtimeSeconds, hash }).execute();
+      });
+    },
+
+    async recordMany(rows) {
+      if (rows.length === 0) return;
+      const last = new Map<string, { space_key: string; path_key: string; path: string; size: number; mtime: number; hash: string }>();
+      for (const r of rows) {
+        const key = pathKey(r.path);
+        last.set(`${r.spaceKey}\0${key}`, { space_key: r.spaceKey, path_key: key, path: r.path, size: r.size, mtime: r.mtime, hash: r.hash });
+      }
+      const bySpace = new Map<string, (typeof last extends Map<string, infer V> ? V : never)[]>();
+      for (const row of last.values()) {
+        const list = bySpace.get(row.space_key);
+        if (list) list.push(row);
+        else bySpace.set(row.space_key, [row]);
+      }
+      await k.transaction().execute(async (trx) => {
+        for (const [spaceKey, spaceRows] of bySpace) {
+          for (const batch of chunks(spaceRows)) {
+            await trx.deleteFrom("file_hashes").where("space_key", "=", spaceKey).where("path_key", "in", batch.map((r) => r.path_key)).execute();
+            await trx.insertInto("file_hashes").values(batch).execute();
+          }
+        }
       });
     },
 

@@ -152,6 +152,58 @@ export function createQuota(db: Db, usage: UsageCache, clock: Clock) {
       });
     },
 
+    /**
+     * reserveUpload for many files at once (a batch's group, uploads/batch.ts), in one transaction:
+     * each file in order is reserved or refused (QuotaExceeded) exactly as reserveUpload would one
+     * after the other, counting the files reserved before it. Answers per file null (reserved) or
+     * its refusal; a database failure reserves none.
+     */
+    async reserveUploads(items: readonly { uploadId: string; userId: number; space: Space; rel: string; size: number; overwrite: boolean }[]): Promise<(FerryError | null)[]> {
+      if (items.length === 0) return [];
+      const growths: number[] = [];
+      for (const item of items) {
+        const existing = item.overwrite ? await statOrNull(item.space, item.rel) : null;
+        growths.push(outsideQuota(item.space, item.rel) ? 0 : Math.max(0, item.size - replacedSize(existing)));
+      }
+      // One per space, locked in one order (personal first, then groups by id) so two batches cannot wait on each other.
+      const spaces = new Map<string, { userId: number; space: Space; quota: number; used: number | null }>();
+      for (const item of items) if (!spaces.has(item.space.key)) spaces.set(item.space.key, { userId: item.userId, space: item.space, quota: 0, used: null });
+      const ordered = [...spaces.values()].sort((a, b) => a.space.groupId - b.space.groupId);
+      // Counting a home can take a while: done before the transaction, which holds the quota rows.
+      for (const entry of ordered) {
+        if (items.some((item, i) => item.space.key === entry.space.key && growths[i]! > 0) && (await limitOf(entry.userId, entry.space)) > 0) entry.used = (await usage.get(entry.space.home)).size;
+      }
+      const now = clock.now();
+      return db.kysely.transaction().execute(async (trx) => {
+        const held = new Map<string, number>();
+        for (const entry of ordered) {
+          entry.quota = await lockedLimit(trx, entry.userId, entry.space);
+          if (entry.quota > 0) {
+            entry.used ??= (await usage.get(entry.space.home)).size;
+            held.set(entry.space.key, await reservedIn(trx, entry.space.key));
+          }
+        }
+        const answers: (FerryError | null)[] = [];
+        const rows: { upload_id: string; space_key: string; bytes: number; created_at: number; expires_at: number }[] = [];
+        items.forEach((item, i) => {
+          const entry = spaces.get(item.space.key)!;
+          const growth = growths[i]!;
+          if (entry.quota > 0 && growth > 0) {
+            const taken = (entry.used ?? 0) + held.get(item.space.key)! + (reserved.get(item.space.home) ?? 0);
+            if (taken + growth > entry.quota) {
+              answers.push(new FerryError("QuotaExceeded", { used: taken, quota: entry.quota, needed: growth }));
+              return;
+            }
+            held.set(item.space.key, held.get(item.space.key)! + growth);
+          }
+          answers.push(null);
+          rows.push({ upload_id: item.uploadId, space_key: item.space.key, bytes: growth, created_at: now, expires_at: now + RESERVATION_TTL_MS });
+        });
+        for (let i = 0; i < rows.length; i += 200) await trx.insertInto("upload_reservations").values(rows.slice(i, i + 200)).execute();
+        return answers;
+      });
+    },
+
     /** Ends the reservations of these uploads (committed, terminated, dropped); unknown ids are fine. */
     async release(uploadIds: string[]): Promise<void> {
       if (uploadIds.length === 0) return;
@@ -173,10 +225,11 @@ export function createQuota(db: Db, usage: UsageCache, clock: Clock) {
     /**
      * Places a file of `size` bytes at `rel` through `place` (which may create its parents), after
      * the quota check, and reports the change to the usage counts. An upload's commit releases its
-     * reservation itself, once the commit is recorded.
+     * reservation itself, once the commit is recorded (a batch, once per group of files).
      */
-    async placeFile<T>(userId: number, space: Space, rel: string, size: number, place: () => Promise<T>): Promise<T> {
-      const quota = outsideQuota(space, rel) ? 0 : await limitOf(userId, space);
+    async placeFile<T>(userId: number, space: Space, rel: string, size: number, place: () => Promise<T>, limit?: number): Promise<T> {
+      // `limit`: the space's quota as the caller read it just now (a batch reads it once a second).
+      const quota = outsideQuota(space, rel) ? 0 : (limit ?? (await limitOf(userId, space)));
       const path = inRoot(space, rel);
       let delta: Usage | undefined;
       let release: () => void = nothing;

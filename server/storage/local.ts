@@ -6,10 +6,11 @@ import { type Readable, Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { FerryError } from "../errors";
 import { lstatNames, STAT_FIELDS } from "./lstat-pool";
-import { assertNoSymlinkEscape, baseName, isErrno, isInside, isReservedName, joinName, normaliseUserPath, parentOf, resolveUserPath, STAGING_NAME, type ResolvedPath } from "./paths";
+import { assertLinkInside, assertNoSymlinkEscape, baseName, confinementWalk, isErrno, isInside, isReservedName, joinName, normaliseUserPath, parentOf, resolveUserPath, STAGING_NAME, type ResolvedPath } from "./paths";
 import {
   type Entry,
   type FileReader,
+  type AdoptOptions,
   type OverwriteOption,
   type ReadRange,
   type StagedData,
@@ -273,9 +274,23 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
     }
   };
 
-  /** Puts a complete staged file or folder at `target`, replacing an existing one only when asked. */
-  const place = async (staged: string, target: ResolvedPath, isFile: boolean, overwrite: boolean) => {
-    await assertNoSymlinkEscape(base, target.absolute); // again: the tree may have changed meanwhile
+  /**
+   * Puts a complete staged file or folder at `target`, replacing an existing one only when asked.
+   * `view`: the plain folders a cached view (storage.cached()) took its earlier checks from; a link
+   * found now on a folder it took for plain refuses the placement (those checks assumed no link).
+   * `syncFolder` false: the caller fsyncs the folder itself (syncFolder) before it reports the file stored.
+   */
+  const place = async (staged: string, target: ResolvedPath, isFile: boolean, overwrite: boolean, view: PlainFolders | null = null, syncFolder = true) => {
+    // Again, in full and uncached: the tree may have changed meanwhile.
+    const walked = await confinementWalk(base, target.absolute);
+    // A link on the folder's path (the target itself may be one, inside the root).
+    if (view && walked.firstLink >= 0 && walked.firstLink < walked.segments - 1) {
+      const dir = path.dirname(target.absolute);
+      if (view.has(dir)) {
+        view.delete(dir);
+        throw new FerryError("InvalidPath");
+      }
+    }
     const existing = await lstatOrNull(target.absolute);
     if (existing && !overwrite) throw new FerryError("PathExists");
     if (existing && existing.isDirectory() !== !isFile) throw new FerryError(isFile ? "PathIsNotFile" : "PathIsFile");
@@ -298,7 +313,38 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
         active.delete(aside);
       }
     }
-    await syncDir(path.dirname(target.absolute));
+    if (syncFolder) await syncDir(path.dirname(target.absolute));
+  };
+
+  /**
+   * A cached view's locate (storage.cached()): a folder whose every segment the view found to exist
+   * and to be no link is not walked again for the paths directly in it; only the last segment is
+   * checked (a link there must stay inside the root). Placing still walks the whole path (place()).
+   */
+  const locateIn = async (view: PlainFolders, rel: string): Promise<ResolvedPath> => {
+    const resolved = resolveUserPath(base, rel);
+    const dir = path.dirname(resolved.absolute);
+    if (resolved.absolute !== base && view.has(dir)) {
+      const info = await lstatOrNull(resolved.absolute).catch((err: unknown) => {
+        if (isErrno(err, "ENOTDIR")) return null;
+        throw err;
+      });
+      if (info?.isSymbolicLink()) await assertLinkInside(await realpath(base), resolved.absolute);
+      return resolved;
+    }
+    const walked = await confinementWalk(base, resolved.absolute);
+    const plainFolder = walked.firstLink < 0 || walked.firstLink >= walked.segments - 1;
+    if (plainFolder && walked.existing >= walked.segments - 1 && resolved.absolute !== base) view.add(dir);
+    return resolved;
+  };
+
+  /** The canonical path in a view: directly in a plain folder and no link itself, a path is its own canonical form. */
+  const canonicalIn = async (view: PlainFolders, target: ResolvedPath): Promise<string> => {
+    if (target.absolute !== base && view.has(path.dirname(target.absolute))) {
+      const info = await lstatOrNull(target.absolute).catch(() => undefined);
+      if (info === null || (info && !info.isSymbolicLink())) return target.relative;
+    }
+    return canonical(target.absolute);
   };
 
   /**
@@ -536,10 +582,16 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
     }
   };
 
+  /** The storage, or with `view` a cached view of it for one request (stat, resolve and adopt use the view). */
+  const build = (view: PlainFolders | null): Storage => {
+  const locateView = view ? (rel: string) => locateIn(view, rel) : locate;
   const storage: Storage = {
-    stat: guard(async (rel: string) => statOf(await locate(rel))),
+    stat: guard(async (rel: string) => statOf(await locateView(rel))),
 
-    resolve: guard(async (rel: string) => canonical((await locate(rel)).absolute)),
+    resolve: guard(async (rel: string) => {
+      const target = await locateView(rel);
+      return view ? canonicalIn(view, target) : canonical(target.absolute);
+    }),
 
     list: guard(async (dirRel: string) => {
       const dir = await locate(dirRel);
@@ -634,17 +686,25 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
 
     beginWrite: guard(beginWrite),
 
-    adopt: guard(async (staged: StagedData, rel: string, opts: OverwriteOption = {}) => {
+    adopt: guard(async (staged: StagedData, rel: string, opts: AdoptOptions = {}) => {
       if (staged.kind !== "local-file" || !path.isAbsolute(staged.path)) throw new FerryError("UnsupportedOperation");
-      const target = await locate(rel);
+      const target = await locateView(rel);
       checkNewName(target.relative);
       await checkParent(target.relative);
       // Only a regular file: a link or a folder in the staging area must never become user data.
-      if (!(await lstat(staged.path)).isFile()) throw new FerryError("InvalidOperation");
-      await syncFile(staged.path);
-      await place(staged.path, target, true, opts.overwrite === true);
-      return statOf(target);
+      const info = await lstat(staged.path);
+      if (!info.isFile()) throw new FerryError("InvalidOperation");
+      if (!staged.synced) await syncFile(staged.path);
+      await place(staged.path, target, true, opts.overwrite === true, view, opts.syncFolder !== false);
+      // The placed file is the staged inode (link and rename keep its size and modification time).
+      return { ...entryOf(baseName(target.relative), info)!, path: target.relative };
     }),
+
+    syncFolder: guard(async (rel: string) => {
+      await syncDir((await locate(rel)).absolute);
+    }),
+
+    cached: () => build(new Set()),
 
     cleanupStale: guard(async (olderThanMs: number) => {
       let names: string[];
@@ -668,4 +728,9 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
   };
   crossings.set(storage, { locate, renameIn, copyIn });
   return storage;
+  };
+  return build(null);
 }
+
+/** Absolute folders a cached view found to exist with no symbolic link on their path. */
+type PlainFolders = Set<string>;

@@ -141,6 +141,11 @@ export function createMountedStorage(home: Storage, mounts: readonly Mount[]): S
       const r = routeMovable(rel);
       return outOf(r, await r.storage.adopt(staged, r.inner, options));
     },
+    async syncFolder(rel) {
+      const r = route(rel);
+      await r.storage.syncFolder(r.inner);
+    },
+    cached: () => createMountedStorage(home.cached(), mounts.map((m) => ({ ...m, storage: m.storage.cached() }))),
     cleanupStale: (olderThanMs) => home.cleanupStale(olderThanMs),
   };
 }

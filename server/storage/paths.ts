@@ -162,9 +162,24 @@ export function commonParent(paths: readonly string[]): string {
  * access puts it there; see docs/storage.md.
  */
 export async function assertNoSymlinkEscape(root: string, absolute: string): Promise<void> {
+  await confinementWalk(root, absolute);
+}
+
+/** What assertNoSymlinkEscape saw: how many segments below the root exist, and whether one of them is a link. */
+export interface Confinement {
+  /** Segments below the root that exist, from the top. */
+  existing: number;
+  segments: number;
+  /** Index of the first segment that is a link (-1: none). */
+  firstLink: number;
+}
+
+/** assertNoSymlinkEscape, reporting what the walk found (the storage's per-request cache of plain folders keeps it). */
+export async function confinementWalk(root: string, absolute: string): Promise<Confinement> {
   const base = checkedRoot(root);
   if (!isInside(base, absolute)) return invalidPath();
   const rest = absolute === base ? [] : absolute.slice(base.length).split(path.sep).filter(Boolean);
+  const found: Confinement = { existing: 0, segments: rest.length, firstLink: -1 };
   let realRoot: string | null = null;
   let current = base;
   for (const segment of rest) {
@@ -173,19 +188,27 @@ export async function assertNoSymlinkEscape(root: string, absolute: string): Pro
     try {
       info = await lstat(current);
     } catch (err) {
-      if (isErrno(err, "ENOENT") || isErrno(err, "ENOTDIR")) return; // the rest does not exist yet
+      if (isErrno(err, "ENOENT") || isErrno(err, "ENOTDIR")) return found; // the rest does not exist yet
       throw err;
     }
+    found.existing++;
     if (!info.isSymbolicLink()) continue;
+    if (found.firstLink < 0) found.firstLink = found.existing - 1;
     realRoot ??= await realpath(base);
-    let target: string;
-    try {
-      target = await realpath(current);
-    } catch {
-      return invalidPath(); // dangling or looping link
-    }
-    if (!isInside(realRoot, target)) return invalidPath();
+    await assertLinkInside(realRoot, current);
   }
+  return found;
+}
+
+/** A link (`absolute`) must resolve inside `realRoot`; dangling and looping links are refused too. */
+export async function assertLinkInside(realRoot: string, absolute: string): Promise<void> {
+  let target: string;
+  try {
+    target = await realpath(absolute);
+  } catch {
+    return invalidPath(); // dangling or looping link
+  }
+  if (!isInside(realRoot, target)) return invalidPath();
 }
 
 export function isErrno(err: unknown, code: string): boolean {

@@ -101,6 +101,16 @@ export interface StagedData {
   kind: "local-file";
   /** Absolute path; for the local driver it must be on the same file system as the root. */
   path: string;
+  /** Its bytes were already fsynced by whoever staged it (adopt skips that fsync). */
+  synced?: boolean;
+}
+
+export interface AdoptOptions extends OverwriteOption {
+  /**
+   * False: the folder's entry is not fsynced here; the caller calls syncFolder on the folder before
+   * it reports the file stored (a batch syncs each folder once for all its files). Default true.
+   */
+  syncFolder?: boolean;
 }
 
 export interface Storage {
@@ -137,7 +147,17 @@ export interface Storage {
    * Writer.commit: PathExists without overwrite, parents must exist, the name must be valid).
    * UnsupportedOperation when this driver cannot take that kind of staged data.
    */
-  adopt(staged: StagedData, rel: string, options?: OverwriteOption): Promise<StatResult>;
+  adopt(staged: StagedData, rel: string, options?: AdoptOptions): Promise<StatResult>;
+  /** Makes the entries of a folder durable (fsync of the folder; best effort, as after every placement). */
+  syncFolder(rel: string): Promise<void>;
+  /**
+   * A view of this storage for one request (a batch of uploads): a folder whose every segment it
+   * found to exist and to be no symbolic link is not walked again by its stat, resolve and adopt
+   * for the paths directly in it; placing a file still walks its whole path just before, and a link
+   * found there on a folder the view took for plain refuses the file (InvalidPath). Short-lived:
+   * made per request, dropped with it.
+   */
+  cached(): Storage;
   /** Removes temporary data older than `olderThanMs` left by a crash or a lost client; returns how many entries went. */
   cleanupStale(olderThanMs: number): Promise<number>;
 }

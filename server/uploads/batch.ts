@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { rm, writeFile } from "node:fs/promises";
+import { open, rm } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import type { Lang } from "../../contract/envelope";
@@ -11,12 +11,14 @@ import type { Space } from "../files/spaces";
 import { rulesOf, type SpaceRules } from "../files/upload-rules";
 import type { Services } from "../services";
 import { sessionHasClient } from "../fileserver/clients";
-import { checkTargetFree, parseTarget, reserveQuota, sizeLimit, uploadSpace } from "./checks";
+import { checkTargetFree, parseTarget, sizeLimit, type UploadTarget, uploadSpace } from "./checks";
 import { placeUpload } from "./commit";
 import { createHasher } from "./hash";
 import type { createUploadLimits } from "./protocol-limits";
 import type { Throttle } from "../speed/throttle";
 import type { UploadStore } from "./store";
+import type { Storage } from "../storage/storage";
+import { parentOf } from "../storage/paths";
 
 /**
  * Small files in batches (docs/file-server.md, "Small files in batches (Ferry extension)"):
@@ -27,13 +29,35 @@ import type { UploadStore } from "./store";
  * back in the header's order. Caps before reading: Content-Length required, at most
  * `UPLOAD_BATCH.maxBytes` (and the part size when set); H at most `maxHeaderBytes`; then, before a
  * file byte is read, at most `maxFiles` files of at most `maxFileBytes` each, and Content-Length
- * exactly 4 + H + the sizes. A file is held in memory (≤ 4 MiB) and hashed as it arrives, then
- * written to a staging file and placed by the storage's adopt (fsync, rename, fsync of the folder)
- * as soon as its last byte is in: a dropped connection leaves the files fully received before it
- * placed and nothing of the file in flight.
+ * exactly 4 + H + the sizes. The files go in groups of GROUP: each file of a group is checked
+ * (target, rules, filter) before its bytes are read, the group's quota reservations are one
+ * transaction (each file reserved or refused on its own), then each file is held in memory
+ * (≤ 4 MiB), hashed as it arrives, written to a staging file with its fsync and placed by the
+ * storage's adopt (link or rename) as soon as its last byte is in, after the place-time checks
+ * (permission, target, quota). After the group: one fsync per folder it placed into, its hash
+ * records in one transaction and its reservations ended in one statement — so when the reply says
+ * a file is stored, it and its folder entry are durable. A dropped connection leaves the files
+ * fully received before it placed (and made durable and recorded) and nothing of the file in flight.
  */
 
 const MIB = 1024 * 1024;
+/**
+ * Files checked, reserved (one transaction) and then made durable and recorded together: after
+ * each group the folders' fsync, the hash records and the end of the reservations (one statement
+ * each), so the reply never says stored of a file that is not durable.
+ */
+const GROUP = 64;
+
+/** A batch file's staging copy, written and fsynced through one open (adopt is told it is synced). */
+async function stage(file: string, data: Buffer): Promise<void> {
+  const handle = await open(file, "wx", 0o600);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
 /** How long a batch reuses a space, its Upload permission and the uploader's rules it read (ms). */
 const FRESH_MS = 1000;
 
@@ -165,9 +189,22 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
         return entry.value;
       };
     };
-    const spaceOf = fresh((groupId) => uploadSpace(services, user.id, groupId));
+    // Each space's storage through one cached view per request (Storage.cached): a folder found
+    // plain (no symbolic link on its path) is not walked again for every file's checks; placing a
+    // file still walks its whole path just before.
+    const views = new Map<Storage, Storage>();
+    const viewed = (space: Space): Space => {
+      let view = views.get(space.storage);
+      if (!view) {
+        view = space.storage.cached();
+        views.set(space.storage, view);
+      }
+      return { ...space, storage: view };
+    };
+    const spaceOf = fresh(async (groupId) => viewed(await uploadSpace(services, user.id, groupId)));
     const rulesOfGroup = fresh(async (groupId) => rulesOf(services.db, user.id, await spaceOf(groupId)));
     const rulesFor = (space: Space): Promise<SpaceRules> => rulesOfGroup(space.groupId);
+    const limitOfGroup = fresh(async (groupId) => services.quota.limitOf(user.id, await spaceOf(groupId)));
     const throttles = new Map<number, Promise<Throttle | null>>();
     const throttleOf = (groupId: number) => {
       let t = throttles.get(groupId);
@@ -179,84 +216,131 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
       }
       return t;
     };
+
+    // Placed but not yet durable in their folder nor recorded: done once per group (flush), before the reply.
+    const folders = new Set<string>();
+    let unsynced = new Map<string, { storage: Storage; folder: string }>();
+    let unrecorded: { spaceKey: string; path: string; size: number; mtime: number; hash: string }[] = [];
+    let placedReservations: string[] = [];
+    const flush = async () => {
+      const syncing = [...unsynced.values()];
+      unsynced = new Map();
+      await Promise.all(syncing.map(({ storage, folder }) => storage.syncFolder(folder).catch(() => undefined)));
+      const rows = unrecorded;
+      unrecorded = [];
+      await services.hashes.recordMany(rows);
+      const done = placedReservations;
+      placedReservations = [];
+      await services.quota.release(done);
+      for (const id of done) reservations.delete(id);
+    };
+
     try {
-      for (const file of header.files) {
-        const reservation = randomBytes(16).toString("hex");
-        const fileStarted = Date.now();
-        let refused: FerryError | null = null;
-        let target: ReturnType<typeof parseTarget> | null = null;
-        let space: Awaited<ReturnType<typeof uploadSpace>> | null = null;
-        // The checks of a tus creation, in its order, before a byte of this file is read.
-        try {
-          target = parseTarget({ groupId: String(file.groupId), path: file.path, overwrite: file.overwrite ? "1" : "0" });
-          space = await spaceOf(target.groupId);
-          if (verify && file.hash === undefined) throw new FerryError("BadRequired", { issues: [{ path: "hash", message: "the server's hash check is on" }] });
-          if (file.size > maxSize) throw new FerryError("FileTooLarge", { limit: maxSize }, { limit: maxSize });
-          await checkTargetFree(space, target, await rulesFor(space), file.size);
-          await reserveQuota(services, reservation, user.id, space, target, file.size);
-          reservations.add(reservation);
-        } catch (error) {
-          if (!(error instanceof FerryError)) throw error;
-          refused = error;
+      for (let first = 0; first < header.files.length; first += GROUP) {
+        const group = header.files.slice(first, first + GROUP).map((file) => ({
+          file,
+          reservation: randomBytes(16).toString("hex"),
+          refused: null as FerryError | null,
+          target: null as UploadTarget | null,
+          space: null as Space | null,
+        }));
+        // The checks of a tus creation, in its order, for each file of the group before a byte of it is read.
+        for (const entry of group) {
+          const { file } = entry;
+          try {
+            entry.target = parseTarget({ groupId: String(file.groupId), path: file.path, overwrite: file.overwrite ? "1" : "0" });
+            entry.space = await spaceOf(entry.target.groupId);
+            if (verify && file.hash === undefined) throw new FerryError("BadRequired", { issues: [{ path: "hash", message: "the server's hash check is on" }] });
+            if (file.size > maxSize) throw new FerryError("FileTooLarge", { limit: maxSize }, { limit: maxSize });
+            await checkTargetFree(entry.space, entry.target, await rulesFor(entry.space), file.size);
+          } catch (error) {
+            if (!(error instanceof FerryError)) throw error;
+            entry.refused = error;
+          }
         }
+        // Their quota reservations: one transaction for the group, each file reserved or refused on its own.
+        const wanted = group.filter((entry) => !entry.refused);
+        const answers = await services.quota.reserveUploads(
+          wanted.map((entry) => ({ uploadId: entry.reservation, userId: user.id, space: entry.space!, rel: entry.target!.path, size: entry.file.size, overwrite: entry.target!.overwrite })),
+        );
+        wanted.forEach((entry, i) => {
+          entry.refused = answers[i] ?? null;
+          if (!entry.refused) reservations.add(entry.reservation);
+        });
 
-        // Its bytes: hashed as they arrive, through the owner's upload limit. A refused file's bytes are
-        // dropped but still pass the limit (of the personal space: its group may be the reason it was
-        // refused), so refusals are no way around a speed limit.
-        const hasher = await createHasher();
-        const chunks: Buffer[] = [];
-        const throttle = await throttleOf(refused ? 0 : file.groupId);
-        for (let got = 0; got < file.size; ) {
-          const piece = await reader.some(file.size - got);
-          got += piece.length;
-          const wait = throttle?.take(piece.length);
-          if (wait) await wait;
-          if (refused) continue;
-          hasher.update(piece);
-          chunks.push(piece);
-        }
-        if (refused || !space || !target) {
-          results.push(refusalOf(file.path, refused ?? new FerryError("ParameterError"), lang));
-          continue;
-        }
+        for (const { file, reservation, refused, target } of group) {
+          const fileStarted = Date.now();
+          // Its bytes: hashed as they arrive, through the owner's upload limit. A refused file's bytes are
+          // dropped but still pass the limit (of the personal space: its group may be the reason it was
+          // refused), so refusals are no way around a speed limit.
+          const hasher = await createHasher();
+          const chunks: Buffer[] = [];
+          const throttle = await throttleOf(refused ? 0 : file.groupId);
+          for (let got = 0; got < file.size; ) {
+            const piece = await reader.some(file.size - got);
+            got += piece.length;
+            const wait = throttle?.take(piece.length);
+            if (wait) await wait;
+            if (refused) continue;
+            hasher.update(piece);
+            chunks.push(piece);
+          }
+          if (refused || !target) {
+            results.push(refusalOf(file.path, refused ?? new FerryError("ParameterError"), lang));
+            continue;
+          }
 
-        const actual = hasher.digest();
-        const staged = path.join(store.directory, `batch-${reservation}.tmp`);
-        try {
-          if (file.hash !== undefined && file.hash !== actual) throw new FerryError("HashCheckError");
-          // As a commit places: the Upload permission (here) and the target (placeUpload) checked again
-          // (a permission may have been revoked, or another upload may have taken the path, while the bytes came).
-          space = await spaceOf(target.groupId);
-          // One call (writeFile writes until every byte is down); adopt's fsync makes it durable.
-          await writeFile(staged, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, file.size), { flag: "wx", mode: 0o600 });
-          const placed = await placeUpload(services, user.id, space, target, file.size, staged, actual, await rulesFor(space));
-          results.push({ path: placed.path, ok: true, size: placed.size, hash: actual });
-          placedPaths.set(target.groupId, [...(placedPaths.get(target.groupId) ?? []), placed.path]);
-          services.recorder.recordTransfer({
-            userId: user.id,
-            account: user.account,
-            groupId: target.groupId,
-            direction: "upload",
-            bytes: placed.size,
-            files: 1,
-            durationMs: Date.now() - fileStarted,
-            result: "ok",
-            via,
-            path: placed.path,
-            address: clientAddress?.(req) ?? null,
-            shareId: null,
-          });
-        } catch (error) {
-          if (!(error instanceof FerryError)) throw error;
-          results.push(refusalOf(file.path, error, lang));
-        } finally {
-          await rm(staged, { force: true });
-          reservations.delete(reservation);
-          await services.quota.release([reservation]);
+          const actual = hasher.digest();
+          const staged = path.join(store.directory, `batch-${reservation}.tmp`);
+          let adopted = false;
+          try {
+            if (file.hash !== undefined && file.hash !== actual) throw new FerryError("HashCheckError");
+            // As a commit places: the Upload permission (here) and the target (placeUpload) checked again
+            // (a permission may have been revoked, or another upload may have taken the path, while the bytes came).
+            const space = await spaceOf(target.groupId);
+            await stage(staged, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, file.size));
+            const placed = await placeUpload(services, user.id, space, target, file.size, staged, actual, {
+              rules: await rulesFor(space),
+              limit: await limitOfGroup(target.groupId),
+              folders,
+            });
+            adopted = true;
+            const folder = parentOf(placed.path);
+            unsynced.set(`${space.key}:${folder}`, { storage: space.storage, folder });
+            unrecorded.push({ spaceKey: space.key, path: placed.path, size: placed.size, mtime: placed.mtime, hash: actual });
+            results.push({ path: placed.path, ok: true, size: placed.size, hash: actual });
+            placedPaths.set(target.groupId, [...(placedPaths.get(target.groupId) ?? []), placed.path]);
+            services.recorder.recordTransfer({
+              userId: user.id,
+              account: user.account,
+              groupId: target.groupId,
+              direction: "upload",
+              bytes: placed.size,
+              files: 1,
+              durationMs: Date.now() - fileStarted,
+              result: "ok",
+              via,
+              path: placed.path,
+              address: clientAddress?.(req) ?? null,
+              shareId: null,
+            });
+          } catch (error) {
+            if (!(error instanceof FerryError)) throw error;
+            results.push(refusalOf(file.path, error, lang));
+          } finally {
+            // Placed, the staged name is gone (adopt consumed it); otherwise it goes now.
+            if (!adopted) await rm(staged, { force: true });
+            // A placed file's reservation ends with its group (flush); a refused one's now.
+            if (adopted) placedReservations.push(reservation);
+            else if (reservations.delete(reservation)) await services.quota.release([reservation]);
+          }
         }
+        // Before the next group and before the reply: the folders' entries durable, the hashes recorded, the reservations ended.
+        await flush();
       }
     } catch (error) {
-      // The client went away mid-batch: the files placed so far stay, the one in flight is dropped.
+      // The client went away mid-batch: the files placed so far stay (durable and recorded), the one in flight is dropped.
+      await flush().catch(() => undefined);
       await services.quota.release([...reservations]);
       if (error instanceof Truncated) {
         res.destroy();

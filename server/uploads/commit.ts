@@ -56,21 +56,55 @@ export function createHashCache(store: UploadStore) {
 export type HashCache = ReturnType<typeof createHashCache>;
 
 /**
+ * What a batch (batch.ts) read once for many files, and what it does itself once per group of
+ * files before it answers: the folder fsync (its staged files are already fsynced) and the hash
+ * record (it collects `placed`).
+ */
+export interface BatchPlacing {
+  /** The uploader's rules of the space, as the batch last read them. */
+  rules: SpaceRules;
+  /** The space's quota, as the batch last read it (at most a second ago). */
+  limit: number;
+  /** Folders ("<space key>:<path>") this request has made sure exist: no mkdir for the next file in them. */
+  folders: Set<string>;
+}
+
+/**
  * Places an upload's stored bytes (`file`, a local file the storage adopts) at its target: the
  * target checked again (another upload may have taken the path meanwhile), the space's quota
  * checked, missing parent folders created, the file placed atomically and its hash recorded.
- * The commit and the batches (batch.ts) both place through here; a batch passes `rules` read once per request.
+ * The commit and the batches (batch.ts) both place through here; a batch passes `batch`: then the
+ * staged file is already fsynced, and the folder's fsync and the hash record are the batch's.
  */
-export async function placeUpload(services: Services, userId: number, space: Space, target: UploadTarget, size: number, file: string, hash: string, rules?: SpaceRules) {
-  // A batch passes the rules it read once for its request; a commit reads them now.
-  await checkTargetFree(space, target, rules ?? (await rulesOf(services.db, userId, space)), size);
+export async function placeUpload(services: Services, userId: number, space: Space, target: UploadTarget, size: number, file: string, hash: string, batch?: BatchPlacing) {
+  // A batch passes the rules it read for its request; a commit reads them now.
+  await checkTargetFree(space, target, batch?.rules ?? (await rulesOf(services.db, userId, space)), size);
   const parent = parentOf(target.path);
-  const placed = await services.quota.placeFile(userId, space, target.path, size, async () => {
-    // Folder uploads keep their tree; a folder removed during the upload comes back.
-    if (parent !== "/") await space.storage.mkdir(parent, { recursive: true });
-    return space.storage.adopt({ kind: "local-file", path: file }, target.path, { overwrite: target.overwrite });
-  });
-  await services.hashes.record(space.key, placed.path, placed.size, placed.mtime, hash);
+  const folder = `${space.key}:${parent}`;
+  const adopt = () => space.storage.adopt({ kind: "local-file", path: file, synced: batch !== undefined }, target.path, { overwrite: target.overwrite, syncFolder: batch === undefined });
+  const placed = await services.quota.placeFile(
+    userId,
+    space,
+    target.path,
+    size,
+    async () => {
+      // Folder uploads keep their tree; a folder removed during the upload comes back.
+      if (parent === "/" || batch?.folders.has(folder)) {
+        try {
+          return await adopt();
+        } catch (error) {
+          // Removed while the batch ran: made again, once.
+          if (!batch || parent === "/" || !(error instanceof FerryError && error.errorName === "PathNotFound")) throw error;
+          batch.folders.delete(folder);
+        }
+      }
+      await space.storage.mkdir(parent, { recursive: true });
+      batch?.folders.add(folder);
+      return adopt();
+    },
+    batch?.limit,
+  );
+  if (!batch) await services.hashes.record(space.key, placed.path, placed.size, placed.mtime, hash);
   return placed;
 }
 

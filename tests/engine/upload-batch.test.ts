@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { readdir } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rename, rm, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { request, type IncomingMessage } from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -304,6 +305,81 @@ describe("POST /uploads/batch", () => {
     expect(await readPlaced(user, "/drop/c.bin")).toBeNull();
     expect((await user.files.ok("list", { groupId: 0, path: "/drop" })).names.sort()).toEqual(["a.bin", "b.bin"]);
     expect(await stagingLeftovers()).toEqual([]);
+  });
+
+  it("places files across groups durable and accounted: files refused mid-batch leave the others placed, hash-recorded and counted once, and no reservation behind", async () => {
+    const user = await users.userWith("ub_groups", { quota: 2_000_000 });
+    // 150 files: more than two groups of the engine's (GROUP), so refusals fall in different groups.
+    const files: BatchFile[] = Array.from({ length: 150 }, (_, i) => ({ path: `/g/d${i % 3}/f${i}.bin`, data: randomBytes(1000 + i) }));
+    files[70] = { ...files[70]!, hash: "0".repeat(64) }; // refused after its bytes (and its reservation)
+    files[100] = { path: "/g/d0", data: randomBytes(10) }; // a folder placed by the first group
+    files[130] = { path: "/g/big.bin", data: randomBytes(2_100_000) }; // past the quota
+    const reply = await sendBatch(user, files);
+    expect(reply.status).toBe(200);
+    const results = reply.body.data.files;
+    expect(results).toHaveLength(150);
+    expect(results[70]).toMatchObject({ ok: false, code: ErrorCode.HashCheckError });
+    expect(results[100]).toMatchObject({ ok: false, code: ErrorCode.PathIsNotFile });
+    expect(results[130]).toMatchObject({ ok: false, code: ErrorCode.QuotaExceeded, data: { quota: 2_000_000, needed: 2_100_000 } });
+    const placed = files.filter((_, i) => i !== 70 && i !== 100 && i !== 130);
+    for (const [i, f] of files.entries()) {
+      if (i === 70 || i === 100 || i === 130) {
+        if (i !== 100) expect(await readPlaced(user, f.path)).toBeNull();
+        continue;
+      }
+      expect(results[i]).toEqual({ path: f.path, ok: true, size: f.data.length, hash: await blake3Hex(f.data) });
+      expect((await readPlaced(user, f.path))?.equals(f.data)).toBe(true);
+    }
+    // Counted once (stored, no reservation left behind), every placed file's hash recorded.
+    const stored = placed.reduce((n, f) => n + f.data.length, 0);
+    expect((await user.files.ok("uploadRules", { groupId: 0 })).used).toBe(stored);
+    const space = await t.engine.services.spaces.open(user.id, 0);
+    const k = t.engine.services.db.kysely;
+    expect(await k.selectFrom("upload_reservations").select("upload_id").where("space_key", "=", space.key).execute()).toEqual([]);
+    const hashes = await k.selectFrom("file_hashes").select(["path", "hash"]).where("space_key", "=", space.key).execute();
+    expect(hashes).toHaveLength(placed.length);
+    for (const i of [0, 69, 71, 129, 149]) {
+      expect(await user.files.ok("attributes", { groupId: 0, paths: [files[i]!.path] })).toMatchObject({ hash: await blake3Hex(files[i]!.data) });
+    }
+    expect(await stagingLeftovers()).toEqual([]);
+  });
+
+  it("a folder swapped for a symbolic link mid-batch refuses its next files (a link out of the home, or to another folder of it) and writes nothing through it", async () => {
+    const user = await users.userWith("ub_swap");
+    const space = await t.engine.services.spaces.open(user.id, 0);
+    const home = path.join(t.engine.services.spaces.root, space.home);
+    const outside = await mkdtemp(path.join(tmpdir(), "ferry-batch-outside-"));
+    await mkdir(path.join(home, "elsewhere"), { recursive: true });
+    try {
+      for (const [dir, target] of [["out", outside], ["in", path.join(home, "elsewhere")]] as const) {
+        const a = randomBytes(1000);
+        const b = randomBytes(1000);
+        const c = randomBytes(1000);
+        const body = await batchBody([
+          { path: `/${dir}/a.bin`, data: a },
+          { path: `/${dir}/b.bin`, data: b },
+          { path: `/after-${dir}.bin`, data: c },
+        ]);
+        const { req, reply } = openBatch(user.socketToken, body.length);
+        reply.catch(() => undefined);
+        // All of a, nothing of b: the batch has checked b (and taken its folder for plain) when a is placed.
+        req.write(body.subarray(0, body.length - 2000));
+        for (let i = 0; i < 600 && !(await readPlaced(user, `/${dir}/a.bin`)); i++) await new Promise((r) => setTimeout(r, 20));
+        await rename(path.join(home, dir), path.join(home, `${dir}-moved`));
+        await symlink(target, path.join(home, dir));
+        req.end(body.subarray(body.length - 2000));
+        const done = await reply;
+        expect(done.status).toBe(200);
+        expect(done.body.data.files[0]).toMatchObject({ ok: true });
+        expect(done.body.data.files[1]).toMatchObject({ ok: false, code: ErrorCode.InvalidPath });
+        expect(done.body.data.files[2]).toMatchObject({ ok: true });
+        expect(await readdir(target)).toEqual([]);
+        expect((await readPlaced(user, `/${dir}-moved/a.bin`))?.equals(a)).toBe(true);
+      }
+      expect(await stagingLeftovers()).toEqual([]);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
   });
 
   it("answers a browser's preflight and its batch with CORS for an allowed origin only", async () => {
