@@ -136,7 +136,7 @@ function FolderCounts({ folder }: { folder: NonNullable<TransferItem["folder"]> 
       <p>{t("transfers.folder.counts-refused", { done: folder.done, count: folder.files, failed: folder.refused.length })}</p>
       <ul className="list-inside list-disc">
         {folder.refused.slice(0, REFUSED_SHOWN).map((file) => (
-          <li key={file.name} className="truncate" title={file.name}>
+          <li key={file.name} className="break-words">
             {t("transfers.folder.refused-file", { name: file.name, reason: t(file.errorMsgKey, { name: file.name, ...file.errorVars }) })}
           </li>
         ))}

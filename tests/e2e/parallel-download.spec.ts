@@ -5,7 +5,7 @@ import path from "node:path";
 import { chunkSizeFor } from "../../app/transfers/page-download";
 import { PERMISSION_FULL } from "../../contract/permissions";
 import { E2E_FILE_PORT } from "../support/e2e-env";
-import { createUser, login, uniqueAccount } from "../support/e2e-helpers";
+import { adminToken, createUser, login, ok, uniqueAccount } from "../support/e2e-helpers";
 import { connectFiles } from "../support/file-client";
 import { expect, hydrated, openTransfers, screenshot, seedFile, seriousViolations, signIn, test, transferPanel } from "./fixtures";
 
@@ -100,10 +100,10 @@ function watchRanges(page: Page) {
 const table = (page: Page) => page.getByRole("region", { name: /^Files in|中的(分享)?文件$/ });
 const toolbar = (page: Page) => page.getByRole("toolbar", { name: /^(File actions|文件操作)$/ });
 
-async function shoot(page: Page, name: string) {
+async function shoot(page: Page, name: string, folder = SCREENS) {
   await screenshot(page, name);
-  mkdirSync(SCREENS, { recursive: true });
-  copyFileSync(path.join("test-results", "screens", `${name}.png`), path.join(SCREENS, `${name}.png`));
+  mkdirSync(folder, { recursive: true });
+  copyFileSync(path.join("test-results", "screens", `${name}.png`), path.join(folder, `${name}.png`));
 }
 
 test.describe("parallel downloads written by the page", () => {
@@ -267,7 +267,7 @@ test.describe("parallel downloads written by the page", () => {
     /** The folder on the server: one large file (parallel ranges), small ones in sub-folders, an empty folder. */
     async function userWithFolder(maxDownloadSpeed = 0) {
       const account = uniqueAccount("folder");
-      await createUser(account, PASSWORD, { permission: PERMISSION_FULL, maxDownloadSpeed });
+      const user = await createUser(account, PASSWORD, { permission: PERMISSION_FULL, maxDownloadSpeed });
       const socketToken = (await login(account, PASSWORD)).data!.websocket_token;
       const files = await connectFiles(FILE_URL, socketToken);
       const tree: Record<string, Uint8Array> = {
@@ -281,7 +281,7 @@ test.describe("parallel downloads written by the page", () => {
       for (const [relative, bytes] of Object.entries(tree)) await seedFile(files, socketToken, `/album/${relative}`, bytes);
       await files.ok("mkdir", { groupId: 0, path: "/album/sub", name: "nothing-here" });
       await files.close();
-      return { account, tree };
+      return { account, tree, userId: user.id };
     }
 
     /** The directory picker answered with the Origin Private File System's root. */
@@ -291,9 +291,9 @@ test.describe("parallel downloads written by the page", () => {
       });
     }
 
-    /** Every file below `album` in the OPFS (relative path → size and SHA-256), and every folder. */
-    function savedTree(page: Page) {
-      return page.evaluate(async () => {
+    /** Every file below `album` (or `top`) in the OPFS (relative path → size and SHA-256), and every folder. */
+    function savedTree(page: Page, top = "album") {
+      return page.evaluate(async (topName) => {
         const files: Record<string, { size: number; sha256: string }> = {};
         const folders: string[] = [];
         const walk = async (dir: FileSystemDirectoryHandle, prefix: string) => {
@@ -309,9 +309,9 @@ test.describe("parallel downloads written by the page", () => {
             }
           }
         };
-        await walk(await (await navigator.storage.getDirectory()).getDirectoryHandle("album"), "");
+        await walk(await (await navigator.storage.getDirectory()).getDirectoryHandle(topName), "");
         return { files, folders: folders.sort() };
-      });
+      }, top);
     }
 
     const expected = (tree: Record<string, Uint8Array>) => Object.fromEntries(Object.entries(tree).map(([relative, bytes]) => [relative, { size: bytes.length, sha256: sha256(bytes) }]));
@@ -426,6 +426,50 @@ test.describe("parallel downloads written by the page", () => {
       expect(plainGets).toEqual([]);
       expect(await savedTree(page)).toEqual({ files: expected(tree), folders: FOLDERS });
       expect(await savedFolderRun(page)).toEqual([]);
+    });
+
+    test("a file the engine refuses (the user's file filter) is named in the row, not on disk; the others are saved and checked; a second download goes beside the first (en, zh)", async ({ page }) => {
+      const { account, tree, userId } = await userWithFolder();
+      // A file the filter names, put there before the administrator set the filter: listed, but its download is refused.
+      const socketToken = (await login(account, PASSWORD)).data!.websocket_token;
+      const files = await connectFiles(FILE_URL, socketToken);
+      await seedFile(files, socketToken, "/album/sub/draft.tmp", randomBytes(40));
+      await files.close();
+      await ok("PATCH", `/api/admin/users/${userId}`, { token: await adminToken(), body: { transIgnoreRegSwitch: true, transIgnoreReg: "*.tmp" } });
+      await directoryPickerIntoOpfs(page);
+      await signIn(page, account, PASSWORD);
+      await page.waitForURL(/\/personal/);
+      await hydrated(page);
+
+      await table(page).getByRole("checkbox", { name: "Select row album" }).check();
+      await toolbar(page).getByRole("button", { name: "Download", exact: true }).click();
+      await expect(transferPanel(page)).toContainText("1 done", { timeout: 120_000 });
+      await openTransfers(page);
+      const row = transferPanel(page).getByRole("listitem", { name: "album" });
+      await expect(row).toContainText("Saved, except the files listed below");
+      await expect(row).toContainText("7 of 7 files, 1 not saved:");
+      await expect(row.getByRole("listitem")).toHaveText(["sub/draft.tmp: Skipped: the file filter of this space leaves out files of this name or size"]);
+      expect(await seriousViolations(page), "the panel with a folder one file of which was refused").toEqual([]);
+      await shoot(page, "folder-download-refused-en", "/tmp/ferry/screens/transfers");
+      // The others are saved and checked; the refused one is not on disk (not even empty).
+      expect(await savedTree(page)).toEqual({ files: expected(tree), folders: FOLDERS });
+
+      // In Chinese, the same folder again: it goes into a new "album (1)" beside the first, which stays as it is.
+      await page.getByRole("button", { name: "Switch the language to Chinese" }).click();
+      await expect(page.locator("html")).toHaveAttribute("lang", "zh");
+      await hydrated(page);
+      await table(page).getByRole("checkbox", { name: "选择此行 album" }).check();
+      await toolbar(page).getByRole("button", { name: "下载", exact: true }).click();
+      await expect(transferPanel(page)).toContainText("1 个已完成", { timeout: 120_000 });
+      await openTransfers(page);
+      const zhRow = transferPanel(page).getByRole("listitem", { name: "album" });
+      await expect(zhRow).toContainText("已保存，下列文件除外");
+      await expect(zhRow).toContainText("7/7 个文件，1 个未保存：");
+      await expect(zhRow.getByRole("listitem")).toHaveText(["sub/draft.tmp：已跳过：此空间的文件过滤规则不传输此名称或大小的文件"]);
+      expect(await seriousViolations(page), "the same in Chinese").toEqual([]);
+      await shoot(page, "folder-download-refused-zh", "/tmp/ferry/screens/transfers");
+      expect(await savedTree(page, "album (1)")).toEqual({ files: expected(tree), folders: FOLDERS });
+      expect(await savedTree(page)).toEqual({ files: expected(tree), folders: FOLDERS });
     });
 
     test("Cancel stops the folder and removes what was written, and nothing is left to resume", async ({ page }) => {
