@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CHUNK_BYTES, CHUNKS_PER_STREAM, ChunkPlan, chunkSize, FAST_STREAM_BYTES_PER_S, fileChunkSize, isLoopback, LOOPBACK_MAX_STREAMS, MAX_STREAMS, MIN_SPLIT_BYTES, StreamCount, uncovered, usesChunks } from "./chunk-plan";
+import { CHUNK_BYTES, CHUNKS_PER_STREAM, ChunkPlan, chunkSize, FAST_STREAM_BYTES_PER_S, fileChunkSize, finishTogether, isLoopback, LOOPBACK_MAX_STREAMS, MAX_STREAMS, MIN_SPLIT_BYTES, MIN_TAIL_BYTES, MIN_TAIL_SECONDS, StreamCount, TAIL_SHARE, tailChunk, uncovered, usesChunks } from "./chunk-plan";
 
 const MIB = 1024 * 1024;
 
@@ -106,6 +106,98 @@ describe("chunk plan", () => {
     plan.take(2);
     plan.setChunk(MIB);
     expect(plan.take(2)).toEqual([16 * MIB, 17 * MIB]);
+  });
+});
+
+describe("the tail sized by the streams' rates", () => {
+  it("finds when every stream would end if the bytes left were shared so that all end together", () => {
+    expect(finishTogether(10, 1, [])).toBe(10);
+    // A chunk in flight ends at 10 s: alone until then the asking stream sends 10 of 20, then both.
+    expect(finishTogether(10, 1, [{ left: 10, rate: 1 }])).toBe(10);
+    expect(finishTogether(20, 1, [{ left: 10, rate: 1 }])).toBe(15);
+    // A straggler ending later than everyone else changes nothing for the others.
+    expect(finishTogether(4, 1, [{ left: 100, rate: 1 }])).toBe(4);
+    // A chunk whose rate is not known yet is taken at the asking stream's rate.
+    expect(finishTogether(20, 1, [{ left: 10, rate: 0 }])).toBe(15);
+    expect(finishTogether(1, 0, [])).toBe(Infinity);
+  });
+
+  it("hands out whole chunks before the tail, then a share of what ends together, never under the minimum", () => {
+    const rate = MIB; // 1 MiB/s
+    const idle = { rate, flights: [] };
+    // 100 MiB for one stream: far from the tail.
+    expect(tailChunk(100 * MIB, 2 * MIB, idle)).toBe(2 * MIB);
+    // 3 MiB left, alone, at 256 KiB/s: TAIL_SHARE of it, rounded up to 64 KiB.
+    expect(tailChunk(3 * MIB, 2 * MIB, { rate: MIB / 4, flights: [] })).toBe(Math.ceil((3 * MIB * TAIL_SHARE) / 65536) * 65536);
+    // With five streams in flight ending about now, the share is a sixth of what is left, halved.
+    const five = { rate, flights: Array.from({ length: 5 }, () => ({ left: 64 * 1024, rate })) };
+    expect(tailChunk(24 * MIB, 2 * MIB, five)).toBeLessThan(2.1 * MIB);
+    expect(tailChunk(24 * MIB, 2 * MIB, five)).toBeGreaterThan(1.9 * MIB);
+    // Never under MIN_TAIL_SECONDS of the stream's own sending (in whole 64 KiB: a chunk's offset is a whole number).
+    expect(tailChunk(5 * MIB, 4 * MIB, five)).toBe(MIN_TAIL_SECONDS * rate);
+    const odd = { rate: 3_123_456.789, flights: [{ left: 1000, rate: 2_999_999.5 }] };
+    for (const left of [5 * MIB, 9 * MIB + 7, 40 * MIB]) {
+      const size = tailChunk(left, 10 * MIB + 65536, odd);
+      expect(Number.isInteger(size)).toBe(true);
+      expect(size === left || size % 65536 === 0).toBe(true);
+    }
+    // A slow stream: the floor in bytes.
+    const slow = { rate: 1000, flights: Array.from({ length: 5 }, () => ({ left: 1000, rate: 1000 })) };
+    expect(tailChunk(2 * MIB, 4 * MIB, slow)).toBe(MIN_TAIL_BYTES);
+    // What would be left under the floor goes along.
+    expect(tailChunk(1.5 * MIB, 4 * MIB, five)).toBe(1.5 * MIB);
+    // ...but never beyond the chunk size (the administrator's part size).
+    expect(tailChunk(1.5 * MIB, MIB, five)).toBe(MIB);
+    // No rate known: a whole chunk.
+    expect(tailChunk(100 * MIB, 2 * MIB, { rate: 0, flights: [] })).toBe(2 * MIB);
+  });
+
+  /**
+   * Six streams of different, steady rates upload a file; each asks for its next chunk when the
+   * last one is done. Returns when each stream ended and the chunks, with or without rate hints.
+   */
+  function simulate(size: number, chunk: number, rates: number[], hints: boolean) {
+    const plan = new ChunkPlan([[0, size]], chunk);
+    const busy = rates.map(() => ({ until: 0, bytes: 0, from: 0 }));
+    const ends = rates.map(() => 0);
+    const chunks: [number, number][] = [];
+    let now = 0;
+    const assign = (i: number, previousRate: number) => {
+      const flights = busy.flatMap((b, j) => (j !== i && b.until > now ? [{ left: b.bytes - (now - b.from) * rates[j]!, rate: rates[j]! }] : []));
+      const range = plan.take(rates.length, hints && previousRate > 0 ? { rate: previousRate, flights } : undefined);
+      if (!range) return;
+      chunks.push(range);
+      busy[i] = { until: now + (range[1] - range[0]) / rates[i]!, bytes: range[1] - range[0], from: now };
+      ends[i] = busy[i]!.until;
+    };
+    rates.forEach((_r, i) => assign(i, 0));
+    for (;;) {
+      const next = busy.map((b, i) => ({ i, at: b.until })).filter((b) => b.at > now).sort((a, b) => a.at - b.at)[0];
+      if (!next) break;
+      now = next.at;
+      assign(next.i, rates[next.i]!);
+    }
+    return { ends, chunks };
+  }
+
+  it("makes the streams end together where equal chunks leave some idle (a simulation)", () => {
+    const rates = [0.13, 0.11, 0.15, 0.09, 0.12, 0.14].map((r) => r * 1e6 + 0.37);
+    const size = 32 * MIB;
+    const ideal = size / rates.reduce((a, b) => a + b, 0);
+    const before = simulate(size, 2 * MIB, rates, false);
+    const after = simulate(size, 2 * MIB, rates, true);
+    for (const run of [before, after]) {
+      const sorted = [...run.chunks].sort((a, b) => a[0] - b[0]);
+      for (const [start, end] of sorted) expect(Number.isInteger(start) && Number.isInteger(end)).toBe(true);
+      expect(sorted[0]![0]).toBe(0);
+      expect(sorted.at(-1)![1]).toBe(size);
+      for (let i = 1; i < sorted.length; i += 1) expect(sorted[i]![0]).toBe(sorted[i - 1]![1]);
+    }
+    const spread = (ends: number[]) => Math.max(...ends) - Math.min(...ends);
+    expect(Math.max(...after.ends)).toBeLessThan(Math.max(...before.ends));
+    // Within a few seconds of the ideal, and the streams end within MIN_TAIL_SECONDS-sized chunks of each other.
+    expect(Math.max(...after.ends)).toBeLessThan(ideal * 1.08);
+    expect(spread(after.ends)).toBeLessThan(spread(before.ends) / 2);
   });
 });
 

@@ -69,6 +69,65 @@ export function uncovered(range: ByteRange, stored: readonly ByteRange[]): ByteR
   return out;
 }
 
+/** A chunk in flight as the tail planning sees it: bytes it still has to send, and its rate so far (bytes/s; 0: not known yet). */
+export interface FlightRate {
+  left: number;
+  rate: number;
+}
+
+/** What the uploader knows when a stream asks for its next chunk (ChunkPlan.take). */
+export interface TakeHint {
+  /** The asking stream's rate: that of the chunk it just finished (bytes/s). */
+  rate: number;
+  /** The other chunks in flight. */
+  flights: readonly FlightRate[];
+}
+
+/**
+ * A tail chunk is this share of what would let the asking stream end together with the others: the
+ * rest is handed out again later, by then with newer rates (a lossy link's streams change speed).
+ */
+export const TAIL_SHARE = 0.5;
+/** A tail chunk carries at least this long at its stream's rate: each chunk costs a round trip of idle wire. */
+export const MIN_TAIL_SECONDS = 1;
+/** ...and at least this many bytes. */
+export const MIN_TAIL_BYTES = 256 * 1024;
+
+/**
+ * Seconds from now until every stream would be done if `left` unassigned bytes were shared so that
+ * all end together: the asking stream sends at `rate` from now, each chunk in flight first ends its
+ * own bytes (at its rate; an unknown one at `rate`) and then takes a share at that rate.
+ */
+export function finishTogether(left: number, rate: number, flights: readonly FlightRate[]): number {
+  if (rate <= 0) return Infinity;
+  const ends = flights.map((f) => ({ rate: f.rate > 0 ? f.rate : rate, at: f.left / (f.rate > 0 ? f.rate : rate) })).sort((a, b) => a.at - b.at);
+  let now = 0;
+  let carrying = rate;
+  let rest = left;
+  for (const end of ends) {
+    if (rest <= carrying * (end.at - now)) return now + rest / carrying;
+    rest -= carrying * (end.at - now);
+    now = end.at;
+    carrying += end.rate;
+  }
+  return now + rest / carrying;
+}
+
+/**
+ * The size of the next chunk for a stream that sends at `hint.rate`, in the tail: TAIL_SHARE of the
+ * bytes that would make it end together with the others (finishTogether), not under MIN_TAIL_SECONDS
+ * of its own sending (nor MIN_TAIL_BYTES), and never over `chunk` (before the tail, `chunk` itself).
+ * Whatever would be left under that minimum goes with this chunk.
+ */
+export function tailChunk(left: number, chunk: number, hint: TakeHint): number {
+  if (hint.rate <= 0) return Math.min(chunk, left);
+  const floor = Math.min(chunk, Math.max(MIN_TAIL_BYTES, Math.ceil((hint.rate * MIN_TAIL_SECONDS) / SHARE_ALIGN) * SHARE_ALIGN));
+  const fair = hint.rate * finishTogether(left, hint.rate, hint.flights);
+  let size = Math.min(chunk, Math.max(floor, Math.ceil((fair * TAIL_SHARE) / SHARE_ALIGN) * SHARE_ALIGN));
+  if (left - size < floor && left <= chunk) size = left;
+  return Math.min(size, left);
+}
+
 /**
  * The bytes not yet handed to a stream, in file order (so the engine's contiguous prefix, and its
  * hash, advance as the chunks land). `take` gives the next chunk: `chunk` bytes, except in the tail,
@@ -101,17 +160,26 @@ export class ChunkPlan {
     this.share = null;
   }
 
-  /** The next chunk for one of `streams` streams, or null when everything is handed out. */
-  take(streams: number): ByteRange | null {
+  /**
+   * The next chunk for one of `streams` streams, or null when everything is handed out. With a
+   * `hint` (the asking stream's rate and the chunks in flight) the tail is sized by the streams'
+   * rates (tailChunk), so that the last chunks of all streams end together; without one, the tail
+   * is shared out in equal parts.
+   */
+  take(streams: number, hint?: TakeHint): ByteRange | null {
     const first = this.gaps[0];
     if (!first) return null;
     let size = this.chunk;
     const left = this.left;
-    // In the tail, equal shares: the last chunks end at about the same time.
-    if (this.share === null && left < streams * this.chunk && this.chunk > MIN_SPLIT_BYTES) {
-      this.share = Math.max(MIN_SPLIT_BYTES, Math.ceil(left / Math.max(1, streams) / SHARE_ALIGN) * SHARE_ALIGN);
+    if (hint && hint.rate > 0) {
+      size = tailChunk(left, this.chunk, hint);
+    } else {
+      // In the tail, equal shares: the last chunks end at about the same time.
+      if (this.share === null && left < streams * this.chunk && this.chunk > MIN_SPLIT_BYTES) {
+        this.share = Math.max(MIN_SPLIT_BYTES, Math.ceil(left / Math.max(1, streams) / SHARE_ALIGN) * SHARE_ALIGN);
+      }
+      if (this.share !== null) size = Math.min(this.share, this.chunk);
     }
-    if (this.share !== null) size = Math.min(this.share, this.chunk);
     const end = Math.min(first[1], first[0] + size);
     const range: ByteRange = [first[0], end];
     if (end >= first[1]) this.gaps.shift();

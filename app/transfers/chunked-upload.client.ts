@@ -1,6 +1,6 @@
 import { ErrorCode } from "../../contract/errors";
 import { CHUNK_HEADER, missingRanges, parseRanges, RANGES_HEADER, type ByteRange } from "../../contract/upload-chunks";
-import { ChunkPlan, fileChunkSize, rangeBytes, StreamCount, uncovered } from "./chunk-plan";
+import { ChunkPlan, fileChunkSize, type FlightRate, rangeBytes, StreamCount, type TakeHint, uncovered } from "./chunk-plan";
 
 /** A refusal of the file server: its envelope's code and data when it sent one. */
 export class ChunkRequestError extends Error {
@@ -70,11 +70,15 @@ export class ChunkedUpload {
   private readonly count: StreamCount;
   private readonly requests = new Set<XMLHttpRequest>();
   private readonly sending = new Map<XMLHttpRequest, number>();
+  /** Per request in flight: its length and when it was sent (for the tail's rates). */
+  private readonly flights = new Map<XMLHttpRequest, { bytes: number; sentAt: number }>();
   /** Chunks sent or waiting to be retried. */
   private busy = 0;
   private stopped = false;
   private timer: ReturnType<typeof setInterval> | undefined;
   private lastSample = { time: 0, bytes: 0 };
+  /** The rate of the last chunk that finished (bytes/s; 0 before). */
+  private lastRate = 0;
 
   constructor(private readonly options: ChunkedUploadOptions) {
     this.url = options.uploadUrl;
@@ -172,12 +176,28 @@ export class ChunkedUpload {
     this.fill();
   }
 
-  /** Starts chunks until as many run as the stream count allows. */
-  private fill() {
+  /** The chunks in flight as the tail planning sees them: bytes still to send and rate so far. */
+  private flightRates(now: number): FlightRate[] {
+    const out: FlightRate[] = [];
+    for (const [xhr, { bytes, sentAt }] of this.flights) {
+      const loaded = this.sending.get(xhr) ?? 0;
+      out.push({ left: Math.max(0, bytes - loaded), rate: loaded > 0 ? (loaded * 1000) / Math.max(1, now - sentAt) : 0 });
+    }
+    return out;
+  }
+
+  /**
+   * Starts chunks until as many run as the stream count allows. `rate`: that of the chunk whose
+   * stream asks (bytes/s), so the tail is sized to end together (ChunkPlan.take); a stream with no
+   * finished chunk yet takes a whole one.
+   */
+  private fill(rate = this.lastRate) {
     const plan = this.plan;
     if (this.stopped || !plan) return;
+    if (rate > 0) this.lastRate = rate;
     while (this.busy < this.count.streams) {
-      const range = plan.take(this.count.streams);
+      const hint: TakeHint | undefined = rate > 0 ? { rate, flights: this.flightRates(Date.now()) } : undefined;
+      const range = plan.take(this.count.streams, hint);
       if (!range) break;
       this.busy += 1;
       void this.runChunk(range);
@@ -211,9 +231,12 @@ export class ChunkedUpload {
   private async runChunk(range: ByteRange) {
     let rest = range;
     let attempt = 0;
+    let rate = 0;
     for (;;) {
       try {
+        const sentAt = Date.now();
         await this.send(rest);
+        rate = ((rest[1] - rest[0]) * 1000) / Math.max(1, Date.now() - sentAt);
         break;
       } catch (error) {
         if (this.stopped) return;
@@ -243,7 +266,7 @@ export class ChunkedUpload {
     this.busy -= 1;
     this.report();
     this.options.onStored(this.storedBytes());
-    this.fill();
+    this.fill(rate);
   }
 
   private send([start, end]: ByteRange): Promise<void> {
@@ -256,9 +279,11 @@ export class ChunkedUpload {
       xhr.setRequestHeader("Content-Type", "application/offset+octet-stream");
       this.requests.add(xhr);
       this.sending.set(xhr, 0);
+      this.flights.set(xhr, { bytes: end - start, sentAt: Date.now() });
       const done = () => {
         this.requests.delete(xhr);
         this.sending.delete(xhr);
+        this.flights.delete(xhr);
       };
       xhr.upload.onprogress = (event) => {
         this.sending.set(xhr, event.loaded);
@@ -289,6 +314,7 @@ export class ChunkedUpload {
     for (const xhr of this.requests) xhr.abort();
     this.requests.clear();
     this.sending.clear();
+    this.flights.clear();
   }
 
   private fail(error: unknown) {

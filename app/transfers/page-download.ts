@@ -47,6 +47,68 @@ export function adaptStreams(current: number, rangeBytes: number, rangeMs: numbe
 }
 
 /**
+ * Work stealing at the end of a download: once no range is left to start, a stream that goes idle
+ * takes the second half of the piece in flight that will end last, and the piece's own request stops
+ * reading at the split point. Without it, a slow link's last ranges ran on one or two of the six
+ * connections while the others sat idle (docs/bench.md, "WAN: the web client's rows").
+ * A piece is `[start, end)` of one range; a range counts as finished (and is committed for a
+ * resume) only when all its pieces are written, so the record of finished ranges stays exact.
+ */
+export interface FlightPiece {
+  start: number;
+  /** Where its request stops reading (moved down by a split). */
+  end: number;
+  /** Bytes received so far from `start`. */
+  received: number;
+  /** When its first byte arrived (ms, any clock); null before, or while it waits for a retry. */
+  firstByteMs: number | null;
+}
+
+/** The smallest half a split makes: below it the new request's round trip costs more than it saves. */
+export const MIN_SPLIT_BYTES = 128 * 1024;
+/** A piece is only split with at least this long still to come at its own rate. */
+export const MIN_SPLIT_MS = 1000;
+/** Split points are whole multiples of this (from the file's start). */
+const SPLIT_ALIGN = 64 * 1024;
+
+/** Milliseconds a piece still needs at the rate it has had so far; null before its first byte. */
+export function msLeft(piece: FlightPiece, nowMs: number): number | null {
+  if (piece.firstByteMs === null || piece.received <= 0) return null;
+  const rate = piece.received / Math.max(1, nowMs - piece.firstByteMs);
+  return (piece.end - piece.start - piece.received) / rate;
+}
+
+/**
+ * Where to split `piece`, or null when it is not worth it: the middle of what is still to come,
+ * aligned, with at least MIN_SPLIT_BYTES on either side and MIN_SPLIT_MS of it left.
+ */
+export function splitPoint(piece: FlightPiece, nowMs: number): number | null {
+  const left = msLeft(piece, nowMs);
+  if (left === null || left < MIN_SPLIT_MS) return null;
+  const from = piece.start + piece.received;
+  const at = Math.floor((from + (piece.end - from) / 2) / SPLIT_ALIGN) * SPLIT_ALIGN;
+  if (at - from < MIN_SPLIT_BYTES || piece.end - at < MIN_SPLIT_BYTES) return null;
+  return at;
+}
+
+/**
+ * The piece to split for an idle stream: of those worth splitting, the one that would end last at
+ * its own rate (the most bytes still to come on a link where every stream runs alike). Returns its
+ * index in `pieces` and the split point, or null.
+ */
+export function pickSplit(pieces: readonly FlightPiece[], nowMs: number): { index: number; at: number } | null {
+  let best: { index: number; at: number; left: number } | null = null;
+  pieces.forEach((piece, index) => {
+    const at = splitPoint(piece, nowMs);
+    if (at === null) return;
+    const left = msLeft(piece, nowMs)!;
+    if (!best || left > best.left) best = { index, at, left };
+  });
+  const found = best as { index: number; at: number; left: number } | null;
+  return found ? { index: found.index, at: found.at } : null;
+}
+
+/**
  * Chromium's swap file: a writable stream writes into a copy that becomes the file on close(), and
  * reopening with `keepExistingData` copies the file again. Committing whenever the new bytes reach
  * what is already committed (at least one range) keeps those copies under twice the file's size in

@@ -1,5 +1,5 @@
 import type { Hasher } from "./hasher.client";
-import { adaptStreams, chunkRanges, shouldCommit, START_STREAMS } from "./page-download";
+import { adaptStreams, chunkRanges, type FlightPiece, pickSplit, shouldCommit, START_STREAMS } from "./page-download";
 import { idbStore } from "./idb-store.client";
 
 /**
@@ -97,6 +97,13 @@ class Stopped extends Error {}
 const RANGE_RETRY_MS = [500, 2000, 5000];
 /** Bytes gathered from a response before one positional write. */
 const WRITE_BYTES = 1024 * 1024;
+/** How often idle streams look again for a piece to split when none was worth it. */
+const SPLIT_RECHECK_MS = 1000;
+
+/** A piece of range `index` being fetched: the whole range, or part of it after a split (page-download.ts). */
+interface Piece extends FlightPiece {
+  index: number;
+}
 
 export interface PageDownloadDeps {
   /** A fresh signed URL of the file (absolute); asked again when the last one expired (410). */
@@ -126,9 +133,11 @@ export class PageDownload {
   /** Committed bytes on disk, and bytes of finished ranges written since the last commit. */
   private committedBytes = 0;
   private pendingBytes = 0;
-  /** Finished ranges (committed or not) and bytes received of ranges in flight. */
+  /** Finished ranges (committed or not), the pieces in flight, and of a split range its pieces still to write and the bytes of those written. */
   private readonly finished = new Set<number>();
-  private readonly inFlight = new Map<number, number>();
+  private readonly inFlight = new Set<Piece>();
+  private readonly piecesLeft = new Map<number, number>();
+  private readonly partBytes = new Map<number, number>();
   private streams = START_STREAMS;
   private ranges: [number, number][] = [];
 
@@ -157,6 +166,8 @@ export class PageDownload {
     const missing = ranges.map((_r, i) => i).filter((i) => !this.finished.has(i));
     try {
       if (missing.length > 0) {
+        // The signed URL is asked for while the file is opened and sized (a round trip less before the first range).
+        void this.ticketUrl(false).catch(() => undefined);
         this.writable = await record.handle.createWritable({ keepExistingData: record.done.length > 0 });
         // The file has its final length from the start: every range is written in place.
         await this.writable.truncate(record.size);
@@ -200,42 +211,78 @@ export class PageDownload {
   private report(ranges: [number, number][]) {
     let bytes = 0;
     for (const i of this.finished) bytes += ranges[i]![1] - ranges[i]![0];
-    for (const got of this.inFlight.values()) bytes += got;
+    for (const written of this.partBytes.values()) bytes += written;
+    for (const piece of this.inFlight) bytes += Math.min(piece.received, piece.end - piece.start);
     this.deps.progress(bytes);
   }
 
   private fetchAll(ranges: [number, number][], missing: number[]): Promise<void> {
-    const queue = [...missing];
+    const queue: Piece[] = missing.map((index) => ({ index, start: ranges[index]![0], end: ranges[index]![1], received: 0, firstByteMs: null }));
+    for (const index of missing) this.piecesLeft.set(index, 1);
     let active = 0;
     let failed = false;
+    let recheck: ReturnType<typeof setTimeout> | null = null;
     return new Promise<void>((resolve, reject) => {
+      const start = (piece: Piece) => {
+        active += 1;
+        const started = performance.now();
+        this.fetchPiece(piece)
+          .then(() => {
+            active -= 1;
+            this.streams = adaptStreams(this.streams, piece.end - piece.start, performance.now() - started);
+            this.pieceWritten(piece, ranges, queue.length + active > 0);
+            if (queue.length === 0 && active === 0) {
+              if (recheck) clearTimeout(recheck);
+              resolve();
+            } else launch();
+          })
+          .catch((error: unknown) => {
+            active -= 1;
+            if (failed) return;
+            failed = true;
+            if (recheck) clearTimeout(recheck);
+            this.abort.abort();
+            reject(error);
+          });
+      };
       const launch = () => {
-        while (!failed && active < this.streams && queue.length > 0) {
-          const index = queue.shift()!;
-          active += 1;
-          const started = performance.now();
-          this.fetchRange(index, ranges[index]!)
-            .then(() => {
-              active -= 1;
-              const [start, end] = ranges[index]!;
-              this.streams = adaptStreams(this.streams, end - start, performance.now() - started);
-              this.finished.add(index);
-              this.pendingBytes += end - start;
-              if (shouldCommit(this.committedBytes, this.pendingBytes, this.record.chunk) && queue.length + active > 0) this.commit(ranges);
-              if (queue.length === 0 && active === 0) resolve();
-              else launch();
-            })
-            .catch((error: unknown) => {
-              active -= 1;
-              if (failed) return;
-              failed = true;
-              this.abort.abort();
-              reject(error);
-            });
+        while (!failed && active < this.streams && queue.length > 0) start(queue.shift()!);
+        // No range left to start: an idle stream takes the second half of the piece that would end last.
+        while (!failed && active < this.streams && queue.length === 0) {
+          const pieces = [...this.inFlight];
+          const split = pickSplit(pieces, performance.now());
+          if (!split) break;
+          const piece = pieces[split.index]!;
+          const rest: Piece = { index: piece.index, start: split.at, end: piece.end, received: 0, firstByteMs: null };
+          piece.end = split.at;
+          this.piecesLeft.set(piece.index, (this.piecesLeft.get(piece.index) ?? 1) + 1);
+          start(rest);
         }
+        // Streams still idle: nothing was worth splitting yet (a piece without its first byte, or almost done); look again shortly.
+        if (!failed && queue.length === 0 && active > 0 && active < this.streams && !recheck)
+          recheck = setTimeout(() => {
+            recheck = null;
+            launch();
+          }, SPLIT_RECHECK_MS);
       };
       launch();
     });
+  }
+
+  /** A piece is written: its range is finished once all its pieces are, and then counts for the next commit. */
+  private pieceWritten(piece: Piece, ranges: [number, number][], more: boolean) {
+    const { index } = piece;
+    const left = (this.piecesLeft.get(index) ?? 1) - 1;
+    if (left > 0) {
+      this.piecesLeft.set(index, left);
+      this.partBytes.set(index, (this.partBytes.get(index) ?? 0) + (piece.end - piece.start));
+      return;
+    }
+    this.piecesLeft.delete(index);
+    this.partBytes.delete(index);
+    this.finished.add(index);
+    this.pendingBytes += ranges[index]![1] - ranges[index]![0];
+    if (shouldCommit(this.committedBytes, this.pendingBytes, this.record.chunk) && more) this.commit(ranges);
   }
 
   /** Commits the swap file now (in the write order) and records the finished ranges as on disk. */
@@ -278,15 +325,20 @@ export class PageDownload {
     return this.url;
   }
 
-  private async fetchRange(index: number, [start, end]: [number, number]): Promise<void> {
+  private async fetchPiece(piece: Piece): Promise<void> {
     const { record } = this;
+    const { start } = piece;
     for (let attempt = 0; ; attempt += 1) {
       if (this.abort.signal.aborted) throw this.stopping ? new Stopped() : new PageDownloadError("transfers.error.network");
-      this.inFlight.set(index, 0);
+      piece.received = 0;
+      piece.firstByteMs = null;
+      this.inFlight.add(piece);
+      // A split may move the piece's end down while the request runs: the reader stops there.
+      const asked = piece.end;
       let response: Response;
       try {
         response = await fetch(await this.ticketUrl(false), {
-          headers: { Range: `bytes=${start}-${end - 1}` },
+          headers: { Range: `bytes=${start}-${asked - 1}` },
           cache: "no-store",
           credentials: "omit",
           signal: this.abort.signal,
@@ -308,23 +360,30 @@ export class PageDownload {
         throw new PageDownloadError(response.status === 200 ? "transfers.error.file-changed" : "transfers.error.download-refused");
       }
       const etag = response.headers.get("etag");
-      if (response.headers.get("content-range") !== `bytes ${start}-${end - 1}/${record.size}` || (record.etag && etag !== record.etag)) {
+      if (response.headers.get("content-range") !== `bytes ${start}-${asked - 1}/${record.size}` || (record.etag && etag !== record.etag)) {
         await response.body?.cancel();
         throw new PageDownloadError("transfers.error.file-changed");
       }
       record.etag ??= etag;
       try {
-        await this.readInto(index, start, end, response);
+        await this.readInto(piece, asked, response);
         return;
       } catch (error) {
+        // Not split while it waits (no rate), and it starts again from its first byte.
+        piece.received = 0;
+        piece.firstByteMs = null;
         if (error instanceof PageDownloadError || this.abort.signal.aborted || attempt >= RANGE_RETRY_MS.length) throw this.stopping ? new Stopped() : error instanceof PageDownloadError ? error : new PageDownloadError("transfers.error.network");
         await new Promise((r) => setTimeout(r, RANGE_RETRY_MS[attempt]));
       }
     }
   }
 
-  /** The response's bytes, written at their place in pieces of about WRITE_BYTES. */
-  private async readInto(index: number, start: number, end: number, response: Response) {
+  /**
+   * The response's bytes, written at their place in pieces of about WRITE_BYTES, up to the piece's
+   * end: when a split moved it below `asked`, the rest is another request's and this one is cancelled there.
+   */
+  private async readInto(piece: Piece, asked: number, response: Response) {
+    const { start } = piece;
     const reader = response.body!.getReader();
     let position = start;
     let pieces: Uint8Array[] = [];
@@ -333,9 +392,9 @@ export class PageDownload {
       if (gathered === 0) return;
       const data = new Uint8Array(gathered);
       let at = 0;
-      for (const piece of pieces) {
-        data.set(piece, at);
-        at += piece.length;
+      for (const part of pieces) {
+        data.set(part, at);
+        at += part.length;
       }
       const where = position;
       position += gathered;
@@ -345,20 +404,27 @@ export class PageDownload {
     };
     let received = 0;
     for (;;) {
+      if (start + received >= piece.end && piece.end < asked) {
+        // Split: the bytes from here on come with the other half's request.
+        await reader.cancel().catch(() => undefined);
+        break;
+      }
       const { done, value } = await reader.read();
       if (done) break;
       if (this.chainError) throw new PageDownloadError("transfers.error.write-failed");
-      received += value.length;
-      if (start + received > end) throw new PageDownloadError("transfers.error.file-changed");
-      pieces.push(value);
-      gathered += value.length;
+      if (start + received + value.length > asked) throw new PageDownloadError("transfers.error.file-changed");
+      piece.firstByteMs ??= performance.now();
+      const bytes = value.length > piece.end - (start + received) ? value.subarray(0, Math.max(0, piece.end - (start + received))) : value;
+      received += bytes.length;
+      piece.received = received;
+      pieces.push(bytes);
+      gathered += bytes.length;
       if (gathered >= WRITE_BYTES) write();
-      this.inFlight.set(index, received);
       this.report(this.ranges);
     }
     write();
-    this.inFlight.delete(index);
-    if (start + received !== end) throw new Error("short range");
+    if (start + received !== piece.end) throw new Error("short range");
+    this.inFlight.delete(piece);
     this.report(this.ranges);
   }
 

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the engine's transfer speed as ratios to nginx and bare Node measured in the same
  * run on the same file, its memory under load, a large listing and what its logs cost (docs/bench.md).
- *   npm run bench -- [--size 1G] [--rounds 3] [--only download,upload,ui,rss,list,logs,wan,ui4g,smallfiles] [--wan-profiles a,b,c] [--json]
+ *   npm run bench -- [--size 1G] [--rounds 3] [--only download,upload,ui,rss,list,logs,wan,ui4g,smallfiles] [--wan-profiles a,b,c] [--wan-ui-only] [--json]
  */
 import { link, open, readdir, rm } from "node:fs/promises";
 import path from "node:path";
@@ -40,6 +40,8 @@ interface Options {
   logsControl: boolean;
   /** Link profiles of part wan. */
   wanProfiles: Profile[];
+  /** Part wan runs only the web client's rows (wan-ui.ts), not the download rows. */
+  wanUiOnly: boolean;
 }
 
 /** "1G", "128M", "512MiB", "1048576": binary units. */
@@ -53,7 +55,7 @@ export function parseSize(text: string): number {
 }
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { size: 1024 * MIB, rounds: 3, json: false, only: new Set(PARTS), listCount: 100_000, rssDownloads: 50, rssUploads: 10, logsControl: false, wanProfiles: ["a", "b", "c"] };
+  const options: Options = { size: 1024 * MIB, rounds: 3, json: false, only: new Set(PARTS), listCount: 100_000, rssDownloads: 50, rssUploads: 10, logsControl: false, wanProfiles: ["a", "b", "c"], wanUiOnly: false };
   const intOf = (flag: string, value: string | undefined, min: number, max: number) => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${flag} ${value ?? ""}: expected a whole number from ${min} to ${max}`);
@@ -68,6 +70,7 @@ function parseOptions(argv: string[]): Options {
     };
     if (flag === "--json") options.json = true;
     else if (flag === "--logs-control") options.logsControl = true;
+    else if (flag === "--wan-ui-only") options.wanUiOnly = true;
     else if (flag === "--size") options.size = parseSize(value());
     else if (flag === "--rounds") options.rounds = intOf(flag, value(), 1, 20);
     else if (flag === "--list-count") options.listCount = intOf(flag, value(), 1, 1_000_000);
@@ -83,7 +86,7 @@ function parseOptions(argv: string[]): Options {
       const unknown = profiles.filter((p) => !(p in PROFILES));
       if (unknown.length || !profiles.length) throw new Error(`--wan-profiles: unknown profile ${unknown.join(", ")} (known: ${Object.keys(PROFILES).join(", ")})`);
       options.wanProfiles = profiles as Profile[];
-    } else throw new Error(`unknown option ${flag} (known: --size, --rounds, --only, --list-count, --rss-downloads, --rss-uploads, --logs-control, --wan-profiles, --json)`);
+    } else throw new Error(`unknown option ${flag} (known: --size, --rounds, --only, --list-count, --rss-downloads, --rss-uploads, --logs-control, --wan-profiles, --wan-ui-only, --json)`);
   }
   return options;
 }
@@ -388,7 +391,7 @@ async function bench(options: Options) {
     }
   }
 
-  if (options.only.has("wan")) {
+  if (options.only.has("wan") && !options.wanUiOnly) {
     log(`WAN downloads over the emulated link, profiles ${options.wanProfiles.join(", ")} (curl in the client namespace, engine and nginx in the server namespace)…`);
     const vsLink = { a: "wan_a_download_vs_link", b: "wan_b_download_vs_link", c: "wan_c_download_vs_link" } as const;
     let results: WanProfileResult[] = [];
@@ -415,6 +418,8 @@ async function bench(options: Options) {
       extra[`wan_${p}_cubic_vs_link`] = measured(ratio(mb(s?.engine_cubic.best), link), reason ?? s?.engine_cubic.error);
       extra[`wan_${p}_nginx_cubic_vs_link`] = measured(ratio(mb(s?.nginx_cubic.best), link), reason ?? s?.nginx_cubic.error);
     }
+  }
+  if (options.only.has("wan")) {
     // The web client's rows (wan-ui.ts): profiles a and b, each with its own link, engine, nginx and remix-serve.
     log(`WAN, the web client: UI upload and page-written download in Chromium (client namespace) against one PUT / one stream, profiles ${options.wanProfiles.filter(isWanUiProfile).join(", ") || "none"}…`);
     const wanUi = await wanUiRows(options.wanProfiles, options.rounds);
