@@ -321,29 +321,46 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
    * and to be no link is not walked again for the paths directly in it; only the last segment is
    * checked (a link there must stay inside the root). Placing still walks the whole path (place()).
    */
-  const locateIn = async (view: PlainFolders, rel: string): Promise<ResolvedPath> => {
-    const resolved = resolveUserPath(base, rel);
-    const dir = path.dirname(resolved.absolute);
-    if (resolved.absolute !== base && view.has(dir)) {
-      const info = await lstatOrNull(resolved.absolute).catch((err: unknown) => {
-        if (isErrno(err, "ENOTDIR")) return null;
-        throw err;
-      });
-      if (info?.isSymbolicLink()) await assertLinkInside(await realpath(base), resolved.absolute);
-      return resolved;
+  const locateIn = async (view: PlainFolders, rel: string): Promise<ResolvedPath> => (await locateSeen(view, rel)).target;
+
+  /** locateIn with what its lstat of the last segment found: Stats, null (nothing there) or undefined (not looked at, or not a folder above). */
+  const locateSeen = async (view: PlainFolders, rel: string): Promise<{ target: ResolvedPath; info: Stats | null | undefined }> => {
+    const target = resolveUserPath(base, rel);
+    const dir = path.dirname(target.absolute);
+    if (target.absolute !== base && view.has(dir)) {
+      let info: Stats | null | undefined;
+      try {
+        info = await lstat(target.absolute);
+      } catch (err) {
+        if (isErrno(err, "ENOENT")) info = null;
+        else if (isErrno(err, "ENOTDIR")) info = undefined;
+        else throw err;
+      }
+      if (info?.isSymbolicLink()) await assertLinkInside(await realpath(base), target.absolute);
+      return { target, info };
     }
-    const walked = await confinementWalk(base, resolved.absolute);
+    const walked = await confinementWalk(base, target.absolute);
     const plainFolder = walked.firstLink < 0 || walked.firstLink >= walked.segments - 1;
-    if (plainFolder && walked.existing >= walked.segments - 1 && resolved.absolute !== base) view.add(dir);
-    return resolved;
+    if (plainFolder && walked.existing >= walked.segments - 1 && target.absolute !== base) view.add(dir);
+    return { target, info: undefined };
   };
 
-  /** The canonical path in a view: directly in a plain folder and no link itself, a path is its own canonical form. */
-  const canonicalIn = async (view: PlainFolders, target: ResolvedPath): Promise<string> => {
-    if (target.absolute !== base && view.has(path.dirname(target.absolute))) {
-      const info = await lstatOrNull(target.absolute).catch(() => undefined);
-      if (info === null || (info && !info.isSymbolicLink())) return target.relative;
+  /** stat in a view: directly in a plain folder, the lstat of the last segment answers unless it is a link. */
+  const statIn = async (view: PlainFolders, rel: string): Promise<StatResult> => {
+    const { target, info } = await locateSeen(view, rel);
+    if (info === null) throw new FerryError("PathNotFound");
+    if (info && !info.isSymbolicLink()) {
+      const entry = entryOf(baseName(target.relative), info);
+      if (!entry) throw new FerryError("PathNotFound");
+      return { ...entry, path: target.relative };
     }
+    return statOf(target);
+  };
+
+  /** resolve in a view: directly in a plain folder and no link itself, a path is its own canonical form. */
+  const resolveIn = async (view: PlainFolders, rel: string): Promise<string> => {
+    const { target, info } = await locateSeen(view, rel);
+    if (target.absolute !== base && view.has(path.dirname(target.absolute)) && (info === null || (info && !info.isSymbolicLink()))) return target.relative;
     return canonical(target.absolute);
   };
 
@@ -586,12 +603,9 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
   const build = (view: PlainFolders | null): Storage => {
   const locateView = view ? (rel: string) => locateIn(view, rel) : locate;
   const storage: Storage = {
-    stat: guard(async (rel: string) => statOf(await locateView(rel))),
+    stat: guard(async (rel: string) => (view ? statIn(view, rel) : statOf(await locate(rel)))),
 
-    resolve: guard(async (rel: string) => {
-      const target = await locateView(rel);
-      return view ? canonicalIn(view, target) : canonical(target.absolute);
-    }),
+    resolve: guard(async (rel: string) => (view ? resolveIn(view, rel) : canonical((await locate(rel)).absolute))),
 
     list: guard(async (dirRel: string) => {
       const dir = await locate(dirRel);

@@ -47,6 +47,19 @@ const MIB = 1024 * 1024;
  * each), so the reply never says stored of a file that is not durable.
  */
 const GROUP = 64;
+/** A group's bytes at most (a 4 MiB file may make a group of its own): they may all be in memory at once. */
+const GROUP_BYTES = 16 * MIB;
+
+/** A file of a batch on its way: its checks' outcome, then its hash. */
+interface Entry {
+  file: UploadBatchHeader["files"][number];
+  reservation: string;
+  refused: FerryError | null;
+  target: UploadTarget | null;
+  space: Space | null;
+  hash: string | null;
+  started: number;
+}
 
 /** A batch file's staging copy, written and fsynced through one open (adopt is told it is synced). */
 async function stage(file: string, data: Buffer): Promise<void> {
@@ -206,13 +219,22 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
     const rulesFor = (space: Space): Promise<SpaceRules> => rulesOfGroup(space.groupId);
     const limitOfGroup = fresh(async (groupId) => services.quota.limitOf(user.id, await spaceOf(groupId)));
     const throttles = new Map<number, Promise<Throttle | null>>();
+    /** When a space's throttle was found to be none: after FRESH_MS (the engine clock) the next file asks again. */
+    const noneSince = new Map<number, number>();
     const throttleOf = (groupId: number) => {
+      const since = noneSince.get(groupId);
+      if (since !== undefined && services.clock.now() - since >= FRESH_MS) {
+        throttles.delete(groupId);
+        noneSince.delete(groupId);
+      }
       let t = throttles.get(groupId);
       if (!t) {
-        t = services.speed.throttle(user.id, groupId, "upload");
-        throttles.set(groupId, t);
-        // No limit now: the next file asks again, so a limit set while the batch runs applies from then on.
-        void t.then((throttle) => throttle === null && throttles.get(groupId) === t && throttles.delete(groupId), () => undefined);
+        const asked = services.clock.now();
+        const asking = services.speed.throttle(user.id, groupId, "upload");
+        t = asking;
+        throttles.set(groupId, asking);
+        // No limit now: asked again within a second, so a limit set while the batch runs applies from then on.
+        void asking.then((throttle) => void (throttle === null && throttles.get(groupId) === asking && noneSince.set(groupId, asked)), () => undefined);
       }
       return t;
     };
@@ -235,15 +257,72 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
       for (const id of done) reservations.delete(id);
     };
 
+    // Files are placed one after the other in the header's order, each as soon as its staging copy is
+    // down, while the next files' bytes are read and staged (their fsyncs overlap).
+    let placing: Promise<void> = Promise.resolve();
+    const fatal: unknown[] = [];
+    const placeOne = async (entry: Entry, index: number, staging: Promise<string>) => {
+      const { file, reservation, target } = entry;
+      let adopted = false;
+      let staged: string | null = null;
+      try {
+        staged = await staging;
+        // As a commit places: the Upload permission (here) and the target (placeUpload) checked again
+        // (a permission may have been revoked, or another upload may have taken the path, while the bytes came).
+        const space = await spaceOf(target!.groupId);
+        const placed = await placeUpload(services, user.id, space, target!, file.size, staged, entry.hash!, {
+          rules: await rulesFor(space),
+          limit: await limitOfGroup(target!.groupId),
+          folders,
+        });
+        adopted = true;
+        const folder = parentOf(placed.path);
+        unsynced.set(`${space.key}:${folder}`, { storage: space.storage, folder });
+        unrecorded.push({ spaceKey: space.key, path: placed.path, size: placed.size, mtime: placed.mtime, hash: entry.hash! });
+        results[index] = { path: placed.path, ok: true, size: placed.size, hash: entry.hash! };
+        placedPaths.set(target!.groupId, [...(placedPaths.get(target!.groupId) ?? []), placed.path]);
+        services.recorder.recordTransfer({
+          userId: user.id,
+          account: user.account,
+          groupId: target!.groupId,
+          direction: "upload",
+          bytes: placed.size,
+          files: 1,
+          durationMs: Date.now() - entry.started,
+          result: "ok",
+          via,
+          path: placed.path,
+          address: clientAddress?.(req) ?? null,
+          shareId: null,
+        });
+      } catch (error) {
+        if (error instanceof FerryError) results[index] = refusalOf(file.path, error, lang);
+        else fatal.push(error);
+      } finally {
+        // Placed, the staged name is gone (adopt consumed it); otherwise it goes now.
+        if (!adopted && staged) await rm(staged, { force: true });
+        // A placed file's reservation ends with its group (flush); a refused one's now.
+        if (adopted) placedReservations.push(reservation);
+        else if (reservations.delete(reservation)) await services.quota.release([reservation]);
+      }
+    };
+
     try {
-      for (let first = 0; first < header.files.length; first += GROUP) {
-        const group = header.files.slice(first, first + GROUP).map((file) => ({
+      for (let first = 0; first < header.files.length; ) {
+        // A group: at most GROUP files and GROUP_BYTES of them (they may all be in memory at once), at least one.
+        let last = first + 1;
+        for (let bytes = header.files[first]!.size; last < header.files.length && last - first < GROUP && bytes + header.files[last]!.size <= GROUP_BYTES; last++) bytes += header.files[last]!.size;
+        const group: Entry[] = header.files.slice(first, last).map((file) => ({
           file,
           reservation: randomBytes(16).toString("hex"),
-          refused: null as FerryError | null,
-          target: null as UploadTarget | null,
-          space: null as Space | null,
+          refused: null,
+          target: null,
+          space: null,
+          hash: null,
+          started: 0,
         }));
+        const offset = first;
+        first = last;
         // The checks of a tus creation, in its order, for each file of the group before a byte of it is read.
         for (const entry of group) {
           const { file } = entry;
@@ -268,78 +347,46 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
           if (!entry.refused) reservations.add(entry.reservation);
         });
 
-        for (const { file, reservation, refused, target } of group) {
-          const fileStarted = Date.now();
+        for (const [i, entry] of group.entries()) {
+          const { file, reservation } = entry;
+          entry.started = Date.now();
           // Its bytes: hashed as they arrive, through the owner's upload limit. A refused file's bytes are
           // dropped but still pass the limit (of the personal space: its group may be the reason it was
           // refused), so refusals are no way around a speed limit.
           const hasher = await createHasher();
           const chunks: Buffer[] = [];
-          const throttle = await throttleOf(refused ? 0 : file.groupId);
+          const throttle = await throttleOf(entry.refused ? 0 : file.groupId);
           for (let got = 0; got < file.size; ) {
             const piece = await reader.some(file.size - got);
             got += piece.length;
             const wait = throttle?.take(piece.length);
             if (wait) await wait;
-            if (refused) continue;
+            if (entry.refused) continue;
             hasher.update(piece);
             chunks.push(piece);
           }
-          if (refused || !target) {
-            results.push(refusalOf(file.path, refused ?? new FerryError("ParameterError"), lang));
+          if (!entry.refused) {
+            entry.hash = hasher.digest();
+            if (file.hash !== undefined && file.hash !== entry.hash) entry.refused = new FerryError("HashCheckError");
+          }
+          if (entry.refused || !entry.target) {
+            results[offset + i] = refusalOf(file.path, entry.refused ?? new FerryError("ParameterError"), lang);
+            if (reservations.delete(reservation)) await services.quota.release([reservation]);
             continue;
           }
-
-          const actual = hasher.digest();
           const staged = path.join(store.directory, `batch-${reservation}.tmp`);
-          let adopted = false;
-          try {
-            if (file.hash !== undefined && file.hash !== actual) throw new FerryError("HashCheckError");
-            // As a commit places: the Upload permission (here) and the target (placeUpload) checked again
-            // (a permission may have been revoked, or another upload may have taken the path, while the bytes came).
-            const space = await spaceOf(target.groupId);
-            await stage(staged, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, file.size));
-            const placed = await placeUpload(services, user.id, space, target, file.size, staged, actual, {
-              rules: await rulesFor(space),
-              limit: await limitOfGroup(target.groupId),
-              folders,
-            });
-            adopted = true;
-            const folder = parentOf(placed.path);
-            unsynced.set(`${space.key}:${folder}`, { storage: space.storage, folder });
-            unrecorded.push({ spaceKey: space.key, path: placed.path, size: placed.size, mtime: placed.mtime, hash: actual });
-            results.push({ path: placed.path, ok: true, size: placed.size, hash: actual });
-            placedPaths.set(target.groupId, [...(placedPaths.get(target.groupId) ?? []), placed.path]);
-            services.recorder.recordTransfer({
-              userId: user.id,
-              account: user.account,
-              groupId: target.groupId,
-              direction: "upload",
-              bytes: placed.size,
-              files: 1,
-              durationMs: Date.now() - fileStarted,
-              result: "ok",
-              via,
-              path: placed.path,
-              address: clientAddress?.(req) ?? null,
-              shareId: null,
-            });
-          } catch (error) {
-            if (!(error instanceof FerryError)) throw error;
-            results.push(refusalOf(file.path, error, lang));
-          } finally {
-            // Placed, the staged name is gone (adopt consumed it); otherwise it goes now.
-            if (!adopted) await rm(staged, { force: true });
-            // A placed file's reservation ends with its group (flush); a refused one's now.
-            if (adopted) placedReservations.push(reservation);
-            else if (reservations.delete(reservation)) await services.quota.release([reservation]);
-          }
+          const staging = stage(staged, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, file.size)).then(() => staged);
+          staging.catch(() => undefined);
+          placing = placing.then(() => placeOne(entry, offset + i, staging));
         }
+        await placing;
+        if (fatal.length > 0) throw fatal[0];
         // Before the next group and before the reply: the folders' entries durable, the hashes recorded, the reservations ended.
         await flush();
       }
     } catch (error) {
-      // The client went away mid-batch: the files placed so far stay (durable and recorded), the one in flight is dropped.
+      // The client went away mid-batch: the files fully received before stay (placed, durable and recorded), the one in flight is dropped.
+      await placing.catch(() => undefined);
       await flush().catch(() => undefined);
       await services.quota.release([...reservations]);
       if (error instanceof Truncated) {
