@@ -101,6 +101,8 @@ export interface FolderDownloadRecord {
   folders: string[];
   files: FolderFileState[];
   createTime: number;
+  /** The run failed in the tab that ran it (other tabs show why until it runs again). */
+  failed?: { errorMsgKey: string; errorVars?: Record<string, string | number> } | null;
 }
 
 const inStore = idbStore("ferry-folder-downloads", "folders");

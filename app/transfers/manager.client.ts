@@ -101,6 +101,12 @@ export interface Failure {
   errorVars?: Record<string, string | number>;
 }
 
+/** What a tab tells the others of a download it writes (BroadcastChannel): failed, or (null) running again. */
+interface WrittenOutcome {
+  id: string;
+  failed: Failure | null;
+}
+
 /** Variables of an engine message travel in its `data` (e.g. FileTooLarge's limit). */
 function varsOf(data: unknown): Record<string, string | number> | undefined {
   if (!data || typeof data !== "object") return undefined;
@@ -186,6 +192,8 @@ export class TransferManager {
   private readonly batches: BatchUploads;
   private context: ManagerContext | null = null;
   private locks: TransferLocks | null = null;
+  /** Tabs of this account tell each other how the downloads they write end (a row shown as running elsewhere follows). */
+  private channel: BroadcastChannel | null = null;
   private readonly ready: Promise<ManagerContext>;
   private setReady!: (context: ManagerContext) => void;
 
@@ -202,6 +210,10 @@ export class TransferManager {
     const first = this.context === null;
     this.context = context;
     if (first) this.locks = new TransferLocks(context.account);
+    if (first && typeof BroadcastChannel !== "undefined") {
+      this.channel = new BroadcastChannel(`ferry.transfers.${context.account}`);
+      this.channel.onmessage = (event: MessageEvent<WrittenOutcome>) => this.followWritten(event.data);
+    }
     this.setReady(context);
     if (first) {
       void this.restore(context);
@@ -408,6 +420,11 @@ export class TransferManager {
     });
     entry.run = run;
     this.store.update(id, { status: TransferStatus.Downloading, paused: false, errorMsgKey: null, errorVars: undefined });
+    if (record.failed) {
+      record.failed = null;
+      void saveFolderRecord(record);
+    }
+    this.announce({ id, failed: null });
     entry.ended = run.run().then(
       (verified) => {
         entry.run = null;
@@ -420,6 +437,10 @@ export class TransferManager {
         if (isFolderStopped(error)) return;
         const failure = error instanceof PageDownloadError ? { errorMsgKey: error.errorMsgKey } : failureOf(error);
         this.store.update(id, { status: TransferStatus.DownloadFailed, ...failure, folder: folderRowOf(record) });
+        // Saved with the run, so a tab opened later shows it failed here too.
+        record.failed = failure;
+        void saveFolderRecord(record);
+        this.announce({ id, failed: failure });
       },
     );
   }
@@ -437,6 +458,7 @@ export class TransferManager {
       currentSize: folderProgress(record.files).bytes,
       createTime: record.createTime,
       folder: folderRowOf(record),
+      ...(elsewhere && record.failed ? { status: TransferStatus.DownloadFailed, errorMsgKey: record.failed.errorMsgKey, errorVars: record.failed.errorVars } : {}),
     });
   }
 
@@ -460,6 +482,7 @@ export class TransferManager {
     });
     entry.run = run;
     this.store.update(id, { status: TransferStatus.Downloading, paused: false, errorMsgKey: null, errorVars: undefined, verifying: false });
+    this.announce({ id, failed: null });
     // The bytes are all on disk when the hash is read back: the panel says so.
     const showVerifying = () => {
       if (this.store.get(id)?.status === TransferStatus.Downloading) this.store.update(id, { verifying: true, currentSize: record.size });
@@ -478,6 +501,7 @@ export class TransferManager {
         if (isStopped(error)) return;
         const failure = error instanceof PageDownloadError ? { errorMsgKey: error.errorMsgKey } : failureOf(error);
         this.store.update(id, { status: TransferStatus.DownloadFailed, verifying: false, ...failure });
+        this.announce({ id, failed: failure });
       },
     );
   }
@@ -520,6 +544,23 @@ export class TransferManager {
       currentSize: bytes,
       createTime: record.createTime,
     });
+  }
+
+  /** Tells the account's other tabs how a download this tab writes stands: failed (with why), or running again. */
+  private announce(outcome: WrittenOutcome) {
+    try {
+      this.channel?.postMessage(outcome);
+    } catch {
+      // A closed channel (the page is going): the other tabs take the download over anyway.
+    }
+  }
+
+  /** Another tab's download, shown here as running there: failed there, or running there again. */
+  private followWritten(outcome: WrittenOutcome) {
+    const item = this.store.get(outcome.id);
+    if (!item?.elsewhere || item.kind !== "download") return;
+    if (outcome.failed) this.store.update(outcome.id, { status: TransferStatus.DownloadFailed, errorMsgKey: outcome.failed.errorMsgKey, errorVars: outcome.failed.errorVars });
+    else if (item.status === TransferStatus.DownloadFailed) this.store.update(outcome.id, { status: TransferStatus.Downloading, errorMsgKey: null, errorVars: undefined });
   }
 
   /** The tab that held page download `id` let it go: offer it here from what it committed, if still unfinished. */

@@ -111,7 +111,12 @@ export function TransferStatusLine({ item }: { item: TransferItem }) {
   }
   if ((item.status === TransferStatus.UploadFailed || item.status === TransferStatus.DownloadFailed) && item.elsewhere) {
     // Failed in the tab that runs it: that tab offers Retry; this one takes it over when that tab goes.
-    return <p className="text-xs text-red-600">{t("transfers.other-tab-failed", { reason: item.errorMsgKey ? t(item.errorMsgKey, item.errorVars ?? {}) : "" })}</p>;
+    return (
+      <div className="space-y-0.5">
+        <p className="text-xs text-red-600">{t("transfers.other-tab-failed", { reason: item.errorMsgKey ? t(item.errorMsgKey, item.errorVars ?? {}) : "" })}</p>
+        {counts}
+      </div>
+    );
   }
   if (item.status === TransferStatus.UploadFailed || item.status === TransferStatus.DownloadFailed) {
     return (

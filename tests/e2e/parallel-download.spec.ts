@@ -490,6 +490,53 @@ test.describe("parallel downloads written by the page", () => {
       expect(await savedTree(page)).toEqual({ files: expected(tree), folders: FOLDERS });
     });
 
+    test("a folder that fails in the tab writing it shows that failure in another tab, live and after a reload, and running again when that tab retries (en, zh)", async ({ page }) => {
+      // 2 MiB/s for the user: the large file is still running when its requests start failing.
+      const { account } = await userWithFolder(2 * 1024);
+      await directoryPickerIntoOpfs(page);
+      await signIn(page, account, PASSWORD);
+      await page.waitForURL(/\/personal/);
+      await hydrated(page);
+      await table(page).getByRole("checkbox", { name: "Select row album" }).check();
+      await toolbar(page).getByRole("button", { name: "Download", exact: true }).click();
+      const row = transferPanel(page).getByRole("listitem", { name: "album" });
+      await expect(row).toContainText("5 of 6 files", { timeout: 60_000 });
+
+      const second = await page.context().newPage();
+      await second.goto("/personal");
+      await hydrated(second);
+      await openTransfers(second);
+      const other = transferPanel(second).getByRole("listitem", { name: "album" });
+      await expect(other).toContainText("Running in another tab of this browser");
+
+      // The first tab's downloads are cut off: its folder fails, and the second tab follows.
+      const cutOff = (url: URL) => url.port === String(E2E_FILE_PORT) && url.pathname.includes("/download/");
+      await page.route(cutOff, (route) => route.abort("connectionreset"));
+      await expect(row).toContainText("Download failed: The connection to the file server was lost", { timeout: 60_000 });
+      await expect(other).toContainText("Failed in another tab of this browser: The connection to the file server was lost");
+      await expect(other).toContainText("5 of 6 files");
+      await expect(other.getByRole("button")).toHaveCount(0);
+      expect(await seriousViolations(second), "a folder that failed in another tab").toEqual([]);
+      await shoot(second, "folder-download-other-tab-failed-en", "/tmp/ferry/screens/transfers");
+
+      // Opened again in Chinese, the second tab reads the failure saved with the folder's run.
+      await second.getByRole("button", { name: "Switch the language to Chinese" }).click();
+      await expect(second.locator("html")).toHaveAttribute("lang", "zh");
+      await hydrated(second);
+      await openTransfers(second);
+      const zhOther = transferPanel(second).getByRole("listitem", { name: "album" });
+      await expect(zhOther).toContainText("在此浏览器的另一个标签页中失败：与文件服务器的连接已断开");
+      await expect(zhOther.getByRole("button")).toHaveCount(0);
+      expect(await seriousViolations(second), "the same in Chinese").toEqual([]);
+      await shoot(second, "folder-download-other-tab-failed-zh", "/tmp/ferry/screens/transfers");
+
+      // The first tab retries: the second shows it running there again.
+      await page.unroute(cutOff);
+      await row.getByRole("button", { name: /^(Retry|重试) album$/ }).click();
+      await expect(zhOther).toContainText("正在此浏览器的另一个标签页中进行");
+      await expect(zhOther.getByRole("button")).toHaveCount(0);
+    });
+
     test("Cancel stops the folder and removes what was written, and nothing is left to resume", async ({ page }) => {
       const { account } = await userWithFolder(4 * 1024);
       await directoryPickerIntoOpfs(page);
