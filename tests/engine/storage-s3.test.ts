@@ -1,0 +1,196 @@
+import { inspect } from "node:util";
+import { ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { FerryError } from "../../server/errors";
+import { checkS3Config, createS3Storage, MIN_SLICE, s3Prefix, type S3StorageConfig } from "../../server/storage/s3";
+import type { Storage } from "../../server/storage/storage";
+import { freePort } from "../support/ports";
+import { S3RVER_KEYS, startS3rver, type S3Server } from "../support/s3";
+import { failure, readAll } from "../support/storage-conformance";
+
+// What the conformance suite cannot see through the interface: the S3 driver's keys and markers,
+// objects written by other tools, configuration checks and error mapping. Against s3rver.
+let server: S3Server;
+let raw: S3Client;
+let run = 0;
+let prefix: string;
+let storage: Storage;
+
+const config = (over: Partial<S3StorageConfig> = {}): S3StorageConfig => ({ endpoint: server.endpoint, bucket: server.bucket, ...S3RVER_KEYS, path: prefix, sliceSize: MIN_SLICE, ...over });
+
+const keys = async (under = `${prefix}/`) => {
+  const out = await raw.send(new ListObjectsV2Command({ Bucket: server.bucket, Prefix: under }));
+  return (out.Contents ?? []).map((o) => o.Key!.slice(under.length)).sort();
+};
+const rawPut = (key: string, body = "") => raw.send(new PutObjectCommand({ Bucket: server.bucket, Key: `${prefix}/${key}`, Body: body }));
+const put = async (rel: string, content: string) => {
+  const writer = await storage.beginWrite(rel);
+  await writer.write(Buffer.from(content));
+  return writer.commit();
+};
+
+beforeAll(async () => {
+  server = await startS3rver();
+  raw = new S3Client({ endpoint: server.endpoint, region: "us-east-1", forcePathStyle: true, credentials: S3RVER_KEYS, requestChecksumCalculation: "WHEN_REQUIRED" });
+});
+afterAll(async () => {
+  raw?.destroy();
+  await server?.stop();
+});
+beforeEach(() => {
+  run++;
+  prefix = `s${run}/home`;
+  storage = createS3Storage(config());
+});
+
+describe("keys and folder markers", () => {
+  it("stores a path at prefix + path and a folder as a zero-byte marker '<key>/'", async () => {
+    await storage.mkdir("/docs");
+    await put("/docs/a.txt", "hello");
+    await storage.mkdir("/x/y", { recursive: true });
+    expect(await keys()).toEqual(["docs/", "docs/a.txt", "x/", "x/y/"]);
+    await storage.rename("/docs", "/papers");
+    expect(await keys()).toEqual(["papers/", "papers/a.txt", "x/", "x/y/"]);
+    await storage.copy("/papers", "/x/y/copy");
+    await storage.remove("/papers");
+    expect(await keys()).toEqual(["x/", "x/y/", "x/y/copy/", "x/y/copy/a.txt"]);
+  });
+
+  it("takes the prefix in any spelling, and the whole bucket without one", () => {
+    expect(s3Prefix("")).toBe("");
+    expect(s3Prefix("/")).toBe("");
+    expect(s3Prefix("//a//b/")).toBe("a/b/");
+    expect(s3Prefix("caf\u0065\u0301")).toBe("caf\u00e9/");
+    expect(() => s3Prefix("../x")).toThrow(FerryError);
+    expect(() => s3Prefix("a/../../x")).toThrow(FerryError);
+  });
+
+  it("a whole-bucket storage sees other storages' prefixes as folders", async () => {
+    await put("/f.txt", "x");
+    const whole = createS3Storage(config({ path: "" }));
+    expect((await whole.list(`/s${run}`)).map((e) => e.name)).toEqual(["home"]);
+    expect(await readAll(await whole.createReadStream(`/${prefix}/f.txt`))).toEqual(Buffer.from("x"));
+  });
+
+  it("refuses a path whose key would pass S3's 1024 bytes", async () => {
+    const deep = `/${Array.from({ length: 5 }, (_, i) => `${i}`.padEnd(250, "x")).join("/")}`;
+    expect(await failure(storage.mkdir(deep, { recursive: true }))).toBe("InvalidPath");
+    expect(await failure(storage.beginWrite(deep))).toBe("InvalidPath");
+    expect(await keys()).toEqual([]);
+  });
+});
+
+describe("objects written by other tools", () => {
+  it("lists a prefix with objects but no marker as a folder, and keeps it when its last file goes", async () => {
+    // (s3rver lists a common prefix only when an object sits directly below it, hence implicit/f.txt.)
+    await rawPut("implicit/f.txt", "abc");
+    await rawPut("implicit/sub/g.txt", "de");
+    expect(await storage.list("/")).toEqual([{ name: "implicit", type: "folder", size: 0, mtime: 0 }]);
+    expect(await storage.stat("/implicit/sub")).toEqual(expect.objectContaining({ type: "folder", path: "/implicit/sub" }));
+    expect(await storage.usage("/")).toEqual({ size: 5, files: 2, folders: 2 });
+    await storage.remove("/implicit/sub/g.txt");
+    expect((await storage.list("/implicit")).map((e) => e.name)).toEqual(["f.txt", "sub"]);
+    expect(await storage.list("/implicit/sub")).toEqual([]);
+    await storage.rename("/implicit/sub", "/moved");
+    await storage.rename("/implicit/f.txt", "/f.txt");
+    expect((await storage.list("/")).map((e) => e.name)).toEqual(["f.txt", "implicit", "moved"]);
+    expect(await storage.list("/implicit")).toEqual([]);
+  });
+
+  it("passes over keys in the reserved name", async () => {
+    // (s3rver keeps keys as file paths, so "a//b", "./c" or "d/../e" cannot even be stored there.)
+    await rawPut("ok.txt", "1");
+    await rawPut(".ferry-tmp/y", "333");
+    await rawPut("sub/keep.txt", "22");
+    await rawPut("sub/.FERRY-TMP/z", "4444");
+    expect((await storage.list("/")).map((e) => e.name)).toEqual(["ok.txt", "sub"]);
+    expect((await storage.list("/sub")).map((e) => e.name)).toEqual(["keep.txt"]);
+    expect(await storage.usage("/")).toEqual({ size: 3, files: 2, folders: 1 });
+  });
+
+  it("shows a file and a folder of one name once, as the file (what stat finds)", async () => {
+    await rawPut("both", "file");
+    await rawPut("both/inner.txt", "inner");
+    expect(await storage.list("/")).toEqual([expect.objectContaining({ name: "both", type: "file", size: 4 })]);
+    expect((await storage.stat("/both")).type).toBe("file");
+  });
+});
+
+describe("writes", () => {
+  it("stores nothing under the key until commit, also with parts uploaded", async () => {
+    const writer = await storage.beginWrite("/big.bin");
+    const payload = Buffer.alloc(2 * MIN_SLICE + 10, 7);
+    await writer.write(payload);
+    expect(await keys()).toEqual([]);
+    await writer.commit();
+    expect(await keys()).toEqual(["big.bin"]);
+    expect((await readAll(await storage.createReadStream("/big.bin"))).equals(payload)).toBe(true);
+  });
+
+  it("refuses staged local files (uploads go straight into the store later)", async () => {
+    expect(await failure(storage.adopt({ kind: "local-file", path: "/tmp/x" }, "/x"))).toBe("UnsupportedOperation");
+  });
+
+  it("cleanupStale answers 0 on a store without ListMultipartUploads (s3rver)", async () => {
+    expect(await storage.cleanupStale(0)).toBe(0);
+  });
+});
+
+describe("configuration and errors", () => {
+  it("refuses a config that cannot work, without echoing it", () => {
+    const code = (c: S3StorageConfig) => {
+      try {
+        checkS3Config(c);
+        return "ok";
+      } catch (err) {
+        return (err as FerryError).errorName;
+      }
+    };
+    const base: S3StorageConfig = { bucket: "b", accessKeyId: "AKIDEXAMPLE", secretAccessKey: "very-secret" };
+    expect(code(base)).toBe("ok");
+    expect(code({ ...base, bucket: "" })).toBe("StorageConfigFailed");
+    expect(code({ ...base, bucket: "a/b" })).toBe("StorageConfigFailed");
+    expect(code({ ...base, secretAccessKey: "" })).toBe("StorageConfigFailed");
+    expect(code({ ...base, endpoint: "ftp://x" })).toBe("StorageConfigFailed");
+    expect(code({ ...base, endpoint: "not a url" })).toBe("StorageConfigFailed");
+    expect(code({ ...base, sliceSize: MIN_SLICE - 1 })).toBe("InvalidSliceSize");
+    expect(code({ ...base, sliceSize: MIN_SLICE + 0.5 })).toBe("InvalidSliceSize");
+    expect(code({ ...base, sliceSize: 6 * 1024 ** 3 })).toBe("InvalidSliceSize");
+    expect(code({ ...base, path: "../up" })).toBe("PathFormatError");
+  });
+
+  const secretFree = (err: unknown, ...secrets: string[]) => {
+    const seen = [inspect(err, { depth: Infinity, showHidden: true }), JSON.stringify(err), String((err as Error).cause), (err as Error).message].join("\n");
+    for (const secret of secrets) expect(seen).not.toContain(secret);
+    expect((err as FerryError).message).toBe((err as FerryError).errorName);
+    expect((err as FerryError).data).toBeNull();
+  };
+
+  it("maps refused credentials to StorageConnectionFailed and never shows them", async () => {
+    // s3rver checks the key id only (it accepts any secret for its key), so an unknown key id it is;
+    // its answer carries the key id back (AWSAccessKeyId), which must not reach the error either.
+    const wrongKey = createS3Storage(config({ accessKeyId: "AKIAFERRYTESTKEY123", secretAccessKey: "another-secret-77e1" }));
+    for (const attempt of [() => wrongKey.stat("/x"), () => wrongKey.list("/"), () => wrongKey.mkdir("/m"), () => wrongKey.createReadStream("/x")]) {
+      const err = await attempt().then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(FerryError);
+      expect((err as FerryError).errorName).toBe("StorageConnectionFailed");
+      secretFree(err, "AKIAFERRYTESTKEY123", "another-secret-77e1");
+    }
+  });
+
+  it("maps a missing bucket to StoragePathLost and an unreachable store to StorageConnectionFailed", async () => {
+    const noBucket = createS3Storage(config({ bucket: "no-such-bucket" }));
+    expect(await failure(noBucket.list("/"))).toBe("StoragePathLost");
+    const closed = await freePort();
+    const away = createS3Storage(config({ endpoint: `http://127.0.0.1:${closed}`, secretAccessKey: "unreachable-secret-1" }));
+    const err = await away.list("/").then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect((err as FerryError).errorName).toBe("StorageConnectionFailed");
+    secretFree(err, "unreachable-secret-1");
+  });
+});
