@@ -118,6 +118,8 @@ const S3_NAMES: Record<string, ErrorName> = {
   NoSuchBucket: "StoragePathLost",
   KeyTooLongError: "InvalidPath",
   InvalidRange: "InvalidParameter",
+  // Only reads send a condition (If-Match on the ETag of the opened file): the file was replaced meanwhile.
+  PreconditionFailed: "CannotReadFile",
   AccessDenied: "StorageConnectionFailed",
   AllAccessDisabled: "StorageConnectionFailed",
   InvalidAccessKeyId: "StorageConnectionFailed",
