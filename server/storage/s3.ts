@@ -474,9 +474,13 @@ export function createS3Storage(config: S3StorageConfig, options: S3StorageOptio
       if (!uploadId) {
         const out = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }));
         if (!out.UploadId) throw new Error("CreateMultipartUpload gave no UploadId");
+        if (state === "done") {
+          // Aborted while the upload was being created: abort() could not see its id, so it goes here.
+          await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: out.UploadId })).catch(() => undefined);
+          throw new FerryError("InvalidOperation");
+        }
         uploadId = out.UploadId;
         active.add(uploadId);
-        if (state === "done") throw new FerryError("InvalidOperation"); // aborted meanwhile: abort() could not see the id yet
       }
       const PartNumber = parts.length + 1;
       const out = await client.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber, Body: body, ContentLength: body.length }));
