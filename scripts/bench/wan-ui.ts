@@ -286,6 +286,21 @@ async function measureProfile(profile: WanUiProfile, rounds: number): Promise<Wa
         return m ? [Number(m[1]), Number(m[2]) - Number(m[1]) + 1] : [-1, 0];
       },
     );
+    // FERRY_BENCH_TRACE=1: every request and WebSocket frame of the UI page in a transfer's first seconds, on stderr (where its start goes).
+    let traceT0: number | null = null;
+    if (process.env.FERRY_BENCH_TRACE === "1") {
+      const trace = (what: string) => {
+        if (traceT0 === null) return;
+        const at = (performance.now() - traceT0) / 1000;
+        if (at < 6) log(`    trace ${at.toFixed(3)} s ${what}`);
+      };
+      ui.on("request", (r) => trace(`request ${r.method()} ${r.url().replace(/\?.*$/, "").slice(0, 90)}`));
+      ui.on("requestfinished", (r) => trace(`finished ${r.method()} ${r.url().replace(/\?.*$/, "").slice(0, 90)}`));
+      ui.on("websocket", (ws) => {
+        ws.on("framesent", (f) => trace(`ws sent ${String(f.payload).slice(0, 80)}`));
+        ws.on("framereceived", (f) => trace(`ws received ${String(f.payload).slice(0, 60)}`));
+      });
+    }
     const panelRow = (name: string) => ui.getByRole("region", { name: "Transfers", exact: true }).getByRole("listitem", { name, exact: true });
 
     const timed = async (name: SeriesName, body: () => Promise<{ bytes: number; seconds: number; cut: boolean; most?: number; count?: number; timeline?: [number, number, number, number][]; cc?: string[] }>) => {
@@ -318,10 +333,14 @@ async function measureProfile(profile: WanUiProfile, rounds: number): Promise<Wa
         const copy = path.join(files, name);
         await rm(copy, { force: true });
         await run("ln", [uploadFile, copy], 10_000);
+        // The tab the user looks at: a background tab's animation frames are held back (Playwright's
+        // click waited ~2 s for "stable" on the Download button, and its waits for the panel's text poll by frames).
+        await ui.bringToFront();
         await ui.goto(`${web1}/personal`);
         await ui.locator("html[data-hydrated]").waitFor({ state: "attached" });
         const input = ui.getByLabel("Upload files", { exact: true });
         patches.start();
+        traceT0 = performance.now();
         const cc = sampleCc(CLIENT_NS, `( dport = :${filePort} )`);
         const t0 = process.hrtime.bigint();
         await input.setInputFiles(copy);
@@ -340,6 +359,7 @@ async function measureProfile(profile: WanUiProfile, rounds: number): Promise<Wa
 
     const chromiumPut = (round: number) =>
       timed("chromium_put", async () => {
+        await putPage.bringToFront();
         await putPage.getByLabel("File to send", { exact: true }).setInputFiles(uploadFile);
         const target = `/put/put-${round}.bin`;
         const cc = sampleCc(CLIENT_NS, `( dport = :${nginxPort} )`);
@@ -382,13 +402,18 @@ async function measureProfile(profile: WanUiProfile, rounds: number): Promise<Wa
         const name = `down-${round}.bin`;
         // Untimed, over the control bridge: the file lands with its BLAKE3 recorded, as an upload leaves it.
         await ferry.upload(downloadFile, plan.downloadBytes, downloadHash, `/${name}`, 300_000);
+        // The tab the user looks at: a background tab's animation frames are held back (Playwright's
+        // click waited ~2 s for "stable" on the Download button, and its waits for the panel's text poll by frames).
+        await ui.bringToFront();
         await ui.goto(`${web1}/personal`);
         await ui.locator("html[data-hydrated]").waitFor({ state: "attached" });
         await ui.getByRole("region", { name: /^Files in/ }).getByRole("checkbox", { name: `Select row ${name}` }).check();
         ranges.start();
+        traceT0 = performance.now();
         const cc = sampleCc(SERVER_NS, `( sport = :${filePort} and dst ${CLIENT_ADDRESS} )`);
         const t0 = process.hrtime.bigint();
         await ui.getByRole("toolbar", { name: "File actions" }).getByRole("button", { name: "Download", exact: true }).click();
+        if (traceT0 !== null) log(`    trace ${((performance.now() - traceT0) / 1000).toFixed(3)} s Playwright's click returned`);
         const status = panelRow(name).getByText(/^(Saved and checked|Saved; not verified|Saved by your browser|Download failed)/);
         await status.waitFor({ timeout: plan.uiTimeoutS * 1000 });
         const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
@@ -412,6 +437,7 @@ async function measureProfile(profile: WanUiProfile, rounds: number): Promise<Wa
         const signed = new URL(await ferry.downloadUrl("/single.bin"));
         const url = `http://${SERVER_IP}:${filePort}${signed.pathname}${signed.search}`;
         const cc = sampleCc(SERVER_NS, `( sport = :${filePort} and dst ${CLIENT_ADDRESS} )`);
+        await filePage.bringToFront();
         const t = await pageDownload(filePage, url, plan.singleWindow * 1000);
         return { ...t, cc: await cc.stop() };
       });
