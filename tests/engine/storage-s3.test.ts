@@ -1,3 +1,5 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { inspect } from "node:util";
 import { ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -133,6 +135,44 @@ describe("writes", () => {
 
   it("cleanupStale answers 0 on a store without ListMultipartUploads (s3rver)", async () => {
     expect(await storage.cleanupStale(0)).toBe(0);
+  });
+
+  it("cleanupStale aborts the multipart uploads under its prefix older than the horizon, page by page", async () => {
+    // s3rver has no ListMultipartUploads: a stand-in answers it (and AbortMultipartUpload) as S3 documents them.
+    const now = Date.parse("2026-11-27T12:00:00Z");
+    const upload = (key: string, id: string, at: string) => `<Upload><Key>${key}</Key><UploadId>${id}</UploadId><Initiated>${at}</Initiated></Upload>`;
+    const pagesOf = [
+      `<IsTruncated>true</IsTruncated><NextKeyMarker>p/b.bin</NextKeyMarker><NextUploadIdMarker>id-2</NextUploadIdMarker>${upload("p/a.bin", "id-1", "2026-11-27T09:00:00Z")}${upload("p/b.bin", "id-2", "2026-11-27T11:30:00Z")}`,
+      `<IsTruncated>false</IsTruncated>${upload("p/dir/c.bin", "id-3", "2026-11-20T00:00:00Z")}`,
+    ];
+    const seen: string[] = [];
+    const fake = createServer((req: IncomingMessage, res: ServerResponse) => {
+      const url = new URL(req.url ?? "/", "http://x");
+      const q = (name: string) => (url.searchParams.has(name) ? ` ${name}=${url.searchParams.get(name)}` : "");
+      seen.push(`${req.method} ${url.pathname.replace(/\/$/, "")}${q("prefix")}${q("key-marker")}${q("upload-id-marker")}${q("uploadId")}`);
+      if (req.method === "GET" && url.searchParams.has("uploads")) {
+        const page = url.searchParams.get("key-marker") ? pagesOf[1] : pagesOf[0];
+        res.writeHead(200, { "content-type": "application/xml" });
+        res.end(`<?xml version="1.0" encoding="UTF-8"?><ListMultipartUploadsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>fake</Bucket><MaxUploads>1000</MaxUploads>${page}</ListMultipartUploadsResult>`);
+        return;
+      }
+      res.writeHead(req.method === "DELETE" ? 204 : 400);
+      res.end();
+    });
+    await new Promise<void>((resolve) => fake.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (fake.address() as AddressInfo).port;
+      const store = createS3Storage({ endpoint: `http://127.0.0.1:${port}`, bucket: "fake", ...S3RVER_KEYS, path: "p" }, { now: () => now });
+      expect(await store.cleanupStale(60 * 60 * 1000)).toBe(2);
+      expect(seen).toEqual([
+        "GET /fake prefix=p/",
+        "DELETE /fake/p/a.bin uploadId=id-1",
+        "GET /fake prefix=p/ key-marker=p/b.bin upload-id-marker=id-2",
+        "DELETE /fake/p/dir/c.bin uploadId=id-3",
+      ]);
+    } finally {
+      await new Promise((resolve) => fake.close(resolve));
+    }
   });
 });
 
