@@ -287,8 +287,9 @@ async function measureProfile(profile: WanUiProfile, rounds: number): Promise<Wa
       },
     );
     // FERRY_BENCH_TRACE=1: every request and WebSocket frame of the UI page in a transfer's first seconds, on stderr (where its start goes).
+    const tracing = process.env.FERRY_BENCH_TRACE === "1";
     let traceT0: number | null = null;
-    if (process.env.FERRY_BENCH_TRACE === "1") {
+    if (tracing) {
       const trace = (what: string) => {
         if (traceT0 === null) return;
         const at = (performance.now() - traceT0) / 1000;
@@ -413,7 +414,7 @@ async function measureProfile(profile: WanUiProfile, rounds: number): Promise<Wa
         const cc = sampleCc(SERVER_NS, `( sport = :${filePort} and dst ${CLIENT_ADDRESS} )`);
         const t0 = process.hrtime.bigint();
         await ui.getByRole("toolbar", { name: "File actions" }).getByRole("button", { name: "Download", exact: true }).click();
-        if (traceT0 !== null) log(`    trace ${((performance.now() - traceT0) / 1000).toFixed(3)} s Playwright's click returned`);
+        if (tracing && traceT0 !== null) log(`    trace ${((performance.now() - traceT0) / 1000).toFixed(3)} s Playwright's click returned`);
         const status = panelRow(name).getByText(/^(Saved and checked|Saved; not verified|Saved by your browser|Download failed)/);
         await status.waitFor({ timeout: plan.uiTimeoutS * 1000 });
         const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
