@@ -320,10 +320,9 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
    * A cached view's locate (storage.cached()): a folder whose every segment the view found to exist
    * and to be no link is not walked again for the paths directly in it; only the last segment is
    * checked (a link there must stay inside the root). Placing still walks the whole path (place()).
+   * Answers with what its lstat of the last segment found: Stats, null (nothing there) or undefined
+   * (not looked at, or a file where a folder above should be).
    */
-  const locateIn = async (view: PlainFolders, rel: string): Promise<ResolvedPath> => (await locateSeen(view, rel)).target;
-
-  /** locateIn with what its lstat of the last segment found: Stats, null (nothing there) or undefined (not looked at, or not a folder above). */
   const locateSeen = async (view: PlainFolders, rel: string): Promise<{ target: ResolvedPath; info: Stats | null | undefined }> => {
     const target = resolveUserPath(base, rel);
     const dir = path.dirname(target.absolute);
@@ -601,7 +600,6 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
 
   /** The storage, or with `view` a cached view of it for one request (stat, resolve and adopt use the view). */
   const build = (view: PlainFolders | null): Storage => {
-  const locateView = view ? (rel: string) => locateIn(view, rel) : locate;
   const storage: Storage = {
     stat: guard(async (rel: string) => (view ? statIn(view, rel) : statOf(await locate(rel)))),
 
@@ -702,9 +700,11 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
 
     adopt: guard(async (staged: StagedData, rel: string, opts: AdoptOptions = {}) => {
       if (staged.kind !== "local-file" || !path.isAbsolute(staged.path)) throw new FerryError("UnsupportedOperation");
-      const target = await locateView(rel);
+      // In a view, place() below is the confinement walk and the link finds a missing parent
+      // (PathNotFound) or a file in its way (PathIsFile) itself: no separate walk and stat first.
+      const target = view ? resolveUserPath(base, rel) : await locate(rel);
       checkNewName(target.relative);
-      await checkParent(target.relative);
+      if (!view) await checkParent(target.relative);
       // Only a regular file: a link or a folder in the staging area must never become user data.
       const info = await lstat(staged.path);
       if (!info.isFile()) throw new FerryError("InvalidOperation");

@@ -352,6 +352,8 @@ describe("POST /uploads/batch", () => {
     await mkdir(path.join(home, "elsewhere"), { recursive: true });
     try {
       for (const [dir, target] of [["out", outside], ["in", path.join(home, "elsewhere")]] as const) {
+        // The folder exists before the batch: its checks take it for plain (a folder the batch creates is walked when it places).
+        await mkdir(path.join(home, dir));
         const a = randomBytes(1000);
         const b = randomBytes(1000);
         const c = randomBytes(1000);
@@ -380,6 +382,29 @@ describe("POST /uploads/batch", () => {
     } finally {
       await rm(outside, { recursive: true, force: true });
     }
+  });
+
+  it("a folder removed mid-batch comes back for its next file, as at a commit", async () => {
+    const user = await users.userWith("ub_gone");
+    const space = await t.engine.services.spaces.open(user.id, 0);
+    const home = path.join(t.engine.services.spaces.root, space.home);
+    const a = randomBytes(1000);
+    const b = randomBytes(1000);
+    const body = await batchBody([
+      { path: "/gone/a.bin", data: a },
+      { path: "/gone/b.bin", data: b },
+    ]);
+    const { req, reply } = openBatch(user.socketToken, body.length);
+    reply.catch(() => undefined);
+    req.write(body.subarray(0, body.length - 1000));
+    for (let i = 0; i < 600 && !(await readPlaced(user, "/gone/a.bin")); i++) await new Promise((r) => setTimeout(r, 20));
+    await rm(path.join(home, "gone"), { recursive: true });
+    req.end(body.subarray(body.length - 1000));
+    const done = await reply;
+    expect(done.body.data.files.map((f) => f.ok)).toEqual([true, true]);
+    expect(await readPlaced(user, "/gone/a.bin")).toBeNull();
+    expect((await readPlaced(user, "/gone/b.bin"))?.equals(b)).toBe(true);
+    expect(await stagingLeftovers()).toEqual([]);
   });
 
   it("answers a browser's preflight and its batch with CORS for an allowed origin only", async () => {
