@@ -32,6 +32,8 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
+      // Storage drivers against their real servers (s3rver…): no database, so `test:engine:db` leaves them out.
+      { test: { name: "storage", include: ["tests/storage/**/*.test.ts"], environment: "node", testTimeout: 30_000, hookTimeout: 60_000, maxWorkers: 2 } },
       // The whole product as `npm start` runs it (built engine + remix-serve): restarts, floods. One file at a time.
       { test: { name: "system", include: ["tests/system/**/*.test.ts"], environment: "node", testTimeout: 600_000, hookTimeout: 200_000, maxWorkers: 1, fileParallelism: false } },
     ],
