@@ -17,7 +17,7 @@ import { createHasher } from "./hash";
 import type { createUploadLimits } from "./protocol-limits";
 import type { Throttle } from "../speed/throttle";
 import type { UploadStore } from "./store";
-import type { Storage } from "../storage/storage";
+import { storageError, type Storage } from "../storage/storage";
 import { parentOf } from "../storage/paths";
 
 /**
@@ -61,15 +61,27 @@ interface Entry {
   started: number;
 }
 
-/** A batch file's staging copy, written and fsynced through one open (adopt is told it is synced). */
+/**
+ * A batch file's staging copy, written and fsynced through one open (adopt is told it is synced).
+ * A failure (a full disk, an I/O error) is that file's refusal (DiskFull, FileSystemError) and
+ * leaves nothing of it behind.
+ */
 async function stage(file: string, data: Buffer): Promise<void> {
-  const handle = await open(file, "wx", 0o600);
+  let handle;
+  try {
+    handle = await open(file, "wx", 0o600);
+  } catch (error) {
+    throw storageError(error);
+  }
   try {
     await handle.writeFile(data);
     await handle.sync();
-  } finally {
-    await handle.close();
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await rm(file, { force: true }).catch(() => undefined);
+    throw storageError(error);
   }
+  await handle.close();
 }
 /** How long a batch reuses a space, its Upload permission and the uploader's rules it read (ms). */
 const FRESH_MS = 1000;

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, mkdtemp, readdir, rename, rm, symlink } from "node:fs/promises";
+import { readlinkSync } from "node:fs";
+import { type FileHandle, mkdir, mkdtemp, open, readdir, rename, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { request, type IncomingMessage } from "node:http";
 import path from "node:path";
@@ -404,6 +405,41 @@ describe("POST /uploads/batch", () => {
     expect(done.body.data.files.map((f) => f.ok)).toEqual([true, true]);
     expect(await readPlaced(user, "/gone/a.bin")).toBeNull();
     expect((await readPlaced(user, "/gone/b.bin"))?.equals(b)).toBe(true);
+    expect(await stagingLeftovers()).toEqual([]);
+  });
+
+  it("a full disk while a file is staged refuses that file (DiskFull), leaves nothing of it and places the others", async () => {
+    const user = await users.userWith("ub_full");
+    const a = randomBytes(1000);
+    const c = randomBytes(3000);
+    // The staging write of b.bin fails as on a full disk, after part of it is written.
+    const probe = await open(path.join(tmpdir(), `ferry-probe-${process.pid}`), "w");
+    const proto = Object.getPrototypeOf(probe) as { writeFile: (this: FileHandle, data: Buffer) => Promise<void> };
+    await probe.close();
+    await rm(path.join(tmpdir(), `ferry-probe-${process.pid}`), { force: true });
+    const original = proto.writeFile;
+    const spy = vi.spyOn(proto, "writeFile").mockImplementation(async function (this: FileHandle, data: Buffer) {
+      if (data.length === 2000 && readlinkSync(`/proc/self/fd/${this.fd}`).includes("batch-")) {
+        await this.write(data.subarray(0, 500));
+        throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC", errno: -28 });
+      }
+      return original.call(this, data);
+    });
+    try {
+      const reply = await sendBatch(user, [
+        { path: "/full/a.bin", data: a },
+        { path: "/full/b.bin", data: randomBytes(2000) },
+        { path: "/full/c.bin", data: c },
+      ]);
+      expect(reply.status).toBe(200);
+      expect(reply.body.data.files.map((f) => (f.ok ? true : f.code))).toEqual([true, ErrorCode.DiskFull, true]);
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await readPlaced(user, "/full/a.bin"))?.equals(a)).toBe(true);
+    expect(await readPlaced(user, "/full/b.bin")).toBeNull();
+    expect((await readPlaced(user, "/full/c.bin"))?.equals(c)).toBe(true);
+    expect((await user.files.ok("uploadRules", { groupId: 0 })).used).toBe(4000);
     expect(await stagingLeftovers()).toEqual([]);
   });
 
