@@ -199,7 +199,7 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
     // (an error too, so a refused space refuses each of its files alike) and the uploader's rules,
     // so a permission or rule an administrator changes applies from the next file within a second.
     // The speed throttle is one per space (one batch is one transfer; it re-reads its limits while
-    // it runs; while there is none, each file asks again). Each file's own checks (target, filter,
+    // it runs; while there is none, it is asked again after FRESH_MS). Each file's own checks (target, filter,
     // quota, hash) still run per file.
     const fresh = <T>(read: (groupId: number) => Promise<T>) => {
       const known = new Map<number, { at: number; value: Promise<T> }>();

@@ -58,7 +58,7 @@ export type HashCache = ReturnType<typeof createHashCache>;
 /**
  * What a batch (batch.ts) read once for many files, and what it does itself once per group of
  * files before it answers: the folder fsync (its staged files are already fsynced) and the hash
- * record (it collects `placed`).
+ * record (it records what placeUpload answers).
  */
 export interface BatchPlacing {
   /** The uploader's rules of the space, as the batch last read them. */
