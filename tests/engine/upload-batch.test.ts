@@ -408,6 +408,31 @@ describe("POST /uploads/batch", () => {
     expect(await stagingLeftovers()).toEqual([]);
   });
 
+  it("a permission revoked mid-batch refuses the files placed after it (within a second), keeps those placed before and leaves no reservation", async () => {
+    const user = await users.userWith("ub_revoke");
+    const a = randomBytes(1000);
+    const body = await batchBody([
+      { path: "/perm/a.bin", data: a },
+      { path: "/perm/b.bin", data: randomBytes(1000) },
+    ]);
+    const { req, reply } = openBatch(user.socketToken, body.length);
+    reply.catch(() => undefined);
+    req.write(body.subarray(0, body.length - 500));
+    for (let i = 0; i < 600 && !(await readPlaced(user, "/perm/a.bin")); i++) await new Promise((r) => setTimeout(r, 20));
+    await t.call("PATCH", `/api/admin/users/${user.id}`, { token: admin, body: { permission: PERMISSION_FULL & ~Permission.Upload } });
+    // The batch reads the permission again at most a second (FRESH_MS, the engine clock) after it last did.
+    t.clock.advance(1000);
+    req.end(body.subarray(body.length - 500));
+    const done = await reply;
+    expect(done.status).toBe(200);
+    expect(done.body.data.files.map((f) => (f.ok ? true : f.code))).toEqual([true, ErrorCode.PermissionDenied]);
+    expect((await readPlaced(user, "/perm/a.bin"))?.equals(a)).toBe(true);
+    expect(await readPlaced(user, "/perm/b.bin")).toBeNull();
+    const space = await t.engine.services.spaces.open(user.id, 0);
+    expect(await t.engine.services.db.kysely.selectFrom("upload_reservations").select("upload_id").where("space_key", "=", space.key).execute()).toEqual([]);
+    expect(await stagingLeftovers()).toEqual([]);
+  });
+
   it("a full disk while a file is staged refuses that file (DiskFull), leaves nothing of it and places the others", async () => {
     const user = await users.userWith("ub_full");
     const a = randomBytes(1000);
