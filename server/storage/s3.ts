@@ -767,7 +767,10 @@ export function createS3Storage(config: S3StorageConfig, options: S3StorageOptio
         throw new FerryError("CannotReadFile");
       }
       const limit = range.end === undefined ? Number.POSITIVE_INFINITY : range.end - start + 1;
-      return Readable.from(rechunk(body, size, start - from, limit), { objectMode: false, highWaterMark: size });
+      const stream = Readable.from(rechunk(body, size, start - from, limit), { objectMode: false, highWaterMark: size });
+      // A stream destroyed before its first read never starts rechunk (whose finally frees the body): the SDK's socket goes here.
+      stream.once("close", () => body.destroy());
+      return stream;
     }),
 
     openReader: guard(async (rel: string): Promise<FileReader> => {

@@ -176,6 +176,18 @@ describe("writes", () => {
   });
 });
 
+describe("reads", () => {
+  it("a read stream destroyed before its first read gives its connection back", async () => {
+    // The SDK keeps 50 sockets per client; a leaked body holds one until the socket timeout, set long here.
+    const store = createS3Storage(config(), { socketTimeoutMs: 600_000 });
+    const writer = await store.beginWrite("/big.bin");
+    await writer.write(Buffer.alloc(2 * 1024 * 1024, 1));
+    await writer.commit();
+    for (let i = 0; i < 60; i++) (await store.createReadStream("/big.bin", { start: i })).destroy();
+    expect((await store.stat("/big.bin")).size).toBe(2 * 1024 * 1024);
+  });
+});
+
 describe("configuration and errors", () => {
   it("refuses a config that cannot work, without echoing it", () => {
     const code = (c: S3StorageConfig) => {
