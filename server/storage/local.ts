@@ -598,7 +598,7 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
     }
   };
 
-  /** The storage, or with `view` a cached view of it for one request (stat, resolve and adopt use the view). */
+  /** The storage, or with `view` a cached view of it for one request (stat and resolve answer from it; adopt refuses a link found on a folder it holds). */
   const build = (view: PlainFolders | null): Storage => {
   const storage: Storage = {
     stat: guard(async (rel: string) => (view ? statIn(view, rel) : statOf(await locate(rel)))),

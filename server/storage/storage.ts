@@ -152,9 +152,9 @@ export interface Storage {
   syncFolder(rel: string): Promise<void>;
   /**
    * A view of this storage for one request (a batch of uploads): a folder whose every segment it
-   * found to exist and to be no symbolic link is not walked again by its stat, resolve and adopt
-   * for the paths directly in it; placing a file still walks its whole path just before, and a link
-   * found there on a folder the view took for plain refuses the file (InvalidPath). Short-lived:
+   * found to exist and to be no symbolic link is not walked again by its stat and resolve for the
+   * paths directly in it; adopt walks the whole path once, just before placing, and a link found
+   * there on a folder the view took for plain refuses the file (InvalidPath). Short-lived:
    * made per request, dropped with it.
    */
   cached(): Storage;
