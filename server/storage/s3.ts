@@ -863,7 +863,8 @@ export function createS3Storage(config: S3StorageConfig, options: S3StorageOptio
           await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: upload.Key, UploadId: upload.UploadId }));
           removed++;
         }
-        if (!page.IsTruncated) return removed;
+        // A truncated page without a marker to go on from (a store that omits it) would be asked for again forever.
+        if (!page.IsTruncated || !page.NextKeyMarker) return removed;
         keyMarker = page.NextKeyMarker;
         uploadIdMarker = page.NextUploadIdMarker;
       }

@@ -188,6 +188,28 @@ describe("reads", () => {
   });
 });
 
+describe("cleanupStale on a store that omits the markers", () => {
+  it("stops after a truncated page with no NextKeyMarker instead of asking for it again", async () => {
+    // Stand-in as above (s3rver has no ListMultipartUploads); it answers every request with the same truncated page.
+    let lists = 0;
+    const fake = createServer((req: IncomingMessage, res: ServerResponse) => {
+      if (req.method === "GET") lists++;
+      if (lists > 5) req.socket.destroy();
+      res.writeHead(200, { "content-type": "application/xml" });
+      res.end(`<?xml version="1.0" encoding="UTF-8"?><ListMultipartUploadsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>fake</Bucket><IsTruncated>true</IsTruncated></ListMultipartUploadsResult>`);
+    });
+    await new Promise<void>((resolve) => fake.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (fake.address() as AddressInfo).port;
+      const store = createS3Storage({ endpoint: `http://127.0.0.1:${port}`, bucket: "fake", ...S3RVER_KEYS, path: "p" });
+      expect(await store.cleanupStale(0)).toBe(0);
+      expect(lists).toBe(1);
+    } finally {
+      await new Promise((resolve) => fake.close(resolve));
+    }
+  });
+});
+
 describe("configuration and errors", () => {
   it("refuses a config that cannot work, without echoing it", () => {
     const code = (c: S3StorageConfig) => {
