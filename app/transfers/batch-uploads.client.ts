@@ -31,6 +31,8 @@ export interface BatchTimings {
   retryDelays: readonly number[];
   /** Wait before asking again when the engine's places are all taken (4210). */
   busyRetryMs: number;
+  /** Waits before asking again for the hash of a landed file the engine has not recorded yet (after a drop). */
+  recordWaitsMs: readonly number[];
 }
 
 export interface BatchFileInput {
@@ -387,8 +389,16 @@ export class BatchUploads {
         const [group, folder] = [Number(key.slice(0, key.indexOf(":"))), key.slice(key.indexOf(":") + 1)];
         const existing = new Set((await context.connection.cmd("exists", { groupId: group, target: folder, names: list.map((m) => nameOf(m.path)) })).existing);
         for (const member of list.filter((m) => existing.has(nameOf(m.path)))) {
-          const attributes = await context.connection.cmd("attributes", { groupId: member.groupId, paths: [member.path] });
           const hash = member.hash ? await member.hash : null;
+          let attributes = await context.connection.cmd("attributes", { groupId: member.groupId, paths: [member.path] });
+          // The engine records a batch's hashes after each group of files it placed: a file of our size
+          // without one yet may be ours, still being recorded after the connection broke. Asked again
+          // a few times before it is taken for someone else's (sent again, it would answer "name taken").
+          for (const ms of this.timings.recordWaitsMs) {
+            if (!hash || attributes.hash !== null || attributes.file_size !== member.file.size) break;
+            await wait(ms);
+            attributes = await context.connection.cmd("attributes", { groupId: member.groupId, paths: [member.path] });
+          }
           if (attributes.file_size !== member.file.size) continue;
           // Without a hash of ours, an overwrite cannot be told from the file it replaces: it is sent again.
           if (hash ? attributes.hash === hash : !member.overwrite) found.set(member, attributes.hash ?? "");

@@ -74,21 +74,27 @@ function context(): BatchContext {
     }
     if (name === "attributes") {
       const path = (args as SocketArgs<"attributes">).paths[0]!;
-      return { file_size: placed.get(path) ?? -1, hash: null } as unknown as SocketResults[C];
+      // The engine records a batch's hashes after the group: `unrecorded` asks go without one.
+      const recorded = placed.has(path) && hashCheck && (unrecorded.set(path, (unrecorded.get(path) ?? 0) - 1).get(path) ?? 0) < 0;
+      return { file_size: placed.get(path) ?? -1, hash: recorded ? `h:${path.slice(path.lastIndexOf("/") + 1)}` : null } as unknown as SocketResults[C];
     }
     throw new Error(`unexpected ${name}`);
   };
-  return { connection: { httpUrl: "http://files", token: "t", href: (url: string) => `http://files${url}`, cmd }, partMB: 0, hashCheck: false } as unknown as BatchContext;
+  return { connection: { httpUrl: "http://files", token: "t", href: (url: string) => `http://files${url}`, cmd }, partMB: 0, hashCheck } as unknown as BatchContext;
 }
 
-const hasher = { hash: async () => "" } as unknown as Hasher;
+/** Whether the page hashes its files (the engine's hash check); the page's hash of a file is `h:<name>`. */
+let hashCheck = false;
+/** Per path, how many `attributes` asks the engine answers before its hash is recorded. */
+let unrecorded = new Map<string, number>();
+const hasher = { hash: async (file: File) => (hashCheck ? `h:${file.name}` : "") } as unknown as Hasher;
 const files = (names: string[]) => names.map((name) => ({ file: new File([`content of ${name}`], name), groupId: 0, path: `/pics/${name}`, overwrite: false }));
 
 /** Runs the batches of a pick until nothing is left to send. */
 async function upload(names: string[], retryDelays: number[] = [0, 0]) {
   const store = new TransferStore();
   const ctx = context();
-  const batches: BatchUploads = new BatchUploads(store, hasher, () => batches.pump(2 - batches.running(), ctx), { retryDelays, busyRetryMs: 0 });
+  const batches: BatchUploads = new BatchUploads(store, hasher, () => batches.pump(2 - batches.running(), ctx), { retryDelays, busyRetryMs: 0, recordWaitsMs: [0, 0, 0] });
   const pump = () => batches.pump(2 - batches.running(), ctx);
   batches.add(files(names), "pics", ctx);
   pump();
@@ -110,6 +116,8 @@ describe("batch uploads: failures of a whole batch", () => {
     sent = [];
     placed = new Map();
     asked.length = 0;
+    hashCheck = false;
+    unrecorded = new Map();
     vi.stubGlobal("XMLHttpRequest", FakeXhr);
   });
   afterEach(() => vi.unstubAllGlobals());
@@ -151,6 +159,28 @@ describe("batch uploads: failures of a whole batch", () => {
     const { summary } = await upload(["a.txt", "b.txt"], [0]);
     expect(sent.map((s) => s.paths).sort()).toEqual([["/pics/a.txt"], ["/pics/b.txt"]]);
     expect(summary().batch).toEqual({ files: 2, uploaded: 2, failed: 0, retryable: 0 });
+  });
+
+  it("after a drop, a landed file whose hash the engine has not recorded yet is asked about again, not sent again", async () => {
+    hashCheck = true;
+    script = { "/pics/a.txt": [{ network: true, lands: true }] };
+    // The engine is still recording a.txt's group when the page asks: two answers without a hash.
+    unrecorded.set("/pics/a.txt", 2);
+    const { summary, row } = await upload(["a.txt", "b.txt"], [0]);
+    expect(asked.filter((name) => name === "attributes")).toHaveLength(3);
+    expect(sent.map((s) => s.paths).sort()).toEqual([["/pics/a.txt"], ["/pics/b.txt"]]);
+    expect(row("a.txt").status).toBe(TransferStatus.Uploaded);
+    expect(summary().batch).toEqual({ files: 2, uploaded: 2, failed: 0, retryable: 0 });
+  });
+
+  it("a file of the same size and no recorded hash after every wait is not taken for ours: it is sent again", async () => {
+    hashCheck = true;
+    script = { "/pics/a.txt": [{ network: true, lands: true }] };
+    unrecorded.set("/pics/a.txt", 10);
+    await upload(["a.txt", "b.txt"], [0]);
+    // 1 ask + 3 waits, then a.txt goes again (the engine, holding it, would say "name taken").
+    expect(asked.filter((name) => name === "attributes")).toHaveLength(4);
+    expect(sent.map((s) => s.paths).sort()).toEqual([["/pics/a.txt"], ["/pics/a.txt"], ["/pics/b.txt"]]);
   });
 
   it("the user's Retry of files whose batch failed as a whole asks which landed first and sends only the others", async () => {

@@ -45,6 +45,8 @@ const MIB = 1024 * 1024;
 export const chunkBytes = (partMB: number) => (partMB > 0 ? partMB * MIB : Number.POSITIVE_INFINITY);
 /** How long an upload the engine found busy (4210: the sign-in's other uploads hold every place) waits in the queue before it asks again. */
 export const BUSY_RETRY_MS = 1500;
+/** A batch file that landed as the connection broke has its hash recorded after its group: asked again after these waits. */
+export const RECORD_WAITS_MS = [250, 500, 1000, 2000];
 /** Back-off of automatic retries after a network drop (then the item fails and offers retry). */
 export const RETRY_DELAYS_MS = [0, 1000, 3000, 5000, 10_000, 20_000];
 
@@ -202,7 +204,7 @@ export class TransferManager {
     private readonly storage: Storage = window.localStorage,
   ) {
     this.ready = new Promise((resolve) => (this.setReady = resolve));
-    this.batches = new BatchUploads(store, this.hasher, () => this.pump(), { retryDelays: RETRY_DELAYS_MS, busyRetryMs: BUSY_RETRY_MS });
+    this.batches = new BatchUploads(store, this.hasher, () => this.pump(), { retryDelays: RETRY_DELAYS_MS, busyRetryMs: BUSY_RETRY_MS, recordWaitsMs: RECORD_WAITS_MS });
   }
 
   /** Connects the manager to the page's file server; the first call restores the saved uploads. */

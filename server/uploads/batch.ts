@@ -315,7 +315,8 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
         if (!adopted && staged) await rm(staged, { force: true });
         // A placed file's reservation ends with its group (flush); a refused one's now.
         if (adopted) placedReservations.push(reservation);
-        else if (reservations.delete(reservation)) await services.quota.release([reservation]);
+        // A database failure here fails the request (fatal), never the chain that places the next files.
+        else if (reservations.delete(reservation)) await services.quota.release([reservation]).catch((error: unknown) => void fatal.push(error));
       }
     };
 
