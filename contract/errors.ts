@@ -617,6 +617,13 @@ export function errorMessageKey(code: number): string {
   return `error.${code}`;
 }
 
+/** The string and number fields of an error's `data`: the variables of its message; undefined when there are none. */
+export function errorVars(data: unknown): Record<string, string | number> | undefined {
+  if (!data || typeof data !== "object") return undefined;
+  const vars = Object.fromEntries(Object.entries(data).filter(([, v]) => typeof v === "string" || typeof v === "number")) as Record<string, string | number>;
+  return Object.keys(vars).length > 0 ? vars : undefined;
+}
+
 /**
  * The message in the given language (its `contexts` wording when `vars.context` names one) with `{{var}}` placeholders filled (`{{var, size}}` as a size,
  * contract/sizes.ts); unknown variables stay as they are.

@@ -1,4 +1,5 @@
 import type { TFunction } from "i18next";
+import { errorVars } from "../../contract/errors";
 
 /**
  * The text for a failed file command: the catalogue's translation of its code, else the engine's
@@ -11,16 +12,10 @@ export function fileErrorText(t: TFunction, exists: (key: string) => boolean, er
   const code = errorCode(error);
   if (code === null) return t("global.server.error");
   const key = `error.${code}`;
-  if (exists(key)) return t(key, varsOf((error as { data?: unknown }).data));
+  if (exists(key)) return t(key, errorVars((error as { data?: unknown }).data) ?? {});
   const message = (error as { message?: unknown }).message;
   return typeof message === "string" && message ? message : t("global.error.unknown", { code });
 }
 
 export const errorCode = (error: unknown): number | null =>
   typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "number" ? (error as { code: number }).code : null;
-
-/** The string and number fields of an engine error's data, as the message's variables. */
-function varsOf(data: unknown): Record<string, string | number> {
-  if (!data || typeof data !== "object") return {};
-  return Object.fromEntries(Object.entries(data).filter(([, v]) => typeof v === "string" || typeof v === "number")) as Record<string, string | number>;
-}

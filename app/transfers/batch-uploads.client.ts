@@ -1,4 +1,4 @@
-import { ErrorCode, errorMessageKey } from "../../contract/errors";
+import { ErrorCode, errorMessageKey, errorVars } from "../../contract/errors";
 import { UPLOAD_BATCH, type UploadBatchResult } from "../../contract/files";
 import { batchBody, batchLimits, BATCHES_IN_FLIGHT, fileOffsets, fitsBatch, nextBatchSize, retriesBatch, retryMayHelp, sentOf, type BatchEntry } from "./batch-plan";
 import { emitTransferEvent } from "./events";
@@ -75,12 +75,6 @@ class BatchError extends Error {
   }
 }
 const ABORTED = new BatchError(-1, null, null);
-
-const varsOf = (data: unknown): Record<string, string | number> | undefined => {
-  if (!data || typeof data !== "object") return undefined;
-  const vars = Object.fromEntries(Object.entries(data).filter(([, v]) => typeof v === "string" || typeof v === "number")) as Record<string, string | number>;
-  return Object.keys(vars).length > 0 ? vars : undefined;
-};
 
 /** Sends one batch; resolves with the engine's answer per file. */
 function send(url: string, token: string, body: Blob, lang: string, requests: Set<XMLHttpRequest>, progress: (loaded: number) => void): Promise<UploadBatchResult[]> {
@@ -342,25 +336,25 @@ export class BatchUploads {
           attempt -= 1;
           continue;
         }
-        if (failure.code === ErrorCode.UploadPartTooLarge && Number(varsOf(failure.data)?.limit) > 0) {
+        if (failure.code === ErrorCode.UploadPartTooLarge && Number(errorVars(failure.data)?.limit) > 0) {
           // The administrator lowered the part size since the page loaded: the files go back to the queue, batched anew.
-          context.partMB = Math.max(1, Math.floor(Number(varsOf(failure.data)?.limit) / (1024 * 1024)));
+          context.partMB = Math.max(1, Math.floor(Number(errorVars(failure.data)?.limit) / (1024 * 1024)));
           // A file that no longer fits a batch alone fails with that refusal (sent again it would be refused again, without end).
           const limits = batchLimits(context.partMB);
           const alone = pending.filter((m) => !fitsBatch(this.entryOf(m), limits, context.hashCheck));
-          this.finish(alone, () => ({ errorMsgKey: errorMessageKey(failure.code!), errorVars: varsOf(failure.data) }));
+          this.finish(alone, () => ({ errorMsgKey: errorMessageKey(failure.code!), errorVars: errorVars(failure.data) }));
           this.requeue(group, pending.filter((m) => !alone.includes(m)));
           return;
         }
         if (!retriesBatch(failure.status, failure.code)) {
           // Refused as a whole (the token, a header the engine would not take, a full disk): every file says why.
-          this.finish(pending, () => ({ errorMsgKey: errorMessageKey(failure.code!), errorVars: varsOf(failure.data) }));
+          this.finish(pending, () => ({ errorMsgKey: errorMessageKey(failure.code!), errorVars: errorVars(failure.data) }));
           return;
         }
         if (attempt >= this.timings.retryDelays.length) {
           // The network or the server still failing: some files may have landed, which a Retry asks first.
           for (const member of pending) member.unsure = true;
-          this.finish(pending, () => (failure.code === null || failure.status === 0 ? { errorMsgKey: "transfers.error.network" } : { errorMsgKey: errorMessageKey(failure.code), errorVars: varsOf(failure.data) }));
+          this.finish(pending, () => (failure.code === null || failure.status === 0 ? { errorMsgKey: "transfers.error.network" } : { errorMsgKey: errorMessageKey(failure.code), errorVars: errorVars(failure.data) }));
           return;
         }
         await wait(this.timings.retryDelays[attempt]!);
@@ -430,7 +424,7 @@ export class BatchUploads {
           status: TransferStatus.UploadFailed,
           queued: false,
           errorMsgKey: result ? errorMessageKey(result.code) : "transfers.error.network",
-          errorVars: result ? varsOf(result.data) : undefined,
+          errorVars: result ? errorVars(result.data) : undefined,
         });
       }
     });

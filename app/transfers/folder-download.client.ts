@@ -1,4 +1,4 @@
-import { ErrorCode, errorByCode, errorMessageKey } from "../../contract/errors";
+import { ErrorCode, errorByCode, errorMessageKey, errorVars } from "../../contract/errors";
 import type { Hasher } from "./hasher.client";
 import { folderBytes, isLargeFile, nextFiles, resumeRanges, type FolderFileState } from "./folder-download";
 import { idbStore } from "./idb-store.client";
@@ -169,9 +169,7 @@ export function refusalOfFile(error: unknown): FileRefused | FolderDownloadError
   if (status >= 500) return new FolderDownloadError("transfers.error.network");
   // The file filter skips the file: said as for an upload it skips (the engine's message repeats the name).
   if (code === ErrorCode.FileFiltered) return new FileRefused("transfers.skipped-by-filter");
-  const data = (error as { data?: unknown }).data;
-  const vars = data && typeof data === "object" ? (Object.fromEntries(Object.entries(data).filter(([, v]) => typeof v === "string" || typeof v === "number")) as Record<string, string | number>) : undefined;
-  return new FileRefused(errorMessageKey(code!), vars && Object.keys(vars).length > 0 ? vars : undefined);
+  return new FileRefused(errorMessageKey(code!), errorVars((error as { data?: unknown }).data));
 }
 
 /** Saves of the record after small files, at most this often (each save writes the whole record). */

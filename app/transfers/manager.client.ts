@@ -1,5 +1,5 @@
 import { DetailedError, Upload } from "tus-js-client";
-import { ErrorCode, errorMessageKey } from "../../contract/errors";
+import { ErrorCode, errorMessageKey, errorVars } from "../../contract/errors";
 import { FILE_SERVER_PATHS, type SocketArgs, type SocketCommand, type SocketResults } from "../../contract/files";
 import { chunkSize, isLoopback } from "./chunk-plan";
 import { BatchUploads, type BatchFileInput } from "./batch-uploads.client";
@@ -110,12 +110,6 @@ interface WrittenOutcome {
 }
 
 /** Variables of an engine message travel in its `data` (e.g. FileTooLarge's limit). */
-function varsOf(data: unknown): Record<string, string | number> | undefined {
-  if (!data || typeof data !== "object") return undefined;
-  const vars = Object.fromEntries(Object.entries(data).filter(([, v]) => typeof v === "string" || typeof v === "number")) as Record<string, string | number>;
-  return Object.keys(vars).length > 0 ? vars : undefined;
-}
-
 /** The engine's code of a refusal (a socket reply's, or a tus error's envelope), or null. */
 export function engineCode(error: unknown): number | null {
   if (error && typeof error === "object" && "code" in error && typeof error.code === "number") return error.code;
@@ -132,14 +126,14 @@ export function engineCode(error: unknown): number | null {
 /** The failure's message: the engine's code (a socket reply, or a tus error whose body is the envelope), else a network failure. */
 export function failureOf(error: unknown): Failure {
   if (error && typeof error === "object" && "code" in error && typeof error.code === "number") {
-    return { errorMsgKey: errorMessageKey(error.code), errorVars: varsOf("data" in error ? error.data : undefined) };
+    return { errorMsgKey: errorMessageKey(error.code), errorVars: errorVars("data" in error ? error.data : undefined) };
   }
   if (error instanceof DetailedError) {
     const body = error.originalResponse?.getBody();
     if (body) {
       try {
         const envelope = JSON.parse(body) as { code?: unknown; data?: unknown };
-        if (typeof envelope.code === "number") return { errorMsgKey: errorMessageKey(envelope.code), errorVars: varsOf(envelope.data) };
+        if (typeof envelope.code === "number") return { errorMsgKey: errorMessageKey(envelope.code), errorVars: errorVars(envelope.data) };
       } catch {
         // Not the engine's envelope (a proxy's page): fall through.
       }

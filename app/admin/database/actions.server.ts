@@ -1,6 +1,7 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import type { SignedIn } from "~/utils/session.server";
 import type { CopyStatus, CurrentDatabase, TestResult } from "../../../contract/database";
+import { errorVars } from "../../../contract/errors";
 import { type PowerResult, askPower } from "../dashboard/data.server";
 import { targetFormSchema } from "./schema";
 
@@ -43,9 +44,7 @@ export async function submitTarget(admin: SignedIn, form: FormData) {
 }
 
 function refusalOf(reply: { code: number; data?: unknown }): Refusal {
-  const vars: Record<string, string | number> = {};
-  if (reply.data && typeof reply.data === "object") for (const [k, v] of Object.entries(reply.data)) if (typeof v === "string" || typeof v === "number") vars[k] = v;
-  return { code: reply.code, vars };
+  return { code: reply.code, vars: errorVars(reply.data) ?? {} };
 }
 
 export async function restart(admin: SignedIn): Promise<{ intent: "restart"; result: PowerResult }> {
