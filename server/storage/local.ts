@@ -2,11 +2,11 @@ import { randomUUID } from "node:crypto";
 import { constants, type Stats } from "node:fs";
 import { copyFile, link, lstat, mkdir, open, readdir, realpath, rename, rm, stat, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { type Readable, Writable } from "node:stream";
-import { finished } from "node:stream/promises";
+import type { Readable } from "node:stream";
 import { FerryError } from "../errors";
 import { lstatNames, STAT_FIELDS } from "./lstat-pool";
 import { assertLinkInside, assertNoSymlinkEscape, baseName, confinementWalk, isErrno, isInside, isReservedName, joinName, normaliseUserPath, parentOf, resolveUserPath, STAGING_NAME, type ResolvedPath } from "./paths";
+import { checkNewName, checkRange, guardWith, mapLimit, streamWriter } from "./shared";
 import {
   type Entry,
   type FileReader,
@@ -40,30 +40,6 @@ export interface LocalStorageOptions {
 
 /** Entries examined at once when a folder is walked. */
 const PARALLEL = 64;
-
-/**
- * Runs `fn` over `items`, `limit` at a time. After the first failure no new item starts, and the
- * failure is thrown only once every running item has settled: a stopped walk leaves no work behind
- * (a copy's staged tree is removed after the last write into it).
- */
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array<R>(items.length);
-  let next = 0;
-  const state: { failure: { error: unknown } | null } = { failure: null };
-  const worker = async () => {
-    while (next < items.length && !state.failure) {
-      const i = next++;
-      try {
-        out[i] = await fn(items[i]!);
-      } catch (error) {
-        state.failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (state.failure) throw state.failure.error;
-  return out;
-}
 
 const seconds = (info: Stats) => Math.floor(info.mtimeMs / 1000);
 
@@ -140,13 +116,6 @@ async function openFile(target: { absolute: string }): Promise<{ handle: FileHan
   } catch (err) {
     await handle.close();
     throw err;
-  }
-}
-
-function checkRange(range: ReadRange): void {
-  const ok = (n: number | undefined) => n === undefined || (Number.isSafeInteger(n) && n >= 0);
-  if (!ok(range.start) || !ok(range.end) || (range.end !== undefined && range.end < (range.start ?? 0)) || range.bufferSize === 0 || !ok(range.bufferSize)) {
-    throw new FerryError("InvalidParameter");
   }
 }
 
@@ -241,12 +210,6 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
     const name = `${randomUUID()}.${kind}`;
     active.add(name);
     return name;
-  };
-
-  /** The target must be a name a user may create (NameFormat otherwise). */
-  const checkNewName = (relative: string) => {
-    if (relative === "/") throw new FerryError("InvalidOperation");
-    joinName(parentOf(relative), baseName(relative));
   };
 
   /** The folder a new entry goes into must exist and be a folder. */
@@ -412,15 +375,7 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
     });
   };
 
-  const guard =
-    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      try {
-        return await fn(...args);
-      } catch (err) {
-        throw storageError(err);
-      }
-    };
+  const guard = guardWith(storageError);
 
   const statOf = async (target: ResolvedPath): Promise<StatResult> => {
     const info = await stat(target.absolute);
@@ -451,102 +406,33 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
       throw err;
     }
     let written = 0;
-    let state: "open" | "committing" | "done" = "open";
-    let failure: FerryError | null = null;
-
-    const writeAll = async (chunks: Buffer[]) => {
-      const size = chunks.reduce((n, c) => n + c.length, 0);
-      if (written + size > maxBytes) throw new FerryError("QuotaExceeded");
-      let pending = chunks;
-      while (pending.length > 0) {
-        const { bytesWritten } = await handle.writev(pending);
-        pending = unwritten(pending, bytesWritten);
-        written += bytesWritten;
-      }
-    };
-
-    /** Remembers the first failure before the stream reports it, so write() and commit() agree on it. */
-    const settle = (work: Promise<void>, callback: (err?: Error | null) => void) => {
-      work.then(
-        () => callback(),
-        (err: unknown) => {
-          failure ??= storageError(err);
-          callback(failure);
-        },
-      );
-    };
-    const sink = new Writable({
-      highWaterMark: STREAM_BUFFER,
-      write(chunk: Buffer, _encoding, callback) {
-        settle(writeAll([chunk]), callback);
+    return streamWriter({
+      path: target.relative,
+      toError: storageError,
+      bytesWritten: () => written,
+      write: async (chunks) => {
+        const size = chunks.reduce((n, c) => n + c.length, 0);
+        if (written + size > maxBytes) throw new FerryError("QuotaExceeded");
+        let pending = chunks;
+        while (pending.length > 0) {
+          const { bytesWritten } = await handle.writev(pending);
+          pending = unwritten(pending, bytesWritten);
+          written += bytesWritten;
+        }
       },
-      writev(items, callback) {
-        settle(writeAll(items.map((i) => i.chunk as Buffer)), callback);
+      place: async () => {
+        await handle.sync();
+        await handle.close();
+        await place(temp, target, true, overwrite);
+        active.delete(name);
+        return statOf(target);
       },
-    });
-
-    let committed = false;
-    let aborting: Promise<void> | null = null;
-    /** One clean-up however many callers ask for it (the stream's error handler, commit, the caller). */
-    const abort = (): Promise<void> => {
-      if (committed) return Promise.resolve();
-      aborting ??= (async () => {
-        state = "done";
-        sink.destroy();
+      drop: async () => {
         await handle.close().catch(() => undefined);
         await rm(temp, { force: true }).catch(() => undefined);
         active.delete(name);
-      })();
-      return aborting;
-    };
-
-    sink.on("error", (err) => {
-      failure ??= storageError(err);
-      // A failed upload keeps nothing: disk full or over quota, the temporary data goes at once.
-      if (state === "open") void abort();
+      },
     });
-
-    const writer: Writer = {
-      path: target.relative,
-      get bytesWritten() {
-        return written;
-      },
-      stream: sink,
-      write(chunk) {
-        if (failure) return Promise.reject(failure);
-        if (state !== "open" || sink.writableEnded) return Promise.reject(new FerryError("InvalidOperation"));
-        return new Promise<void>((resolve, reject) => {
-          sink.write(chunk, (err) => (err ? reject(failure ?? storageError(err)) : resolve()));
-        });
-      },
-      async commit() {
-        if (failure) {
-          await abort();
-          throw failure;
-        }
-        if (state !== "open") throw new FerryError("InvalidOperation");
-        state = "committing";
-        try {
-          if (sink.destroyed && !sink.writableFinished) throw new FerryError("InvalidOperation");
-          if (!sink.writableEnded) sink.end();
-          await finished(sink);
-          if (failure) throw failure;
-          await handle.sync();
-          await handle.close();
-          await place(temp, target, true, overwrite);
-          committed = true;
-          state = "done";
-          active.delete(name);
-          return await statOf(target);
-        } catch (err) {
-          const mapped = failure ?? storageError(err);
-          await abort();
-          throw mapped;
-        }
-      },
-      abort,
-    };
-    return writer;
   };
 
   /** rename() of a located source, which may belong to another local storage (moveAcross). */

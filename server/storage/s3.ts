@@ -14,11 +14,15 @@ import {
   S3Client,
   UploadPartCommand,
 } from "@aws-sdk/client-s3";
-import { Readable, Writable } from "node:stream";
-import { finished } from "node:stream/promises";
+import http from "node:http";
+import https from "node:https";
+import { Socket } from "node:net";
+import { Readable, type Duplex } from "node:stream";
+import type { FastifyBaseLogger } from "fastify";
 import type { ErrorName } from "../../contract/errors";
 import { FerryError } from "../errors";
 import { baseName, isReservedName, isUnder, joinName, normaliseUserPath, parentOf, resolveUserPath } from "./paths";
+import { checkNewName, checkRange, guardWith, mapLimit, streamWriter } from "./shared";
 import {
   type Entry,
   type EntryType,
@@ -69,7 +73,22 @@ export interface S3StorageOptions {
   parallel?: number;
   /** A request whose socket stays idle this long fails (default 120 s). */
   socketTimeoutMs?: number;
+  /**
+   * Connections to the store at once (default 500). Every open read holds one for as long as it
+   * runs, so this bounds the downloads in progress; a request beyond it waits for a free one.
+   */
+  maxSockets?: number;
+  /** A new connection (TCP, and TLS for https) not established after this long fails (default 10 s); the wait for a free connection does not count. */
+  connectTimeoutMs?: number;
+  /** The engine's logger, for what fails where no caller can be told (an abort's clean-up); default: nothing is logged. */
+  log?: S3Log;
 }
+
+/** What the driver logs with: the engine's logger (pino, through Fastify). */
+export type S3Log = Pick<FastifyBaseLogger, "warn">;
+
+export const DEFAULT_MAX_SOCKETS = 500;
+export const DEFAULT_CONNECT_TIMEOUT = 10_000;
 
 export const MIN_SLICE = 5 * 1024 * 1024;
 export const MAX_SLICE = 5 * 1024 * 1024 * 1024;
@@ -146,31 +165,6 @@ const isMissing = (err: unknown) => nameOf(err) === "NoSuchKey" || nameOf(err) =
 
 const seconds = (date: Date | undefined) => (date ? Math.floor(date.getTime() / 1000) : 0);
 
-/** Runs `fn` over `items`, `limit` at a time; after the first failure nothing new starts, and it is thrown once the running ones settled. */
-async function mapLimit<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const state: { failure: { error: unknown } | null } = { failure: null };
-  const worker = async () => {
-    while (next < items.length && !state.failure) {
-      const item = items[next++]!;
-      try {
-        await fn(item);
-      } catch (error) {
-        state.failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (state.failure) throw state.failure.error;
-}
-
-function checkRange(range: ReadRange): void {
-  const ok = (n: number | undefined) => n === undefined || (Number.isSafeInteger(n) && n >= 0);
-  if (!ok(range.start) || !ok(range.end) || (range.end !== undefined && range.end < (range.start ?? 0)) || range.bufferSize === 0 || !ok(range.bufferSize)) {
-    throw new FerryError("InvalidParameter");
-  }
-}
-
 /**
  * The bytes of `body` in chunks of exactly `size` (the last one shorter), as the local driver's
  * streams give them; `skip` bytes dropped first and at most `limit` given (a store that answered
@@ -211,6 +205,15 @@ async function* rechunk(body: Readable, size: number, skip: number, limit: numbe
   }
 }
 
+/** The chunks of `source`; a failure on the way (the store or the network, mid-body) comes out as `map` makes it. */
+async function* mapFailure<T>(source: AsyncGenerator<T>, map: (err: unknown) => Error): AsyncGenerator<T> {
+  try {
+    yield* source;
+  } catch (err) {
+    throw map(err);
+  }
+}
+
 /** The first offset and the object's size of a Content-Range answer ("bytes 5-9/10"), or null. */
 function contentRange(header: string | undefined): { start: number; total: number | null } | null {
   const match = /^bytes (\d+)-\d+\/(\d+|\*)$/.exec(header ?? "");
@@ -225,6 +228,30 @@ function usableRest(rest: string): boolean {
   const segments = rest.split("/");
   const last = segments.length - 1;
   return segments.every((s, i) => (s === "" ? i === last && i > 0 : s !== "." && s !== ".." && !isReservedName(s)));
+}
+
+/** A listed entry's name: one usable segment. */
+const usableName = (name: string) => !name.includes("/") && usableRest(name);
+
+/**
+ * Bounds the connection phase of a new socket (TCP, then TLS when `event` is "secureConnect") from
+ * the socket's creation. The SDK's own connectionTimeout starts with the request, so a request that
+ * waited for a free socket of the pool failed as if the store were unreachable.
+ */
+function connectWithin(socket: Duplex | null | undefined, event: "connect" | "secureConnect", ms: number): Duplex | null | undefined {
+  if (!(socket instanceof Socket) || !socket.connecting || ms <= 0) return socket;
+  const timer = setTimeout(() => socket.destroy(Object.assign(new Error(`no connection to the store within ${ms} ms`), { code: "ETIMEDOUT" })), ms);
+  const clear = () => clearTimeout(timer);
+  socket.once(event, clear);
+  socket.once("close", clear);
+  return socket;
+}
+
+/** A pool agent (http or https) whose new sockets must connect within `ms` (connectWithin). */
+function storeAgent<T extends http.Agent>(agent: T, event: "connect" | "secureConnect", ms: number): T {
+  const create = agent.createConnection.bind(agent);
+  (agent as http.Agent).createConnection = (options, callback) => connectWithin(create(options, callback), event, ms);
+  return agent;
 }
 
 type Found = { type: "file"; size: number; mtime: number; etag?: string } | { type: "folder"; mtime: number };
@@ -246,6 +273,9 @@ export function createS3Storage(config: S3StorageConfig, options: S3StorageOptio
   const walkLimits = options.walk ?? WALK_DEFAULTS;
   const parallel = options.parallel ?? 16;
   const secrets = [config.secretAccessKey, config.accessKeyId].filter((s) => s.length >= 4);
+  const log = options.log;
+  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? DEFAULT_MAX_SOCKETS };
+  const connectMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT;
   const client = new S3Client({
     endpoint: config.endpoint || undefined,
     region: config.region || "us-east-1",
@@ -254,8 +284,16 @@ export function createS3Storage(config: S3StorageConfig, options: S3StorageOptio
     // Newer SDKs add CRC32 trailers to every upload by default; many S3-compatible stores refuse them.
     requestChecksumCalculation: "WHEN_REQUIRED",
     responseChecksumValidation: "WHEN_REQUIRED",
-    // A store that stops answering mid-request fails the request instead of holding it forever.
-    requestHandler: { connectionTimeout: 10_000, socketTimeout: options.socketTimeoutMs ?? 120_000 },
+    requestHandler: {
+      // A store that stops answering mid-request fails the request instead of holding it forever.
+      socketTimeout: options.socketTimeoutMs ?? 120_000,
+      // The connect timeout is the agents' (connectWithin): the SDK's would count the wait for a free socket.
+      connectionTimeout: 0,
+      httpAgent: storeAgent(new http.Agent(agentOptions), "connect", connectMs),
+      httpsAgent: storeAgent(new https.Agent(agentOptions), "secureConnect", connectMs),
+      // The SDK's warning that every socket is taken and requests queue up goes to the engine's log.
+      logger: { debug: () => undefined, info: () => undefined, warn: (message: unknown) => log?.warn({ message: String(message) }, "S3 client"), error: (message: unknown) => log?.warn({ message: String(message) }, "S3 client") },
+    },
   });
   /** Multipart uploads of this process's writers in progress; cleanupStale leaves them alone. */
   const active = new Set<string>();
@@ -276,15 +314,7 @@ export function createS3Storage(config: S3StorageConfig, options: S3StorageOptio
     return mapped;
   };
 
-  const guard =
-    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      try {
-        return await fn(...args);
-      } catch (err) {
-        throw s3Error(err);
-      }
-    };
+  const guard = guardWith(s3Error);
 
   /** The normalised relative path of a user path; the same confinement as every local path (a virtual root, no disk). */
   const locate = (rel: string): string => resolveUserPath("/", rel).relative;
@@ -342,12 +372,6 @@ export function createS3Storage(config: S3StorageConfig, options: S3StorageOptio
   };
 
   const mustFind = async (relative: string): Promise<Found> => (await find(relative)) ?? missing(relative);
-
-  /** The target must be a name a user may create (NameFormat otherwise). */
-  const checkNewName = (relative: string) => {
-    if (relative === "/") throw new FerryError("InvalidOperation");
-    joinName(parentOf(relative), baseName(relative));
-  };
 
   /** The folder a new entry goes into must exist and be a folder. */
   const checkParent = async (relative: string) => {
@@ -446,7 +470,32 @@ export function createS3Storage(config: S3StorageConfig, options: S3StorageOptio
     return [...items.map((i) => i.key), dirKey(from)];
   };
 
+  /** The checks of a rename or copy from `from` to `to`: not into itself, a source, a parent folder, an existing target only with overwrite and of the same type. */
+  const checkPlacing = async (from: string, to: string, opts: OverwriteOption): Promise<{ source: Found; existing: Found | null }> => {
+    if (isUnder(to, from)) throw new FerryError("InvalidOperation");
+    const source = await mustFind(from);
+    await checkParent(to);
+    const existing = await find(to);
+    if (existing && !opts.overwrite) throw new FerryError("PathExists");
+    if (existing) checkTypes(source.type, existing.type);
+    return { source, existing };
+  };
+
+  const copyFile = async (from: string, to: string, size: number) => {
+    if (size > MAX_COPY) throw new FerryError("UnsupportedOperation");
+    await copyKey(keyOf(from), keyOf(to));
+  };
+
   const fileResult = (relative: string, found: { size: number; mtime: number }): StatResult => ({ path: relative, name: baseName(relative), type: "file", size: found.size, mtime: found.mtime });
+
+  /** Aborts a multipart upload; a failure is logged (a store may keep the parts: a lifecycle rule or cleanupStale removes them later). */
+  const abortUpload = async (key: string, uploadId: string) => {
+    try {
+      await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId }));
+    } catch (err) {
+      log?.warn({ err: s3Error(err).cause, bucket, key, uploadId }, "S3 AbortMultipartUpload failed: the upload's parts may stay in the bucket");
+    }
+  };
 
   const beginWrite = async (rel: string, opts: WriteOptions = {}): Promise<Writer> => {
     const target = locate(rel);
@@ -466,135 +515,87 @@ export function createS3Storage(config: S3StorageConfig, options: S3StorageOptio
     let pending: Buffer[] = [];
     let held = 0;
     let written = 0;
-    let state: "open" | "committing" | "done" = "open";
-    let failure: FerryError | null = null;
+    /** Set by abort: no part starts after it. */
+    let dropped = false;
+    /** The UploadPart under way, if any: a part that lands after an abort may be kept by S3, so abort goes again once it settled. */
+    let inFlight: Promise<unknown> | null = null;
 
     const sendPart = async (body: Buffer) => {
+      if (dropped) throw new FerryError("InvalidOperation");
       if (parts.length >= MAX_PARTS) throw new FerryError("FileTooLarge", null, { limit: MAX_PARTS * slice });
       if (!uploadId) {
         const out = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }));
         if (!out.UploadId) throw new Error("CreateMultipartUpload gave no UploadId");
-        if (state === "done") {
+        if (dropped) {
           // Aborted while the upload was being created: abort() could not see its id, so it goes here.
-          await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: out.UploadId })).catch(() => undefined);
+          await abortUpload(key, out.UploadId);
           throw new FerryError("InvalidOperation");
         }
         uploadId = out.UploadId;
         active.add(uploadId);
       }
       const PartNumber = parts.length + 1;
-      const out = await client.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber, Body: body, ContentLength: body.length }));
-      parts.push({ ETag: out.ETag, PartNumber });
-    };
-
-    const writeAll = async (chunks: Buffer[]) => {
-      const size = chunks.reduce((n, c) => n + c.length, 0);
-      if (written + size > maxBytes) throw new FerryError("QuotaExceeded");
-      for (const c of chunks) pending.push(Buffer.from(c));
-      held += size;
-      written += size;
-      while (held >= slice) {
-        const all = Buffer.concat(pending, held);
-        pending = held > slice ? [all.subarray(slice)] : [];
-        held -= slice;
-        await sendPart(all.subarray(0, slice));
+      const sending = client.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber, Body: body, ContentLength: body.length }));
+      inFlight = sending;
+      try {
+        const out = await sending;
+        parts.push({ ETag: out.ETag, PartNumber });
+      } finally {
+        inFlight = null;
       }
     };
 
-    const settle = (work: Promise<void>, callback: (err?: Error | null) => void) => {
-      work.then(
-        () => callback(),
-        (err: unknown) => {
-          failure ??= s3Error(err);
-          callback(failure);
-        },
-      );
-    };
-    const sink = new Writable({
-      highWaterMark: STREAM_BUFFER,
-      write(chunk: Buffer, _encoding, callback) {
-        settle(writeAll([chunk]), callback);
+    return streamWriter({
+      path: target,
+      toError: s3Error,
+      bytesWritten: () => written,
+      write: async (chunks) => {
+        const size = chunks.reduce((n, c) => n + c.length, 0);
+        if (written + size > maxBytes) throw new FerryError("QuotaExceeded");
+        for (const c of chunks) pending.push(Buffer.from(c));
+        held += size;
+        written += size;
+        while (held >= slice) {
+          const all = Buffer.concat(pending, held);
+          pending = held > slice ? [all.subarray(slice)] : [];
+          held -= slice;
+          await sendPart(all.subarray(0, slice));
+        }
       },
-      writev(items, callback) {
-        settle(writeAll(items.map((i) => i.chunk as Buffer)), callback);
+      place: async () => {
+        // The checks commit promises, just before the object appears (a writer racing in between can still win: S3 has no rename-if-absent).
+        await checkParent(target);
+        const current = await find(target);
+        if (current && !overwrite) throw new FerryError("PathExists");
+        if (current?.type === "folder") throw new FerryError("PathIsNotFile");
+        if (!uploadId) {
+          const body = Buffer.concat(pending, held);
+          await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentLength: body.length }));
+        } else {
+          if (held > 0) await sendPart(Buffer.concat(pending, held));
+          await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
+          active.delete(uploadId);
+        }
+        pending = [];
+        held = 0;
+        // No HEAD for the store's time: one round trip less per upload, and the size is known.
+        return fileResult(target, { size: written, mtime: Math.floor(now() / 1000) });
       },
-    });
-
-    let committed = false;
-    let aborting: Promise<void> | null = null;
-    const abort = (): Promise<void> => {
-      if (committed) return Promise.resolve();
-      aborting ??= (async () => {
-        state = "done";
-        sink.destroy();
+      drop: async () => {
+        dropped = true;
         pending = [];
         held = 0;
         const id = uploadId;
-        if (id) {
-          await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: id })).catch(() => undefined);
-          active.delete(id);
+        if (!id) return;
+        const part = inFlight;
+        await abortUpload(key, id);
+        if (part) {
+          await part.catch(() => undefined);
+          await abortUpload(key, id);
         }
-      })();
-      return aborting;
-    };
-
-    sink.on("error", (err) => {
-      failure ??= s3Error(err);
-      if (state === "open") void abort();
+        active.delete(id);
+      },
     });
-
-    return {
-      path: target,
-      get bytesWritten() {
-        return written;
-      },
-      stream: sink,
-      write(chunk) {
-        if (failure) return Promise.reject(failure);
-        if (state !== "open" || sink.writableEnded) return Promise.reject(new FerryError("InvalidOperation"));
-        return new Promise<void>((resolve, reject) => {
-          sink.write(chunk, (err) => (err ? reject(failure ?? s3Error(err)) : resolve()));
-        });
-      },
-      async commit() {
-        if (failure) {
-          await abort();
-          throw failure;
-        }
-        if (state !== "open") throw new FerryError("InvalidOperation");
-        state = "committing";
-        try {
-          if (sink.destroyed && !sink.writableFinished) throw new FerryError("InvalidOperation");
-          if (!sink.writableEnded) sink.end();
-          await finished(sink);
-          if (failure) throw failure;
-          // The checks commit promises, just before the object appears (a writer racing in between can still win: S3 has no rename-if-absent).
-          await checkParent(target);
-          const current = await find(target);
-          if (current && !overwrite) throw new FerryError("PathExists");
-          if (current?.type === "folder") throw new FerryError("PathIsNotFile");
-          if (!uploadId) {
-            const body = Buffer.concat(pending, held);
-            await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentLength: body.length }));
-          } else {
-            if (held > 0) await sendPart(Buffer.concat(pending, held));
-            await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
-            active.delete(uploadId);
-          }
-          pending = [];
-          held = 0;
-          committed = true;
-          state = "done";
-          // No HEAD for the store's time: one round trip less per upload, and the size is known.
-          return fileResult(target, { size: written, mtime: Math.floor(now() / 1000) });
-        } catch (err) {
-          const mapped = failure ?? s3Error(err);
-          await abort();
-          throw mapped;
-        }
-      },
-      abort,
-    };
   };
 
   const storage = {
@@ -612,27 +613,24 @@ export function createS3Storage(config: S3StorageConfig, options: S3StorageOptio
       if ((await mustFind(dir)).type !== "folder") throw new FerryError("PathIsFile");
       const base = dirKey(dir);
       const files = new Map<string, Entry>();
-      const folders = new Set<string>();
+      /** Sub-folders and their times: one LIST request a page, none per entry. */
+      const folders = new Map<string, number>();
       for await (const page of pages({ Prefix: base, Delimiter: "/" })) {
         for (const obj of page.Contents ?? []) {
-          const name = (obj.Key ?? "").slice(base.length);
-          if (name === "" || name.includes("/") || name === "." || name === ".." || isReservedName(name)) continue;
-          files.set(name, { name, type: "file", size: obj.Size ?? 0, mtime: seconds(obj.LastModified) });
+          const rest = (obj.Key ?? "").slice(base.length);
+          // A marker "name/" among the objects (a store that lists it there) gives the folder its time.
+          if (rest.endsWith("/") && usableName(rest.slice(0, -1))) folders.set(rest.slice(0, -1), seconds(obj.LastModified));
+          else if (usableName(rest)) files.set(rest, { name: rest, type: "file", size: obj.Size ?? 0, mtime: seconds(obj.LastModified) });
         }
         for (const common of page.CommonPrefixes ?? []) {
           const name = (common.Prefix ?? "").slice(base.length, -1);
-          if (name === "" || name.includes("/") || name === "." || name === ".." || isReservedName(name)) continue;
-          // A file and a folder of one name can both exist in a bucket (not made by Ferry): the file is shown, as stat() finds it first.
-          if (!files.has(name)) folders.add(name);
+          // S3 rolls a marker into its common prefix, so a folder's time is not in the listing: 0, as for a folder without a marker (stat gives the marker's).
+          if (usableName(name) && !folders.has(name)) folders.set(name, 0);
         }
       }
       const entries = [...files.values()];
-      const named = [...folders].filter((name) => !files.has(name));
-      // A folder's time is its marker's; a folder without one (made by another tool) shows 0.
-      await mapLimit(named, parallel, async (name) => {
-        const marker = await head(`${base}${name}/`);
-        entries.push({ name, type: "folder", size: 0, mtime: marker?.mtime ?? 0 });
-      });
+      // A file and a folder of one name can both exist in a bucket (not made by Ferry): the file is shown, as stat() finds it first.
+      for (const [name, mtime] of folders) if (!files.has(name)) entries.push({ name, type: "folder", size: 0, mtime });
       return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     }),
 
@@ -674,15 +672,9 @@ export function createS3Storage(config: S3StorageConfig, options: S3StorageOptio
         await mustFind(from);
         return;
       }
-      if (isUnder(to, from)) throw new FerryError("InvalidOperation");
-      const source = await mustFind(from);
-      await checkParent(to);
-      const existing = await find(to);
-      if (existing && !opts.overwrite) throw new FerryError("PathExists");
-      if (existing) checkTypes(source.type, existing.type);
+      const { source, existing } = await checkPlacing(from, to, opts);
       if (source.type === "file") {
-        if (source.size > MAX_COPY) throw new FerryError("UnsupportedOperation");
-        await copyKey(keyOf(from), keyOf(to));
+        await copyFile(from, to, source.size);
         await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOf(from) }));
       } else {
         // Copy everything, then delete the source: a failure halfway leaves the source whole.
@@ -698,15 +690,9 @@ export function createS3Storage(config: S3StorageConfig, options: S3StorageOptio
       const to = locate(toRel);
       if (from === "/") throw new FerryError("InvalidOperation");
       checkNewName(to);
-      if (isUnder(to, from)) throw new FerryError("InvalidOperation");
-      const source = await mustFind(from);
-      await checkParent(to);
-      const existing = await find(to);
-      if (existing && !opts.overwrite) throw new FerryError("PathExists");
-      if (existing) checkTypes(source.type, existing.type);
+      const { source, existing } = await checkPlacing(from, to, opts);
       if (source.type === "file") {
-        if (source.size > MAX_COPY) throw new FerryError("UnsupportedOperation");
-        await copyKey(keyOf(from), keyOf(to));
+        await copyFile(from, to, source.size);
         return;
       }
       const budget = new WalkBudget(walkLimits, opts);
@@ -767,7 +753,7 @@ export function createS3Storage(config: S3StorageConfig, options: S3StorageOptio
         throw new FerryError("CannotReadFile");
       }
       const limit = range.end === undefined ? Number.POSITIVE_INFINITY : range.end - start + 1;
-      const stream = Readable.from(rechunk(body, size, start - from, limit), { objectMode: false, highWaterMark: size });
+      const stream = Readable.from(mapFailure(rechunk(body, size, start - from, limit), s3Error), { objectMode: false, highWaterMark: size });
       // A stream destroyed before its first read never starts rechunk (whose finally frees the body): the SDK's socket goes here.
       stream.once("close", () => body.destroy());
       return stream;

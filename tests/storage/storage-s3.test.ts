@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createTcpServer, type Socket } from "node:net";
 import { inspect } from "node:util";
 import { ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { FerryError } from "../../server/errors";
-import { checkS3Config, createS3Storage, MIN_SLICE, s3Prefix, type S3StorageConfig } from "../../server/storage/s3";
+import { checkS3Config, createS3Storage, MIN_SLICE, s3Prefix, type S3Log, type S3StorageConfig, type S3StorageOptions } from "../../server/storage/s3";
 import type { Storage } from "../../server/storage/storage";
 import { freePort } from "../support/ports";
 import { S3RVER_KEYS, startS3rver, type S3Server } from "../support/s3";
@@ -29,6 +29,40 @@ const put = async (rel: string, content: string) => {
   const writer = await storage.beginWrite(rel);
   await writer.write(Buffer.from(content));
   return writer.commit();
+};
+
+/**
+ * A stand-in store on a loopback port, for what s3rver lacks (ListMultipartUploads, AbortMultipartUpload)
+ * or what a test must see or shape request by request. `store` opens a storage on it (bucket "fake",
+ * prefix "p"); `close` stops it.
+ */
+async function standIn(handle: (req: IncomingMessage, res: ServerResponse, url: URL) => void, config: Partial<S3StorageConfig> = {}) {
+  const fake = createServer((req, res) => handle(req, res, new URL(req.url ?? "/", "http://x")));
+  await new Promise<void>((resolve) => fake.listen(0, "127.0.0.1", resolve));
+  const port = (fake.address() as AddressInfo).port;
+  return {
+    store: (options?: S3StorageOptions) => createS3Storage({ endpoint: `http://127.0.0.1:${port}`, bucket: "fake", ...S3RVER_KEYS, path: "p", ...config }, options),
+    close: () => new Promise((resolve) => fake.close(resolve)),
+  };
+}
+
+const xml = (res: ServerResponse, body: string, status = 200) => {
+  res.writeHead(status, { "content-type": "application/xml" });
+  res.end(`<?xml version="1.0" encoding="UTF-8"?>${body}`);
+};
+
+const secretFree = (err: unknown, ...secrets: string[]) => {
+  const seen = [inspect(err, { depth: Infinity, showHidden: true }), JSON.stringify(err), String((err as Error).cause), (err as Error).message].join("\n");
+  for (const secret of secrets) expect(seen).not.toContain(secret);
+  expect((err as FerryError).message).toBe((err as FerryError).errorName);
+  expect((err as FerryError).data).toBeNull();
+};
+
+/** A logger that keeps what it is given. */
+const keptLog = () => {
+  const lines: unknown[][] = [];
+  const log: S3Log = { warn: (...args: unknown[]) => void lines.push(args) } as S3Log;
+  return { log, lines };
 };
 
 beforeAll(async () => {
@@ -146,23 +180,19 @@ describe("writes", () => {
       `<IsTruncated>false</IsTruncated>${upload("p/dir/c.bin", "id-3", "2026-11-20T00:00:00Z")}`,
     ];
     const seen: string[] = [];
-    const fake = createServer((req: IncomingMessage, res: ServerResponse) => {
-      const url = new URL(req.url ?? "/", "http://x");
+    const fake = await standIn((req, res, url) => {
       const q = (name: string) => (url.searchParams.has(name) ? ` ${name}=${url.searchParams.get(name)}` : "");
       seen.push(`${req.method} ${url.pathname.replace(/\/$/, "")}${q("prefix")}${q("key-marker")}${q("upload-id-marker")}${q("uploadId")}`);
       if (req.method === "GET" && url.searchParams.has("uploads")) {
         const page = url.searchParams.get("key-marker") ? pagesOf[1] : pagesOf[0];
-        res.writeHead(200, { "content-type": "application/xml" });
-        res.end(`<?xml version="1.0" encoding="UTF-8"?><ListMultipartUploadsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>fake</Bucket><MaxUploads>1000</MaxUploads>${page}</ListMultipartUploadsResult>`);
+        xml(res, `<ListMultipartUploadsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>fake</Bucket><MaxUploads>1000</MaxUploads>${page}</ListMultipartUploadsResult>`);
         return;
       }
       res.writeHead(req.method === "DELETE" ? 204 : 400);
       res.end();
     });
-    await new Promise<void>((resolve) => fake.listen(0, "127.0.0.1", resolve));
     try {
-      const port = (fake.address() as AddressInfo).port;
-      const store = createS3Storage({ endpoint: `http://127.0.0.1:${port}`, bucket: "fake", ...S3RVER_KEYS, path: "p" }, { now: () => now });
+      const store = fake.store({ now: () => now });
       expect(await store.cleanupStale(60 * 60 * 1000)).toBe(2);
       expect(seen).toEqual([
         "GET /fake prefix=p/",
@@ -171,7 +201,7 @@ describe("writes", () => {
         "DELETE /fake/p/dir/c.bin uploadId=id-3",
       ]);
     } finally {
-      await new Promise((resolve) => fake.close(resolve));
+      await fake.close();
     }
   });
 });
@@ -186,26 +216,170 @@ describe("reads", () => {
     for (let i = 0; i < 60; i++) (await store.createReadStream("/big.bin", { start: i })).destroy();
     expect((await store.stat("/big.bin")).size).toBe(2 * 1024 * 1024);
   });
+
+  it("keeps more reads open at once than the SDK's 50 sockets, and stat still answers meanwhile", async () => {
+    // Every open read holds a connection until it is read or destroyed. With the SDK's default pool of 50, the
+    // 51st request waited for one and the 10 s connect timeout, which counted that wait, failed it (StorageConnectionFailed).
+    await put("/f.bin", "x".repeat(64 * 1024));
+    const streams = await Promise.all(Array.from({ length: 80 }, () => storage.createReadStream("/f.bin")));
+    try {
+      expect((await storage.stat("/f.bin")).size).toBe(64 * 1024);
+      expect((await readAll(streams[79]!)).length).toBe(64 * 1024);
+    } finally {
+      for (const stream of streams) stream.destroy();
+    }
+  });
+
+  it("a request waiting for a free connection is not failed by the connect timeout", async () => {
+    const store = createS3Storage(config(), { maxSockets: 2, connectTimeoutMs: 200 });
+    await put("/f.txt", "abc");
+    const held = [await store.createReadStream("/f.txt"), await store.createReadStream("/f.txt")];
+    const stat = store.stat("/f.txt");
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    held[0]!.destroy();
+    expect((await stat).size).toBe(3);
+    held[1]!.destroy();
+  });
+
+  it("a store that takes the connection but never completes the TLS handshake fails within the connect timeout", async () => {
+    const sockets = new Set<Socket>();
+    const silent = createTcpServer((socket) => void sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const store = createS3Storage(config({ endpoint: `https://127.0.0.1:${(silent.address() as AddressInfo).port}` }), { connectTimeoutMs: 200 });
+      const started = Date.now();
+      expect(await failure(store.stat("/x"))).toBe("StorageConnectionFailed");
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it("a read cut off mid-body fails with a catalogue error, without credentials", async () => {
+    const fake = await standIn(
+      (_req, res) => {
+        res.writeHead(200, { "content-length": String(3 * 1024 * 1024), etag: '"e"' });
+        res.write(Buffer.alloc(1024 * 1024, 1), () => res.destroy());
+      },
+      { accessKeyId: "AKIAFERRYTESTKEY123", secretAccessKey: "midstream-secret-9" },
+    );
+    try {
+      const err = await readAll(await fake.store().createReadStream("/f.bin")).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(FerryError);
+      expect((err as FerryError).errorName).toBe("StorageConnectionFailed");
+      secretFree(err, "AKIAFERRYTESTKEY123", "midstream-secret-9");
+    } finally {
+      await fake.close();
+    }
+  });
+});
+
+describe("listing", () => {
+  it("lists a folder with one LIST request a page and none per entry; a folder's time only where the listing gives it", async () => {
+    const seen: string[] = [];
+    const at = (iso: string) => Date.parse(iso) / 1000;
+    const fake = await standIn((req, res, url) => {
+      seen.push(`${req.method} ${url.searchParams.get("continuation-token") ?? "first"}`);
+      const object = (key: string, iso: string, size: number) => `<Contents><Key>${key}</Key><LastModified>${iso}</LastModified><Size>${size}</Size></Contents>`;
+      const page = url.searchParams.has("continuation-token")
+        ? `${object("p/b.txt", "2026-11-27T10:00:00.000Z", 2)}<CommonPrefixes><Prefix>p/dir2/</Prefix></CommonPrefixes><IsTruncated>false</IsTruncated>`
+        : // A store that lists the marker "marked/" among the objects gives that folder its time.
+          `${object("p/", "2026-11-27T07:00:00.000Z", 0)}${object("p/a.txt", "2026-11-27T09:00:00.000Z", 1)}${object("p/marked/", "2026-11-27T08:00:00.000Z", 0)}<CommonPrefixes><Prefix>p/dir1/</Prefix></CommonPrefixes><IsTruncated>true</IsTruncated><NextContinuationToken>page2</NextContinuationToken>`;
+      xml(res, `<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>fake</Name><Prefix>p/</Prefix><Delimiter>/</Delimiter>${page}</ListBucketResult>`);
+    });
+    try {
+      expect(await fake.store().list("/")).toEqual([
+        { name: "a.txt", type: "file", size: 1, mtime: at("2026-11-27T09:00:00Z") },
+        { name: "b.txt", type: "file", size: 2, mtime: at("2026-11-27T10:00:00Z") },
+        { name: "dir1", type: "folder", size: 0, mtime: 0 },
+        { name: "dir2", type: "folder", size: 0, mtime: 0 },
+        { name: "marked", type: "folder", size: 0, mtime: at("2026-11-27T08:00:00Z") },
+      ]);
+      expect(seen).toEqual(["GET first", "GET page2"]);
+    } finally {
+      await fake.close();
+    }
+  });
+});
+
+describe("aborting a multipart upload", () => {
+  it("aborts again once the part in flight settled, and logs a failed abort without credentials", async () => {
+    const seen: string[] = [];
+    let releasePart = () => undefined as void;
+    let partArrived = () => undefined as void;
+    const partHere = new Promise<void>((resolve) => (partArrived = resolve));
+    let aborts = 0;
+    const ns = 'xmlns="http://s3.amazonaws.com/doc/2006-03-01/"';
+    const fake = await standIn(
+      (req, res, url) => {
+        req.resume();
+        const q = url.searchParams;
+        const what = q.has("uploads") ? "create" : q.has("partNumber") ? `part ${q.get("partNumber")}` : q.has("uploadId") ? `abort ${q.get("uploadId")}` : q.has("list-type") ? "list" : "object";
+        seen.push(`${req.method} ${what}`);
+        if (req.method === "HEAD") {
+          res.writeHead(404);
+          res.end();
+        } else if (what === "list") {
+          xml(res, `<ListBucketResult ${ns}><Name>fake</Name><KeyCount>0</KeyCount><IsTruncated>false</IsTruncated></ListBucketResult>`);
+        } else if (what === "create") {
+          xml(res, `<InitiateMultipartUploadResult ${ns}><Bucket>fake</Bucket><Key>p/big.bin</Key><UploadId>up-1</UploadId></InitiateMultipartUploadResult>`);
+        } else if (what === "part 1") {
+          // The part is held until the first abort has been answered: it lands after that abort, as S3 allows.
+          req.on("end", () => {
+            releasePart = () => {
+              res.writeHead(200, { etag: '"e1"' });
+              res.end();
+            };
+            partArrived();
+          });
+        } else if (req.method === "DELETE" && ++aborts === 1) {
+          // Refused, with the key id in the message as some stores write it.
+          xml(res, `<Error><Code>AccessDenied</Code><Message>Access denied for AKIAFERRYTESTKEY123</Message><RequestId>r1</RequestId></Error>`, 403);
+          setTimeout(() => releasePart(), 50);
+        } else {
+          res.writeHead(req.method === "DELETE" ? 204 : 400);
+          res.end();
+        }
+      },
+      { accessKeyId: "AKIAFERRYTESTKEY123", secretAccessKey: "abort-secret-5512", sliceSize: MIN_SLICE },
+    );
+    try {
+      const { log, lines } = keptLog();
+      const writer = await fake.store({ log }).beginWrite("/big.bin");
+      const writing = writer.write(Buffer.alloc(MIN_SLICE, 1)).catch(() => undefined);
+      await partHere;
+      await writer.abort();
+      await writing;
+      expect(seen).toEqual(["HEAD object", "GET list", "POST create", "PUT part 1", "DELETE abort up-1", "DELETE abort up-1"]);
+      expect(lines).toHaveLength(1);
+      const logged = inspect(lines, { depth: Infinity });
+      expect(logged).toContain("AccessDenied");
+      expect(logged).not.toContain("AKIAFERRYTESTKEY123");
+      expect(logged).not.toContain("abort-secret-5512");
+    } finally {
+      await fake.close();
+    }
+  });
 });
 
 describe("cleanupStale on a store that omits the markers", () => {
   it("stops after a truncated page with no NextKeyMarker instead of asking for it again", async () => {
     // Stand-in as above (s3rver has no ListMultipartUploads); it answers every request with the same truncated page.
     let lists = 0;
-    const fake = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const fake = await standIn((req, res) => {
       if (req.method === "GET") lists++;
       if (lists > 5) req.socket.destroy();
-      res.writeHead(200, { "content-type": "application/xml" });
-      res.end(`<?xml version="1.0" encoding="UTF-8"?><ListMultipartUploadsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>fake</Bucket><IsTruncated>true</IsTruncated></ListMultipartUploadsResult>`);
+      xml(res, `<ListMultipartUploadsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>fake</Bucket><IsTruncated>true</IsTruncated></ListMultipartUploadsResult>`);
     });
-    await new Promise<void>((resolve) => fake.listen(0, "127.0.0.1", resolve));
     try {
-      const port = (fake.address() as AddressInfo).port;
-      const store = createS3Storage({ endpoint: `http://127.0.0.1:${port}`, bucket: "fake", ...S3RVER_KEYS, path: "p" });
-      expect(await store.cleanupStale(0)).toBe(0);
+      expect(await fake.store().cleanupStale(0)).toBe(0);
       expect(lists).toBe(1);
     } finally {
-      await new Promise((resolve) => fake.close(resolve));
+      await fake.close();
     }
   });
 });
@@ -232,13 +406,6 @@ describe("configuration and errors", () => {
     expect(code({ ...base, sliceSize: 6 * 1024 ** 3 })).toBe("InvalidSliceSize");
     expect(code({ ...base, path: "../up" })).toBe("PathFormatError");
   });
-
-  const secretFree = (err: unknown, ...secrets: string[]) => {
-    const seen = [inspect(err, { depth: Infinity, showHidden: true }), JSON.stringify(err), String((err as Error).cause), (err as Error).message].join("\n");
-    for (const secret of secrets) expect(seen).not.toContain(secret);
-    expect((err as FerryError).message).toBe((err as FerryError).errorName);
-    expect((err as FerryError).data).toBeNull();
-  };
 
   it("maps refused credentials to StorageConnectionFailed and never shows them", async () => {
     // s3rver checks the key id only (it accepts any secret for its key), so an unknown key id it is;

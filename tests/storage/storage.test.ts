@@ -1,12 +1,12 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FerryError } from "../../server/errors";
 import { createLocalStorage } from "../../server/storage/local";
 import { STAGING_NAME } from "../../server/storage/paths";
 import { type Storage, storageError } from "../../server/storage/storage";
+import { failure, readAll } from "../support/storage-conformance";
 
 // What is particular to the local driver (staging, links, files put on the disk by other means,
 // errno mapping). The behaviour every driver shares is in the conformance suite,
@@ -22,22 +22,6 @@ beforeEach(async () => {
   storage = createLocalStorage(root);
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
-
-async function failure(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-    return "ok";
-  } catch (err) {
-    if (err instanceof FerryError) return err.errorName;
-    throw err;
-  }
-}
-
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
 
 async function put(rel: string, content: string | Buffer, overwrite = false) {
   const writer = await storage.beginWrite(rel, { overwrite });
