@@ -9,7 +9,7 @@ import type { ByteRange } from "../../contract/upload-chunks";
 const MIB = 1024 * 1024;
 /** First chunk size: large enough that a request's own cost is small, small enough that a drop loses little. */
 export const CHUNK_BYTES = 16 * MIB;
-/** The tail is re-split so the last chunks finish together, but never into pieces smaller than this. */
+/** Smallest chunk of a file cut for many streams (fileChunkSize), and of the equal tail shares without a rate; a tail sized by the streams' rates (tailChunk) goes down to MIN_TAIL_BYTES. */
 export const MIN_SPLIT_BYTES = 2 * MIB;
 /** Tail shares are whole multiples of this. */
 const SHARE_ALIGN = 64 * 1024;
