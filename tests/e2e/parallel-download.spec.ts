@@ -118,6 +118,19 @@ function expectRangesAsked(asked: [number, number][], expected: number[]) {
 const table = (page: Page) => page.getByRole("region", { name: /^Files in|中的(分享)?文件$/ });
 const toolbar = (page: Page) => page.getByRole("toolbar", { name: /^(File actions|文件操作)$/ });
 
+/** Signs in and waits for the personal files page to be ready. */
+async function openPersonal(page: Page, account: string) {
+  await signIn(page, account, PASSWORD);
+  await page.waitForURL(/\/personal/);
+  await hydrated(page);
+}
+
+/** Ticks the row of `name` and clicks Download, in the page's language. */
+async function downloadRow(page: Page, name: string, lang: "en" | "zh" = "en") {
+  await table(page).getByRole("checkbox", { name: lang === "en" ? `Select row ${name}` : `选择此行 ${name}` }).check();
+  await toolbar(page).getByRole("button", { name: lang === "en" ? "Download" : "下载", exact: true }).click();
+}
+
 async function shoot(page: Page, name: string, folder = SCREENS) {
   await screenshot(page, name);
   mkdirSync(folder, { recursive: true });
@@ -138,12 +151,9 @@ test.describe("parallel downloads written by the page", () => {
     const browserDownloads: string[] = [];
     page.on("download", (download) => browserDownloads.push(download.suggestedFilename()));
     const ranges = watchRanges(page);
-    await signIn(page, account, PASSWORD);
-    await page.waitForURL(/\/personal/);
-    await hydrated(page);
+    await openPersonal(page, account);
 
-    await table(page).getByRole("checkbox", { name: "Select row film.bin" }).check();
-    await toolbar(page).getByRole("button", { name: "Download", exact: true }).click();
+    await downloadRow(page, "film.bin");
     const row = transferPanel(page).getByRole("listitem", { name: "film.bin" });
     // Finished, the panel folds to its summary by itself: opened again to read the row.
     await expect(transferPanel(page)).toContainText("1 done", { timeout: 120_000 });
@@ -162,8 +172,7 @@ test.describe("parallel downloads written by the page", () => {
     await page.reload();
     await hydrated(page);
     const arrived = page.waitForEvent("download");
-    await table(page).getByRole("checkbox", { name: "Select row film.bin" }).check();
-    await toolbar(page).getByRole("button", { name: "Download", exact: true }).click();
+    await downloadRow(page, "film.bin");
     expect((await arrived).suggestedFilename()).toBe("film.bin");
   });
 
@@ -177,12 +186,9 @@ test.describe("parallel downloads written by the page", () => {
       void dialog.accept();
     });
     const ranges = watchRanges(page);
-    await signIn(page, account, PASSWORD);
-    await page.waitForURL(/\/personal/);
-    await hydrated(page);
+    await openPersonal(page, account);
 
-    await table(page).getByRole("checkbox", { name: "Select row archive.bin" }).check();
-    await toolbar(page).getByRole("button", { name: "Download", exact: true }).click();
+    await downloadRow(page, "archive.bin");
     const row = transferPanel(page).getByRole("listitem", { name: "archive.bin" });
     await expect(row.getByRole("button", { name: "Pause archive.bin" })).toBeVisible();
     await expect(row).toContainText("/s");
@@ -236,11 +242,8 @@ test.describe("parallel downloads written by the page", () => {
     const { account, bytes } = await userWithFile("shared.bin", 2 * 1024);
     await pickerIntoOpfs(page);
     page.on("dialog", (dialog) => void dialog.accept());
-    await signIn(page, account, PASSWORD);
-    await page.waitForURL(/\/personal/);
-    await hydrated(page);
-    await table(page).getByRole("checkbox", { name: "Select row shared.bin" }).check();
-    await toolbar(page).getByRole("button", { name: "Download", exact: true }).click();
+    await openPersonal(page, account);
+    await downloadRow(page, "shared.bin");
     await expect(transferPanel(page).getByRole("listitem", { name: "shared.bin" }).getByRole("button", { name: "Pause shared.bin" })).toBeVisible();
     await expect.poll(() => committedRanges(page), { timeout: 60_000 }).not.toEqual([]);
 
@@ -360,12 +363,9 @@ test.describe("parallel downloads written by the page", () => {
       const browserDownloads: string[] = [];
       page.on("download", (download) => browserDownloads.push(download.suggestedFilename()));
       const ranges = watchRanges(page);
-      await signIn(page, account, PASSWORD);
-      await page.waitForURL(/\/personal/);
-      await hydrated(page);
+      await openPersonal(page, account);
 
-      await table(page).getByRole("checkbox", { name: "Select row album" }).check();
-      await toolbar(page).getByRole("button", { name: "Download", exact: true }).click();
+      await downloadRow(page, "album");
       await expect(transferPanel(page)).toContainText("1 done", { timeout: 120_000 });
       await openTransfers(page);
       const row = transferPanel(page).getByRole("listitem", { name: "album" });
@@ -391,12 +391,9 @@ test.describe("parallel downloads written by the page", () => {
       page.on("request", (request) => {
         if (request.url().includes("/download/") && request.headers().range === undefined) plainGets.push(request.url());
       });
-      await signIn(page, account, PASSWORD);
-      await page.waitForURL(/\/personal/);
-      await hydrated(page);
+      await openPersonal(page, account);
 
-      await table(page).getByRole("checkbox", { name: "Select row album" }).check();
-      await toolbar(page).getByRole("button", { name: "Download", exact: true }).click();
+      await downloadRow(page, "album");
       const row = transferPanel(page).getByRole("listitem", { name: "album" });
       await expect(row.getByRole("button", { name: "Pause album" })).toBeVisible();
       await expect(row).toContainText("5 of 6 files", { timeout: 60_000 });
@@ -455,12 +452,9 @@ test.describe("parallel downloads written by the page", () => {
       await files.close();
       await ok("PATCH", `/api/admin/users/${userId}`, { token: await adminToken(), body: { transIgnoreRegSwitch: true, transIgnoreReg: "*.tmp" } });
       await directoryPickerIntoOpfs(page);
-      await signIn(page, account, PASSWORD);
-      await page.waitForURL(/\/personal/);
-      await hydrated(page);
+      await openPersonal(page, account);
 
-      await table(page).getByRole("checkbox", { name: "Select row album" }).check();
-      await toolbar(page).getByRole("button", { name: "Download", exact: true }).click();
+      await downloadRow(page, "album");
       await expect(transferPanel(page)).toContainText("1 done", { timeout: 120_000 });
       await openTransfers(page);
       const row = transferPanel(page).getByRole("listitem", { name: "album" });
@@ -476,8 +470,7 @@ test.describe("parallel downloads written by the page", () => {
       await page.getByRole("button", { name: "Switch the language to Chinese" }).click();
       await expect(page.locator("html")).toHaveAttribute("lang", "zh");
       await hydrated(page);
-      await table(page).getByRole("checkbox", { name: "选择此行 album" }).check();
-      await toolbar(page).getByRole("button", { name: "下载", exact: true }).click();
+      await downloadRow(page, "album", "zh");
       await expect(transferPanel(page)).toContainText("1 个已完成", { timeout: 120_000 });
       await openTransfers(page);
       const zhRow = transferPanel(page).getByRole("listitem", { name: "album" });
@@ -494,11 +487,8 @@ test.describe("parallel downloads written by the page", () => {
       // 2 MiB/s for the user: the large file is still running when its requests start failing.
       const { account } = await userWithFolder(2 * 1024);
       await directoryPickerIntoOpfs(page);
-      await signIn(page, account, PASSWORD);
-      await page.waitForURL(/\/personal/);
-      await hydrated(page);
-      await table(page).getByRole("checkbox", { name: "Select row album" }).check();
-      await toolbar(page).getByRole("button", { name: "Download", exact: true }).click();
+      await openPersonal(page, account);
+      await downloadRow(page, "album");
       const row = transferPanel(page).getByRole("listitem", { name: "album" });
       await expect(row).toContainText("5 of 6 files", { timeout: 60_000 });
 
@@ -540,11 +530,8 @@ test.describe("parallel downloads written by the page", () => {
     test("Cancel stops the folder and removes what was written, and nothing is left to resume", async ({ page }) => {
       const { account } = await userWithFolder(4 * 1024);
       await directoryPickerIntoOpfs(page);
-      await signIn(page, account, PASSWORD);
-      await page.waitForURL(/\/personal/);
-      await hydrated(page);
-      await table(page).getByRole("checkbox", { name: "Select row album" }).check();
-      await toolbar(page).getByRole("button", { name: "Download", exact: true }).click();
+      await openPersonal(page, account);
+      await downloadRow(page, "album");
       const row = transferPanel(page).getByRole("listitem", { name: "album" });
       await expect(row).toContainText("5 of 6 files", { timeout: 60_000 });
       await row.getByRole("button", { name: "Cancel album" }).click();
