@@ -1,4 +1,5 @@
 import { type CreateTableBuilder, type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
+import { eventsMigration } from "../events/migration";
 import type { Dialect } from "./connect";
 
 // Column types that mean the same on SQLite, PostgreSQL and MariaDB. Times are unix ms (bigint);
@@ -397,6 +398,7 @@ const migrations = (dialect: Dialect): Record<string, Migration> => ({
       await db.schema.createIndex("notice_receipts_mail").on("notice_receipts").columns(["mail_status", "notice_id"]).execute();
     },
   },
+  ...eventsMigration(dialect),
 });
 
 /**
