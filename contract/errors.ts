@@ -583,6 +583,24 @@ const catalogue = {
     en: "The target is the database Ferry runs on now; choose another database",
     zh: "目标就是 Ferry 当前使用的数据库，请选择其他数据库",
   },
+  // Sync tasks (docs/sync.md)
+  SyncTaskNotFound: { code: 4680, status: 400, value: "Sync task not found", en: "The sync task does not exist", zh: "同步任务不存在" },
+  SyncTaskNameExists: { code: 4681, status: 400, value: "Sync task name exists", en: "A sync task with this name already exists", zh: "同名的同步任务已存在" },
+  SyncTaskRunning: { code: 4682, status: 400, value: "Sync task running", en: "The sync task is running; stop it first", zh: "同步任务正在运行，请先停止" },
+  SyncFoldersOverlap: {
+    code: 4683,
+    status: 400,
+    value: "Sync folders overlap",
+    en: "The source and the target are the same folder, or one is inside the other; choose separate folders",
+    zh: "源目录与目标目录相同或相互包含，请选择互不包含的目录",
+  },
+  SyncOptionsConflict: {
+    code: 4684,
+    status: 400,
+    value: "Sync options conflict",
+    en: "Two-way sync cannot delete the source after each file; turn one of them off",
+    zh: "双向同步不能同时启用“同步后删除源文件”，请关闭其中之一",
+  },
 } as const satisfies Record<string, Omit<ErrorDef, "name">>;
 
 export type ErrorName = keyof typeof catalogue;

@@ -1,5 +1,6 @@
 import { type CreateTableBuilder, type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
 import { eventsMigration } from "../events/migration";
+import { syncMigration } from "../sync/migration";
 import type { Dialect } from "./connect";
 
 // Column types that mean the same on SQLite, PostgreSQL and MariaDB. Times are unix ms (bigint);
@@ -399,6 +400,7 @@ const migrations = (dialect: Dialect): Record<string, Migration> => ({
     },
   },
   ...eventsMigration(dialect),
+  ...syncMigration(dialect),
 });
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { constants, type Stats } from "node:fs";
-import { copyFile, link, lstat, mkdir, open, readdir, realpath, rename, rm, stat, unlink, type FileHandle } from "node:fs/promises";
+import { copyFile, link, lstat, mkdir, open, readdir, realpath, rename, rm, stat, unlink, utimes, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { FerryError } from "../errors";
@@ -602,6 +602,13 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
 
     syncFolder: guard(async (rel: string) => {
       await syncDir((await locate(rel)).absolute);
+    }),
+
+    setMtime: guard(async (rel: string, mtime: number) => {
+      const file = await locate(rel);
+      const info = await lstat(file.absolute);
+      if (!info.isFile()) throw new FerryError("PathIsNotFile");
+      await utimes(file.absolute, info.atime, mtime);
     }),
 
     cached: () => build(new Set()),

@@ -148,6 +148,11 @@ export interface Storage {
    * UnsupportedOperation when this driver cannot take that kind of staged data.
    */
   adopt(staged: StagedData, rel: string, options?: AdoptOptions): Promise<StatResult>;
+  /**
+   * Sets a file's modified time (unix seconds), where the store can (the local driver); absent where
+   * it cannot (S3 gives an object the time it was stored). Sync tasks keep the source's time with it.
+   */
+  setMtime?(rel: string, mtime: number): Promise<void>;
   /** Makes the entries of a folder durable (fsync of the folder; best effort, as after every placement). */
   syncFolder(rel: string): Promise<void>;
   /**
