@@ -1,7 +1,7 @@
 import { FerryError } from "../errors";
 import { copyAcross, moveAcross } from "./local";
 import { baseName, isUnder, normaliseUserPath, parentOf } from "./paths";
-import type { Entry, StatResult, Storage, Usage } from "./storage";
+import type { Entry, ResumableUpload, StatResult, Storage, Usage } from "./storage";
 
 /**
  * Virtual directories (docs/storage.md, "Virtual directories"): a personal space whose user has
@@ -140,6 +140,19 @@ export function createMountedStorage(home: Storage, mounts: readonly Mount[]): S
     async adopt(staged, rel, options) {
       const r = routeMovable(rel);
       return outOf(r, await r.storage.adopt(staged, r.inner, options));
+    },
+    resumable(rel) {
+      const r = routeMovable(rel);
+      const inner = r.storage.resumable?.(r.inner) ?? null;
+      if (!inner || r.prefix === "") return inner;
+      // The state keeps the mount's own path (resume hands it back as it was); complete answers in this storage's terms.
+      const wrap = (upload: ResumableUpload): ResumableUpload => ({
+        state: upload.state,
+        writePart: (n, bytes) => upload.writePart(n, bytes),
+        complete: async (parts, options) => outOf(r, await upload.complete(parts, options)),
+        abort: () => upload.abort(),
+      });
+      return { partSize: inner.partSize, begin: async (size) => wrap(await inner.begin(size)), resume: (state) => wrap(inner.resume(state)) };
     },
     async syncFolder(rel) {
       const r = route(rel);

@@ -26,6 +26,10 @@ import { checkNewName, checkRange, guardWith, mapLimit, streamWriter } from "./s
 import {
   type Entry,
   type EntryType,
+  type ResumableState,
+  type ResumableUpload,
+  type ResumableUploads,
+  type StoredPart,
   type FileReader,
   type OverwriteOption,
   type ReadRange,
@@ -135,6 +139,8 @@ const S3_NAMES: Record<string, ErrorName> = {
   NoSuchKey: "PathNotFound",
   NotFound: "PathNotFound",
   NoSuchBucket: "StoragePathLost",
+  // A resumable upload the store no longer knows: completed, aborted, or cleared by a lifecycle rule.
+  NoSuchUpload: "UploadNotFound",
   KeyTooLongError: "InvalidPath",
   InvalidRange: "InvalidParameter",
   // Only reads send a condition (If-Match on the ETag of the opened file): the file was replaced meanwhile.
@@ -598,6 +604,68 @@ export function createS3Storage(config: S3StorageConfig, options: S3StorageOptio
     });
   };
 
+  /**
+   * Resumable uploads (docs/storage.md, "Resumable uploads"): one multipart upload created at the
+   * target's key, so nothing is visible until CompleteMultipartUpload; the caller keeps the parts'
+   * ETags (s3rver and some stores have no ListParts) and the state, and may go on from another
+   * process. Part n is the bytes from (n-1)·slice.
+   */
+  const resumable = (rel: string): ResumableUploads => {
+    const target = locate(rel);
+    const open = (state: ResumableState): ResumableUpload => {
+      const key = keyOf(target);
+      const parts = state.size === 0 ? 0 : Math.ceil(state.size / state.partSize);
+      const sizeOf = (n: number) => (n < parts ? state.partSize : state.size - (parts - 1) * state.partSize);
+      return {
+        state,
+        writePart: guard(async (n: number, bytes: Uint8Array): Promise<StoredPart> => {
+          if (!Number.isSafeInteger(n) || n < 1 || n > parts || bytes.length !== sizeOf(n)) throw new FerryError("InvalidOperation");
+          const out = await client.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: state.id, PartNumber: n, Body: bytes, ContentLength: bytes.length }));
+          if (!out.ETag) throw new Error("UploadPart gave no ETag");
+          return { number: n, etag: out.ETag, size: bytes.length };
+        }),
+        complete: guard(async (given: readonly StoredPart[], opts: OverwriteOption = {}): Promise<StatResult> => {
+          if (given.length !== parts || given.some((p, i) => p.number !== i + 1 || p.size !== sizeOf(p.number))) throw new FerryError("InvalidOperation");
+          // The checks Writer.commit makes, just before the object appears (S3 has no put-if-absent here either).
+          await checkParent(target);
+          const current = await find(target);
+          if (current && !opts.overwrite) throw new FerryError("PathExists");
+          if (current?.type === "folder") throw new FerryError("PathIsNotFile");
+          if (state.id === "") await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: new Uint8Array(0), ContentLength: 0 }));
+          else {
+            await client.send(
+              new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: state.id, MultipartUpload: { Parts: given.map((p) => ({ PartNumber: p.number, ETag: p.etag })) } }),
+            );
+          }
+          return fileResult(target, { size: state.size, mtime: Math.floor(now() / 1000) });
+        }),
+        abort: async () => {
+          if (state.id !== "") await abortUpload(key, state.id);
+        },
+      };
+    };
+    return {
+      partSize: slice,
+      begin: guard(async (size: number) => {
+        checkNewName(target);
+        const key = keyOf(target);
+        if (!Number.isSafeInteger(size) || size < 0) throw new FerryError("InvalidOperation");
+        if (size > MAX_PARTS * slice) throw new FerryError("FileTooLarge", null, { limit: MAX_PARTS * slice });
+        let id = "";
+        if (size > 0) {
+          const out = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }));
+          if (!out.UploadId) throw new Error("CreateMultipartUpload gave no UploadId");
+          id = out.UploadId;
+        }
+        return open({ id, path: target, size, partSize: slice });
+      }),
+      resume: (state: ResumableState) => {
+        if (state.path !== target || !Number.isSafeInteger(state.partSize) || state.partSize < 1 || typeof state.id !== "string") throw new FerryError("InvalidOperation");
+        return open(state);
+      },
+    };
+  };
+
   const storage = {
     stat: guard(async (rel: string): Promise<StatResult> => {
       const target = locate(rel);
@@ -822,6 +890,8 @@ export function createS3Storage(config: S3StorageConfig, options: S3StorageOptio
       void staged;
       throw new FerryError("UnsupportedOperation");
     }),
+
+    resumable,
 
     // An object is durable once its PUT or CompleteMultipartUpload answered; there is no folder entry to sync.
     syncFolder: guard(async (rel: string) => {

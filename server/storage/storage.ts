@@ -113,6 +113,60 @@ export interface AdoptOptions extends OverwriteOption {
   syncFolder?: boolean;
 }
 
+/**
+ * One part of a resumable upload as the store holds it. Part n (from 1) is the bytes
+ * [(n-1)·partSize, min(n·partSize, size)) of the file; the caller keeps the list (S3 stores without
+ * ListParts cannot give it back) and hands it to complete().
+ */
+export interface StoredPart {
+  number: number;
+  /** The store's tag of the part (S3: its ETag). */
+  etag: string;
+  size: number;
+}
+
+/**
+ * What another process needs to go on with a resumable upload (a restarted engine): plain JSON, no
+ * credentials; the caller keeps it with the parts (docs/storage.md, "Resumable uploads").
+ */
+export interface ResumableState {
+  /** The store's id of the upload (S3: its UploadId); "" for an empty file, which has no parts. */
+  id: string;
+  /** The normalised target path, relative to the storage that began the upload. */
+  path: string;
+  size: number;
+  partSize: number;
+}
+
+/** An upload whose parts go straight into the store; nothing shows at the path before complete(). */
+export interface ResumableUpload {
+  readonly state: ResumableState;
+  /**
+   * Stores part `number`: exactly partSize bytes, the last part the rest (InvalidOperation for
+   * another size or a number out of range). Storing a number again replaces that part.
+   */
+  writePart(number: number, bytes: Uint8Array): Promise<StoredPart>;
+  /**
+   * Places the parts (every part, in order) at the path atomically, with Writer.commit's rules:
+   * PathExists unless `overwrite`, PathIsNotFile over a folder, parents must exist. A refusal keeps
+   * the parts (the caller may complete again later or abort); UploadNotFound when the store no
+   * longer knows the upload (completed already, aborted, expired).
+   */
+  complete(parts: readonly StoredPart[], options?: OverwriteOption): Promise<StatResult>;
+  /** Drops the stored parts. Idempotent; a failure is logged, not thrown (a lifecycle rule clears what a store kept). */
+  abort(): Promise<void>;
+}
+
+/** Resumable uploads to one path of a storage (Storage.resumable). */
+export interface ResumableUploads {
+  /** Bytes of every part but the last (S3: the slice size, at least 5 MiB). */
+  readonly partSize: number;
+  /** Starts an upload of exactly `size` bytes (FileTooLarge past the store's part limit). */
+  begin(size: number): Promise<ResumableUpload>;
+  /** The upload `state` describes, as begin() in this or another process gave it (InvalidOperation when it is of another path). */
+  resume(state: ResumableState): ResumableUpload;
+}
+
 export interface Storage {
   stat(rel: string): Promise<StatResult>;
   /**
@@ -148,6 +202,12 @@ export interface Storage {
    * UnsupportedOperation when this driver cannot take that kind of staged data.
    */
   adopt(staged: StagedData, rel: string, options?: AdoptOptions): Promise<StatResult>;
+  /**
+   * Resumable uploads straight into the store at `rel`, or absent/null where uploads are staged on
+   * the local disk and placed by adopt() (the local driver: its staging file already is resumable).
+   * The file server streams a space's uploads through this when it is there (docs/storage.md).
+   */
+  resumable?(rel: string): ResumableUploads | null;
   /**
    * Sets a file's modified time (unix seconds), where the store can (the local driver); absent where
    * it cannot (S3 gives an object the time it was stored). Sync tasks keep the source's time with it.

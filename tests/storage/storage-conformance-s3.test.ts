@@ -58,6 +58,7 @@ describe("storage conformance: S3 (s3rver)", () => {
         storage,
         sibling: createS3Storage(config("u2")),
         restarted: () => createS3Storage(config("u")),
+        child: () => ({ module: "server/storage/s3.ts", factory: "createS3Storage", args: [config("u")] }),
         // Objects under the prefix that the storage does not show (a write that landed after its abort, a marker or
         // key the driver lost track of). An aborted upload's parts cannot be seen here: s3rver has neither
         // ListMultipartUploads nor AbortMultipartUpload (405), so multipart leftovers stay invisible to this suite.

@@ -1,9 +1,15 @@
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { FerryError } from "../../server/errors";
 import { STAGING_NAME } from "../../server/storage/paths";
-import type { Storage } from "../../server/storage/storage";
+import type { ResumableState, Storage, StoredPart } from "../../server/storage/storage";
 import { walkStats } from "../../server/storage/walk";
 
 /**
@@ -25,6 +31,12 @@ export interface ConformanceTarget {
    * entries; S3: objects under the prefix that are no listed file or folder marker).
    */
   leftovers?(): Promise<string[]>;
+  /**
+   * How another process makes this same storage: a module (path from the repository root), its
+   * exported factory and the factory's arguments (JSON). Given by drivers with Storage.resumable,
+   * whose uploads the suite sends from a child process it kills mid-way (SIGKILL) and then resumes.
+   */
+  child?(): { module: string; factory: string; args: unknown[] };
 }
 
 export interface ConformanceHarness {
@@ -672,6 +684,138 @@ export function storageConformance(harness: ConformanceHarness): void {
       const writer = await storage.beginWrite("/exact.bin", { maxBytes: 5 });
       await writer.write(Buffer.from("12345"));
       expect((await writer.commit()).size).toBe(5);
+    });
+  });
+
+  // Storage.resumable (docs/storage.md, "Resumable uploads"): the drivers that stream uploads into the store.
+  describe("resumable uploads", () => {
+    const uploadsOf = (rel: string) => {
+      const uploads = storage.resumable?.(rel);
+      if (!uploads) throw new Error("this driver has no resumable uploads");
+      return uploads;
+    };
+    const partsOf = (bytes: Buffer, partSize: number) => {
+      const parts: Buffer[] = [];
+      for (let at = 0; at < bytes.length; at += partSize) parts.push(bytes.subarray(at, Math.min(at + partSize, bytes.length)));
+      return parts;
+    };
+    const payload = () => randomBytes(harness.largeWrite);
+
+    it("keeps parts out of sight until complete, in any order and sent again, then shows the whole file", async () => {
+      if (!target.child) return expect(storage.resumable?.("/r.bin") ?? null).toBeNull();
+      const bytes = payload();
+      const uploads = uploadsOf("/r.bin");
+      const upload = await uploads.begin(bytes.length);
+      expect(upload.state).toEqual(expect.objectContaining({ path: "/r.bin", size: bytes.length, partSize: uploads.partSize }));
+      const slices = partsOf(bytes, uploads.partSize);
+      expect(slices.length).toBeGreaterThan(2);
+      const stored: StoredPart[] = [];
+      // The last first, then the others backwards; part 1 once with wrong bytes, then again with the right ones.
+      for (let n = slices.length; n >= 1; n--) stored[n - 1] = await upload.writePart(n, slices[n - 1]!);
+      await upload.writePart(1, Buffer.alloc(uploads.partSize, 7));
+      stored[0] = await upload.writePart(1, slices[0]!);
+      expect(await names()).toEqual([]);
+      expect(await failure(storage.stat("/r.bin"))).toBe("PathNotFound");
+      const placed = await upload.complete(stored);
+      expect(placed).toEqual(expect.objectContaining({ path: "/r.bin", name: "r.bin", type: "file", size: bytes.length }));
+      expect((await readAll(await storage.createReadStream("/r.bin"))).equals(bytes)).toBe(true);
+      expect(await leftovers()).toEqual([]);
+    });
+
+    it("goes on after the uploading process was killed (SIGKILL) mid-way, from the parts it recorded", async () => {
+      if (!target.child) return expect(storage.resumable?.("/k.bin") ?? null).toBeNull();
+      const dir = await mkdtemp(path.join(os.tmpdir(), "ferry-resumable-"));
+      try {
+        const partSize = uploadsOf("/k.bin").partSize;
+        const bytes = randomBytes(4 * partSize + 4321);
+        const file = path.join(dir, "source");
+        await writeFile(file, bytes);
+        const child = spawn(process.execPath, ["--import", "tsx", "tests/support/resumable-child.ts"], {
+          env: { ...process.env, FERRY_CHILD: JSON.stringify({ ...target.child(), path: "/k.bin", file }) },
+          stdio: ["ignore", "pipe", "inherit"],
+        });
+        let state: ResumableState | null = null;
+        const recorded: StoredPart[] = [];
+        const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, signal) => resolve(signal)));
+        for await (const line of createInterface({ input: child.stdout! })) {
+          const message = JSON.parse(line) as { state?: ResumableState; part?: StoredPart; done?: boolean };
+          if (message.state) state = message.state;
+          if (message.part) recorded.push(message.part);
+          // Two parts stored, the third on its way: the process dies as a crashed engine would.
+          if (recorded.length === 2 || message.done) {
+            child.kill("SIGKILL");
+            break;
+          }
+        }
+        expect(await exited).toBe("SIGKILL");
+        expect(state).not.toBeNull();
+        expect(recorded.map((p) => p.number)).toEqual([1, 2]);
+        expect(await names()).toEqual([]);
+
+        // A fresh process: the storage made again, the upload resumed from the recorded state and parts.
+        const restarted = target.restarted();
+        const upload = restarted.resumable!("/k.bin")!.resume(state!);
+        const slices = partsOf(bytes, partSize);
+        const parts = [...recorded];
+        for (let n = recorded.length + 1; n <= slices.length; n++) parts.push(await upload.writePart(n, slices[n - 1]!));
+        expect((await upload.complete(parts)).size).toBe(bytes.length);
+        expect((await readAll(await restarted.createReadStream("/k.bin"))).equals(bytes)).toBe(true);
+        expect(await leftovers()).toEqual([]);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    }, 60_000);
+
+    it("complete refuses an existing target unless asked and keeps the parts; replaces it when asked", async () => {
+      if (!target.child) return expect(storage.resumable?.("/taken") ?? null).toBeNull();
+      await put("/taken", "old");
+      await storage.mkdir("/folder");
+      const bytes = payload();
+      const upload = await uploadsOf("/taken").begin(bytes.length);
+      const parts: StoredPart[] = [];
+      for (const [i, slice] of partsOf(bytes, upload.state.partSize).entries()) parts.push(await upload.writePart(i + 1, slice));
+      expect(await failure(upload.complete(parts))).toBe("PathExists");
+      expect(await text("/taken")).toBe("old");
+      expect((await upload.complete(parts, { overwrite: true })).size).toBe(bytes.length);
+      expect((await readAll(await storage.createReadStream("/taken"))).equals(bytes)).toBe(true);
+
+      const onFolder = await uploadsOf("/folder").begin(3);
+      const one = await onFolder.writePart(1, Buffer.from("abc"));
+      expect(await failure(onFolder.complete([one], { overwrite: true }))).toBe("PathIsNotFile");
+      await onFolder.abort();
+      const orphan = await uploadsOf("/gone/x").begin(3);
+      const part = await orphan.writePart(1, Buffer.from("abc"));
+      expect(await failure(orphan.complete([part]))).toBe("PathNotFound");
+      await orphan.abort();
+    });
+
+    it("refuses parts of a wrong size or number, an incomplete list, a state of another path and bad names", async () => {
+      if (!target.child) return expect(storage.resumable?.("/p.bin") ?? null).toBeNull();
+      const uploads = uploadsOf("/p.bin");
+      const upload = await uploads.begin(uploads.partSize + 10);
+      expect(await failure(upload.writePart(1, Buffer.alloc(10)))).toBe("InvalidOperation");
+      expect(await failure(upload.writePart(3, Buffer.alloc(10)))).toBe("InvalidOperation");
+      expect(await failure(upload.writePart(0, Buffer.alloc(10)))).toBe("InvalidOperation");
+      const last = await upload.writePart(2, Buffer.alloc(10, 1));
+      expect(await failure(upload.complete([last]))).toBe("InvalidOperation");
+      expect(() => uploadsOf("/other.bin").resume(upload.state)).toThrow(FerryError);
+      await upload.abort();
+      expect(await failure(uploadsOf("/a|b").begin(1))).toBe("NameFormat");
+      expect(await names()).toEqual([]);
+    });
+
+    it("places an empty file, and abort leaves nothing at the path or behind", async () => {
+      if (!target.child) return expect(storage.resumable?.("/e") ?? null).toBeNull();
+      const empty = await uploadsOf("/e").begin(0);
+      expect((await empty.complete([])).size).toBe(0);
+      expect(await text("/e")).toBe("");
+      const bytes = payload();
+      const upload = await uploadsOf("/dropped.bin").begin(bytes.length);
+      await upload.writePart(1, partsOf(bytes, upload.state.partSize)[0]!);
+      await upload.abort();
+      await upload.abort();
+      expect(await names()).toEqual(["e"]);
+      expect(await leftovers()).toEqual([]);
     });
   });
 
