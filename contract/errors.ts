@@ -463,6 +463,8 @@ const catalogue = {
   SmtpUnreachable: { code: 4444, status: 400, value: "SMTP connection failed", en: "Could not talk to the mail server: {{reason}}", zh: "无法与邮件服务器通信：{{reason}}" },
   // Logs (docs/admin-api.md, "Logs"): 4480 up
   PreviewNotLive: { code: 4480, status: 400, value: "Preview not live", en: "This preview has already ended or was stopped; refresh the preview log", zh: "该预览已结束或已被停止，请刷新预览日志" },
+  TaskNotLive: { code: 4481, status: 400, value: "Transfer not live", en: "This transfer has already ended or was stopped; refresh the list", zh: "该传输已结束或已被停止，请刷新列表" },
+  TransferLogNotFound: { code: 4482, status: 400, value: "Transfer log entry not found", en: "This transfer log entry does not exist (it may have been deleted by the retention)", zh: "该传输日志记录不存在（可能已按保留天数删除）" },
 
   // Authentication ways (docs/authentication.md); 4360 up
   AuthUrlNotAllowed: {

@@ -53,6 +53,8 @@ import { createShareSockets } from "./fileserver/share-socket";
 import { startPurgeTimer } from "./limits/purge";
 import { withCommandLog, withRouteLog } from "./logs/hooks";
 import { logRoutes } from "./logs/routes";
+import { createTasks } from "./tasks/service";
+import { taskRoutes } from "./tasks/routes";
 import { createLogs, startLogSweep } from "./logs/service";
 import { logHostTuning } from "./doctor/startup";
 import { ADMIN_ACCOUNT, ensureAdministrator, openServices, type Services } from "./services";
@@ -82,7 +84,7 @@ export function allRoutes(s: Services, dashboard: Dashboard = describedDashboard
   const lockout = createLockout(s.db, s.clock);
   const authentication = createAuthentication(s);
   const auth = createAuth({ ...s, codec, lockout, rates: createRateLimits(s.db, s.clock), edition: () => s.licence.edition(), addressLimits: s.config.addressLimits, ways: authentication });
-  const routes = [...authRoutes(auth, s.tokens, s.users), ...authenticationRoutes(authentication), ...siteRoutes(s.config, s.settings, s.db, s.clock, s.tls, siteDesignOf(s)), ...noticeRoutes(s.notices), ...userRoutes(s.users), ...groupRoutes(s.groups), ...noticeAdminRoutes(s.notices, s.noticeMailing), ...settingsRoutes(s.settings, () => s.licence.edition()), ...statisticsRoutes(createStatistics(s), s.settings), ...dashboardRoutes(dashboard), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s), ...logRoutes(createLogs(s), s.settings), ...tlsRoutes(s.tls, s.trust), ...databaseRoutes(createDatabaseAdmin(s))];
+  const routes = [...authRoutes(auth, s.tokens, s.users), ...authenticationRoutes(authentication), ...siteRoutes(s.config, s.settings, s.db, s.clock, s.tls, siteDesignOf(s)), ...noticeRoutes(s.notices), ...userRoutes(s.users), ...groupRoutes(s.groups), ...noticeAdminRoutes(s.notices, s.noticeMailing), ...settingsRoutes(s.settings, () => s.licence.edition()), ...statisticsRoutes(createStatistics(s), s.settings), ...dashboardRoutes(dashboard), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s), ...logRoutes(createLogs(s), s.settings), ...taskRoutes(createTasks({ db: s.db, tasks: s.tasks, recorder: s.recorder })), ...tlsRoutes(s.tls, s.trust), ...databaseRoutes(createDatabaseAdmin(s))];
   // Every route that changes something is in the operation log (server/logs/hooks.ts); not with
   // FERRY_BENCH_LOGS_OFF, the bench's baseline without the logs.
   if (!s.recorder.off) routes.splice(0, routes.length, ...withRouteLog(s.recorder, routes));
@@ -165,10 +167,13 @@ export async function startEngine(config: Config, clock: Clock = systemClock, li
     // Notification mails left queued by the last run go out now (server/notices/mailing.ts).
     services.noticeMailing.resume(api.log).catch((error: unknown) => api.log.error({ err: error }, "resuming notification mails failed"));
     sampler.start();
+    // Speeds and the throughput of the transfers in progress (server/tasks/registry.ts).
+    services.tasks.start();
     // Host settings that slow transfers (ferry doctor): a warning each, never awaited.
     void logHostTuning(config, api.log);
     const closeParts = () => {
       stopNoticeEvents();
+      services.tasks.stopTimer();
       return Promise.all([sampler.stop(), ...parts.map((p) => p.close?.()), clients.close(), purge.stop(), logSweep.stop(), services.transferNotices.stop(), services.noticeMailing.stop()]);
     };
     // An uploaded certificate wins over FERRY_TLS_CERT; "disable non-TLS" keeps the plain port shut.

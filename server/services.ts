@@ -25,6 +25,7 @@ import { createNoticeMailing, type NoticeMailing } from "./notices/mailing";
 import { createShares, type Shares } from "./shares/service";
 import { createSettings, type Settings } from "./settings/service";
 import { createSpeed, type Speed } from "./speed/service";
+import { createTaskRegistry, type TaskRegistry } from "./tasks/registry";
 import { createHomes } from "./storage/homes";
 import { countHome, createUsageCache } from "./storage/usage";
 import { createUsers, type Users } from "./users/service";
@@ -72,6 +73,8 @@ export interface Services {
   licence: Licence;
   /** The operation and transfer logs' batched writer (server/logs/recorder.ts). */
   recorder: Recorder;
+  /** The transfers in progress on this engine instance (server/tasks/registry.ts). */
+  tasks: TaskRegistry;
 }
 
 /** Opens the database and wires the services; shared by the engine and the operator CLI. */
@@ -112,7 +115,7 @@ export async function openServices(config: Config, clock: Clock = systemClock): 
   await shares.sealStoredPasswords();
   const transferNotices = createTransferNotices({ db, clock, notices, mail, windowMs: config.transferNoticeWindowMs });
   const noticeMailing = createNoticeMailing({ db, notices, mail });
-  return { config, clock, db, settings, tokens, users, groups, notices, spaces, hashes, quota, mail, shareMailer, transferNotices, noticeMailing, shares, licence, speed: createSpeed({ db, settings, clock, timeZone: config.timeZone }), recorder: createRecorder(db, clock, { off: config.logsOff }), tls: createTls({ config, clock }), trust };
+  return { config, clock, db, settings, tokens, users, groups, notices, spaces, hashes, quota, mail, shareMailer, transferNotices, noticeMailing, shares, licence, speed: createSpeed({ db, settings, clock, timeZone: config.timeZone }), recorder: createRecorder(db, clock, { off: config.logsOff }), tasks: createTaskRegistry(clock), tls: createTls({ config, clock }), trust };
 }
 
 /**

@@ -17,6 +17,7 @@ import { clientGone, COMMON_HEADERS, contentDisposition, sendFile } from "./send
 import { createTickets, type Ticket, type TicketKind } from "./tickets";
 import { collectEntries, type ZipEntry, zipStream } from "./zip";
 import { createWatermarks } from "./watermark";
+import { sessionHasClient } from "./clients";
 import { admitShareTicket, isShareTicket } from "./share-tickets";
 import type { ShareAccess } from "../shares/access";
 
@@ -93,6 +94,7 @@ const REFUSALS: Partial<Record<ErrorName, number>> = {
   WatermarkPreviewUnsupported: 415,
   PreviewFailed: 422,
   WalkLimit: 400,
+  StoppedByServer: 410,
 };
 
 function refuse(req: IncomingMessage, res: ServerResponse, name: ErrorName, vars?: Record<string, string | number>): void {
@@ -175,6 +177,8 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
     }
     const { ticket, space, infos, filter } = admitted;
     const first = infos[0]!;
+    // A download the administrator stopped (server/tasks/): its URL is refused from now on.
+    if (kind === "download" && services.tasks.stopped(`download:${text}`)) return refuse(req, res, "StoppedByServer");
     // The logs (server/logs/live.ts): a download when its response ends, with the bytes that went out;
     // a preview in the preview log while its URL lives, refused once the administrator stopped it.
     const visitor = admitted.access ?? null;
@@ -189,6 +193,29 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
             shareId: visitor?.linkId ?? null,
             zip: !(infos.length === 1 && first.type === "file"),
           })
+        : null;
+    // Listed as a transfer in progress while its bytes go out; every request of one URL (parallel ranges) is one transfer.
+    const task =
+      kind === "download" && req.method === "GET"
+        ? services.tasks.attach(
+            {
+              key: `download:${text}`,
+              direction: "download",
+              userId: visitor ? null : ticket.userId,
+              ownerId: ticket.userId,
+              shareId: visitor?.linkId ?? null,
+              groupId: ticket.groupId,
+              path: (admitted.visitorPaths ?? ticket.paths).join(", "),
+              total: infos.length === 1 && first.type === "file" ? first.size : null,
+              address: clientAddress?.(req) ?? null,
+              via: visitor ? "share" : undefined,
+              resolveVia: async () => ((await sessionHasClient(services.db, ticket.sessionId, services.clock.now())) ? "client" : "web"),
+              zip: !(infos.length === 1 && first.type === "file"),
+              onStopping: () => tracked?.stoppedByServer(),
+            },
+            req,
+            res,
+          )
         : null;
     if (kind === "preview" && !services.recorder.live.openPreview(text, res, { userId: ticket.userId, groupId: ticket.groupId, path: first.path, address: clientAddress?.(req) ?? null, expiresAt: ticket.expiresAt })) {
       refuse(req, res, "PermissionDenied");
@@ -263,6 +290,7 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
       const kept = filterEntries(filter, collected);
       const entries = admitted.zipNames ? admitted.zipNames(kept) : kept;
       await countShared(entries.reduce((sum, e) => sum + (e.path === null ? 0 : e.size), 0));
+      task?.describe({ total: entries.reduce((sum, e) => sum + (e.path === null ? 0 : e.size), 0) });
       res.writeHead(200, {
         ...COMMON_HEADERS,
         "content-type": "application/zip",

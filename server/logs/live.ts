@@ -31,6 +31,8 @@ export interface TrackedDownload {
   reachedEnd(): void;
   /** The handler is done with the response (always called, also after a refusal). */
   settle(): void;
+  /** The administrator stopped it (server/tasks/): logged with 4187, not as stopped by the client. */
+  stoppedByServer(): void;
 }
 
 export interface LivePreview {
@@ -62,7 +64,7 @@ export interface LiveLogs {
 }
 
 /** What a download's tracking is without the logs (FERRY_BENCH_LOGS_OFF): its response is left as it is. */
-const UNTRACKED: TrackedDownload = { reachedEnd() {}, settle() {} };
+const UNTRACKED: TrackedDownload = { reachedEnd() {}, settle() {}, stoppedByServer() {} };
 
 /** `trackDownloads` false (bench only, FERRY_BENCH_LOGS_OFF): downloads are not counted or logged. */
 export function createLiveLogs(recorder: Pick<Recorder, "recordOperation" | "recordTransfer">, clock: Clock, options: { trackDownloads?: boolean } = {}): LiveLogs {
@@ -95,6 +97,7 @@ export function createLiveLogs(recorder: Pick<Recorder, "recordOperation" | "rec
         return write(chunk, ...rest);
       }) as typeof res.write;
       let reachedEnd = false;
+      let serverStop = false;
       let closed = false;
       let settled = false;
       // Written once the response is closed and the handler is done with it, whichever comes last.
@@ -130,7 +133,7 @@ export function createLiveLogs(recorder: Pick<Recorder, "recordOperation" | "rec
           kind: meta.shareId ? "share_download" : "download",
           target: path,
           detail: [meta.zip ? "zip" : "", meta.groupId > 0 ? `group ${meta.groupId}` : "", meta.shareId ? `link ${meta.shareId}` : ""].filter(Boolean).join(" "),
-          ...(done ? {} : { result: "failed" as const, code: ErrorCode.StoppedByClient }),
+          ...(done ? {} : { result: "failed" as const, code: serverStop ? ErrorCode.StoppedByServer : ErrorCode.StoppedByClient }),
         });
       };
       res.once("close", () => {
@@ -145,6 +148,9 @@ export function createLiveLogs(recorder: Pick<Recorder, "recordOperation" | "rec
           if (settled) return;
           settled = true;
           record();
+        },
+        stoppedByServer() {
+          serverStop = true;
         },
       };
     },

@@ -180,6 +180,8 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
         return refuse(new FerryError("ParameterError", { issues: parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join("."), message: i.message })) }));
       }
       header = parsed.data;
+      // The transfers in progress (server/tasks/) name a batch by its first file and how many follow.
+      services.tasks.describe(req, { path: header.files.length > 1 ? `${header.files[0]!.path} (+${header.files.length - 1})` : header.files[0]!.path, groupId: header.files[0]!.groupId });
       const total = header.files.reduce((n, f) => n + f.size, 4 + headerLength);
       if (total !== declared) return refuse(new FerryError("InvalidData", { reason: "Content-Length is not 4 + the header's length + the files' sizes", expected: total }));
     } catch (error) {

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import { MemoryLocker, Server, TUS_RESUMABLE, type Upload } from "@tus/server";
@@ -21,7 +21,8 @@ import { type ChunkContext, handleChunk, isChunk, UPLOAD_EXPOSED_HEADERS } from 
 import { createBatchUploads } from "./batch";
 import { feedPatchBodiesDirectly } from "./patch-body";
 import { carriesBytes, createUploadLimits, fileOf } from "./protocol-limits";
-import { UploadStore } from "./store";
+import { type UploadRecord, UploadStore } from "./store";
+import { sessionHasClient } from "../fileserver/clients";
 
 /**
  * tus 1.0 uploads on the file server (docs/file-server.md, "Uploads") and the `commit` command.
@@ -36,6 +37,21 @@ export const UPLOAD_EXPIRY_MS = RESERVATION_TTL_MS;
 const ORPHAN_RESERVATION_MS = 10 * 60 * 1000;
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
+/** tus clients do not retry a 410: an upload the administrator stopped is gone for them (server/tasks/). */
+const STOPPED_STATUS = 410;
+/**
+ * How long a user's new upload to the file of a stopped one is refused (4187): tus-js-client answers
+ * a refused resume by creating the upload again, which would undo the stop without a word.
+ */
+const STOPPED_TARGET_MS = 60_000;
+const targetKey = (userId: number, groupId: number, path: string) => `create:${userId}:${groupId}:${path}`;
+
+/** `path` and `groupId` of a creation's Upload-Metadata (a creation with a body is listed before tus stores it). */
+function sentTarget(header: string | undefined): { path: string; groupId: number } {
+  const pairs = new Map((header ?? "").split(",").map((p) => p.trim().split(" ") as [string, string | undefined]));
+  const decode = (key: string) => Buffer.from(pairs.get(key) ?? "", "base64").toString("utf8");
+  return { path: decode("path"), groupId: Number(decode("groupId")) || 0 };
+}
 
 interface Caller {
   user: AuthUser;
@@ -95,6 +111,8 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
   const limits = createUploadLimits(services);
   const batch = createBatchUploads(services, store, limits, clientAddress);
   const callers = new WeakMap<object, Caller>();
+  /** The upload a creation with a body made, by its request: a stop drops it (server/tasks/). */
+  const createdBy = new WeakMap<object, string>();
   const callerOf = (req: Parameters<typeof nodeRequest>[0]): Caller => {
     const caller = callers.get(nodeRequest(req)!);
     if (!caller) throw new Error("tus request without a checked caller");
@@ -111,6 +129,7 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
     allowedHeaders: ["Authorization", "Accept-Language", CHUNK_HEADER],
     exposedHeaders: [RANGES_HEADER],
     async onUploadCreate(req, upload: Upload) {
+      createdBy.set(nodeRequest(req)!, upload.id);
       const visitor = visitorUploads.callerOf(nodeRequest(req)!);
       if (visitor) {
         try {
@@ -163,6 +182,55 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
     hashes.forget(id);
     await services.quota.release([id]);
   }
+
+  /** An upload the administrator stopped: its staging and its quota reservation go, as a DELETE would (docs/file-server.md, "Transfers in progress"). */
+  async function dropStopped(id: string) {
+    await terminating(id);
+    await store.drop(id);
+  }
+
+  /**
+   * A request carrying an upload's bytes joins its transfer in the list of transfers in progress
+   * (server/tasks/registry.ts; parallel chunks of one upload are one transfer). False when the
+   * administrator stopped that upload: the caller refuses the request.
+   */
+  async function listed(req: IncomingMessage, res: ServerResponse, who: { userId: number | null; ownerId: number; shareId: string | null; sessionId: string | null }, id: string | null, record: UploadRecord | null | undefined): Promise<boolean> {
+    let base = 0;
+    if (id) base = ((await store.rangesOf(id)) ?? []).reduce((sum, [s, e]) => sum + (e - s), 0);
+    const sent = id ? null : sentTarget(String(req.headers["upload-metadata"] ?? ""));
+    const key = id ? `upload:${id}` : `create:${randomUUID()}`;
+    const sessionId = who.sessionId;
+    const task = services.tasks.attach(
+      {
+        key,
+        direction: "upload",
+        userId: who.userId,
+        ownerId: who.ownerId,
+        shareId: who.shareId,
+        groupId: sent ? sent.groupId : Number(record?.metadata?.groupId ?? 0) || 0,
+        path: sent ? sent.path : String(record?.metadata?.path ?? ""),
+        total: sent ? Number(req.headers["upload-length"]) || null : (record?.size ?? null),
+        base,
+        address: clientAddress?.(req) ?? null,
+        via: who.shareId ? "share" : undefined,
+        resolveVia: sessionId ? async () => ((await sessionHasClient(services.db, sessionId, services.clock.now())) ? "client" : "web") : undefined,
+        onStop: async () => {
+          if (who.userId !== null) {
+            const target = sent ?? { groupId: Number(record?.metadata?.groupId ?? 0) || 0, path: String(record?.metadata?.path ?? "") };
+            services.tasks.block(targetKey(who.userId, target.groupId, target.path), STOPPED_TARGET_MS);
+          }
+          const uploadId = id ?? createdBy.get(req);
+          if (!uploadId) return;
+          services.tasks.block(`upload:${uploadId}`);
+          await dropStopped(uploadId);
+        },
+      },
+      req,
+      res,
+    );
+    return task !== null;
+  }
+  const stoppedRefusal = () => new FerryError("StoppedByServer");
 
   /** A refusal before tus sees the request, with the CORS headers a browser needs to read it. */
   function refuse(req: IncomingMessage, res: ServerResponse, error: FerryError, lang: Lang, status?: number) {
@@ -230,10 +298,16 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
       const uploadId = url.pathname.slice(FILE_SERVER_PATHS.uploads.length);
       const refused = await visitorUploads.admit(req, uploadId, token, lang);
       if (refused) return refuse(req, res, refused, lang);
+      if (UPLOAD_ID.test(uploadId) && services.tasks.stopped(`upload:${uploadId}`)) return refuse(req, res, stoppedRefusal(), lang, STOPPED_STATUS);
       if (carriesBytes(req)) {
         const file = req.method === "PATCH" ? fileOf(uploadId, (await store.records.get(uploadId))?.metadata) : null;
         const limited = await limits.admit(req, res, `share:${createHash("sha256").update(token).digest("hex")}`, file);
         if (limited) return refuse(req, res, limited, lang);
+        const access = visitorUploads.callerOf(req)?.access;
+        const record = req.method === "PATCH" ? await store.records.get(uploadId) : null;
+        if (access && !(await listed(req, res, { userId: null, ownerId: access.ownerId, shareId: access.linkId, sessionId: null }, req.method === "PATCH" ? uploadId : null, record))) {
+          return refuse(req, res, stoppedRefusal(), lang, STOPPED_STATUS);
+        }
       }
       if (req.method === "DELETE") await terminating(uploadId);
       return toUpload(req, res, uploadId, lang);
@@ -241,19 +315,28 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
     if (!auth) return refuse(req, res, new FerryError("InvalidToken"), lang);
     callers.set(req, { user: auth.user, lang });
     // Small files in batches (batch.ts): signed-in users only for now.
-    if (url.pathname === UPLOAD_BATCH.path) return batch(req, res, auth, lang, (error, status) => refuse(req, res, error, lang, status));
+    if (url.pathname === UPLOAD_BATCH.path) {
+      // A batch is one transfer while its body arrives (its path is named once its header is read).
+      if (req.method === "POST") services.tasks.attach({ key: `batch:${randomUUID()}`, direction: "upload", userId: auth.user.id, ownerId: auth.user.id, shareId: null, groupId: 0, path: "", total: Number(req.headers["content-length"]) || null, address: clientAddress?.(req) ?? null, via: undefined, resolveVia: async () => ((await sessionHasClient(services.db, auth.sessionId, services.clock.now())) ? "client" : "web") }, req, res);
+      return batch(req, res, auth, lang, (error, status) => refuse(req, res, error, lang, status));
+    }
 
     const id = url.pathname.slice(FILE_SERVER_PATHS.uploads.length);
     if (req.method === "POST") {
       if (id !== "") return refuse(req, res, new FerryError("UnsupportedOperation"), lang);
+      const sent = sentTarget(String(req.headers["upload-metadata"] ?? ""));
+      if (services.tasks.stopped(targetKey(auth.user.id, sent.groupId, sent.path))) return refuse(req, res, stoppedRefusal(), lang, STOPPED_STATUS);
       if (req.headers["upload-defer-length"] !== undefined) return refuse(req, res, new FerryError("UnsupportedOperation"), lang);
       if (carriesBytes(req)) {
         const limited = await limits.admit(req, res, `session:${auth.sessionId}`, null);
         if (limited) return refuse(req, res, limited, lang);
+        await listed(req, res, { userId: auth.user.id, ownerId: auth.user.id, shareId: null, sessionId: auth.sessionId }, null, null);
       }
       return tus.handle(req, res);
     }
     if (!UPLOAD_ID.test(id)) return refuse(req, res, new FerryError("UploadNotFound"), lang);
+    // Stopped by the administrator (server/tasks/): every request to it says so, a resume's HEAD too.
+    if (services.tasks.stopped(`upload:${id}`)) return refuse(req, res, stoppedRefusal(), lang, STOPPED_STATUS);
     const record = await store.records.get(id);
     if (!record) return refuse(req, res, new FerryError("UploadNotFound"), lang);
     if (!isOwner(record, auth.user.id)) return refuse(req, res, new FerryError("PermissionDenied"), lang);
@@ -267,6 +350,7 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
       }
       const limited = await limits.admit(req, res, `session:${auth.sessionId}`, fileOf(id, record.metadata));
       if (limited) return refuse(req, res, limited, lang);
+      if (!(await listed(req, res, { userId: auth.user.id, ownerId: auth.user.id, shareId: null, sessionId: auth.sessionId }, id, record))) return refuse(req, res, stoppedRefusal(), lang, STOPPED_STATUS);
     }
     if (req.method === "DELETE") await terminating(id);
     return toUpload(req, res, id, lang);
