@@ -597,7 +597,8 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
           </>
         )}
       </Modal>
-      <Modal open={dialog?.kind === "path-not-exist"} okOnly closable={false} confirmLabel={t("global.ok")} onClose={() => {
+      {/* OK, × and Escape all lead to the root listing: no dialog holds the page (issue 13, item 2). */}
+      <Modal open={dialog?.kind === "path-not-exist"} okOnly confirmLabel={t("global.ok")} onClose={() => {
         closeDialog();
         openFolder("/", true);
       }}>

@@ -171,6 +171,29 @@ test.describe("every dialog closes by its button, its × and Escape, and returns
     await walk(page, { name: "photo.png", open: () => pressOn(photo()), opener: photo });
   });
 
+  test("the notice for a folder that does not exist closes by OK, × and Escape, each time to the root listing (English and Chinese)", async ({ page }) => {
+    await scene(page);
+    for (const [lang, ways] of [
+      ["en", ["button", "x", "escape"]],
+      ["zh", ["escape", "x"]],
+    ] as const) {
+      if (lang === "zh") {
+        await page.getByRole("button", { name: "Switch the language to Chinese" }).click();
+        await expect(page.locator("html")).toHaveAttribute("lang", "zh");
+      }
+      for (const way of ways) {
+        await page.goto("/personal?path=%2Fgone");
+        await hydrated(page);
+        const notice = page.getByRole("dialog", { name: lang === "en" ? "Tips" : "提示" });
+        await expect(notice).toContainText(lang === "en" ? "The path does not exist" : "路径不存在");
+        await closeBy(page, notice, way, lang === "en" ? "OK" : "确定");
+        await expect(notice, `the notice closes by ${way} (${lang})`).toHaveCount(0);
+        await expect(page).toHaveURL(/\/personal$/);
+        await expect(row(page, "docs")).toBeVisible();
+      }
+    }
+  });
+
   test("the account menu's dialogs: change password and e-mail settings", async ({ page }) => {
     const { account } = await scene(page);
     const accountMenu = () => page.getByRole("button", { name: `Account menu for ${account}` });
