@@ -28,6 +28,9 @@ export const OPERATION_KINDS = [
   "invitation_use",
   "admin_change",
   "setting_change",
+  "autoclean_recycle",
+  "autoclean_delete",
+  "autoclean_run",
 ] as const;
 export type OperationKind = (typeof OPERATION_KINDS)[number];
 

@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
+import type { EventEmitter } from "node:events";
 import { constants, type Stats } from "node:fs";
 import { copyFile, link, lstat, mkdir, open, readdir, realpath, rename, rm, stat, unlink, utimes, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { FerryError } from "../errors";
+import { filesInUse } from "./in-use";
 import { lstatNames, STAT_FIELDS } from "./lstat-pool";
 import { assertLinkInside, assertNoSymlinkEscape, baseName, confinementWalk, isErrno, isInside, isReservedName, joinName, normaliseUserPath, parentOf, resolveUserPath, STAGING_NAME, type ResolvedPath } from "./paths";
 import { checkNewName, checkRange, guardWith, mapLimit, streamWriter } from "./shared";
@@ -112,6 +114,9 @@ async function openFile(target: { absolute: string }): Promise<{ handle: FileHan
     const info = await handle.stat();
     if (info.isDirectory()) throw new FerryError("PathIsNotFile");
     if (!info.isFile()) throw new FerryError("PathNotFound");
+    // Auto-clean leaves an open file alone until the last reader closes it (in-use.ts).
+    // (A FileHandle is an EventEmitter that says "close" once closed; @types/node does not declare it.)
+    (handle as unknown as EventEmitter).once("close", filesInUse.holdFile(info));
     return { handle, size: info.size };
   } catch (err) {
     await handle.close();
@@ -399,10 +404,13 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
     const name = stagedName("upload");
     const temp = path.join(staging, name);
     let handle: FileHandle;
+    // The file a write will replace is in use until the write is placed or dropped (auto-clean, in-use.ts).
+    const release = filesInUse.holdPath(target.absolute);
     try {
       handle = await open(temp, "wx", 0o600);
     } catch (err) {
       active.delete(name);
+      release();
       throw err;
     }
     let written = 0;
@@ -423,11 +431,16 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
       place: async () => {
         await handle.sync();
         await handle.close();
-        await place(temp, target, true, overwrite);
+        try {
+          await place(temp, target, true, overwrite);
+        } finally {
+          release();
+        }
         active.delete(name);
         return statOf(target);
       },
       drop: async () => {
+        release();
         await handle.close().catch(() => undefined);
         await rm(temp, { force: true }).catch(() => undefined);
         active.delete(name);
@@ -594,8 +607,14 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
       // Only a regular file: a link or a folder in the staging area must never become user data.
       const info = await lstat(staged.path);
       if (!info.isFile()) throw new FerryError("InvalidOperation");
-      if (!staged.synced) await syncFile(staged.path);
-      await place(staged.path, target, true, opts.overwrite === true, view, opts.syncFolder !== false);
+      // The path being placed (and a file it replaces) is in use for auto-clean meanwhile (in-use.ts).
+      const release = filesInUse.holdPath(target.absolute);
+      try {
+        if (!staged.synced) await syncFile(staged.path);
+        await place(staged.path, target, true, opts.overwrite === true, view, opts.syncFolder !== false);
+      } finally {
+        release();
+      }
       // The placed file is the staged inode (link and rename keep its size and modification time).
       return { ...entryOf(baseName(target.relative), info)!, path: target.relative };
     }),

@@ -1,0 +1,304 @@
+import { constants, type Stats } from "node:fs";
+import { copyFile, link, lstat, mkdir, open, readdir, rename, unlink } from "node:fs/promises";
+import path from "node:path";
+import { FerryError } from "../../errors";
+import { isErrno, isInside, isReservedName } from "../paths";
+import { type InUse } from "../in-use";
+import { WALK_DEFAULTS, WalkBudget, type WalkLimits } from "../walk";
+
+/*
+ * Auto-clean of a local storage (docs/storage.md, "Auto-clean"; admin spec section 3, Storage):
+ * files whose last access or last modification is older than the storage's age are moved into its
+ * recycle path, keeping their path below the root, or deleted when it has none. Folders stay (a
+ * folder a user or a group made keeps its place, also when it is empty now). What it never touches:
+ * the staging area and every reserved name, the recycle path itself, symbolic links (neither
+ * followed nor cleaned), anything that is no regular file, and files the engine has open (a
+ * download reading it, a write placing a file at its path).
+ */
+
+export const CLEAN_AGE_DAYS = { "7d": 7, "1m": 30, "3m": 90, "6m": 180, "1y": 365 } as const;
+export type CleanAge = keyof typeof CLEAN_AGE_DAYS;
+export type CleanBy = "accessed" | "modified";
+const DAY_MS = 86_400_000;
+
+/** Milliseconds a file must not have been used (accessed or modified) to be cleaned. */
+export const cleanAgeMs = (age: CleanAge) => CLEAN_AGE_DAYS[age] * DAY_MS;
+
+export interface CleanPolicy {
+  by: CleanBy;
+  age: CleanAge;
+  /** Absolute folder files are moved to; null: they are deleted. */
+  recyclePath: string | null;
+}
+
+/** One file a run took (or, in a dry run, would take). */
+export interface CleanItem {
+  /** Path below the storage root, "/a/b.txt". */
+  path: string;
+  size: number;
+  /** The time the policy looks at (last access or last modification), unix ms. */
+  time: number;
+  action: "recycle" | "delete";
+  /** Where it went (recycle): absolute path in the recycle path, with a " (n)" suffix when the name was taken. */
+  to?: string;
+}
+
+export interface CleanError {
+  path: string;
+  /** The catalogue code (FileSystemError unless a FerryError said otherwise). */
+  code: number;
+  message: string;
+}
+
+export interface CleanReport {
+  dryRun: boolean;
+  startedAt: number;
+  finishedAt: number;
+  /** Files moved into the recycle path (in a dry run: that would be). */
+  moved: number;
+  /** Files deleted (in a dry run: that would be). */
+  deleted: number;
+  /** Old enough, but open by a transfer: left for a later run. */
+  skippedInUse: number;
+  /** Old enough when walked, but changed (used, replaced) just before the move: left. */
+  skippedChanged: number;
+  /** Bytes of the files moved or deleted. */
+  bytes: number;
+  errors: CleanError[];
+  /** The run stopped at a bound (maxFiles, or the walk's maxEntries / maxDepth): the next run goes on. */
+  truncated: boolean;
+  items: CleanItem[];
+}
+
+export interface CleanOptions {
+  /** Absolute root of the local storage. */
+  root: string;
+  policy: CleanPolicy;
+  /** Unix ms: "now" for the age (the engine's clock). */
+  now: number;
+  dryRun?: boolean;
+  /** The process's open files (server/storage/in-use.ts). */
+  inUse: Pick<InUse, "isInUse">;
+  /** Walk bounds (FERRY_WALK_MAX_DEPTH, FERRY_WALK_MAX_ENTRIES). */
+  limits?: WalkLimits;
+  /** Files one run moves or deletes at most (default 10,000); the rest waits for the next run. */
+  maxFiles?: number;
+  /** Stops the run (engine shutdown) between two files. */
+  signal?: AbortSignal;
+  /** Told after each file moved or deleted (the operation log, usage counts). */
+  onItem?(item: CleanItem): void;
+}
+
+export const DEFAULT_MAX_FILES = 10_000;
+/** Names tried for a file whose name is taken in the recycle path: "a (1).txt" … "a (999).txt". */
+const MAX_SUFFIX = 999;
+
+/**
+ * An administrator's recycle path for a root: absolute, normalised, not the root, not holding the
+ * root (files would move inside the storage again). Inside the root is allowed: it is then never
+ * cleaned, but users whose home holds it see it. PathFormatError otherwise.
+ */
+export function checkRecyclePath(root: string, recyclePath: string): string {
+  if (!path.isAbsolute(recyclePath) || recyclePath.includes("\0")) throw new FerryError("PathFormatError");
+  const resolved = path.resolve(recyclePath);
+  const base = path.resolve(root);
+  if (resolved === base || isInside(resolved, base)) throw new FerryError("PathFormatError");
+  return resolved;
+}
+
+/** "a.txt" → "a (n).txt"; names starting with a dot keep it ("…/.profile (2)"). */
+export function suffixed(file: string, n: number): string {
+  const dir = path.dirname(file);
+  const name = path.basename(file);
+  const dot = name.lastIndexOf(".");
+  const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ""];
+  return path.join(dir, `${stem} (${n})${ext}`);
+}
+
+async function exists(absolute: string): Promise<boolean> {
+  try {
+    await lstat(absolute);
+    return true;
+  } catch (err) {
+    if (isErrno(err, "ENOENT")) return false;
+    throw err;
+  }
+}
+
+const sameFile = (a: Stats, b: Stats) => a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
+
+async function syncFile(absolute: string): Promise<void> {
+  const handle = await open(absolute, constants.O_RDONLY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Moves `from` to `to` or, when that name is taken, to the first free "name (n)": never over an
+ * existing file. link() refuses a taken name atomically; across file systems (EXDEV) the file is
+ * copied with COPYFILE_EXCL, synced, checked unchanged and then unlinked. Answers where it went.
+ */
+async function moveNoClobber(from: string, to: string, seen: Stats): Promise<string> {
+  for (let n = 0; n <= MAX_SUFFIX; n++) {
+    const candidate = n === 0 ? to : suffixed(to, n);
+    try {
+      await link(from, candidate);
+      await unlink(from);
+      return candidate;
+    } catch (err) {
+      if (isErrno(err, "EEXIST")) continue;
+      if (isErrno(err, "EXDEV")) {
+        try {
+          await copyFile(from, candidate, constants.COPYFILE_EXCL);
+        } catch (copyErr) {
+          if (isErrno(copyErr, "EEXIST")) continue;
+          throw copyErr;
+        }
+        await syncFile(candidate);
+        // Changed while it was copied: the copy is not what is there now; keep the original.
+        const again = await lstat(from).catch(() => null);
+        if (!again || !sameFile(again, seen)) {
+          await unlink(candidate).catch(() => undefined);
+          throw new FerryError("FileBusy");
+        }
+        await unlink(from);
+        return candidate;
+      }
+      // File systems without hard links: check, then rename (a name taken in between is replaced).
+      if (isErrno(err, "EPERM") || isErrno(err, "ENOTSUP") || isErrno(err, "EOPNOTSUPP") || isErrno(err, "EMLINK")) {
+        if (await exists(candidate)) continue;
+        await rename(from, candidate);
+        return candidate;
+      }
+      throw err;
+    }
+  }
+  throw new FerryError("PathExists");
+}
+
+/** In a dry run: the name moveNoClobber would pick now. */
+async function freeName(to: string): Promise<string> {
+  for (let n = 0; n <= MAX_SUFFIX; n++) {
+    const candidate = n === 0 ? to : suffixed(to, n);
+    if (!(await exists(candidate))) return candidate;
+  }
+  throw new FerryError("PathExists");
+}
+
+const isErrnoLike = (err: unknown): err is NodeJS.ErrnoException & { code: string } => err instanceof Error && typeof (err as NodeJS.ErrnoException).code === "string";
+const codeOf = (err: unknown) => (err instanceof FerryError ? err : new FerryError("FileSystemError"));
+
+/** One run over a local storage's root. A dry run walks and decides the same way and changes nothing. */
+export async function runClean(options: CleanOptions): Promise<CleanReport> {
+  const { policy, inUse, signal } = options;
+  const root = path.resolve(options.root);
+  const dryRun = options.dryRun === true;
+  const recycle = policy.recyclePath ? checkRecyclePath(root, policy.recyclePath) : null;
+  const maxFiles = options.maxFiles ?? DEFAULT_MAX_FILES;
+  const ageMs = cleanAgeMs(policy.age);
+  const timeOf = (info: Stats) => (policy.by === "accessed" ? info.atimeMs : info.mtimeMs);
+  const isOld = (info: Stats) => options.now - timeOf(info) >= ageMs;
+  const report: CleanReport = { dryRun, startedAt: options.now, finishedAt: options.now, moved: 0, deleted: 0, skippedInUse: 0, skippedChanged: 0, bytes: 0, errors: [], truncated: false, items: [] };
+  const budget = new WalkBudget(options.limits ?? WALK_DEFAULTS, { signal });
+  /** Thrown to end the walk at maxFiles. */
+  const FULL = Symbol("full");
+  /** What the walk found old enough, in walk order; acted on after the walk. */
+  const found: { absolute: string; rel: string; seen: Stats }[] = [];
+
+  const take = async ({ absolute, rel, seen }: (typeof found)[number]) => {
+    budget.check();
+    // Again, right before acting: a file used, replaced or opened since the walk saw it stays.
+    const info = await lstat(absolute).catch(() => null);
+    if (!info) return; // gone meanwhile
+    if (!info.isFile() || info.dev !== seen.dev || info.ino !== seen.ino || !isOld(info)) {
+      report.skippedChanged++;
+      return;
+    }
+    if (inUse.isInUse(absolute, info)) {
+      report.skippedInUse++;
+      return;
+    }
+    const item: CleanItem = { path: rel, size: info.size, time: Math.floor(timeOf(info)), action: recycle ? "recycle" : "delete" };
+    try {
+      if (recycle) {
+        const to = path.join(recycle, ...rel.split("/").filter(Boolean));
+        if (dryRun) item.to = await freeName(to);
+        else {
+          await mkdir(path.dirname(to), { recursive: true, mode: 0o700 });
+          item.to = await moveNoClobber(absolute, to, info);
+        }
+      } else if (!dryRun) await unlink(absolute);
+    } catch (err) {
+      if (isErrno(err, "ENOENT") && !(await exists(absolute).catch(() => true))) return; // gone meanwhile
+      const error = codeOf(err);
+      report.errors.push({ path: rel, code: error.code, message: isErrnoLike(err) ? err.code : error.errorName });
+      return;
+    }
+    if (recycle) report.moved++;
+    else report.deleted++;
+    report.bytes += info.size;
+    report.items.push(item);
+    if (!dryRun) options.onItem?.(item);
+  };
+
+  const visit = async (dir: string, rel: string, depth: number): Promise<void> => {
+    budget.folder(depth);
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch (err) {
+      if (isErrno(err, "ENOENT") || isErrno(err, "ENOTDIR")) return; // removed or replaced while we walked
+      throw err;
+    }
+    budget.entries(names.length);
+    // Code-unit order, so a dry run and the run after it meet the files in the same order.
+    names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const name of names) {
+      if (isReservedName(name)) continue; // the staging area (uploads, copies and removals in progress)
+      const absolute = path.join(dir, name);
+      if (absolute === recycle) continue; // the recycle path is never cleaned (when it lies inside the root)
+      let info: Stats;
+      try {
+        info = await lstat(absolute);
+      } catch (err) {
+        if (isErrno(err, "ENOENT")) continue;
+        throw err;
+      }
+      const childRel = `${rel === "/" ? "" : rel}/${name}`;
+      if (info.isDirectory()) {
+        if (budget.mayDescend(depth)) await visit(absolute, childRel, depth + 1);
+        else report.truncated = true;
+      } else if (info.isFile() && isOld(info)) {
+        if (found.length >= maxFiles) throw FULL;
+        found.push({ absolute, rel: childRel, seen: info });
+      }
+      // symbolic links, sockets, fifos and devices: never followed, never cleaned
+    }
+  };
+
+  const rootInfo = await lstat(root).catch(() => null);
+  if (!rootInfo?.isDirectory()) {
+    budget.end();
+    throw new FerryError("StoragePathLost");
+  }
+  // First the walk (read-only), then the moves, each after a fresh look at its file.
+  const stops = (err: unknown) => err === FULL || (err instanceof FerryError && (err.errorName === "WalkLimit" || err.errorName === "StoppedByClient"));
+  try {
+    await budget.run(() => visit(root, "/", 0));
+  } catch (err) {
+    // A bound ends the walk with what it found so far; the next run goes on.
+    if (!stops(err)) throw err;
+    report.truncated = true;
+  }
+  try {
+    for (const entry of found) await take(entry);
+  } catch (err) {
+    // Shutdown: the rest waits for the next run.
+    if (!stops(err)) throw err;
+    report.truncated = true;
+  }
+  return report;
+}

@@ -1,0 +1,412 @@
+import { utimesSync as setTimesNow } from "node:fs";
+import { lstat, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, utimes, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type CleanAge, type CleanPolicy, cleanAgeMs, runClean } from "../../server/storage/autoclean/cleaner";
+import { startAutoCleanSchedule } from "../../server/storage/autoclean/schedule";
+import { type CleanTarget, createAutoClean } from "../../server/storage/autoclean/service";
+import { createInUse, filesInUse } from "../../server/storage/in-use";
+import { createLocalStorage } from "../../server/storage/local";
+import type { OperationEntry } from "../../server/logs/recorder";
+
+/*
+ * Auto-clean of a local storage (docs/storage.md, "Auto-clean"): real files whose times are set
+ * with utimes, the engine's clock as a number the test chooses, the process's real registry of
+ * open files (downloads read through the local storage driver).
+ */
+
+const NOW = Date.UTC(2026, 10, 27, 12, 0, 0);
+const SECOND = 1000;
+const DAY = 86_400_000;
+
+let dir: string;
+let root: string;
+let outside: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "ferry-autoclean-"));
+  root = path.join(dir, "storage");
+  outside = path.join(dir, "outside");
+  await mkdir(root);
+  await mkdir(outside);
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Writes a file below `base` whose last access and last modification are `atime` / `mtime` (unix ms). */
+async function put(base: string, rel: string, times: { atime: number; mtime: number }, content = rel): Promise<string> {
+  const file = path.join(base, rel);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, content);
+  await utimes(file, times.atime / 1000, times.mtime / 1000);
+  return file;
+}
+const aged = (ms: number) => ({ atime: NOW - ms, mtime: NOW - ms });
+
+/** Every path below `base` with its type, inode, size and times (read with lstat only: reading content would change the access time). */
+async function snapshot(base: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const walk = async (d: string) => {
+    for (const name of (await readdir(d)).sort()) {
+      const full = path.join(d, name);
+      const info = await lstat(full);
+      const key = path.relative(base, full);
+      if (info.isDirectory()) {
+        out[key] = `dir ${info.mtimeMs}`;
+        await walk(full);
+      } else if (info.isSymbolicLink()) out[key] = "link";
+      else out[key] = `${info.ino} ${info.size} ${info.atimeMs} ${info.mtimeMs}`;
+    }
+  };
+  await walk(base);
+  return out;
+}
+
+const byModified = (age: CleanAge, recyclePath: string | null = null): CleanPolicy => ({ by: "modified", age, recyclePath });
+const clean = (policy: CleanPolicy, extra: Partial<Parameters<typeof runClean>[0]> = {}) => runClean({ root, policy, now: NOW, inUse: filesInUse, ...extra });
+
+const exists = (p: string) => lstat(p).then(() => true, () => false);
+
+describe("ages", () => {
+  const ages: [CleanAge, number][] = [
+    ["7d", 7],
+    ["1m", 30],
+    ["3m", 90],
+    ["6m", 180],
+    ["1y", 365],
+  ];
+
+  for (const [age, days] of ages) {
+    it(`${age}: a file unused for ${days} days is cleaned, one second less is kept`, async () => {
+      expect(cleanAgeMs(age)).toBe(days * DAY);
+      await put(root, "inside.txt", aged(days * DAY - SECOND));
+      await put(root, "exactly.txt", aged(days * DAY));
+      await put(root, "outside.txt", aged(days * DAY + SECOND));
+      const report = await clean(byModified(age));
+      expect(report.items.map((i) => i.path)).toEqual(["/exactly.txt", "/outside.txt"]);
+      expect(report).toMatchObject({ deleted: 2, moved: 0, bytes: "exactly.txt".length + "outside.txt".length, errors: [], truncated: false });
+      expect(await exists(path.join(root, "inside.txt"))).toBe(true);
+      expect(await exists(path.join(root, "exactly.txt"))).toBe(false);
+      expect(await exists(path.join(root, "outside.txt"))).toBe(false);
+    });
+  }
+
+  it("by accessed looks at the last access only, by modified at the last modification only", async () => {
+    const readLately = { atime: NOW - DAY, mtime: NOW - 400 * DAY };
+    const touchedLately = { atime: NOW - 400 * DAY, mtime: NOW - DAY };
+    await put(root, "read-lately.txt", readLately);
+    await put(root, "written-lately.txt", touchedLately);
+
+    const accessed = await clean({ by: "accessed", age: "1y", recyclePath: null }, { dryRun: true });
+    expect(accessed.items.map((i) => [i.path, i.time])).toEqual([["/written-lately.txt", NOW - 400 * DAY]]);
+    const modified = await clean(byModified("1y"), { dryRun: true });
+    expect(modified.items.map((i) => [i.path, i.time])).toEqual([["/read-lately.txt", NOW - 400 * DAY]]);
+
+    await clean({ by: "accessed", age: "1y", recyclePath: null });
+    expect(await exists(path.join(root, "written-lately.txt"))).toBe(false);
+    expect(await exists(path.join(root, "read-lately.txt"))).toBe(true);
+  });
+});
+
+describe("recycle or delete", () => {
+  it("moves old files into the recycle path under their path, keeping content and times; folders stay", async () => {
+    const recycle = path.join(dir, "recycle");
+    await put(root, "users/alice/docs/old.pdf", aged(40 * DAY), "pdf bytes");
+    await put(root, "users/alice/docs/new.pdf", aged(DAY));
+    await put(root, "groups/3/report.txt", { atime: NOW - 40 * DAY, mtime: NOW - 50 * DAY }, "report");
+
+    const report = await clean(byModified("1m", recycle));
+    expect(report).toMatchObject({ moved: 2, deleted: 0, bytes: 15, errors: [] });
+    expect(report.items).toEqual([
+      { path: "/groups/3/report.txt", size: 6, time: NOW - 50 * DAY, action: "recycle", to: path.join(recycle, "groups/3/report.txt") },
+      { path: "/users/alice/docs/old.pdf", size: 9, time: NOW - 40 * DAY, action: "recycle", to: path.join(recycle, "users/alice/docs/old.pdf") },
+    ]);
+    expect(await readFile(path.join(recycle, "users/alice/docs/old.pdf"), "utf8")).toBe("pdf bytes");
+    const moved = await stat(path.join(recycle, "groups/3/report.txt"));
+    expect([moved.atimeMs, moved.mtimeMs]).toEqual([NOW - 40 * DAY, NOW - 50 * DAY]);
+    expect(await exists(path.join(root, "users/alice/docs/old.pdf"))).toBe(false);
+    expect(await exists(path.join(root, "users/alice/docs/new.pdf"))).toBe(true);
+    // The folder the moved file was in stays, now empty.
+    expect(await readdir(path.join(root, "groups/3"))).toEqual([]);
+  });
+
+  it("deletes when the storage has no recycle path", async () => {
+    await put(root, "a/old.txt", aged(8 * DAY));
+    const report = await clean(byModified("7d"));
+    expect(report).toMatchObject({ deleted: 1, moved: 0, items: [{ path: "/a/old.txt", action: "delete" }] });
+    expect(report.items[0]!.to).toBeUndefined();
+    expect(await readdir(path.join(root, "a"))).toEqual([]);
+  });
+
+  it("a name taken in the recycle path gets a suffix; nothing there is overwritten", async () => {
+    const recycle = path.join(dir, "recycle");
+    await put(recycle, "docs/a.txt", aged(0), "recycled earlier");
+    await put(recycle, "docs/a (1).txt", aged(0), "recycled earlier too");
+    await put(recycle, "docs/.profile", aged(0), "dotfile earlier");
+    await put(root, "docs/a.txt", aged(400 * DAY), "new victim");
+    await put(root, "docs/.profile", aged(400 * DAY), "profile");
+
+    const dry = await clean(byModified("1y", recycle), { dryRun: true });
+    const real = await clean(byModified("1y", recycle));
+    expect(real.items.map((i) => i.to)).toEqual([path.join(recycle, "docs/.profile (1)"), path.join(recycle, "docs/a (2).txt")]);
+    expect(dry.items).toEqual(real.items);
+    expect(await readFile(path.join(recycle, "docs/a.txt"), "utf8")).toBe("recycled earlier");
+    expect(await readFile(path.join(recycle, "docs/a (1).txt"), "utf8")).toBe("recycled earlier too");
+    expect(await readFile(path.join(recycle, "docs/a (2).txt"), "utf8")).toBe("new victim");
+    expect(await readFile(path.join(recycle, "docs/.profile"), "utf8")).toBe("dotfile earlier");
+    expect(await readFile(path.join(recycle, "docs/.profile (1)"), "utf8")).toBe("profile");
+  });
+
+  it("a recycle path inside the root is never cleaned; the root or a folder holding it is refused", async () => {
+    const recycle = path.join(root, "recycle-bin");
+    await put(recycle, "long/gone.txt", aged(999 * DAY));
+    await put(root, "old.txt", aged(999 * DAY));
+    const report = await clean(byModified("7d", recycle));
+    expect(report.items.map((i) => i.path)).toEqual(["/old.txt"]);
+    expect(await exists(path.join(recycle, "long/gone.txt"))).toBe(true);
+    expect(await exists(path.join(recycle, "old.txt"))).toBe(true);
+
+    await expect(clean(byModified("7d", root))).rejects.toMatchObject({ errorName: "PathFormatError" });
+    await expect(clean(byModified("7d", dir))).rejects.toMatchObject({ errorName: "PathFormatError" });
+    await expect(clean(byModified("7d", "relative/bin"))).rejects.toMatchObject({ errorName: "PathFormatError" });
+  });
+});
+
+describe("dry run", () => {
+  it("changes nothing and lists exactly what the real run then does", async () => {
+    const recycle = path.join(dir, "recycle");
+    for (let i = 0; i < 12; i++) await put(root, `f${i % 3}/file-${i}.bin`, aged((i % 2 === 0 ? 100 : 10) * DAY), "x".repeat(i));
+    await put(recycle, "f0/file-0.bin", aged(0), "taken");
+    const before = await snapshot(dir);
+
+    const dry = await clean(byModified("3m", recycle), { dryRun: true });
+    expect(await snapshot(dir)).toEqual(before);
+    expect(dry.dryRun).toBe(true);
+    expect(dry.items).toHaveLength(6);
+
+    const real = await clean(byModified("3m", recycle));
+    expect(real.items).toEqual(dry.items);
+    const { items: _d, dryRun: _x, ...dryCounts } = dry;
+    const { items: _r, dryRun: _y, ...realCounts } = real;
+    expect(realCounts).toEqual(dryCounts);
+    for (const item of real.items) expect(await exists(item.to!)).toBe(true);
+    expect(real.items.find((i) => i.path === "/f0/file-0.bin")!.to).toBe(path.join(recycle, "f0/file-0 (1).bin"));
+  });
+});
+
+describe("what is never touched", () => {
+  it("a file a download holds open is skipped, and taken by the run after the download ended", async () => {
+    await put(root, "users/bob/movie.mkv", aged(200 * DAY), "x".repeat(4 * 1024 * 1024));
+    const storage = createLocalStorage(path.join(root, "users/bob"));
+    // A download mid-stream: one chunk read, the rest waiting for the client.
+    const stream = await storage.createReadStream("/movie.mkv", { bufferSize: 64 * 1024 });
+    const first = await new Promise<Buffer>((resolve) => stream.once("data", resolve));
+    stream.pause();
+    expect(first.length).toBe(64 * 1024);
+
+    const report = await clean(byModified("6m"));
+    expect(report).toMatchObject({ skippedInUse: 1, deleted: 0, items: [] });
+    expect(await exists(path.join(root, "users/bob/movie.mkv"))).toBe(true);
+
+    // The download goes on to the end and gets every byte.
+    let rest = first.length;
+    stream.on("data", (c: Buffer) => (rest += c.length));
+    const closed = new Promise((resolve) => stream.once("close", resolve));
+    stream.resume();
+    await closed;
+    expect(rest).toBe(4 * 1024 * 1024);
+    // Closed now: the next run takes it.
+    expect(await clean(byModified("6m"))).toMatchObject({ skippedInUse: 0, deleted: 1 });
+  });
+
+  it("a file reached through a link or a virtual directory is the same open file", async () => {
+    await put(root, "team/plan.txt", aged(200 * DAY));
+    await symlink(path.join(root, "team"), path.join(root, "team-link"));
+    const reader = await createLocalStorage(root).openReader("/team-link/plan.txt");
+    try {
+      expect(await clean(byModified("6m"))).toMatchObject({ skippedInUse: 1, deleted: 0 });
+    } finally {
+      await reader.close();
+    }
+    expect(await clean(byModified("6m"))).toMatchObject({ skippedInUse: 0, deleted: 1 });
+  });
+
+  it("an upload's staging and the file an upload in progress will replace are skipped", async () => {
+    // A tus upload's bytes live in the staging area until its commit places them.
+    await put(root, "users/carol/.ferry-tmp/tus/0123abcd", aged(400 * DAY));
+    await put(root, ".ferry-tmp/old.upload", aged(400 * DAY));
+    await put(root, "users/carol/report.docx", aged(400 * DAY), "old version");
+    const storage = createLocalStorage(path.join(root, "users/carol"));
+    const writer = await storage.beginWrite("/report.docx", { overwrite: true });
+    await writer.write(Buffer.from("new version"));
+
+    const report = await clean(byModified("1y"));
+    expect(report).toMatchObject({ skippedInUse: 1, deleted: 0, items: [] });
+    expect(await exists(path.join(root, "users/carol/.ferry-tmp/tus/0123abcd"))).toBe(true);
+    expect(await exists(path.join(root, ".ferry-tmp/old.upload"))).toBe(true);
+
+    await writer.commit();
+    expect(await readFile(path.join(root, "users/carol/report.docx"), "utf8")).toBe("new version");
+    // The new version is new: nothing to clean, and the staging area is still never touched.
+    expect(await clean(byModified("1y"))).toMatchObject({ skippedInUse: 0, deleted: 0 });
+    expect(await exists(path.join(root, ".ferry-tmp/old.upload"))).toBe(true);
+  });
+
+  it("symbolic links are neither followed nor cleaned", async () => {
+    const target = await put(outside, "precious.txt", aged(999 * DAY));
+    await put(outside, "folder/also-precious.txt", aged(999 * DAY));
+    await symlink(target, path.join(root, "link-to-file"));
+    await symlink(path.join(outside, "folder"), path.join(root, "link-to-folder"));
+    await symlink(path.join(root, "nowhere"), path.join(root, "dangling"));
+    const report = await clean(byModified("7d"));
+    expect(report).toMatchObject({ deleted: 0, moved: 0, errors: [], items: [] });
+    expect(await exists(target)).toBe(true);
+    expect(await exists(path.join(outside, "folder/also-precious.txt"))).toBe(true);
+    expect((await lstat(path.join(root, "link-to-file"))).isSymbolicLink()).toBe(true);
+    expect((await lstat(path.join(root, "dangling"))).isSymbolicLink()).toBe(true);
+  });
+
+  it("a file used between the walk and its move is checked again and left", async () => {
+    await put(root, "a.txt", aged(50 * DAY));
+    const b = await put(root, "b.txt", aged(50 * DAY));
+    await put(root, "c.txt", aged(50 * DAY));
+    // Right after a.txt went, someone writes to b.txt (the walk had seen it old).
+    const report = await clean(byModified("1m"), { onItem: (item) => void (item.path === "/a.txt" && utimesSync(b, NOW)) });
+    expect(report).toMatchObject({ deleted: 2, skippedChanged: 1 });
+    expect(report.items.map((i) => i.path)).toEqual(["/a.txt", "/c.txt"]);
+    expect(await exists(b)).toBe(true);
+  });
+
+  it("a run is bounded: past maxFiles it stops and the next run goes on", async () => {
+    for (let i = 0; i < 5; i++) await put(root, `f${i}.txt`, aged(10 * DAY));
+    const first = await clean(byModified("7d"), { maxFiles: 3 });
+    expect(first).toMatchObject({ deleted: 3, truncated: true });
+    const second = await clean(byModified("7d"), { maxFiles: 3 });
+    expect(second).toMatchObject({ deleted: 2, truncated: false });
+    const limited = await clean(byModified("7d"), { limits: { maxDepth: 64, maxEntries: 1 } });
+    expect(limited.truncated).toBe(false);
+    await put(root, "x/y.txt", aged(10 * DAY));
+    await put(root, "z.txt", aged(10 * DAY));
+    expect(await clean(byModified("7d"), { limits: { maxDepth: 64, maxEntries: 1 } })).toMatchObject({ truncated: true });
+  });
+
+  it("a storage whose folder is gone fails the run (StoragePathLost)", async () => {
+    await expect(runClean({ root: path.join(dir, "gone"), policy: byModified("7d"), now: NOW, inUse: createInUse() })).rejects.toMatchObject({ errorName: "StoragePathLost" });
+  });
+});
+
+/** Sets a file's times to `ms` at once (inside a synchronous callback). */
+function utimesSync(file: string, ms: number) {
+  setTimesNow(file, ms / 1000, ms / 1000);
+}
+
+describe("runs and the schedule", () => {
+  class Clock {
+    t = NOW;
+    now = () => this.t;
+  }
+
+  function setup(policy: CleanPolicy | null, options: { maxFiles?: number } = {}) {
+    const clock = new Clock();
+    const logged: OperationEntry[] = [];
+    const target: CleanTarget = { id: 7, name: "Archive", root, policy };
+    const autoClean = createAutoClean({
+      clock,
+      targets: async () => [target],
+      target: async (id) => {
+        if (id !== 7) throw new Error("unknown");
+        return target;
+      },
+      inUse: filesInUse,
+      log: { recordOperation: (e) => logged.push(e) },
+      maxFiles: options.maxFiles,
+    });
+    let tick: (() => void) | null = null;
+    let cleared = false;
+    const schedule = startAutoCleanSchedule({
+      autoClean,
+      clock,
+      intervalMs: DAY,
+      timers: { setInterval: (run) => ((tick = run), {}), clearInterval: () => (cleared = true) },
+      log: { warn: () => undefined },
+    });
+    return { clock, logged, target, autoClean, schedule, timerTick: () => tick!(), cleared: () => cleared };
+  }
+
+  it("runs each storage once per interval by the engine's clock, and logs what it moved", async () => {
+    const recycle = path.join(dir, "recycle");
+    const s = setup(byModified("7d", recycle));
+    await put(root, "old-1.txt", aged(8 * DAY));
+
+    // The first scheduled run comes one interval after the start.
+    await s.schedule.tick();
+    expect(await exists(path.join(root, "old-1.txt"))).toBe(true);
+    expect(s.schedule.nextRunAt(7)).toBe(NOW + DAY);
+    s.clock.t = NOW + DAY - 1;
+    await s.schedule.tick();
+    expect(s.autoClean.runs(7)).toEqual([]);
+
+    s.clock.t = NOW + DAY;
+    await s.schedule.tick();
+    expect(await exists(path.join(root, "old-1.txt"))).toBe(false);
+    expect(await exists(path.join(recycle, "old-1.txt"))).toBe(true);
+    expect(s.autoClean.runs(7)).toMatchObject([{ trigger: "schedule", moved: 1, dryRun: false, cleanBy: "modified", cleanAge: "7d", recyclePath: recycle }]);
+    expect(s.logged).toEqual([
+      { userId: null, account: "auto-clean", role: "admin", kind: "autoclean_recycle", target: "Archive:/old-1.txt", detail: `→ ${path.join(recycle, "old-1.txt")}; by modified, older than 7d` },
+      expect.objectContaining({ kind: "autoclean_run", target: "Archive", detail: expect.stringContaining("moved 1, deleted 0") }),
+    ]);
+
+    // Not again until one interval after that run; the timer's tick is the same pass.
+    await put(root, "old-2.txt", aged(8 * DAY));
+    s.clock.t = NOW + 2 * DAY - 1;
+    s.timerTick();
+    await s.schedule.tick();
+    expect(await exists(path.join(root, "old-2.txt"))).toBe(true);
+    s.clock.t = NOW + 2 * DAY;
+    s.timerTick();
+    await s.schedule.tick();
+    expect(await exists(path.join(root, "old-2.txt"))).toBe(false);
+    expect(s.autoClean.runs(7)).toHaveLength(2);
+    await s.schedule.stop();
+    expect(s.cleared()).toBe(true);
+  });
+
+  it("a storage with auto-clean off is never run by the schedule; a dry run may try a policy", async () => {
+    const s = setup(null);
+    await put(root, "old.txt", aged(400 * DAY));
+    s.clock.t = NOW + 10 * DAY;
+    await s.schedule.tick();
+    expect(await exists(path.join(root, "old.txt"))).toBe(true);
+    await expect(s.autoClean.run(7, { dryRun: false }, { kind: "admin", userId: 1 })).rejects.toMatchObject({ errorName: "InvalidOperation" });
+    const dry = await s.autoClean.run(7, { dryRun: true, cleanBy: "modified", cleanAge: "1y" }, { kind: "admin", userId: 1 });
+    expect(dry).toMatchObject({ dryRun: true, deleted: 1, items: [{ path: "/old.txt", action: "delete" }] });
+    // A real run follows the saved settings only.
+    await expect(s.autoClean.run(7, { dryRun: false, cleanBy: "modified" }, { kind: "admin", userId: 1 })).rejects.toMatchObject({ errorName: "InvalidParameter" });
+    expect(s.logged).toEqual([]);
+    expect(await exists(path.join(root, "old.txt"))).toBe(true);
+    await s.schedule.stop();
+  });
+
+  it("one run at a time per storage: a second run now answers the running one; stop ends a run between two files", async () => {
+    const s = setup(byModified("7d"));
+    for (let i = 0; i < 50; i++) await put(root, `f${String(i).padStart(2, "0")}.txt`, aged(8 * DAY));
+    const a = s.autoClean.run(7, {}, { kind: "admin", userId: 1 });
+    const b = s.autoClean.run(7, {}, { kind: "admin", userId: 1 });
+    expect(s.autoClean.isRunning(7)).toBe(true);
+    const [ra, rb] = await Promise.all([a, b]);
+    expect(rb).toBe(ra);
+    expect(ra.deleted).toBe(50);
+    expect(s.autoClean.runs(7)).toHaveLength(1);
+    expect(s.logged.filter((e) => e.kind === "autoclean_run")).toHaveLength(1);
+
+    for (let i = 0; i < 50; i++) await put(root, `g${String(i).padStart(2, "0")}.txt`, aged(8 * DAY));
+    const running = s.autoClean.run(7, {}, { kind: "admin", userId: 1 });
+    await s.schedule.stop();
+    const stopped = await running;
+    expect(stopped.truncated).toBe(true);
+    expect(stopped.deleted).toBeLessThan(50);
+    await expect(s.autoClean.run(7, {}, { kind: "admin", userId: 1 })).rejects.toMatchObject({ errorName: "InvalidOperation" });
+  });
+});
