@@ -4,10 +4,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import sharp from "sharp";
-import { PERMISSION_FULL } from "../../contract/permissions";
+import { Permission, PERMISSION_FULL } from "../../contract/permissions";
 import { E2E_FILE_PORT } from "../support/e2e-env";
-import { createUser, login, ok, uniqueAccount, WEB_URL } from "../support/e2e-helpers";
+import { adminToken, createUser, login, ok, uniqueAccount, WEB_URL } from "../support/e2e-helpers";
 import { connectFiles } from "../support/file-client";
+import { blake3Hex, tusClient } from "../support/tus-client";
 import { expect, hydrated, screenshot, signIn, test, seedFile } from "./fixtures";
 
 /**
@@ -121,6 +122,73 @@ test.describe("grid view", () => {
     await hydrated(page);
     await expect(page.getByRole("region", { name: "/ 中的文件" }).getByRole("table")).toBeVisible();
     await files.close();
+  });
+
+  test("group page: a member with Download sees thumbnails in the grid, one without sees icons, in both languages", async ({ browser }) => {
+    const admin = await adminToken();
+    const group = await ok<{ id: number }>("POST", "/api/admin/groups", { token: admin, body: { name: uniqueAccount("gridteam") } });
+    const member = async (prefix: string, groupPermission: number) => {
+      const account = uniqueAccount(prefix);
+      const user = await createUser(account, PASSWORD, { permission: Permission.List });
+      await ok("PUT", `/api/admin/groups/${group.id}/members/${user.id}`, { token: admin, body: { groupPermission } });
+      return account;
+    };
+    const uploader = await member("gridup", Permission.List | Permission.Download | Permission.Upload);
+    const looker = await member("gridlook", Permission.List);
+    const socketToken = (await login(uploader, PASSWORD)).data!.websocket_token;
+    const files = await connectFiles(FILE_URL, socketToken);
+    for (const [name, bytes] of [
+      ["lake.png", await png(800, 500, "#0d9488")],
+      ["dune.jpg", await jpeg(400, 600, "#ca8a04")],
+    ] as const) {
+      const created = await tusClient(FILE_URL, socketToken).create({ groupId: String(group.id), path: `/${name}` }, bytes.length, bytes);
+      expect(created.id, created.text).toBeTruthy();
+      await files.ok("commit", { uploadId: created.id!, hash: await blake3Hex(bytes) });
+    }
+    await files.close();
+
+    const openGrid = async (account: string) => {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await signIn(page, account, PASSWORD);
+      await page.waitForURL(/\/personal/);
+      await page.goto(`/group/detail/${group.id}`);
+      await hydrated(page);
+      const views = page.getByRole("group", { name: "View" });
+      await expect(views.getByRole("button")).toHaveText(["List", "Tree", "Grid"]);
+      await views.getByRole("button", { name: "Grid" }).click();
+      await expect(views.getByRole("button", { name: "Grid" })).toHaveAttribute("aria-pressed", "true");
+      return { context, page, grid: page.getByRole("region", { name: "Files in /" }) };
+    };
+
+    const withDownload = await openGrid(uploader);
+    try {
+      const { page, grid } = withDownload;
+      await expect(grid.getByRole("table")).toHaveCount(0);
+      await expectLoaded(grid.getByRole("img", { name: "Thumbnail of lake.png" }));
+      await expectLoaded(grid.getByRole("img", { name: "Thumbnail of dune.jpg" }));
+      await expect(grid.getByRole("checkbox", { name: "Select lake.png" })).toBeVisible();
+      await expectAccessible(page);
+      await atWidths(page, "grid-group-en", [1440, 1280]);
+      await page.getByRole("button", { name: "Switch the language to Chinese" }).click();
+      await expect(page.locator("html")).toHaveAttribute("lang", "zh");
+      await expectLoaded(page.getByRole("region", { name: "/ 中的文件" }).getByRole("img", { name: "lake.png 的缩略图" }));
+      await expectAccessible(page);
+      await atWidths(page, "grid-group-zh", [1440, 1280]);
+    } finally {
+      await withDownload.context.close();
+    }
+
+    // Without Download a member gets no preview, so no thumbnail either: the tiles show the file icon.
+    const listOnly = await openGrid(looker);
+    try {
+      const { grid } = listOnly;
+      const tile = grid.getByRole("listitem").filter({ hasText: "lake.png" });
+      await expect(tile.getByRole("img", { name: "File" })).toBeVisible();
+      await expect(grid.getByRole("img", { name: /^Thumbnail of/ })).toHaveCount(0);
+    } finally {
+      await listOnly.context.close();
+    }
   });
 
   test("share page: a visitor switches to the grid and sees thumbnails, also on a phone, in both languages", async ({ browser }) => {
