@@ -9,6 +9,7 @@ import { adminLinksEn, adminLinksZh } from "./messages/admin-links";
 import { adminSettingsEn, adminSettingsZh } from "./messages/admin-settings";
 import { adminStatisticsEn, adminStatisticsZh } from "./messages/admin-statistics";
 import { adminLogsEn, adminLogsZh } from "./messages/admin-logs";
+import { adminTasksEn, adminTasksZh } from "./messages/admin-tasks";
 import { adminTlsEn, adminTlsZh } from "./messages/admin-tls";
 import { adminSiteEn, adminSiteZh } from "./messages/admin-site";
 import { adminDatabaseEn, adminDatabaseZh } from "./messages/admin-database";
@@ -182,6 +183,6 @@ export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 export const NAMESPACE = "common";
 
 export const resources = {
-  en: { [NAMESPACE]: { ...en, ...adminEn, ...adminGroupsEn, ...adminEmailEn, ...adminNotificationsEn, ...adminLinksEn, ...adminStatisticsEn, ...adminLogsEn, ...adminSettingsEn, ...adminAuthenticationEn, ...adminUsersEn, ...adminTlsEn, ...adminSiteEn, ...adminDatabaseEn, ...authEn, ...clientEn, ...dashboardEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
-  zh: { [NAMESPACE]: { ...zh, ...adminZh, ...adminGroupsZh, ...adminEmailZh, ...adminNotificationsZh, ...adminLinksZh, ...adminStatisticsZh, ...adminLogsZh, ...adminSettingsZh, ...adminAuthenticationZh, ...adminUsersZh, ...adminTlsZh, ...adminSiteZh, ...adminDatabaseZh, ...authZh, ...clientZh, ...dashboardZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
+  en: { [NAMESPACE]: { ...en, ...adminEn, ...adminGroupsEn, ...adminEmailEn, ...adminNotificationsEn, ...adminLinksEn, ...adminStatisticsEn, ...adminLogsEn, ...adminTasksEn, ...adminSettingsEn, ...adminAuthenticationEn, ...adminUsersEn, ...adminTlsEn, ...adminSiteEn, ...adminDatabaseEn, ...authEn, ...clientEn, ...dashboardEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
+  zh: { [NAMESPACE]: { ...zh, ...adminZh, ...adminGroupsZh, ...adminEmailZh, ...adminNotificationsZh, ...adminLinksZh, ...adminStatisticsZh, ...adminLogsZh, ...adminTasksZh, ...adminSettingsZh, ...adminAuthenticationZh, ...adminUsersZh, ...adminTlsZh, ...adminSiteZh, ...adminDatabaseZh, ...authZh, ...clientZh, ...dashboardZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
 };
