@@ -466,6 +466,29 @@ const catalogue = {
   TaskNotLive: { code: 4481, status: 400, value: "Transfer not live", en: "This transfer has already ended or was stopped; refresh the list", zh: "该传输已结束或已被停止，请刷新列表" },
   TransferLogNotFound: { code: 4482, status: 400, value: "Transfer log entry not found", en: "This transfer log entry does not exist (it may have been deleted by the retention)", zh: "该传输日志记录不存在（可能已按保留天数删除）" },
 
+  // Events (docs/events.md); 4600 up
+  EventsDirectoryUnset: {
+    code: 4600,
+    status: 400,
+    value: "Events directory not set",
+    en: "Events cannot run executables yet: the server has no events directory (FERRY_EVENT_BIN_DIR, set at install)",
+    zh: "事件暂不能运行可执行文件：服务器未设置事件目录（安装时设置 FERRY_EVENT_BIN_DIR）",
+  },
+  EventExecutableRefused: {
+    code: 4601,
+    status: 400,
+    value: "Executable not allowed",
+    en: "The executable must be an existing executable file inside the events directory {{dir}}; a link leading out of it is refused",
+    zh: "可执行文件必须是事件目录 {{dir}} 中已存在的可执行文件；指向目录之外的链接会被拒绝",
+  },
+  EventCommandLineInvalid: {
+    code: 4602,
+    status: 400,
+    value: "Invalid command line",
+    en: "The command line cannot be split into arguments: close every quote, double literal braces and use only the placeholders {path}, {newPath}, {user}, {size}, {time}, {type} and {group}",
+    zh: "命令行无法拆分为参数：请闭合所有引号，字面花括号请写两次，且只使用占位符 {path}、{newPath}、{user}、{size}、{time}、{type} 和 {group}",
+  },
+
   // Authentication ways (docs/authentication.md); 4360 up
   AuthUrlNotAllowed: {
     code: 4360,

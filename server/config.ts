@@ -119,6 +119,13 @@ export const configSchema = z.object({
   FERRY_PURGE_INTERVAL: seconds.default(600).describe("Seconds between purges of expired share tokens, attempt counters and rate counters."),
   FERRY_DASHBOARD_SAMPLE_MS: z.coerce.number().int().min(100).max(60_000).default(5000).describe("Milliseconds between the dashboard's CPU, memory and network samples."),
   FERRY_DASHBOARD_WINDOW: z.coerce.number().int().min(10).max(86_400).default(600).describe("Seconds of samples the dashboard's charts keep (the last minutes)."),
+  FERRY_EVENT_BIN_DIR: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Events directory (docs/events.md): the only place an event's executable may be (links resolved). Unset: events cannot be saved or run. Set at install; the web cannot change it."),
+  FERRY_EVENT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4).describe("Event executables running at once; more wait in the queue."),
+  FERRY_EVENT_QUEUE: z.coerce.number().int().min(0).max(100_000).default(256).describe("Event runs waiting at most; past it a fired event is dropped and its run log says so."),
   FERRY_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info").describe("Log level."),
   FERRY_CONFIG: z.string().optional().describe("Optional JSON file with any of these keys; the environment wins."),
   FERRY_BENCH_LOGS_OFF: z
@@ -185,6 +192,8 @@ export interface Config {
   zipMaxEntries: number;
   /** Thumbnails (docs/file-server.md, "Thumbnails"): largest source file and image, and the cache's size. */
   thumbnails: { maxBytes: number; maxPixels: number; cacheBytes: number };
+  /** Events (docs/events.md): the events directory (FERRY_EVENT_BIN_DIR, null: none), runs at once, runs queued at most. */
+  events: { binDir: string | null; concurrency: number; maxQueued: number };
   /** FERRY_BENCH_LOGS_OFF: the bench's baseline without the operation and transfer logs (docs/bench.md, "Log cost"). */
   logsOff: boolean;
 }
@@ -260,6 +269,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     walkMaxEntries: c.FERRY_WALK_MAX_ENTRIES,
     zipMaxEntries: c.FERRY_ZIP_MAX_ENTRIES,
     thumbnails: { maxBytes: c.FERRY_THUMBNAIL_MAX_BYTES, maxPixels: c.FERRY_THUMBNAIL_MAX_PIXELS, cacheBytes: c.FERRY_THUMBNAIL_CACHE_BYTES },
+    events: { binDir: c.FERRY_EVENT_BIN_DIR ? path.resolve(c.FERRY_EVENT_BIN_DIR) : null, concurrency: c.FERRY_EVENT_CONCURRENCY, maxQueued: c.FERRY_EVENT_QUEUE },
     logsOff: c.FERRY_BENCH_LOGS_OFF === "1",
   };
 }

@@ -53,6 +53,7 @@ import { createShareSockets } from "./fileserver/share-socket";
 import { startPurgeTimer } from "./limits/purge";
 import { withCommandLog, withRouteLog } from "./logs/hooks";
 import { logRoutes } from "./logs/routes";
+import { eventRoutes } from "./events/routes";
 import { createTasks } from "./tasks/service";
 import { taskRoutes } from "./tasks/routes";
 import { createLogs, startLogSweep } from "./logs/service";
@@ -84,7 +85,7 @@ export function allRoutes(s: Services, dashboard: Dashboard = describedDashboard
   const lockout = createLockout(s.db, s.clock);
   const authentication = createAuthentication(s);
   const auth = createAuth({ ...s, codec, lockout, rates: createRateLimits(s.db, s.clock), edition: () => s.licence.edition(), addressLimits: s.config.addressLimits, ways: authentication });
-  const routes = [...authRoutes(auth, s.tokens, s.users), ...authenticationRoutes(authentication), ...siteRoutes(s.config, s.settings, s.db, s.clock, s.tls, siteDesignOf(s)), ...noticeRoutes(s.notices), ...userRoutes(s.users), ...groupRoutes(s.groups), ...noticeAdminRoutes(s.notices, s.noticeMailing), ...settingsRoutes(s.settings, () => s.licence.edition()), ...statisticsRoutes(createStatistics(s), s.settings), ...dashboardRoutes(dashboard), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s), ...logRoutes(createLogs(s), s.settings), ...taskRoutes(createTasks({ db: s.db, tasks: s.tasks, recorder: s.recorder })), ...tlsRoutes(s.tls, s.trust), ...databaseRoutes(createDatabaseAdmin(s))];
+  const routes = [...authRoutes(auth, s.tokens, s.users), ...authenticationRoutes(authentication), ...siteRoutes(s.config, s.settings, s.db, s.clock, s.tls, siteDesignOf(s)), ...noticeRoutes(s.notices), ...userRoutes(s.users), ...groupRoutes(s.groups), ...noticeAdminRoutes(s.notices, s.noticeMailing), ...settingsRoutes(s.settings, () => s.licence.edition()), ...statisticsRoutes(createStatistics(s), s.settings), ...dashboardRoutes(dashboard), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s), ...logRoutes(createLogs(s), s.settings), ...eventRoutes(s.events), ...taskRoutes(createTasks({ db: s.db, tasks: s.tasks, recorder: s.recorder })), ...tlsRoutes(s.tls, s.trust), ...databaseRoutes(createDatabaseAdmin(s))];
   // Every route that changes something is in the operation log (server/logs/hooks.ts); not with
   // FERRY_BENCH_LOGS_OFF, the bench's baseline without the logs.
   if (!s.recorder.off) routes.splice(0, routes.length, ...withRouteLog(s.recorder, routes));
@@ -141,6 +142,13 @@ export async function startEngine(config: Config, clock: Clock = systemClock, li
     log = api.log;
     // A log write that fails never fails an action, but the administrator's log says it failed.
     services.recorder.setLog(api.log);
+    // Events (server/events/, docs/events.md): their failures in the engine's log; the activated ones read before the first file operation;
+    // downloads fire where their operation is logged.
+    services.events.setLog((obj, msg) => api.log.warn(obj, msg));
+    await services.events.load().catch((error: unknown) => api.log.error({ err: error }, "reading the events failed"));
+    services.recorder.live.onDownload((meta, { ok, bytes }) => {
+      for (const p of meta.paths) services.events.fire({ type: ok ? "downloaded" : "download_failed", userId: meta.userId, account: meta.account ?? "", groupId: meta.groupId, path: p, size: bytes });
+    });
     if (services.recorder.off) api.log.warn("FERRY_BENCH_LOGS_OFF=1: no operation or transfer log is written (a bench baseline, never for a real server)");
     installerRoutes(api, { installers: createInstallers(config.installersDir), tokens: services.tokens });
     siteDesignFileRoutes(api, { design: siteDesignOf(services), tokens: services.tokens });
@@ -208,6 +216,8 @@ export async function startEngine(config: Config, clock: Clock = systemClock, li
       async stop() {
         await fileServer.close();
         await closeParts();
+        // Running event executables are stopped (their whole process group) and their runs written.
+        await services.events.stop();
         await api.close();
         // The logs' last rows, after every request and transfer has ended.
         await services.recorder.stop();

@@ -18,6 +18,7 @@ import { createSecretBox, loadEngineSecret, type SecretBox } from "./mail/secret
 import { createSpaces, type Spaces } from "./files/spaces";
 import { createGroups, type Groups } from "./groups/service";
 import { createLicence, type Licence } from "./licence/service";
+import { createEvents, type Events } from "./events/service";
 import { createRecorder, type Recorder } from "./logs/recorder";
 import { createNotices, type Notices } from "./notices/service";
 import { createTransferNotices, type TransferNotices } from "./notices/transfers";
@@ -71,6 +72,8 @@ export interface Services {
   trust: ClientTrust;
   /** The licence and the edition in effect, read live (docs/licence.md). */
   licence: Licence;
+  /** The administrator's events: fired by file operations, they run executables (server/events/, docs/events.md). */
+  events: Events;
   /** The operation and transfer logs' batched writer (server/logs/recorder.ts). */
   recorder: Recorder;
   /** The transfers in progress on this engine instance (server/tasks/registry.ts). */
@@ -115,7 +118,7 @@ export async function openServices(config: Config, clock: Clock = systemClock): 
   await shares.sealStoredPasswords();
   const transferNotices = createTransferNotices({ db, clock, notices, mail, windowMs: config.transferNoticeWindowMs });
   const noticeMailing = createNoticeMailing({ db, notices, mail });
-  return { config, clock, db, settings, tokens, users, groups, notices, spaces, hashes, quota, mail, shareMailer, transferNotices, noticeMailing, shares, licence, speed: createSpeed({ db, settings, clock, timeZone: config.timeZone }), recorder: createRecorder(db, clock, { off: config.logsOff }), tasks: createTaskRegistry(clock), tls: createTls({ config, clock }), trust };
+  return { config, clock, db, settings, tokens, users, groups, notices, spaces, hashes, quota, mail, shareMailer, transferNotices, noticeMailing, shares, licence, speed: createSpeed({ db, settings, clock, timeZone: config.timeZone }), recorder: createRecorder(db, clock, { off: config.logsOff }), events: createEvents({ db, clock, config }), tasks: createTaskRegistry(clock), tls: createTls({ config, clock }), trust };
 }
 
 /**

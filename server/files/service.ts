@@ -1,6 +1,7 @@
 import { type FileAttributes, type FileEntry, fileTypeCode, type Listing, type SocketResults } from "../../contract/files";
 import { hasPermission, Permission } from "../../contract/permissions";
 import type { Db } from "../db/connect";
+import type { EventSink } from "../events/service";
 import { FerryError } from "../errors";
 import { baseName, commonParent, isUnder, joinName, normaliseUserPath, parentOf } from "../storage/paths";
 import { type Entry, storageError, type Usage } from "../storage/storage";
@@ -65,6 +66,8 @@ export interface FileServiceDeps {
   spaces: Spaces;
   hashes: Hashes;
   quota: Quota;
+  /** Events of mkdir ("created"), rename and remove (server/events/, docs/events.md). */
+  events?: EventSink;
 }
 
 interface Ctx {
@@ -73,7 +76,7 @@ interface Ctx {
   forbidden: string[];
 }
 
-export function createFileService({ db, spaces, hashes, quota }: FileServiceDeps) {
+export function createFileService({ db, spaces, hashes, quota, events }: FileServiceDeps) {
   async function open(userId: number, groupId: number, bit: number): Promise<Ctx> {
     const space = await spaces.open(userId, groupId);
     if (!hasPermission(space.permission, bit)) throw new FerryError("PermissionDenied");
@@ -265,6 +268,7 @@ export function createFileService({ db, spaces, hashes, quota }: FileServiceDeps
       await guard(ctx, target);
       await ctx.space.storage.mkdir(target);
       quota.changed(ctx.space, target, { size: 0, files: 0, folders: 1 });
+      events?.fire({ type: "created", userId, groupId, path: target });
       return { path: target };
     },
 
@@ -276,9 +280,11 @@ export function createFileService({ db, spaces, hashes, quota }: FileServiceDeps
       await guard(ctx, from, true);
       await guard(ctx, to, true);
       // A file renamed to a type its user may not upload would get around the format rule.
-      if ((await ctx.space.storage.stat(from)).type === "file") checkFormat(await rulesOf(db, userId, ctx.space), to);
+      const renamed = await ctx.space.storage.stat(from);
+      if (renamed.type === "file") checkFormat(await rulesOf(db, userId, ctx.space), to);
       await ctx.space.storage.rename(from, to);
       await hashes.movePrefix(ctx.space.key, from, to);
+      events?.fire({ type: renamed.type === "file" ? "file_renamed" : "folder_renamed", userId, groupId, path: from, newPath: to, size: renamed.type === "file" ? renamed.size : null });
       return { path: to };
     },
 
@@ -323,12 +329,16 @@ export function createFileService({ db, spaces, hashes, quota }: FileServiceDeps
         await guardItem(ctx, rel);
       }
       const outcome: Outcome = { done: [], failed: [] };
+      // A delete event tells a file from a folder: what it was is asked before it goes (only when an event listens).
+      const watched = events && (events.wants("file_deleted") || events.wants("folder_deleted"));
       for (const rel of rels) {
         try {
+          const gone = watched ? await ctx.space.storage.stat(rel).catch(() => null) : null;
           await ctx.space.storage.remove(rel);
           quota.changed(ctx.space, rel);
           await hashes.removePrefix(ctx.space.key, rel);
           outcome.done.push(rel);
+          if (gone) events!.fire({ type: gone.type === "file" ? "file_deleted" : "folder_deleted", userId, groupId, path: rel, size: gone.type === "file" ? gone.size : null });
         } catch (err) {
           // Already gone with a folder removed before it in the same request.
           if (isError(err, "PathNotFound") && outcome.done.some((d) => isUnder(rel, d))) outcome.done.push(rel);

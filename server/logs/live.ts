@@ -61,7 +61,11 @@ export interface LiveLogs {
   previews(): LivePreview[];
   /** Ends a preview at once: its URL is refused from now on and its responses in flight are cut. False when unknown. */
   stopPreview(id: string): boolean;
+  /** Called once per download that reached its end (ok) or broke off, where its operation is logged (the events, server/events/). */
+  onDownload(listener: DownloadListener): void;
 }
+
+export type DownloadListener = (meta: DownloadMeta, outcome: { ok: boolean; bytes: number }) => void;
 
 /** What a download's tracking is without the logs (FERRY_BENCH_LOGS_OFF): its response is left as it is. */
 const UNTRACKED: TrackedDownload = { reachedEnd() {}, settle() {}, stoppedByServer() {} };
@@ -73,6 +77,7 @@ export function createLiveLogs(recorder: Pick<Recorder, "recordOperation" | "rec
   const byId = new Map<string, string>();
   /** Stopped preview URLs, until they would have expired anyway. */
   const revoked = new Map<string, number>();
+  const downloadListeners: DownloadListener[] = [];
 
   const prune = () => {
     const now = clock.now();
@@ -124,6 +129,7 @@ export function createLiveLogs(recorder: Pick<Recorder, "recordOperation" | "rec
         // One operation per download: when it reached its end, or broke off. A range that ends before
         // the file's end (one of a parallel download's parts) is only in the transfer log.
         if (!done && res.writableFinished) return;
+        for (const listener of downloadListeners) listener(meta, { ok: done, bytes: sent });
         recorder.recordOperation({
           userId: meta.userId,
           account: meta.account,
@@ -185,6 +191,10 @@ export function createLiveLogs(recorder: Pick<Recorder, "recordOperation" | "rec
     previews() {
       prune();
       return [...byTicket.values()].map(({ responses, ...p }) => ({ ...p, streaming: responses.size }));
+    },
+
+    onDownload(listener) {
+      downloadListeners.push(listener);
     },
 
     stopPreview(id) {

@@ -309,8 +309,12 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
           address: clientAddress?.(req) ?? null,
           shareId: null,
         });
+        services.events.fire({ type: "uploaded", userId: user.id, account: user.account, groupId: target!.groupId, path: placed.path, size: placed.size });
       } catch (error) {
-        if (error instanceof FerryError) results[index] = refusalOf(file.path, error, lang);
+        if (error instanceof FerryError) {
+          results[index] = refusalOf(file.path, error, lang);
+          services.events.fire({ type: "upload_failed", userId: user.id, account: user.account, groupId: file.groupId, path: file.path, size: file.size });
+        }
         else fatal.push(error);
       } finally {
         // Placed, the staged name is gone (adopt consumed it); otherwise it goes now.
@@ -386,6 +390,7 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
           }
           if (entry.refused || !entry.target) {
             results[offset + i] = refusalOf(file.path, entry.refused ?? new FerryError("ParameterError"), lang);
+            services.events.fire({ type: "upload_failed", userId: user.id, account: user.account, groupId: file.groupId, path: file.path, size: file.size });
             if (reservations.delete(reservation)) await services.quota.release([reservation]);
             continue;
           }

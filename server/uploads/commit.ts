@@ -129,6 +129,8 @@ export function commitCommand(services: Services, store: UploadStore, locker: Lo
     // The tus lock keeps a PATCH, a DELETE or a second commit of this upload out meanwhile.
     const lock = locker.newLock(uploadId);
     await lock.lock(new AbortController().signal, () => undefined);
+    // Set once the upload's target is known: a refusal from there on is its "upload failed" event.
+    let failing: UploadTarget | null = null;
     try {
       const record = await store.records.get(uploadId);
       if (!record) throw new FerryError("UploadNotFound");
@@ -137,6 +139,7 @@ export function commitCommand(services: Services, store: UploadStore, locker: Lo
         return record.committed;
       }
       const target = targetOf(record);
+      failing = target;
       const size = record.size ?? 0;
       const data = store.dataPath(uploadId);
       const stored = await lstat(data).catch(() => null);
@@ -191,7 +194,15 @@ export function commitCommand(services: Services, store: UploadStore, locker: Lo
         address: session.address,
         shareId: session.shareLinkId ?? null,
       });
+      // Once per upload: a repeated commit answered above, before this.
+      services.events.fire({ type: "uploaded", userId: session.user.id, account: session.user.account, groupId: target.groupId, path: placed.path, size: placed.size });
       return placed;
+    } catch (error) {
+      // Not a commit sent before the last byte (the client sends the rest and commits again).
+      if (failing && !(error instanceof FerryError && error.errorName === "UploadIncomplete")) {
+        services.events.fire({ type: "upload_failed", userId: session.user.id, account: session.user.account, groupId: failing.groupId, path: failing.path, size: first.size ?? null });
+      }
+      throw error;
     } finally {
       await lock.unlock();
     }
