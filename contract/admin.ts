@@ -39,11 +39,15 @@ export function virtualAlias(alias: string): string | null {
   return `/${name}`;
 }
 
+/** The storage a home or a virtual directory's target is on (GET /api/admin/storages). */
+const storageId = z.number().int().positive();
+
 /** A virtual directory: `alias` appears at the top of the user's personal space and is the folder `path` of Ferry's storage. */
 export const virtualDirectory = z
   .object({
     alias: z.string().max(256).describe("One folder name at the top of the personal space, e.g. /Projects (1097 when malformed or repeated)."),
-    path: homePath.describe("The target folder, relative to Ferry's storage root, like a home; created when missing (4157 when it is a file)."),
+    path: homePath.describe("The target folder, relative to its storage's root, like a home; created when missing (4157 when it is a file)."),
+    storageId: storageId.optional().describe("The storage the target is on (contract/storage.ts); absent: the user's home storage. 4004 when there is no such storage."),
   })
   .strict();
 export type VirtualDirectory = z.infer<typeof virtualDirectory>;
@@ -54,6 +58,7 @@ const userSettings = {
   accountType,
   permission,
   home: homePath,
+  storageId: storageId.describe("The storage the home is on; on create, absent: the default storage. Changing it does not move files: the home folder is made on the new storage. 4004 when there is no such storage."),
   locked: z.boolean(),
   needUpdatePwd: z.boolean().describe("Force a password change at the next sign-in."),
   emailSenderType: z
@@ -166,6 +171,7 @@ export const memberParams = z
 const groupSpeed = z.number().int().min(0).describe("Mbps (10^6 bits/s), 0 unlimited; for all transfers in the group space together (docs/file-server.md, \"Speed limits\").");
 const groupSettings = {
   home: homePath,
+  storageId: storageId.describe("The storage the home is on; on create, absent: the default storage. Changing it does not move files. 4004 when there is no such storage."),
   maxUploadSpeed: groupSpeed,
   maxDownloadSpeed: groupSpeed,
   uploadNewOnly: z.boolean(),

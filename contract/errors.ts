@@ -626,6 +626,14 @@ const catalogue = {
     en: "Two-way sync cannot delete the source after each file; turn one of them off",
     zh: "双向同步不能同时启用“同步后删除源文件”，请关闭其中之一",
   },
+  // Storages (docs/admin-api.md, "Storages"); 4620 up
+  StorageInUse: {
+    code: 4620,
+    status: 400,
+    value: "Storage in use",
+    en: "The storage still holds {{users}} user home(s) or virtual directories and {{groups}} group home(s); move them to another storage first",
+    zh: "该存储仍有 {{users}} 个用户主目录或虚拟目录、{{groups}} 个群组主目录，请先将它们移到其他存储",
+  },
 } as const satisfies Record<string, Omit<ErrorDef, "name">>;
 
 export type ErrorName = keyof typeof catalogue;

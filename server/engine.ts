@@ -2,6 +2,8 @@ import type { FastifyInstance } from "fastify";
 import { createCredentialCodec } from "../contract/credentials";
 import { dashboardRoutes } from "./dashboard/routes";
 import { databaseRoutes } from "./database/routes";
+import { storageAdminRoutes } from "./storage/admin/routes";
+import { createStorageAdmin } from "./storage/admin/service";
 import { createDatabaseAdmin } from "./database/service";
 import { settlePendingSwitch } from "./database/startup";
 import { createDashboard, type Dashboard, type Lifecycle, type LifecycleActions } from "./dashboard/service";
@@ -85,7 +87,7 @@ export function allRoutes(s: Services, dashboard: Dashboard = describedDashboard
   const lockout = createLockout(s.db, s.clock);
   const authentication = createAuthentication(s);
   const auth = createAuth({ ...s, codec, lockout, rates: createRateLimits(s.db, s.clock), edition: () => s.licence.edition(), addressLimits: s.config.addressLimits, ways: authentication });
-  const routes = [...authRoutes(auth, s.tokens, s.users), ...authenticationRoutes(authentication), ...siteRoutes(s.config, s.settings, s.db, s.clock, s.tls, siteDesignOf(s)), ...noticeRoutes(s.notices), ...userRoutes(s.users), ...groupRoutes(s.groups), ...noticeAdminRoutes(s.notices, s.noticeMailing), ...settingsRoutes(s.settings, () => s.licence.edition()), ...statisticsRoutes(createStatistics(s), s.settings), ...dashboardRoutes(dashboard), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s), ...logRoutes(createLogs(s), s.settings), ...eventRoutes(s.events), ...taskRoutes(createTasks({ db: s.db, tasks: s.tasks, recorder: s.recorder })), ...tlsRoutes(s.tls, s.trust), ...databaseRoutes(createDatabaseAdmin(s))];
+  const routes = [...authRoutes(auth, s.tokens, s.users), ...authenticationRoutes(authentication), ...siteRoutes(s.config, s.settings, s.db, s.clock, s.tls, siteDesignOf(s)), ...noticeRoutes(s.notices), ...userRoutes(s.users), ...groupRoutes(s.groups), ...storageAdminRoutes(createStorageAdmin({ db: s.db, clock: s.clock, registry: s.storages, box: s.storageBox, driver: { builtinRoot: s.storages.builtinRoot, walk: s.spaces.walkLimits } })), ...noticeAdminRoutes(s.notices, s.noticeMailing), ...settingsRoutes(s.settings, () => s.licence.edition()), ...statisticsRoutes(createStatistics(s), s.settings), ...dashboardRoutes(dashboard), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s), ...logRoutes(createLogs(s), s.settings), ...eventRoutes(s.events), ...taskRoutes(createTasks({ db: s.db, tasks: s.tasks, recorder: s.recorder })), ...tlsRoutes(s.tls, s.trust), ...databaseRoutes(createDatabaseAdmin(s))];
   // Every route that changes something is in the operation log (server/logs/hooks.ts); not with
   // FERRY_BENCH_LOGS_OFF, the bench's baseline without the logs.
   if (!s.recorder.off) routes.splice(0, routes.length, ...withRouteLog(s.recorder, routes));

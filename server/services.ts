@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ADMIN_ACCOUNT } from "../contract/auth";
 import { passwordProblem } from "../contract/validation";
-import { createAccountHomes } from "./accounts/shared";
+import { type AccountHomes, createAccountHomes } from "./accounts/shared";
 import { createTokens, type Tokens } from "./auth/tokens";
 import { type Clock, systemClock } from "./clock";
 import { type Config, ConfigError } from "./config";
@@ -28,7 +28,8 @@ import { createSettings, type Settings } from "./settings/service";
 import { createSpeed, type Speed } from "./speed/service";
 import { createTaskRegistry, type TaskRegistry } from "./tasks/registry";
 import { createHomes } from "./storage/homes";
-import { countHome, createUsageCache } from "./storage/usage";
+import { createStorageRegistry, type StorageRegistry } from "./storage/registry";
+import { countHome, createUsageCache, type UsageCache } from "./storage/usage";
 import { createUsers, type Users } from "./users/service";
 import { createTls, type Tls } from "./tls/service";
 import { createClientTrust, type ClientTrust } from "./tls/trust";
@@ -52,6 +53,14 @@ export interface Services {
   groups: Groups;
   notices: Notices;
   spaces: Spaces;
+  /** The administrator's storages as drivers (server/storage/registry.ts). */
+  storages: StorageRegistry;
+  /** Seals the storages' credentials (SecretBox "storage"). */
+  storageBox: () => SecretBox;
+  /** Where users' and groups' homes are, on their storages. */
+  accountHomes: AccountHomes;
+  /** The home usage counts (server/storage/usage.ts). */
+  usage: UsageCache;
   hashes: Hashes;
   quota: Quota;
   /** SMTP sender accounts and sending (docs/mail.md). */
@@ -91,10 +100,17 @@ export async function openServices(config: Config, clock: Clock = systemClock): 
   const settings = createSettings(db);
   const tokens = createTokens(db, clock, { access: config.accessTokenTtl, refresh: config.refreshTokenTtl, reuseGraceMs: config.refreshReuseGraceMs });
   const storageRoot = path.join(config.dataDir, "storage");
-  const homes = createHomes(storageRoot);
-  const spaces = createSpaces(db, path.resolve(storageRoot), { maxDepth: config.walkMaxDepth, maxEntries: config.walkMaxEntries });
-  const usage = createUsageCache((home) => countHome(spaces.storageOf(home)), clock);
-  const accountHomes = createAccountHomes(homes, usage);
+  const walk = { maxDepth: config.walkMaxDepth, maxEntries: config.walkMaxEntries };
+  let storageSecrets: SecretBox | null = null;
+  const storageBox = () => (storageSecrets ??= createSecretBox(loadEngineSecret(config.dataDir, config.secret), "storage"));
+  const storages = createStorageRegistry(db, storageBox, {
+    builtinRoot: path.resolve(storageRoot),
+    walk,
+  });
+  const homes = createHomes(storages);
+  const spaces = createSpaces(db, storages, walk);
+  const usage = createUsageCache(async (location) => countHome(await storages.atLocation(location)), clock);
+  const accountHomes = createAccountHomes(homes, usage, storages);
   const licence = createLicence({ db, clock, config });
   const users = createUsers({ db, clock, tokens, settings, homes: accountHomes, userLimit: () => licence.userLimit() });
   const groups = createGroups({ db, clock, homes: accountHomes, users });
@@ -118,7 +134,7 @@ export async function openServices(config: Config, clock: Clock = systemClock): 
   await shares.sealStoredPasswords();
   const transferNotices = createTransferNotices({ db, clock, notices, mail, windowMs: config.transferNoticeWindowMs });
   const noticeMailing = createNoticeMailing({ db, notices, mail });
-  return { config, clock, db, settings, tokens, users, groups, notices, spaces, hashes, quota, mail, shareMailer, transferNotices, noticeMailing, shares, licence, speed: createSpeed({ db, settings, clock, timeZone: config.timeZone }), recorder: createRecorder(db, clock, { off: config.logsOff }), events: createEvents({ db, clock, config }), tasks: createTaskRegistry(clock), tls: createTls({ config, clock }), trust };
+  return { config, clock, db, settings, tokens, users, groups, notices, spaces, storages, storageBox, accountHomes, usage, hashes, quota, mail, shareMailer, transferNotices, noticeMailing, shares, licence, speed: createSpeed({ db, settings, clock, timeZone: config.timeZone }), recorder: createRecorder(db, clock, { off: config.logsOff }), events: createEvents({ db, clock, config }), tasks: createTaskRegistry(clock), tls: createTls({ config, clock }), trust };
 }
 
 /**

@@ -6,6 +6,7 @@ import { isUniqueViolation } from "../db/connect";
 import { escapeLike } from "../db/like";
 import type { GroupsTable, UsersTable } from "../db/schema";
 import type { Homes } from "../storage/homes";
+import { locationOf, type StorageRegistry } from "../storage/registry";
 import type { UsageCache } from "../storage/usage";
 
 /*
@@ -59,12 +60,15 @@ export async function unique<T>(write: () => Promise<T>, onDuplicate: () => Prom
   }
 }
 
-/** The home folders of users and groups: created, claimed for a new account, and measured. */
-export function createAccountHomes(homes: Homes, usage: UsageCache) {
+/**
+ * The home folders of users and groups: created, claimed for a new account, and measured, each on
+ * its storage (`storageId`, docs/storage.md "Storages").
+ */
+export function createAccountHomes(homes: Homes, usage: UsageCache, registry: Pick<StorageRegistry, "defaultId" | "get">) {
   /** Creates a home folder; a home created inside another one changes that one's folder count. */
-  async function ensureHome(home: string) {
-    await homes.ensure(home);
-    usage.changed(home);
+  async function ensureHome(storageId: number, home: string) {
+    await homes.ensure(storageId, home);
+    usage.changed(locationOf(storageId, home));
   }
 
   return {
@@ -73,9 +77,16 @@ export function createAccountHomes(homes: Homes, usage: UsageCache) {
 
     ensureHome,
 
+    /** The storage a new home goes on: the one asked for (StorageIdNotExist when there is none), else the default one. */
+    async storageFor(asked: number | undefined): Promise<number> {
+      if (asked === undefined) return registry.defaultId();
+      await registry.get(asked);
+      return asked;
+    },
+
     /** The admin answer's space occupation: counted once, then kept current (server/storage/usage.ts). */
-    async spaceOf(home: string): Promise<SpaceUsage> {
-      const { size, files, folders, measuredAt } = await usage.get(home);
+    async spaceOf(storageId: number, home: string): Promise<SpaceUsage> {
+      const { size, files, folders, measuredAt } = await usage.get(locationOf(storageId, home));
       return { used: size, files, folders, measuredAt: toSeconds(measuredAt) };
     },
 
@@ -84,28 +95,28 @@ export function createAccountHomes(homes: Homes, usage: UsageCache) {
      * `<base>/<name>.<random>`. Never a folder that exists already, so an account re-created under a
      * deleted one's name starts empty and never sees the files left behind (docs/security.md 4).
      */
-    async freshHome(base: string, name: string): Promise<string> {
+    async freshHome(storageId: number, base: string, name: string): Promise<string> {
       for (let attempt = 0; attempt < 8; attempt++) {
         const home = attempt === 0 ? `${base}/${name}` : `${base}/${name}.${randomBytes(4).toString("hex")}`;
-        if (await homes.claim(home)) return home;
+        if (await homes.claim(storageId, home)) return home;
       }
       throw new Error(`no free home folder for ${base}/${name}`);
     },
 
     /** Runs the row's insert; when it is refused, the home folder claimed for it goes again. */
-    async unclaimOnFailure<T>(claimed: string | null, insert: () => Promise<T>): Promise<T> {
+    async unclaimOnFailure<T>(storageId: number, claimed: string | null, insert: () => Promise<T>): Promise<T> {
       try {
         return await insert();
       } catch (error) {
-        if (claimed) await homes.unclaim(claimed);
+        if (claimed) await homes.unclaim(storageId, claimed);
         throw error;
       }
     },
 
     /** Makes a new account's home; when that fails the account row goes again, so a refused create leaves nothing behind. */
-    async homeOrUndo(home: string, undo: () => Promise<unknown>) {
+    async homeOrUndo(storageId: number, home: string, undo: () => Promise<unknown>) {
       try {
-        await ensureHome(home);
+        await ensureHome(storageId, home);
       } catch (error) {
         await undo();
         throw error;

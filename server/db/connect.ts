@@ -76,7 +76,7 @@ export async function openDatabase(url: string, options: { migrateTo?: string } 
 }
 
 /** Inserts one row and returns its generated numeric id on every dialect (MariaDB has no RETURNING). */
-export async function insertReturningId<T extends "users" | "user_groups" | "notices">(
+export async function insertReturningId<T extends "users" | "user_groups" | "notices" | "storages">(
   db: Db,
   table: T,
   values: Insertable<Database[T]>,

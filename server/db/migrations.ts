@@ -387,6 +387,37 @@ const migrations = (dialect: Dialect): Record<string, Migration> => ({
       await db.schema.alterTable("share_downloads").addColumn("bytes", "bigint", (c) => c.notNull().defaultTo(0)).execute();
     },
   },
+  "0018_storages": {
+    async up(db: Kysely<any>) {
+      // The administrator's storages (server/storage/admin/, docs/storage.md "Storages"): where homes
+      // and virtual directories live. `config` holds the non-secret fields as JSON; `sealed` the
+      // credentials, sealed with the engine secret (SecretBox "storage", context "storage:<id>").
+      const idType = dialect === "postgres" ? "serial" : "integer";
+      const idColumn = (c: any) => (dialect === "postgres" ? c.primaryKey() : c.primaryKey().autoIncrement());
+      await db.schema
+        .createTable("storages")
+        .addColumn("id", idType, idColumn)
+        .addColumn("name", "varchar(64)", (c) => c.notNull())
+        .addColumn("name_key", "varchar(64)", (c) => c.notNull().unique())
+        .addColumn("provider", "varchar(16)", (c) => c.notNull())
+        .addColumn("config", "varchar(4096)", (c) => c.notNull().defaultTo("{}"))
+        .addColumn("sealed", "varchar(8192)", (c) => c.notNull().defaultTo(""))
+        .addColumn("is_default", "integer", (c) => c.notNull().defaultTo(0))
+        // Auto-clean of a local storage (issue 17): off | accessed | modified; 7d | 1m | 3m | 6m | 1y.
+        .addColumn("clean_by", "varchar(16)", (c) => c.notNull().defaultTo("off"))
+        .addColumn("clean_age", "varchar(8)", (c) => c.notNull().defaultTo("1m"))
+        .addColumn("recycle_path", "varchar(1024)", (c) => c.notNull().defaultTo(""))
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("updated_at", "bigint", (c) => c.notNull())
+        .execute();
+      // The built-in local storage: an empty path is the engine's own storage root (<data dir>/storage).
+      const now = Date.now();
+      await db.insertInto("storages").values({ name: "Local", name_key: "local", provider: "local", config: JSON.stringify({ path: "" }), is_default: 1, created_at: now, updated_at: now }).execute();
+      // Every home so far lives on it; new ones name the storage chosen (the default one at creation).
+      await db.schema.alterTable("users").addColumn("storage_id", "integer", (c) => c.notNull().defaultTo(1)).execute();
+      await db.schema.alterTable("user_groups").addColumn("storage_id", "integer", (c) => c.notNull().defaultTo(1)).execute();
+    },
+  },
   "0016_notifications": {
     async up(db: Kysely<any>) {
       // The way of an administrator's notification (website, e-mail or both) and each receiver's

@@ -44,6 +44,8 @@ export interface UsersTable extends FilterSwitchColumns {
   quota: D<number>;
   /** "local", or the way that created the account and checks its password (contract/authentication.ts AUTH_SOURCES). */
   auth_source: D<string>;
+  /** The storage the home lives on (storages.id; 0018). */
+  storage_id: D<number>;
   created_at: number;
   updated_at: number;
 }
@@ -58,6 +60,8 @@ export interface GroupsTable extends FilterSwitchColumns {
   upload_new_only: D<number>;
   /** Bytes the group space may hold; 0 = unlimited. */
   quota: D<number>;
+  /** The storage the home lives on (storages.id; 0018). */
+  storage_id: D<number>;
   created_at: number;
 }
 
@@ -291,7 +295,27 @@ export interface TransferLogTable {
   share_id: string | null;
 }
 
+/** The administrator's storages (0018; server/storage/admin/). */
+export interface StoragesTable {
+  id: Generated<number>;
+  name: string;
+  name_key: string;
+  /** contract/storage.ts STORAGE_PROVIDERS. */
+  provider: string;
+  /** JSON of the non-secret fields; a local storage's empty path is the engine's storage root. */
+  config: D<string>;
+  /** The credentials as JSON, sealed (SecretBox "storage", context "storage:<id>"); "" when none. */
+  sealed: D<string>;
+  is_default: D<number>;
+  clean_by: D<string>;
+  clean_age: D<string>;
+  recycle_path: D<string>;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
+  storages: StoragesTable;
   operation_log: OperationLogTable;
   transfer_log: TransferLogTable;
   users: UsersTable;

@@ -94,18 +94,18 @@ export function createQuota(db: Db, usage: UsageCache, clock: Clock) {
    */
   async function admit(space: Space, quota: number, growth: number, reservations: boolean): Promise<() => void> {
     if (quota === 0 || growth <= 0) return nothing;
-    const { size: used } = await usage.get(space.home);
+    const { size: used } = await usage.get(space.location);
     const held = reservations ? await reservedIn(db.kysely, space.key) : 0;
-    const pending = reserved.get(space.home) ?? 0;
+    const pending = reserved.get(space.location) ?? 0;
     if (used + held + pending + growth > quota) throw new FerryError("QuotaExceeded", { used: used + held + pending, quota, needed: growth });
-    reserved.set(space.home, pending + growth);
+    reserved.set(space.location, pending + growth);
     let holding = true;
     return () => {
       if (!holding) return;
       holding = false;
-      const left = (reserved.get(space.home) ?? 0) - growth;
-      if (left > 0) reserved.set(space.home, left);
-      else reserved.delete(space.home);
+      const left = (reserved.get(space.location) ?? 0) - growth;
+      if (left > 0) reserved.set(space.location, left);
+      else reserved.delete(space.location);
     };
   }
 
@@ -121,8 +121,8 @@ export function createQuota(db: Db, usage: UsageCache, clock: Clock) {
      */
     async usageOf(userId: number, space: Space): Promise<{ quota: number; used: number }> {
       const quota = await limitOf(userId, space);
-      const { size } = await usage.get(space.home);
-      return { quota, used: size + (await reservedIn(db.kysely, space.key)) + (reserved.get(space.home) ?? 0) };
+      const { size } = await usage.get(space.location);
+      return { quota, used: size + (await reservedIn(db.kysely, space.key)) + (reserved.get(space.location) ?? 0) };
     },
 
     /**
@@ -134,7 +134,7 @@ export function createQuota(db: Db, usage: UsageCache, clock: Clock) {
       const existing = options.overwrite ? await statOrNull(space, rel) : null;
       const growth = outsideQuota(space, rel) ? 0 : Math.max(0, size - replacedSize(existing));
       // Counting a home can take a while: done before the transaction, which holds the quota row.
-      const stored = async () => (await usage.get(space.home)).size;
+      const stored = async () => (await usage.get(space.location)).size;
       let used = growth > 0 && (await limitOf(userId, space)) > 0 ? await stored() : null;
       const now = clock.now();
       await db.kysely.transaction().execute(async (trx) => {
@@ -142,7 +142,7 @@ export function createQuota(db: Db, usage: UsageCache, clock: Clock) {
         if (quota > 0 && growth > 0) {
           used ??= await stored();
           const held = await reservedIn(trx, space.key);
-          const pending = reserved.get(space.home) ?? 0;
+          const pending = reserved.get(space.location) ?? 0;
           if (used + held + pending + growth > quota) throw new FerryError("QuotaExceeded", { used: used + held + pending, quota, needed: growth });
         }
         await trx
@@ -171,7 +171,7 @@ export function createQuota(db: Db, usage: UsageCache, clock: Clock) {
       const ordered = [...spaces.values()].sort((a, b) => a.space.groupId - b.space.groupId);
       // Counting a home can take a while: done before the transaction, which holds the quota rows.
       for (const entry of ordered) {
-        if (items.some((item, i) => item.space.key === entry.space.key && growths[i]! > 0) && (await limitOf(entry.userId, entry.space)) > 0) entry.used = (await usage.get(entry.space.home)).size;
+        if (items.some((item, i) => item.space.key === entry.space.key && growths[i]! > 0) && (await limitOf(entry.userId, entry.space)) > 0) entry.used = (await usage.get(entry.space.location)).size;
       }
       const now = clock.now();
       return db.kysely.transaction().execute(async (trx) => {
@@ -179,7 +179,7 @@ export function createQuota(db: Db, usage: UsageCache, clock: Clock) {
         for (const entry of ordered) {
           entry.quota = await lockedLimit(trx, entry.userId, entry.space);
           if (entry.quota > 0) {
-            entry.used ??= (await usage.get(entry.space.home)).size;
+            entry.used ??= (await usage.get(entry.space.location)).size;
             held.set(entry.space.key, await reservedIn(trx, entry.space.key));
           }
         }
@@ -189,7 +189,7 @@ export function createQuota(db: Db, usage: UsageCache, clock: Clock) {
           const entry = spaces.get(item.space.key)!;
           const growth = growths[i]!;
           if (entry.quota > 0 && growth > 0) {
-            const taken = (entry.used ?? 0) + held.get(item.space.key)! + (reserved.get(item.space.home) ?? 0);
+            const taken = (entry.used ?? 0) + held.get(item.space.key)! + (reserved.get(item.space.location) ?? 0);
             if (taken + growth > entry.quota) {
               answers.push(new FerryError("QuotaExceeded", { used: taken, quota: entry.quota, needed: growth }));
               return;

@@ -1,8 +1,8 @@
 import type { Db } from "../db/connect";
 import { FerryError } from "../errors";
-import { createLocalStorage } from "../storage/local";
 import { createMountedStorage } from "../storage/mounts";
-import { isUnder, normaliseUserPath, resolveUserPath } from "../storage/paths";
+import { isUnder, normaliseUserPath } from "../storage/paths";
+import { BUILTIN_STORAGE_ID, locationOf, type StorageRegistry } from "../storage/registry";
 import type { Storage } from "../storage/storage";
 import { WALK_DEFAULTS, type WalkLimits } from "../storage/walk";
 
@@ -16,8 +16,12 @@ export interface Space {
   groupId: number;
   /** "user:<id>" or "group:<id>"; identifies the space in hashes and upload records. */
   key: string;
-  /** The home folder relative to the storage root ("/users/alice"). */
+  /** The home folder relative to its storage's root ("/users/alice"). */
   home: string;
+  /** The storage the home is on (docs/storage.md, "Storages"). */
+  storageId: number;
+  /** The home as a location (registry.ts locationOf): how the usage counts and quotas know it. */
+  location: string;
   /** The permission bits that apply here (contract/permissions.ts). */
   permission: number;
   /**
@@ -27,11 +31,18 @@ export interface Space {
   forbidden: string[];
   /**
    * The user's virtual directories on the personal space (docs/storage.md, "Virtual directories"):
-   * each alias ("/Projects") and its target folder below the storage root; empty on group spaces.
+   * each alias ("/Projects") and its target folder below its storage's root; empty on group spaces.
    * `storage` already routes their paths, so callers only need this for root-relative paths.
    */
-  virtual: { alias: string; path: string }[];
+  virtual: VirtualDir[];
   storage: Storage;
+}
+
+/** A stored virtual directory: alias, target folder and the storage the target is on. */
+export interface VirtualDir {
+  alias: string;
+  path: string;
+  storageId: number;
 }
 
 /** The items of a JSON array stored in a text column; nothing when the text is not one. */
@@ -48,24 +59,26 @@ function storedList(json: string): unknown[] {
 export const overlaps = (a: string, b: string) => isUnder(a, b) || isUnder(b, a);
 
 /**
- * The stored virtual directories (JSON array of { alias, path }), normalised; unusable entries are
- * dropped. With `home`, so is a target that holds the home, lies in it or overlaps an earlier
- * target: the same file would have two paths in the space, and a forbidden path written with one
- * would not cover the other (the admin API refuses these with 4157; this guards older rows).
+ * The stored virtual directories (JSON array of { alias, path, storageId }), normalised; unusable
+ * entries are dropped; an entry without a storage (stored before 0018) is on the built-in one.
+ * With `home`, so is a target that holds the home, lies in it or overlaps an earlier target on the
+ * same storage: the same file would have two paths in the space, and a forbidden path written with
+ * one would not cover the other (the admin API refuses these with 4157; this guards older rows).
  */
-export function parseVirtualDirectories(json: string, home?: string): { alias: string; path: string }[] {
-  const out: { alias: string; path: string }[] = [];
+export function parseVirtualDirectories(json: string, home?: { path: string; storageId: number }): VirtualDir[] {
+  const out: VirtualDir[] = [];
   for (const item of storedList(json)) {
     if (typeof item !== "object" || item === null) continue;
-    const { alias, path } = item as Record<string, unknown>;
+    const { alias, path, storageId: stored } = item as Record<string, unknown>;
     if (typeof alias !== "string" || typeof path !== "string") continue;
+    const storageId = typeof stored === "number" && Number.isSafeInteger(stored) && stored > 0 ? stored : BUILTIN_STORAGE_ID;
     try {
       const a = normaliseUserPath(alias);
       // One name at the top, each alias once: anything else was never accepted (users/service.ts).
       if (a === "/" || a.lastIndexOf("/") !== 0 || out.some((v) => v.alias === a)) continue;
       const target = normaliseUserPath(path);
-      if (home !== undefined && (overlaps(target, home) || out.some((v) => overlaps(v.path, target)))) continue;
-      out.push({ alias: a, path: target });
+      if (home !== undefined && ((storageId === home.storageId && overlaps(target, home.path)) || out.some((v) => v.storageId === storageId && overlaps(v.path, target)))) continue;
+      out.push({ alias: a, path: target, storageId });
     } catch {
       // an entry that names no path maps nothing
     }
@@ -74,19 +87,20 @@ export function parseVirtualDirectories(json: string, home?: string): { alias: s
 }
 
 /** The virtual directory `path` lies in (the alias itself or below it), if any. */
-export function virtualOf(space: Pick<Space, "virtual">, path: string): { alias: string; path: string } | undefined {
+export function virtualOf(space: Pick<Space, "virtual">, path: string): VirtualDir | undefined {
   return space.virtual.find((v) => isUnder(path, v.alias));
 }
 
 /**
- * A space path as a path below the storage root ("/users/alice/docs", or the target's for a path
- * in a virtual directory): how the usage counts, previews' cache and the download accelerator
- * know a file.
+ * A space path as a location: the path below its storage's root ("/users/alice/docs", or the
+ * target's for a path in a virtual directory), prefixed "@<id>" on a storage other than the
+ * built-in one (registry.ts locationOf): how the usage counts, previews' cache and the download
+ * accelerator know a file. The accelerator serves only paths of the built-in storage (no "@").
  */
-export function rootPathOf(space: Pick<Space, "home" | "virtual">, path: string): string {
+export function rootPathOf(space: Pick<Space, "home" | "virtual" | "storageId">, path: string): string {
   const v = virtualOf(space, path);
-  const [base, rest] = v ? [v.path, path.slice(v.alias.length) || "/"] : [space.home, path];
-  return rest === "/" ? base : base === "/" ? rest : `${base}${rest}`;
+  const [base, rest, storageId] = v ? [v.path, path.slice(v.alias.length) || "/", v.storageId] : [space.home, path, space.storageId];
+  return locationOf(storageId, rest === "/" ? base : base === "/" ? rest : `${base}${rest}`);
 }
 
 /** The stored forbidden paths (JSON array of paths relative to the home), normalised; unusable entries are dropped. */
@@ -137,29 +151,19 @@ async function withCanonical(storage: Storage, forbidden: string[]): Promise<str
 export interface Spaces {
   /** The space, or PermissionDenied (unknown group, not a member, locked or deleted user). */
   open(userId: number, groupId: number): Promise<Space>;
-  /** The storage of a home folder; one instance per home, so its staging bookkeeping is shared. */
-  storageOf(home: string): Storage;
-  /** Absolute storage root (`<data dir>/storage`). */
+  /** The storage of a folder on a storage; one instance per folder, so its staging bookkeeping is shared. */
+  storageOf(storageId: number, home: string): Promise<Storage>;
+  /** The engine's storage root (`<data dir>/storage`): the built-in storage, and where tus stages uploads. */
   readonly root: string;
   /** Bounds of folder walks in every space (FERRY_WALK_MAX_DEPTH, FERRY_WALK_MAX_ENTRIES). */
   readonly walkLimits: WalkLimits;
 }
 
-export function createSpaces(db: Db, storageRoot: string, walkLimits: WalkLimits = WALK_DEFAULTS): Spaces {
-  const storages = new Map<string, Storage>();
-
-  function storageOf(home: string): Storage {
-    const absolute = resolveUserPath(storageRoot, home).absolute;
-    let storage = storages.get(absolute);
-    if (!storage) {
-      storage = createLocalStorage(absolute, { walk: walkLimits });
-      storages.set(absolute, storage);
-    }
-    return storage;
-  }
+export function createSpaces(db: Db, registry: StorageRegistry, walkLimits: WalkLimits = WALK_DEFAULTS): Spaces {
+  const storageOf = (storageId: number, home: string) => registry.at(storageId, home);
 
   return {
-    root: storageRoot,
+    root: registry.builtinRoot,
     walkLimits,
     storageOf,
     async open(userId, groupId) {
@@ -167,19 +171,24 @@ export function createSpaces(db: Db, storageRoot: string, walkLimits: WalkLimits
       if (groupId === 0) {
         const user = await k
           .selectFrom("users")
-          .select(["home", "permission", "locked", "forbidden_paths", "virtual_dirs"])
+          .select(["home", "storage_id", "permission", "locked", "forbidden_paths", "virtual_dirs"])
           .where("id", "=", userId)
           .executeTakeFirst();
         if (!user || user.locked) throw new FerryError("PermissionDenied");
-        const virtual = parseVirtualDirectories(user.virtual_dirs, user.home);
-        const storage = createMountedStorage(
-          storageOf(user.home),
-          virtual.map((v) => ({ alias: v.alias, storage: storageOf(v.path) })),
-        );
+        const virtual = parseVirtualDirectories(user.virtual_dirs, { path: user.home, storageId: user.storage_id });
+        const mounts = [];
+        for (const v of virtual) {
+          // A target whose storage is gone or cannot be driven is not mounted (its alias is not listed).
+          const storage = await storageOf(v.storageId, v.path).catch(() => null);
+          if (storage) mounts.push({ alias: v.alias, storage });
+        }
+        const storage = createMountedStorage(await storageOf(user.storage_id, user.home), mounts);
         return {
           groupId,
           key: `user:${userId}`,
           home: user.home,
+          storageId: user.storage_id,
+          location: locationOf(user.storage_id, user.home),
           permission: user.permission,
           forbidden: await withCanonical(storage, parseForbiddenPaths(user.forbidden_paths)),
           virtual,
@@ -190,13 +199,23 @@ export function createSpaces(db: Db, storageRoot: string, walkLimits: WalkLimits
         .selectFrom("group_members")
         .innerJoin("user_groups", "user_groups.id", "group_members.group_id")
         .innerJoin("users", "users.id", "group_members.user_id")
-        .select(["user_groups.home", "group_members.group_permission", "users.locked"])
+        .select(["user_groups.home", "user_groups.storage_id", "group_members.group_permission", "users.locked"])
         .where("group_members.group_id", "=", groupId)
         .where("group_members.user_id", "=", userId)
         .executeTakeFirst();
       // Not a member and no such group look the same: the caller learns nothing about other groups.
       if (!row || row.locked) throw new FerryError("PermissionDenied");
-      return { groupId, key: `group:${groupId}`, home: row.home, permission: row.group_permission, forbidden: [], virtual: [], storage: storageOf(row.home) };
+      return {
+        groupId,
+        key: `group:${groupId}`,
+        home: row.home,
+        storageId: row.storage_id,
+        location: locationOf(row.storage_id, row.home),
+        permission: row.group_permission,
+        forbidden: [],
+        virtual: [],
+        storage: await storageOf(row.storage_id, row.home),
+      };
     },
   };
 }

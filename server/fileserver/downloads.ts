@@ -74,9 +74,14 @@ function checkNamedFiles(filter: FileFilter, paths: readonly string[], infos: re
 /** A zip's entries without the files the filter names (folders stay, also when nothing is left in them). */
 const filterEntries = (filter: FileFilter, entries: ZipEntry[]) => entries.filter((e) => e.path === null || !filterSkips(filter, e.path, e.size));
 
-/** The root-relative URI of a stored file under the nginx internal location; each segment percent-encoded (nginx decodes it). */
-function accelUri(prefix: string, space: Space, path: string): string {
-  const full = rootPathOf(space, path).split("/").filter(Boolean);
+/**
+ * The root-relative URI of a stored file under the nginx internal location; each segment percent-encoded (nginx decodes it).
+ * Only the built-in storage is below that location: a file on another storage (a location "@<id>/...") is sent by the engine.
+ */
+function accelUri(prefix: string, space: Space, path: string): string | undefined {
+  const location = rootPathOf(space, path);
+  if (location.startsWith("@")) return undefined;
+  const full = location.split("/").filter(Boolean);
   return `${prefix}/${full.map(encodeURIComponent).join("/")}`;
 }
 

@@ -15,6 +15,7 @@ function groupColumns(input: UpdateGroupBody) {
   return {
     ...(input.name !== undefined ? { name: input.name, name_key: input.name.toLowerCase() } : {}),
     home: input.home,
+    storage_id: input.storageId,
     max_upload_speed: input.maxUploadSpeed,
     max_download_speed: input.maxDownloadSpeed,
     upload_new_only: flag(input.uploadNewOnly),
@@ -53,38 +54,41 @@ export function createGroups({ db, clock, homes, users }: GroupsDeps) {
       createTime: toSeconds(row.created_at),
       members,
       home: row.home,
+      storageId: row.storage_id,
       maxUploadSpeed: row.max_upload_speed,
       maxDownloadSpeed: row.max_download_speed,
       uploadNewOnly: bool(row.upload_new_only),
       quota: Number(row.quota),
       ...switchesOf(row),
       // The General settings' group space statistics: off, the console asks for no walk of the space.
-      space: (await createSettings(db).get("general")).groupSpaceStatistics ? await homes.spaceOf(row.home) : null,
+      space: (await createSettings(db).get("general")).groupSpaceStatistics ? await homes.spaceOf(row.storage_id, row.home) : null,
     };
   }
 
   return {
     async createGroup(input: CreateGroupBody): Promise<AdminGroup> {
       if (!isValidFileName(input.name)) fail("NameFormat");
-      const home = input.home ?? (await homes.freshHome("/groups", input.name));
-      const id = await homes.unclaimOnFailure(input.home ? null : home, () =>
+      const storageId = await homes.storageFor(input.storageId);
+      const home = input.home ?? (await homes.freshHome(storageId, "/groups", input.name));
+      const id = await homes.unclaimOnFailure(storageId, input.home ? null : home, () =>
         unique(
-          () => insertReturningId(db, "user_groups", { created_at: clock.now(), ...defined(groupColumns({ ...input, home })) } as never),
+          () => insertReturningId(db, "user_groups", { created_at: clock.now(), ...defined(groupColumns({ ...input, home, storageId })) } as never),
           () => fail("GroupNameDuplicate"),
         ),
       );
-      await homes.homeOrUndo(home, () => k.deleteFrom("user_groups").where("id", "=", id).execute());
+      await homes.homeOrUndo(storageId, home, () => k.deleteFrom("user_groups").where("id", "=", id).execute());
       return toAdminGroup(await groupRow(id));
     },
 
     async updateGroup(id: number, patch: UpdateGroupBody): Promise<AdminGroup> {
-      await groupRow(id);
+      const before = await groupRow(id);
+      if (patch.storageId !== undefined) await homes.storageFor(patch.storageId);
       if (patch.name !== undefined && !isValidFileName(patch.name)) fail("NameFormat");
       const columns = defined(groupColumns(patch));
       if (Object.keys(columns).length > 0) {
         await unique(() => k.updateTable("user_groups").set(columns).where("id", "=", id).execute(), () => fail("GroupNameDuplicate"));
       }
-      if (patch.home) await homes.ensureHome(patch.home);
+      if (patch.home || patch.storageId !== undefined) await homes.ensureHome(patch.storageId ?? before.storage_id, patch.home ?? before.home);
       return toAdminGroup(await groupRow(id));
     },
 

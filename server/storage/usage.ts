@@ -1,6 +1,6 @@
 import type { Clock } from "../clock";
 import { FerryError } from "../errors";
-import { isUnder } from "./paths";
+import { locationsRelated, locationUnder } from "./locations";
 import type { Storage, Usage } from "./storage";
 import { UNBOUNDED } from "./walk";
 
@@ -26,10 +26,11 @@ export interface MeasuredUsage extends Usage {
 export function createUsageCache(count: (home: string) => Promise<Usage>, clock: Clock, ttlMs = USAGE_TTL_MS) {
   const counts = new Map<string, MeasuredUsage>();
   const running = new Map<string, { job: Promise<MeasuredUsage>; stale: boolean }>();
-  const related = (home: string, path: string) => isUnder(path, home) || isUnder(home, path);
+  // Keys are locations (registry.ts locationOf): homes on different storages never hold each other.
+  const related = locationsRelated;
 
   return {
-    /** The usage of a home ("/users/alice", relative to the storage root); counts it when not known or expired. */
+    /** The usage of a home (a location: "/users/alice" on the built-in storage, "@2/groups/team" on storage 2); counts it when not known or expired. */
     get(home: string): Promise<MeasuredUsage> {
       const known = counts.get(home);
       if (known && clock.now() - known.measuredAt < ttlMs) return Promise.resolve({ ...known });
@@ -59,14 +60,14 @@ export function createUsageCache(count: (home: string) => Promise<Usage>, clock:
     },
 
     /**
-     * Reports a change at `path` (relative to the storage root). With `delta` the counts of the
+     * Reports a change at `path` (a location, see get). With `delta` the counts of the
      * homes holding it are adjusted; without, or for a home inside `path`, they are dropped and
      * the next reader counts again.
      */
     changed(path: string, delta?: Usage): void {
       for (const [home, usage] of counts) {
         if (!related(home, path)) continue;
-        if (delta && isUnder(path, home) && path !== home) {
+        if (delta && locationUnder(path, home) && path !== home) {
           usage.size = Math.max(0, usage.size + delta.size);
           usage.files = Math.max(0, usage.files + delta.files);
           usage.folders = Math.max(0, usage.folders + delta.folders);

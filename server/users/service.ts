@@ -35,6 +35,7 @@ function userColumns(input: UpdateUserBody) {
     account_type: input.accountType,
     permission: input.permission === undefined ? undefined : normalizePermission(input.permission),
     home: input.home,
+    storage_id: input.storageId,
     locked: flag(input.locked),
     need_update_pwd: flag(input.needUpdatePwd),
     email_sender_type: input.emailSenderType,
@@ -93,7 +94,7 @@ export function createUsers({ db, clock, tokens, settings, homes, userLimit }: U
         groupId: g.id,
         groupName: g.name,
         groupPermission: g.group_permission,
-        userHomeSize: await homes.folders.sizeOf(g.home),
+        userHomeSize: await homes.folders.sizeOf(g.storage_id, g.home),
         create_time: toSeconds(g.created_at),
         ...switchesOf(g),
       })),
@@ -105,9 +106,10 @@ export function createUsers({ db, clock, tokens, settings, homes, userLimit }: U
    * the alias rule and appears once, ignoring case (1097, InvalidVirtualPathFormat); each target is
    * a folder inside the storage that neither holds the user's `home` nor lies in it nor overlaps
    * another target (so a file has one path in the space and forbidden paths cover it), made when
-   * missing (4157, InvalidVirtualDirectory).
+   * missing (4157, InvalidVirtualDirectory). Each target is on a storage (absent: the home's;
+   * 4004 when there is no such storage); overlaps only matter on one storage.
    */
-  async function virtualDirectories(list: VirtualDirectory[] | undefined, home: string): Promise<VirtualDirectory[] | undefined> {
+  async function virtualDirectories(list: VirtualDirectory[] | undefined, home: string, homeStorage: number): Promise<VirtualDirectory[] | undefined> {
     if (list === undefined) return undefined;
     const out: VirtualDirectory[] = [];
     for (const v of list) {
@@ -119,13 +121,14 @@ export function createUsers({ db, clock, tokens, settings, homes, userLimit }: U
       } catch {
         return fail("InvalidVirtualDirectory", { path: v.path });
       }
-      if (overlaps(path, home) || out.some((o) => overlaps(o.path, path))) fail("InvalidVirtualDirectory", { path: v.path });
-      out.push({ alias, path });
+      const storageId = await homes.storageFor(v.storageId ?? homeStorage);
+      if ((storageId === homeStorage && overlaps(path, home)) || out.some((o) => o.storageId === storageId && overlaps(o.path, path))) fail("InvalidVirtualDirectory", { path: v.path });
+      out.push({ alias, path, storageId });
     }
     if (JSON.stringify(out).length > VIRTUAL_DIRS_MAX_CHARS) fail("InvalidVirtualDirectory");
     for (const v of out) {
       try {
-        await homes.folders.ensure(v.path);
+        await homes.folders.ensure(v.storageId!, v.path);
       } catch (error) {
         if (error instanceof FerryError) fail("InvalidVirtualDirectory", { path: v.path });
         throw error;
@@ -171,6 +174,7 @@ export function createUsers({ db, clock, tokens, settings, homes, userLimit }: U
       accountType: row.account_type as AdminUser["accountType"],
       permission: row.permission,
       home: row.home,
+      storageId: row.storage_id,
       locked: bool(row.locked),
       needUpdatePwd: bool(row.need_update_pwd),
       emailSenderType: row.email_sender_type,
@@ -187,7 +191,7 @@ export function createUsers({ db, clock, tokens, settings, homes, userLimit }: U
       quota: Number(row.quota),
       ...switchesOf(row),
       // The General settings' user space statistics: off, the console asks for no walk of the home.
-      space: (await settings.get("general")).userSpaceStatistics ? await homes.spaceOf(row.home) : null,
+      space: (await settings.get("general")).userSpaceStatistics ? await homes.spaceOf(row.storage_id, row.home) : null,
     };
   }
 
@@ -225,12 +229,13 @@ export function createUsers({ db, clock, tokens, settings, homes, userLimit }: U
       // refused early here, and checked again atomically with the insert (limitedInsert).
       const limit = role === "user" && userLimit ? await userLimit() : null;
       if (limit !== null) await checkUserLimit(k, limit);
-      input = { ...input, virtualDirectories: await virtualDirectories(input.virtualDirectories, input.home ?? `/users/${input.account}`) };
+      const storageId = await homes.storageFor(input.storageId);
+      input = { ...input, storageId, virtualDirectories: await virtualDirectories(input.virtualDirectories, input.home ?? `/users/${input.account}`, storageId) };
       // Without a permission, the security settings' default (List;Download unless an administrator changed it).
       const permission = input.permission ?? (await settings.get("security")).defaultPermission;
       const now = clock.now();
-      const home = input.home ?? (await homes.freshHome("/users", input.account));
-      const id = await homes.unclaimOnFailure(input.home ? null : home, () =>
+      const home = input.home ?? (await homes.freshHome(storageId, "/users", input.account));
+      const id = await homes.unclaimOnFailure(storageId, input.home ? null : home, () =>
         unique(
           async () =>
             limitedInsert(limit, {
@@ -251,7 +256,7 @@ export function createUsers({ db, clock, tokens, settings, homes, userLimit }: U
           () => duplicateUser(input.account, input.email),
         ),
       );
-      await homes.homeOrUndo(home, () => k.deleteFrom("users").where("id", "=", id).execute());
+      await homes.homeOrUndo(storageId, home, () => k.deleteFrom("users").where("id", "=", id).execute());
       return toAdminUser(await userRow(id));
     },
 
@@ -259,13 +264,14 @@ export function createUsers({ db, clock, tokens, settings, homes, userLimit }: U
       const before = await userRow(id);
       if (before.role === "admin" && patch.locked) fail("InvalidOperation");
       // A new home is checked against the virtual directories kept, as new ones are against the home kept.
-      const kept = patch.home === undefined ? undefined : parseVirtualDirectories(before.virtual_dirs);
-      const columns = defined(userColumns({ ...patch, virtualDirectories: await virtualDirectories(patch.virtualDirectories ?? kept, patch.home ?? before.home) }));
+      const kept = patch.home === undefined && patch.storageId === undefined ? undefined : parseVirtualDirectories(before.virtual_dirs);
+      const storageId = patch.storageId === undefined ? before.storage_id : await homes.storageFor(patch.storageId);
+      const columns = defined(userColumns({ ...patch, virtualDirectories: await virtualDirectories(patch.virtualDirectories ?? kept, patch.home ?? before.home, storageId) }));
       await unique(
         () => k.updateTable("users").set({ ...columns, updated_at: clock.now() }).where("id", "=", id).execute(),
         () => duplicateUser(undefined, patch.email, id),
       );
-      if (patch.home) await homes.ensureHome(patch.home);
+      if (patch.home || patch.storageId !== undefined) await homes.ensureHome(storageId, patch.home ?? before.home);
       if (patch.locked) await tokens.revokeUser(id);
       if (patch.locked === false) await k.deleteFrom("login_counters").where("key", "=", `account:${before.account_key}`).execute();
       return toAdminUser(await userRow(id));

@@ -26,20 +26,29 @@ describe("virtual directories", () => {
       { alias: "/Docs", path: "/shared/docs" },
       "junk",
     ]);
-    expect(parseVirtualDirectories(rows, "/users/a")).toEqual([
-      { alias: "/Team", path: "/shared/team" },
-      { alias: "/Docs", path: "/shared/docs" },
+    expect(parseVirtualDirectories(rows, { path: "/users/a", storageId: 1 })).toEqual([
+      { alias: "/Team", path: "/shared/team", storageId: 1 },
+      { alias: "/Docs", path: "/shared/docs", storageId: 1 },
     ]);
-    expect(parseVirtualDirectories("not json", "/users/a")).toEqual([]);
+    expect(parseVirtualDirectories("not json", { path: "/users/a", storageId: 1 })).toEqual([]);
+    // Overlaps count on one storage only: the same folder on another storage is another folder.
+    const across = JSON.stringify([
+      { alias: "/Home", path: "/users/a", storageId: 2 },
+      { alias: "/Same", path: "/users/a", storageId: 1 },
+    ]);
+    expect(parseVirtualDirectories(across, { path: "/users/a", storageId: 1 })).toEqual([{ alias: "/Home", path: "/users/a", storageId: 2 }]);
   });
 
   it("map space paths to storage paths through the alias they lie under", () => {
-    const space = { home: "/users/a", virtual: [{ alias: "/Team", path: "/shared/team" }] };
+    const space = { home: "/users/a", storageId: 1, virtual: [{ alias: "/Team", path: "/shared/team", storageId: 1 }, { alias: "/Far", path: "/far", storageId: 3 }] };
     expect(rootPathOf(space, "/")).toBe("/users/a");
     expect(rootPathOf(space, "/x/y")).toBe("/users/a/x/y");
     expect(rootPathOf(space, "/Team")).toBe("/shared/team");
     expect(rootPathOf(space, "/Team/p.txt")).toBe("/shared/team/p.txt");
     expect(rootPathOf(space, "/Teams/p.txt")).toBe("/users/a/Teams/p.txt");
-    expect(rootPathOf({ home: "/", virtual: [] }, "/x")).toBe("/x");
+    expect(rootPathOf({ home: "/", storageId: 1, virtual: [] }, "/x")).toBe("/x");
+    // Another storage's paths carry its id, so usage counts never mix two storages' folders.
+    expect(rootPathOf(space, "/Far/p.txt")).toBe("@3/far/p.txt");
+    expect(rootPathOf({ home: "/g", storageId: 2, virtual: [] }, "/x")).toBe("@2/g/x");
   });
 });
