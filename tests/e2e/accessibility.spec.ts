@@ -56,6 +56,8 @@ async function scene() {
 
 for (const [locale, lang] of [["en-US", "en"], ["zh-CN", "zh"]] as const) {
   test(`pages pass an accessibility audit (${lang})`, async ({ browser }) => {
+    // Eight full audits and the scene behind them: more than the default 30 s on a busy 2-core machine.
+    test.setTimeout(120_000);
     const { account, group, link } = await scene();
 
     const visitor = await browser.newContext({ locale });
