@@ -160,6 +160,7 @@ export function createTasks(deps: { db: Db; tasks: TaskRegistry; recorder: Recor
       // The operations of the same person around the transfer: its download or upload entry, a failure's code.
       let ops = k.selectFrom("operation_log").select(["id", "at", "kind", "target", "detail", "result", "code"]).where("at", ">=", startedAt - 60_000).where("at", "<=", entry.at + 60_000);
       ops = entry.userId !== null ? ops.where("user_id", "=", entry.userId) : ops.where("user_id", "is", null).where("address", "=", entry.address);
+      ops = ops.where("kind", "in", entry.direction === "upload" ? ["upload", "invitation_use"] : ["download", "share_download"]);
       const first = entry.path.split(", ")[0] ?? entry.path;
       ops = ops.where(sql<boolean>`target like ${`${escapeLike(first)}%`} escape '!'`);
       const operations = (await ops.orderBy("at").orderBy("id").limit(20).execute()).map((o) => ({ id: Number(o.id), at: Number(o.at), kind: o.kind, target: o.target, detail: o.detail, result: o.result, code: Number(o.code) }));

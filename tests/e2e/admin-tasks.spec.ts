@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { copyFile, mkdir } from "node:fs/promises";
 import { request, type IncomingMessage } from "node:http";
 import path from "node:path";
+import type { Page } from "@playwright/test";
 import { PERMISSION_FULL } from "../../contract/permissions";
 import { E2E_FILE_PORT } from "../support/e2e-env";
 import { createUser, login, uniqueAccount } from "../support/e2e-helpers";
@@ -159,6 +160,6 @@ for (const l of LOCALES) {
   });
 }
 
-async function screenshotOnly(page: import("@playwright/test").Page, name: string) {
+async function screenshotOnly(page: Page, name: string) {
   await page.screenshot({ path: path.join("test-results", "screens", `${name}.png`) });
 }

@@ -1,5 +1,5 @@
 import { Form, useFetcher, useNavigate } from "@remix-run/react";
-import { useEffect } from "react";
+import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import type { LiveTask } from "../../../contract/tasks";
 import { formatSize } from "../../../contract/sizes";
@@ -28,11 +28,28 @@ export function useWho() {
 
 /**
  * The live values: the loader's snapshot first, then (with JavaScript) the resource route's answer
- * every LIVE_POLL_MS while the tab is visible. Without JavaScript the snapshot stays, with a refresh link.
+ * every LIVE_POLL_MS while the tab is visible; a new snapshot (after a Stop, a search) replaces
+ * them at once. An engine that stops answering keeps the last values on screen, marked stale.
+ * Without JavaScript the snapshot stays, with a Refresh link.
  */
-function useLive(initial: LiveData, query: TasksQuery): LiveData {
+function useLive(initial: LiveData, query: TasksQuery): { live: LiveData; stale: boolean } {
   const fetcher = useFetcher<LiveData>({ key: "transfer-tasks-live" });
   const search = liveEngineQuery(query);
+  const [live, setLive] = useState(initial);
+  const [stale, setStale] = useState(false);
+  useEffect(() => {
+    setLive(initial);
+    setStale(false);
+  }, [initial]);
+  useEffect(() => {
+    const polled = fetcher.data;
+    if (!polled) return;
+    if (polled.unreachable) setStale(true);
+    else {
+      setLive(polled);
+      setStale(false);
+    }
+  }, [fetcher.data]);
   useEffect(() => {
     const url = `/admin/transfer/tasks/live${tasksSearch({ ...query, tab: "live", confirm: "", detail: null })}`;
     const timer = setInterval(() => {
@@ -42,17 +59,13 @@ function useLive(initial: LiveData, query: TasksQuery): LiveData {
     // The query's engine form names everything the poll depends on.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [search, fetcher.state]);
-  const polled = fetcher.data;
-  if (!polled) return initial;
-  // An engine that stops answering keeps the last values on screen, said so.
-  if (polled.unreachable) return initial.unreachable ? initial : { ...initial };
-  return polled;
+  return { live, stale };
 }
 
 export function LivePanel({ initial, query }: { initial: LiveData; query: TasksQuery }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
-  const live = useLive(initial, query);
+  const { live, stale } = useLive(initial, query);
   const who = useWho();
   const started = useFormatTime("dateTime");
   const here = (q: Partial<TasksQuery>) => `/admin/transfer/tasks${tasksSearch({ ...query, confirm: "", detail: null, ...q })}`;
@@ -149,7 +162,7 @@ export function LivePanel({ initial, query }: { initial: LiveData; query: TasksQ
           {t("admin.tasks.refresh")}
         </ButtonLink>
       </div>
-      {live.unreachable && <p role="status" className="text-sm text-red-700">{t("admin.tasks.live.unreachable")}</p>}
+      {(live.unreachable || stale) && <p role="status" className="text-sm text-red-700">{t("admin.tasks.live.unreachable")}</p>}
       <Form method="get" action="/admin/transfer/tasks" role="search" aria-label={t("admin.tasks.search")} className="flex flex-wrap items-end gap-3">
         <input type="hidden" name="size" value={query.size} />
         <TextInput type="search" name="search" label={t("admin.tasks.search.text")} placeholder={t("admin.tasks.search.text.placeholder")} defaultValue={query.search} maxLength={200} className="w-64" />
