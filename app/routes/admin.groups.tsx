@@ -4,6 +4,7 @@ import { Form, Link, useActionData, useFetcher, useLoaderData, useLocation, useN
 import { useEffect, useState, type FormEvent, type MouseEvent } from "react";
 import { useTranslation } from "react-i18next";
 import { findUsers, loadListPage, readAdminPost } from "~/admin/list-page.server";
+import { storageChoices } from "~/admin/users/user-form.server";
 import { listQuery, listSortOf, SortFields, type ListSort } from "~/admin/list-sort";
 import { draftOf, GroupDialog, GroupPanel, type GroupDraft } from "~/admin/groups/group-dialog";
 import type { PickedMember } from "~/admin/groups/member-picker";
@@ -43,7 +44,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const removeId = params.get("remove");
   const removing = removeId && /^\d{1,12}$/.test(removeId) ? await findGroup(admin, groups.list, Number(removeId)) : null;
   return data(
-    { groups: groups.list, total: groups.total, page, size, search, sort, picker, users: users ?? "", back, editing, removing: removing && { id: removing.id, name: removing.name } },
+    { storages: await storageChoices(admin), groups: groups.list, total: groups.total, page, size, search, sort, picker, users: users ?? "", back, editing, removing: removing && { id: removing.id, name: removing.name } },
     { headers: { "Set-Cookie": await admin.commit() } },
   );
 }
@@ -70,6 +71,7 @@ async function typedDraft(admin: SignedIn, params: URLSearchParams, group: Admin
   return {
     name: text("name", 64),
     home: text("home", 1024),
+    storageId: text("storageId", 12),
     maxUploadSpeed: text("maxUploadSpeed", 6),
     maxDownloadSpeed: text("maxDownloadSpeed", 6),
     quotaGb: text("quotaGb", 7),
@@ -86,6 +88,7 @@ async function save(admin: SignedIn, form: FormData) {
   const body = {
     name: v.name,
     ...(v.home ? { home: v.home } : {}),
+    ...(v.storageId ? { storageId: Number(v.storageId) } : {}),
     maxUploadSpeed: v.maxUploadSpeed,
     maxDownloadSpeed: v.maxDownloadSpeed,
     uploadNewOnly: v.uploadNewOnly === "on",
@@ -158,7 +161,7 @@ function DeleteButton({ group, back, onAsk }: { group: AdminGroup; back: string;
 }
 
 export default function GroupsPage() {
-  const { groups, total, page, size, search, sort, picker, users, back, editing: asked, removing } = useLoaderData<typeof loader>();
+  const { storages, groups, total, page, size, search, sort, picker, users, back, editing: asked, removing } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const { t } = useTranslation();
   const toast = useToast();
@@ -250,6 +253,7 @@ export default function GroupsPage() {
           found={picker}
           search={users}
           back={back}
+          storages={storages}
           action={editHref(asked.group?.id ?? "new")}
           lastResult={answer && "submission" in answer ? answer.submission : undefined}
         />
@@ -273,7 +277,7 @@ export default function GroupsPage() {
         sortHref={sortedHref}
       />
       <Pagination total={total} page={page} pageSize={size} hrefFor={(p, s) => hrefOf(search, p, s, sort)} />
-      <GroupDialog open={hydrated && editing !== null} group={group} onClose={() => setEditing(null)} />
+      <GroupDialog open={hydrated && editing !== null} group={group} storages={storages} onClose={() => setEditing(null)} />
       <Modal
         open={deleting !== null}
         danger

@@ -2,7 +2,7 @@ import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from "@remix-r
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { UserFormPage } from "~/admin/users/user-page";
 import { defaultsOf } from "~/admin/users/user-form";
-import { userFormAction } from "~/admin/users/user-form.server";
+import { storageChoices, userFormAction } from "~/admin/users/user-form.server";
 import { requireAdmin, type SignedIn } from "~/utils/session.server";
 import { idParams, type AdminUser } from "../../contract/admin";
 
@@ -18,7 +18,7 @@ async function loadUser(admin: SignedIn, params: Record<string, string | undefin
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const admin = await requireAdmin(request);
   const user = await loadUser(admin, params);
-  return data({ id: user.id, account: user.account, defaultValue: defaultsOf(user, user.permission) }, { headers: { "Set-Cookie": await admin.commit() } });
+  return data({ id: user.id, account: user.account, defaultValue: defaultsOf(user, user.permission), storages: await storageChoices(admin) }, { headers: { "Set-Cookie": await admin.commit() } });
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {
@@ -28,7 +28,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function EditUserPage() {
-  const { id, account, defaultValue } = useLoaderData<typeof loader>();
+  const { id, account, defaultValue, storages } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
-  return <UserFormPage mode="edit" account={account} action={`/admin/users/${id}`} defaultValue={defaultValue} answer={answer} />;
+  return <UserFormPage mode="edit" account={account} storages={storages} action={`/admin/users/${id}`} defaultValue={defaultValue} answer={answer} />;
 }

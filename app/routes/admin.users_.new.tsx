@@ -2,7 +2,7 @@ import { type ActionFunctionArgs, data, type LoaderFunctionArgs } from "@remix-r
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { UserFormPage } from "~/admin/users/user-page";
 import { defaultsOf } from "~/admin/users/user-form";
-import { userFormAction } from "~/admin/users/user-form.server";
+import { storageChoices, userFormAction } from "~/admin/users/user-form.server";
 import { requireAdmin } from "~/utils/session.server";
 import type { SecuritySettings } from "../../contract/admin";
 import { PERMISSION_DEFAULT } from "../../contract/permissions";
@@ -12,7 +12,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const admin = await requireAdmin(request);
   const security = await admin.call<SecuritySettings>("/api/admin/settings/security");
   const permission = security.result && security.data ? security.data.defaultPermission : PERMISSION_DEFAULT;
-  return data({ defaultValue: defaultsOf(null, permission) }, { headers: { "Set-Cookie": await admin.commit() } });
+  return data({ defaultValue: defaultsOf(null, permission), storages: await storageChoices(admin) }, { headers: { "Set-Cookie": await admin.commit() } });
 }
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -21,7 +21,7 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function NewUserPage() {
-  const { defaultValue } = useLoaderData<typeof loader>();
+  const { defaultValue, storages } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
-  return <UserFormPage mode="create" action="/admin/users/new" defaultValue={defaultValue} answer={answer} />;
+  return <UserFormPage mode="create" storages={storages} action="/admin/users/new" defaultValue={defaultValue} answer={answer} />;
 }

@@ -7,10 +7,12 @@ import { Checkbox, PlainCheckbox } from "~/components/ui/checkbox";
 import { FormError } from "~/components/ui/form-error";
 import { DialogFooter, Modal } from "~/components/ui/modal";
 import { NumberInput } from "~/components/ui/number-input";
+import { SelectInput } from "~/components/ui/select-input";
 import { TextInput } from "~/components/ui/text-input";
 import { useToast } from "~/components/ui/toast";
 import type { action } from "~/routes/admin.groups";
 import type { AdminGroup } from "../../../contract/admin";
+import type { StorageChoice } from "../../../contract/storage";
 import { MemberPicker, PlainMembers, type PickedMember } from "./member-picker";
 import { GB, groupFormSchema, levelOf } from "./schema";
 
@@ -20,6 +22,7 @@ export const GROUP_DIALOG_WIDTH = 640;
 export interface GroupDraft {
   name: string;
   home: string;
+  storageId: string;
   maxUploadSpeed: string;
   maxDownloadSpeed: string;
   quotaGb: string;
@@ -31,6 +34,7 @@ export function draftOf(group: AdminGroup | null): GroupDraft {
   return {
     name: group?.name ?? "",
     home: group?.home ?? "",
+    storageId: group ? String(group.storageId) : "",
     maxUploadSpeed: String(group?.maxUploadSpeed ?? 0),
     maxDownloadSpeed: String(group?.maxDownloadSpeed ?? 0),
     quotaGb: String(Math.round((group?.quota ?? 0) / GB)),
@@ -55,7 +59,19 @@ const SPEEDS = [
 ] as const;
 
 /** The group's settings, shared by the dialog and the page without JavaScript. */
-function GroupFields({ draft, fields, group, plain = false }: { draft: GroupDraft; fields: ReturnType<typeof useGroupForm>[1]; group: AdminGroup | null; plain?: boolean }) {
+function GroupFields({
+  draft,
+  fields,
+  group,
+  storages,
+  plain = false,
+}: {
+  draft: GroupDraft;
+  fields: ReturnType<typeof useGroupForm>[1];
+  group: AdminGroup | null;
+  storages: StorageChoice[];
+  plain?: boolean;
+}) {
   const Tick = plain ? PlainCheckbox : Checkbox;
   const { t, i18n } = useTranslation();
   const errorText = (key?: string) => (key && i18n.exists(key) ? t(key) : key);
@@ -64,6 +80,15 @@ function GroupFields({ draft, fields, group, plain = false }: { draft: GroupDraf
       <input type="hidden" name="intent" value="save" />
       {group && <input type="hidden" name="id" value={group.id} />}
       <TextInput label={t("admin.groups.name")} name={fields.name.name} defaultValue={draft.name} required maxLength={64} error={fields.name.errors?.[0]} />
+      <SelectInput
+        label={t("admin.groups.storage")}
+        name={fields.storageId.name}
+        defaultValue={draft.storageId}
+        options={[
+          ...(group ? [] : [{ value: "", label: t("admin.groups.storage.auto") }]),
+          ...storages.map((s) => ({ value: String(s.id), label: s.isDefault ? t("admin.groups.storage.default", { name: s.name }) : s.name })),
+        ]}
+      />
       <TextInput
         label={t("admin.groups.home")}
         description={t("admin.groups.home.hint")}
@@ -104,7 +129,7 @@ function useFormErrors(errors: string[] | undefined) {
 }
 
 /** Add (group null) or edit a group space: its settings and its associated users, saved together. */
-export function GroupDialog({ open, group, onClose }: { open: boolean; group: AdminGroup | null; onClose: () => void }) {
+export function GroupDialog({ open, group, storages, onClose }: { open: boolean; group: AdminGroup | null; storages: StorageChoice[]; onClose: () => void }) {
   const { t } = useTranslation();
   const toast = useToast();
   const fetcher = useFetcher<typeof action>();
@@ -126,7 +151,7 @@ export function GroupDialog({ open, group, onClose }: { open: boolean; group: Ad
   return (
     <Modal open={open} onClose={onClose} title={group ? t("admin.groups.edit") : t("admin.groups.add")} width={GROUP_DIALOG_WIDTH} footer={null}>
       <fetcher.Form method="post" action="/admin/groups" {...getFormProps(form)} className="flex flex-col gap-4">
-        <GroupFields draft={draftOf(group)} fields={fields} group={group} />
+        <GroupFields draft={draftOf(group)} fields={fields} group={group} storages={storages} />
         <MemberPicker members={members} onChange={setMembers} />
         <FormError id={form.errorId} errors={formErrors} />
         <DialogFooter onCancel={onClose} busy={fetcher.state !== "idle"} />
@@ -149,8 +174,10 @@ export function GroupPanel({
   back,
   action,
   lastResult,
+  storages,
 }: {
   group: AdminGroup | null;
+  storages: StorageChoice[];
   draft: GroupDraft;
   found: Array<{ id: number; account: string; email: string }> | null;
   search: string;
@@ -165,7 +192,7 @@ export function GroupPanel({
   const typed = lastResult?.initialValue as Record<string, unknown> | undefined;
   const text = (name: keyof GroupDraft) => (typeof typed?.[name] === "string" ? (typed[name] as string) : (draft[name] as string));
   const shown: GroupDraft = typed
-    ? { ...draft, name: text("name"), home: text("home"), maxUploadSpeed: text("maxUploadSpeed"), maxDownloadSpeed: text("maxDownloadSpeed"), quotaGb: text("quotaGb"), uploadNewOnly: typed.uploadNewOnly === "on" }
+    ? { ...draft, name: text("name"), home: text("home"), storageId: text("storageId"), maxUploadSpeed: text("maxUploadSpeed"), maxDownloadSpeed: text("maxDownloadSpeed"), quotaGb: text("quotaGb"), uploadNewOnly: typed.uploadNewOnly === "on" }
     : draft;
   const formErrors = useFormErrors(form.errors);
   const title = group ? t("admin.groups.edit") : t("admin.groups.add");
@@ -177,7 +204,7 @@ export function GroupPanel({
       <Form method="post" action={action} {...getFormProps(form)} className="flex flex-col gap-4 text-sm text-gray-700">
         <input type="hidden" name="back" value={back} />
         <input type="hidden" name="edit" value={group ? group.id : "new"} />
-        <GroupFields key={lastResult ? JSON.stringify(typed) : "draft"} draft={shown} fields={fields} group={group} plain />
+        <GroupFields key={lastResult ? JSON.stringify(typed) : "draft"} draft={shown} fields={fields} group={group} storages={storages} plain />
         <PlainMembers members={draft.members} found={found} search={search} />
         <FormError id={form.errorId} errors={formErrors} />
         <DialogFooter cancelHref={`/admin/groups${back}`} />

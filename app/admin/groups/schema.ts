@@ -32,6 +32,8 @@ export const groupFormSchema = z.object({
   id: z.coerce.number().int().positive().optional(),
   name: z.string().trim().min(1).max(64),
   home: z.union([z.literal(""), homePath]).optional(),
+  /** The storage of the home (GET /api/admin/storages/choices); empty: the default storage. */
+  storageId: z.union([z.literal(""), z.string().regex(/^\d{1,12}$/)]).optional(),
   maxUploadSpeed: z.coerce.number().int().min(0).max(SPEED_MBPS_MAX),
   maxDownloadSpeed: z.coerce.number().int().min(0).max(SPEED_MBPS_MAX),
   uploadNewOnly: z.literal("on").optional(),

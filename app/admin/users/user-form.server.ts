@@ -1,3 +1,4 @@
+import type { StorageChoice } from "../../../contract/storage";
 import { data } from "@remix-run/node";
 import * as z from "zod";
 import { parseFormData } from "~/components/ui/form";
@@ -52,4 +53,10 @@ export async function userFormAction(request: Request, admin: SignedIn, mode: Us
   const t = await getT(request);
   const account = mode === "create" ? (value.account ?? "") : user!.account;
   return redirectWithToast("/admin/users", { type: "success", message: t(mode === "create" ? "admin.users.done.create" : "admin.users.done.update", { account }) }, { headers });
+}
+
+/** The storages the form offers for a home and each virtual directory; none when the engine does not answer (the engine then uses the default). */
+export async function storageChoices(admin: SignedIn): Promise<StorageChoice[]> {
+  const reply = await admin.call<StorageChoice[]>("/api/admin/storages/choices");
+  return reply.result && reply.data ? reply.data : [];
 }

@@ -26,7 +26,11 @@ const general = {
   needUpdatePwd: toggle,
   accountType: z.enum(["2", "4", "5", "6"]).optional(),
 };
+/** A storage's id as the form posts it (GET /api/admin/storages/choices); empty: the default storage, or the home's for a virtual directory. */
+const storageChoice = z.union([z.literal(""), z.string().regex(/^\d{1,12}$/)]).optional();
+
 const storage = {
+  storageId: storageChoice,
   home: z.string().refine(isPath, "admin.users.error.path").optional(),
   // Rows left blank (the form always offers one more) are not directories.
   virtualDirectories: z.preprocess(
@@ -36,6 +40,7 @@ const storage = {
       z.object({
         alias: virtualDirectory.shape.alias.refine((a) => virtualAlias(a) !== null, "admin.users.error.alias"),
         path: z.string().refine(isPath, "admin.users.error.path"),
+        storageId: storageChoice,
       }),
     )
     .max(10)
@@ -103,8 +108,9 @@ export type UserFormValue = {
   password?: string;
   needUpdatePwd?: boolean;
   accountType?: "2" | "4" | "5" | "6";
+  storageId?: string;
   home?: string;
-  virtualDirectories?: { alias: string; path: string }[];
+  virtualDirectories?: { alias: string; path: string; storageId?: string }[];
   forbiddenPaths?: string;
   quota?: number;
   permission?: (typeof PERMISSION_NAMES)[number][];
@@ -133,7 +139,8 @@ export function settingsOf(value: UserFormValue): UpdateUserBody {
     needUpdatePwd: value.needUpdatePwd === true,
     accountType: Number(value.accountType ?? "2") as 2 | 4 | 5 | 6,
     ...(value.home ? { home: value.home } : {}),
-    virtualDirectories: (value.virtualDirectories ?? []).map((v) => ({ alias: v.alias, path: v.path })),
+    ...(value.storageId ? { storageId: Number(value.storageId) } : {}),
+    virtualDirectories: (value.virtualDirectories ?? []).map((v) => ({ alias: v.alias, path: v.path, ...(v.storageId ? { storageId: Number(v.storageId) } : {}) })),
     forbiddenPaths: lines(value.forbiddenPaths),
     quota: (value.quota ?? 0) * MB,
     permission: normalizePermission(permission),
@@ -171,7 +178,8 @@ export function defaultsOf(user: AdminUser | null, defaultPermission: number): R
     needUpdatePwd: on(user.needUpdatePwd),
     accountType: String(user.accountType),
     home: user.home,
-    virtualDirectories: user.virtualDirectories,
+    storageId: String(user.storageId),
+    virtualDirectories: user.virtualDirectories.map((v) => ({ ...v, storageId: v.storageId === undefined ? "" : String(v.storageId) })),
     forbiddenPaths: user.forbiddenPaths.join("\n"),
     quota: String(Math.ceil(user.quota / MB)),
     permission: picked,
@@ -202,6 +210,7 @@ const FIELD_OF_CODE: Record<number, string> = {
   1024: "fullname",
   4125: "password",
   4019: "ipWhitelist",
+  4004: "storageId",
   1097: "virtualDirectories",
   4157: "virtualDirectories",
 };

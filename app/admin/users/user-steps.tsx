@@ -7,21 +7,25 @@ import { Button } from "~/components/ui/button";
 import * as z from "zod";
 import { FieldItem, HORIZONTAL_FIELD_SPAN, parseFormData, type FormField } from "~/components/ui/form";
 import { Steps } from "~/components/ui/steps";
+import { SelectInput } from "~/components/ui/select-input";
 import { TextInput } from "~/components/ui/text-input";
+import type { StorageChoice } from "../../../contract/storage";
 import { PERMISSION_NAMES, STEP_KEYS, type UserFormMode } from "./user-form";
 
 export type UserStepsProps = {
   mode: UserFormMode;
+  /** The storages a home or a virtual directory can be on (GET /api/admin/storages/choices). */
+  storages: StorageChoice[];
   action: string;
   step: number;
   defaultValue: Record<string, unknown>;
   lastResult?: SubmissionResult<string[]> | null;
 };
 
-type VirtualRow = { alias?: string; path?: string };
+type VirtualRow = { alias?: string; path?: string; storageId?: string };
 
 /** The add / edit user form in the kit's 4 steps: General, Storage, Transfer, Security (admin spec section 2). */
-export function UserSteps({ mode, action, step, defaultValue, lastResult }: UserStepsProps) {
+export function UserSteps({ mode, storages, action, step, defaultValue, lastResult }: UserStepsProps) {
   const { t, i18n } = useTranslation();
   const navigation = useNavigation();
   const hydrated = useHydrated();
@@ -73,8 +77,16 @@ export function UserSteps({ mode, action, step, defaultValue, lastResult }: User
     // eslint-disable-next-line react-hooks/exhaustive-deps -- only a new answer resets the rows
   }, [lastResult]);
   const rowError = (index: number, part: "alias" | "path") => form.allErrors[`virtualDirectories[${index}].${part}`]?.[0];
+  const storageName = (s: StorageChoice) => (s.isDefault ? t("admin.users.field.storageId.default", { name: s.name }) : s.name);
+  const storageOptions = storages.map((s) => ({ value: String(s.id), label: storageName(s) }));
   const storage = (
     <>
+      {row(
+        field("storageId", "select", {
+          description: t("admin.users.field.storageId.hint"),
+          options: mode === "create" ? [{ value: "", label: t("admin.users.field.storageId.auto") }, ...storageOptions] : storageOptions,
+        }),
+      )}
       {row(field("home", "input", { description: t("admin.users.field.home.hint") }))}
       <fieldset className="grid grid-cols-[repeat(24,minmax(0,1fr))] gap-x-3">
         <legend className="sr-only">{t("admin.users.field.virtual")}</legend>
@@ -103,6 +115,13 @@ export function UserSteps({ mode, action, step, defaultValue, lastResult }: User
                   defaultValue={item.value.path ?? ""}
                   error={rowError(index, "path")}
                   placeholder="/projects"
+                />
+                <SelectInput
+                  className="flex-1"
+                  label={t("admin.users.field.virtual.storage", { n })}
+                  name={`virtualDirectories[${index}].storageId`}
+                  defaultValue={item.value.storageId ?? ""}
+                  options={[{ value: "", label: t("admin.users.field.virtual.storage.home") }, ...storageOptions]}
                 />
                 {hydrated && (
                   <Button variant="outlined" onClick={() => setRows((list) => list.filter((r) => r.key !== item.key))} aria-label={t("admin.users.field.virtual.remove", { n })}>
