@@ -1,13 +1,14 @@
-import { Writable } from "node:stream";
+import { type Readable, Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { FerryError } from "../errors";
-import { baseName, joinName, parentOf } from "./paths";
+import { baseName, isReservedName, joinName, normaliseUserPath, parentOf } from "./paths";
 import { type ReadRange, type StatResult, STREAM_BUFFER, type Writer } from "./storage";
 
 /**
- * What the storage drivers (local.ts, s3.ts) share: bounded parallel work, the mapping of every
+ * What the storage drivers (local.ts, s3.ts, azure.ts) share: bounded parallel work, the mapping of every
  * method's failures, the checks of a read range and of a new name, and the shell of a Writer (its stream, failure and abort bookkeeping),
- * into which each driver plugs where the bytes go and how they are placed.
+ * into which each driver plugs where the bytes go and how they are placed. The object-store drivers
+ * also share their key prefix, the names they can list, and the re-chunking of ranged reads.
  */
 
 /**
@@ -159,4 +160,83 @@ export function streamWriter(steps: WriterSteps): Writer {
     },
     abort,
   };
+}
+
+/** The configured root folder of an object store as a key prefix: "" or "a/b/". PathFormatError for a path that would not stay a folder. */
+export function keyPrefix(configPath: string | undefined): string {
+  let relative: string;
+  try {
+    relative = normaliseUserPath(configPath ?? "");
+  } catch {
+    throw new FerryError("PathFormatError");
+  }
+  return relative === "/" ? "" : `${relative.slice(1)}/`;
+}
+
+/** A rest of a key below a folder that Ferry can name: no empty, dot or reserved segment (a trailing "/" marks a folder). */
+export function usableRest(rest: string): boolean {
+  const segments = rest.split("/");
+  const last = segments.length - 1;
+  return segments.every((s, i) => (s === "" ? i === last && i > 0 : s !== "." && s !== ".." && !isReservedName(s)));
+}
+
+/** A listed entry's name: one usable segment. */
+export const usableName = (name: string): boolean => !name.includes("/") && usableRest(name);
+
+/** Unix seconds of a store's date (0 when it gave none). */
+export const seconds = (date: Date | undefined): number => (date ? Math.floor(date.getTime() / 1000) : 0);
+
+/**
+ * The bytes of `body` in chunks of exactly `size` (the last one shorter), as the local driver's
+ * streams give them; `skip` bytes dropped first and at most `limit` given (a store that answered
+ * a Range with more than was asked, or with the whole object, still yields exactly the range).
+ */
+export async function* rechunk(body: NodeJS.ReadableStream | Readable, size: number, skip: number, limit: number): AsyncGenerator<Buffer> {
+  let parts: Buffer[] = [];
+  let held = 0;
+  let toSkip = skip;
+  let left = limit;
+  try {
+    for await (const chunk of body) {
+      let buf = chunk as Buffer;
+      if (toSkip > 0) {
+        const n = Math.min(toSkip, buf.length);
+        buf = buf.subarray(n);
+        toSkip -= n;
+      }
+      if (buf.length > left) buf = buf.subarray(0, left);
+      left -= buf.length;
+      while (held + buf.length >= size) {
+        const take = size - held;
+        parts.push(buf.subarray(0, take));
+        yield Buffer.concat(parts, size);
+        parts = [];
+        held = 0;
+        buf = buf.subarray(take);
+      }
+      if (buf.length > 0) {
+        parts.push(buf);
+        held += buf.length;
+      }
+      if (left === 0) break;
+    }
+    if (held > 0) yield Buffer.concat(parts, held);
+  } finally {
+    (body as Readable).destroy?.();
+  }
+}
+
+/** The chunks of `source`; a failure on the way (the store or the network, mid-body) comes out as `map` makes it. */
+export async function* mapFailure<T>(source: AsyncGenerator<T>, map: (err: unknown) => Error): AsyncGenerator<T> {
+  try {
+    yield* source;
+  } catch (err) {
+    throw map(err);
+  }
+}
+
+/** The first offset and the object's size of a Content-Range answer ("bytes 5-9/10"), or null. */
+export function contentRange(header: string | undefined): { start: number; total: number | null } | null {
+  const match = /^bytes (\d+)-\d+\/(\d+|\*)$/.exec(header ?? "");
+  return match ? { start: Number(match[1]), total: match[2] === "*" ? null : Number(match[2]) } : null;
 }
