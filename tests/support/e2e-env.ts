@@ -51,3 +51,6 @@ export function e2eRunDir(): string {
   process.env.FERRY_E2E_RUN_DIR ||= path.join(tmpdir(), `ferry-e2e-${randomUUID()}`);
   return process.env.FERRY_E2E_RUN_DIR;
 }
+
+/** The engine's events directory (FERRY_EVENT_BIN_DIR, docs/events.md): tests put their event executables there. */
+export const e2eEventBinDir = (): string => path.join(e2eRunDir(), "event-bin");

@@ -13,6 +13,7 @@ import {
   E2E_FILE_PORT,
   E2E_FILE_TLS_PORT,
   E2E_WEB_PORT,
+  e2eEventBinDir,
   ENGINE_URL,
   FORWARD_SECRET,
   SALT,
@@ -26,6 +27,8 @@ if (!runDir) {
 // Not recursive: a directory that already exists means a stale run, never something to reuse.
 mkdirSync(runDir);
 process.on("exit", () => rmSync(runDir, { recursive: true, force: true }));
+// The events directory (admin-events.spec.ts writes its executable there).
+mkdirSync(e2eEventBinDir());
 
 Object.assign(process.env, {
   FERRY_DATA_DIR: path.join(runDir, "data"),
@@ -44,6 +47,7 @@ Object.assign(process.env, {
   // Preview is an enterprise feature by default; the run previews for real (the free edition's
   // 4109 refusal is covered by the engine tests and the web unit test).
   FERRY_PREVIEW: "on",
+  FERRY_EVENT_BIN_DIR: e2eEventBinDir(),
   FERRY_LOG_LEVEL: "warn",
   // Empty counts as unset for the engine: the SQLite file in the data directory, no config file,
   // no trusted proxies, default token lifetimes and body limit.
