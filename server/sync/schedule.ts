@@ -7,8 +7,8 @@ const UNIT_MS = { seconds: 1000, minutes: 60_000, hours: 3_600_000 } as const;
  * When a task with `frequency` runs next after `now` (unix ms), or null when nothing is planned:
  * manual never; interval `every` units after now (the schedule fires at a run's start, so the
  * interval runs from start to start); daily at the next HH:MM on the engine's clock in `timeZone`
- * (by the minute, so a day with a DST change still gets its run); once at its time, also when it
- * is past (it runs at the next tick, then never again).
+ * (found minute by minute: a time a DST change skips runs the day after, one it repeats runs the
+ * first time); once at its time, also when it is past (it runs at the next tick, then never again).
  */
 export function nextRunAt(frequency: SyncFrequency, now: number, timeZone: string): number | null {
   switch (frequency.kind) {
@@ -22,9 +22,13 @@ export function nextRunAt(frequency: SyncFrequency, now: number, timeZone: strin
       const [h, m] = frequency.at.split(":").map(Number) as [number, number];
       const want = h * 60 + m;
       const start = Math.floor(now / 60_000) * 60_000 + 60_000;
-      // At most a day and an hour of minutes ahead (a DST day is 25 hours long).
-      for (let t = start; t < start + 25 * 3_600_000 + 60_000; t += 60_000) {
-        if (wallTime(t, timeZone).minute === want) return t;
+      // Today's turn is taken once the clock has shown the time today (a repeated hour shows it twice).
+      const today = wallTime(now, timeZone);
+      const done = today.minute >= want;
+      // At most a day and two hours of minutes ahead (a DST day is 25 hours long).
+      for (let t = start; t < start + 26 * 3_600_000; t += 60_000) {
+        const wall = wallTime(t, timeZone);
+        if (wall.minute === want && !(done && wall.day === today.day)) return t;
       }
       return null;
     }

@@ -93,7 +93,15 @@ export function statusOf(error: FerryError | null, reason: Running["reason"]): S
 function stateOf(k: Kysely<SyncDatabase>, taskId: number, records: Map<string, StateRecord>): SyncState {
   const puts = new Map<string, StateRecord>();
   const removes = new Set<string>();
-  const flush = async () => {
+  // One write at a time, in order: a batch written while the previous one is still going could
+  // delete and insert the same path in between its delete and insert.
+  let chain: Promise<void> = Promise.resolve();
+  const flush = () => {
+    const next = chain.then(write);
+    chain = next.catch(() => {});
+    return next;
+  };
+  const write = async () => {
     if (puts.size === 0 && removes.size === 0) return;
     const changed = [...new Set([...puts.keys(), ...removes])];
     const rows = [...puts].map(([path, r]) => ({ task_id: taskId, path_hash: pathHash(path), path, src_size: r.srcSize, src_mtime: r.srcMtime, dst_size: r.dstSize, dst_mtime: r.dstMtime }));

@@ -1,0 +1,406 @@
+import { mkdir, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestEngine, type TestEngine } from "../support/engine";
+import { S3RVER_KEYS, startS3rver, type S3Server } from "../support/s3";
+
+/*
+ * Sync tasks (issue 17, docs/sync.md) against the real engine: tasks made and run through the
+ * administrator API, files on the built-in local storage (storage 1, the engine's storage root)
+ * and, for local → S3, on an s3rver bucket added as a storage.
+ */
+
+let t: TestEngine;
+let admin: string;
+let root: string;
+let s3: S3Server;
+beforeAll(async () => {
+  [t, s3] = await Promise.all([startTestEngine(), startS3rver("sync")]);
+  admin = await t.adminToken();
+  root = path.join(t.dataDir, "storage");
+});
+afterAll(async () => {
+  await t?.stop();
+  await s3?.stop();
+});
+
+/** Adds a storage on the s3rver bucket (or on a dead endpoint) through the administrator API; its id. */
+async function addS3Storage(name: string, endpoint = s3.endpoint): Promise<number> {
+  const reply = await t.call("POST", "/api/admin/storages", {
+    token: admin,
+    body: { name, provider: "s3compatible", endpoint, bucket: s3.bucket, region: "us-east-1", path: "", ...S3RVER_KEYS },
+  });
+  expect(reply.body.code, JSON.stringify(reply.body)).toBe(200);
+  return reply.body.data.id as number;
+}
+
+const RUNNING = ["in_queue", "activated", "stopping"];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Files below `dir` as { "/a.txt": "content" } (the staging area left out). */
+async function tree(dir: string, rel = ""): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  let names: string[];
+  try {
+    names = await readdir(path.join(dir, rel));
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    if (name === ".ferry-tmp") continue;
+    const p = path.join(dir, rel, name);
+    if ((await stat(p)).isDirectory()) Object.assign(out, await tree(dir, `${rel}/${name}`));
+    else out[`${rel}/${name}`] = await readFile(p, "utf8");
+  }
+  return out;
+}
+
+/** Writes files (path → content, or [content, mtime seconds]) below `dir`. */
+async function put(dir: string, files: Record<string, string | [string, number]>) {
+  for (const [rel, value] of Object.entries(files)) {
+    const file = path.join(dir, rel);
+    await mkdir(path.dirname(file), { recursive: true });
+    const [content, mtime] = typeof value === "string" ? [value, undefined] : value;
+    await writeFile(file, content);
+    if (mtime !== undefined) await utimes(file, mtime, mtime);
+  }
+}
+
+let counter = 0;
+/** A task between two fresh folders of the built-in storage; the folders' absolute paths with it. */
+async function makeTask(body: Record<string, unknown> = {}) {
+  const name = `task-${++counter}`;
+  const src = `/sync/${name}/src`;
+  const dst = `/sync/${name}/dst`;
+  await mkdir(path.join(root, src), { recursive: true });
+  const reply = await t.call("POST", "/api/admin/sync-tasks", {
+    token: admin,
+    body: { name, source: { storageId: 1, path: src }, target: { storageId: 1, path: dst }, frequency: { kind: "manual" }, ...body },
+  });
+  expect(reply.body.code, JSON.stringify(reply.body)).toBe(200);
+  return { id: reply.body.data.id as number, task: reply.body.data, src: path.join(root, src), dst: path.join(root, dst) };
+}
+
+async function getTask(id: number) {
+  const reply = await t.call("GET", `/api/admin/sync-tasks/${id}`, { token: admin });
+  expect(reply.body.code).toBe(200);
+  return reply.body.data;
+}
+
+/** Waits until the task's run has ended; the task as it is then. */
+async function settled(id: number, timeoutMs = 20_000) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const task = await getTask(id);
+    if (!RUNNING.includes(task.status) && task.lastRun?.endedAt !== null) return task;
+    if (Date.now() > until) throw new Error(`task ${id} still ${task.status}`);
+    await sleep(50);
+  }
+}
+
+async function run(id: number) {
+  const reply = await t.call("POST", `/api/admin/sync-tasks/${id}/run`, { token: admin });
+  expect(reply.body.code, JSON.stringify(reply.body)).toBe(200);
+  return settled(id);
+}
+
+describe("sync tasks: the administrator API", () => {
+  it("creates, lists, edits and deletes tasks; a manual task is not set, a scheduled one idle until it runs", async () => {
+    const manual = await makeTask();
+    expect(manual.task).toMatchObject({ status: "not_set", nextRunAt: null, lastRun: null, updateMode: "overwrite", options: { keepMtime: false, twoWay: false }, filters: "", skipOverSize: 0 });
+    const scheduled = await makeTask({ frequency: { kind: "interval", every: 5, unit: "minutes" } });
+    expect(scheduled.task.status).toBe("idle");
+    expect(scheduled.task.nextRunAt).toBe(t.clock.now() + 5 * 60_000);
+
+    const list = await t.call("GET", `/api/admin/sync-tasks?search=${manual.task.name}&pageSize=5`, { token: admin });
+    expect(list.body.data.list.map((x: { id: number }) => x.id)).toEqual([manual.id]);
+    expect(list.body.data.total).toBe(1);
+
+    const edited = await t.call("PATCH", `/api/admin/sync-tasks/${manual.id}`, { token: admin, body: { name: "Renamed", updateMode: "append", options: { keepMtime: true }, filters: " *.tmp ;; cache " } });
+    expect(edited.body.data).toMatchObject({ name: "Renamed", updateMode: "append", options: { keepMtime: true, onlyTopLevel: false }, filters: "*.tmp;cache" });
+
+    expect((await t.call("DELETE", `/api/admin/sync-tasks/${manual.id}`, { token: admin })).body.code).toBe(200);
+    expect((await t.call("GET", `/api/admin/sync-tasks/${manual.id}`, { token: admin })).body.code).toBe(4680);
+    expect((await t.call("GET", "/api/admin/sync-tasks", {})).body.code).toBe(1009);
+  });
+
+  it("refuses a duplicate name, overlapping folders, a path out of its storage, an unknown storage and two-way with delete source", async () => {
+    const first = await makeTask();
+    const base = { source: { storageId: 1, path: "/sync/x/src" }, target: { storageId: 1, path: "/sync/x/dst" }, frequency: { kind: "manual" } };
+    const create = (body: Record<string, unknown>) => t.call("POST", "/api/admin/sync-tasks", { token: admin, body: { name: "other", ...base, ...body } });
+    expect((await create({ name: first.task.name.toUpperCase() })).body.code).toBe(4681);
+    expect((await create({ target: { storageId: 1, path: "/sync/x/src/inner" } })).body.code).toBe(4683);
+    expect((await create({ target: { storageId: 1, path: "/sync/x/src" } })).body.code).toBe(4683);
+    expect((await create({ source: { storageId: 1, path: "/sync/../../etc" } })).body.code).toBe(1066);
+    expect((await create({ target: { storageId: 999, path: "/x" } })).body.code).toBe(4004);
+    expect((await create({ options: { twoWay: true, deleteSourceAfterSync: true } })).body.code).toBe(4684);
+    expect((await create({ frequency: { kind: "interval", every: 5, unit: "seconds" } })).body.code).toBe(400);
+    expect((await create({ frequency: { kind: "daily", at: "24:00" } })).body.code).toBe(400);
+  });
+});
+
+describe("sync tasks: each option", () => {
+  it("copies a tree, records the run, and a second run copies nothing (idempotent)", async () => {
+    const { id, src, dst } = await makeTask();
+    await put(src, { "/a.txt": "alpha", "/docs/b.txt": "bravo", "/docs/deep/c.txt": "charlie" });
+    const task = await run(id);
+    expect(task.status).toBe("succeed");
+    expect(task.lastRun).toMatchObject({ status: "succeed", trigger: "manual", filesCopied: 3, filesDeleted: 0, filesSkipped: 0, bytes: 17, errorCode: 0 });
+    expect(await tree(dst)).toEqual({ "/a.txt": "alpha", "/docs/b.txt": "bravo", "/docs/deep/c.txt": "charlie" });
+    const again = await run(id);
+    expect(again.lastRun).toMatchObject({ status: "succeed", filesCopied: 0, bytes: 0 });
+    const runs = await t.call("GET", `/api/admin/sync-tasks/${id}/runs?pageSize=1`, { token: admin });
+    expect(runs.body.data.total).toBe(2);
+    expect(runs.body.data.list).toHaveLength(1);
+    expect(runs.body.data.list[0].id).toBe(again.lastRun.id);
+  });
+
+  it("overwrite replaces a changed target file; append only copies what the target lacks", async () => {
+    const over = await makeTask({ updateMode: "overwrite" });
+    await put(over.src, { "/a.txt": ["new content", 2_000_000_000], "/b.txt": "bravo" });
+    await put(over.dst, { "/a.txt": ["old", 1_000_000_000] });
+    expect((await run(over.id)).lastRun).toMatchObject({ status: "succeed", filesCopied: 2, filesSkipped: 0 });
+    expect(await tree(over.dst)).toEqual({ "/a.txt": "new content", "/b.txt": "bravo" });
+
+    const append = await makeTask({ updateMode: "append" });
+    await put(append.src, { "/a.txt": ["new content", 2_000_000_000], "/b.txt": "bravo" });
+    await put(append.dst, { "/a.txt": ["old", 1_000_000_000] });
+    expect((await run(append.id)).lastRun).toMatchObject({ status: "succeed", filesCopied: 1, filesSkipped: 1 });
+    expect(await tree(append.dst)).toEqual({ "/a.txt": "old", "/b.txt": "bravo" });
+    // A source file changed later is not brought over either: the target has it.
+    await put(append.src, { "/b.txt": ["bravo 2", 2_000_000_100] });
+    expect((await run(append.id)).lastRun).toMatchObject({ filesCopied: 0, filesSkipped: 2 });
+    expect((await tree(append.dst))["/b.txt"]).toBe("bravo");
+  });
+
+  it("keep modified time gives the target the source's time; without it the target has the time of the copy", async () => {
+    const keep = await makeTask({ options: { keepMtime: true } });
+    await put(keep.src, { "/old.txt": ["from 2020", 1_600_000_000] });
+    await run(keep.id);
+    expect(Math.floor((await stat(path.join(keep.dst, "old.txt"))).mtimeMs / 1000)).toBe(1_600_000_000);
+
+    const plain = await makeTask();
+    await put(plain.src, { "/old.txt": ["from 2020", 1_600_000_000] });
+    await run(plain.id);
+    expect((await stat(path.join(plain.dst, "old.txt"))).mtimeMs).toBeGreaterThan(Date.now() - 60_000);
+    // The state remembers what was synced: unchanged, so the next run copies nothing, though the times differ.
+    expect((await run(plain.id)).lastRun.filesCopied).toBe(0);
+    // A change at the target is seen (size or time differs from the record) and put right.
+    await put(plain.dst, { "/old.txt": "tampered" });
+    expect((await run(plain.id)).lastRun.filesCopied).toBe(1);
+    expect((await tree(plain.dst))["/old.txt"]).toBe("from 2020");
+  });
+
+  it("only source directory files leaves subfolders out", async () => {
+    const { id, src, dst } = await makeTask({ options: { onlyTopLevel: true } });
+    await put(src, { "/top.txt": "top", "/sub/deep.txt": "deep" });
+    expect((await run(id)).lastRun.filesCopied).toBe(1);
+    expect(await tree(dst)).toEqual({ "/top.txt": "top" });
+    await expect(stat(path.join(dst, "sub"))).rejects.toThrow();
+  });
+
+  it("delete target when source deleted: only files an earlier run synced, never on the first run, never the target's own", async () => {
+    const { id, src, dst } = await makeTask({ options: { deleteTargetWhenSourceDeleted: true } });
+    await put(src, { "/a.txt": "alpha", "/b.txt": "bravo" });
+    await put(dst, { "/own.txt": "the target's own" });
+    // First run: nothing to delete, the target's own file stays.
+    expect((await run(id)).lastRun).toMatchObject({ filesCopied: 2, filesDeleted: 0 });
+    await rm(path.join(src, "a.txt"));
+    expect((await run(id)).lastRun).toMatchObject({ status: "succeed", filesCopied: 0, filesDeleted: 1 });
+    expect(await tree(dst)).toEqual({ "/b.txt": "bravo", "/own.txt": "the target's own" });
+
+    // Without the option the target keeps a file gone from the source.
+    const keep = await makeTask();
+    await put(keep.src, { "/a.txt": "alpha" });
+    await run(keep.id);
+    await rm(path.join(keep.src, "a.txt"));
+    expect((await run(keep.id)).lastRun.filesDeleted).toBe(0);
+    expect(await tree(keep.dst)).toEqual({ "/a.txt": "alpha" });
+  });
+
+  it("delete source after sync removes each source file once it is at the target", async () => {
+    const { id, src, dst } = await makeTask({ options: { deleteSourceAfterSync: true } });
+    await put(src, { "/a.txt": "alpha", "/docs/b.txt": "bravo" });
+    expect((await run(id)).lastRun).toMatchObject({ status: "succeed", filesCopied: 2 });
+    expect(await tree(dst)).toEqual({ "/a.txt": "alpha", "/docs/b.txt": "bravo" });
+    expect(await tree(src)).toEqual({});
+  });
+
+  it("two-way: new files both ways, no deletion on the first run, deletions propagate later, the newer file wins a conflict", async () => {
+    const { id, src, dst } = await makeTask({ options: { twoWay: true, deleteTargetWhenSourceDeleted: true } });
+    await put(src, { "/from-src.txt": "s", "/both.txt": ["same", 1_700_000_000], "/docs/c.txt": ["c0", 1_700_000_000] });
+    await put(dst, { "/from-dst.txt": "d", "/both.txt": ["same", 1_700_000_000] });
+    // First run: each side's own file goes to the other; nothing is deleted.
+    expect((await run(id)).lastRun).toMatchObject({ status: "succeed", filesCopied: 3, filesDeleted: 0 });
+    const all = { "/from-src.txt": "s", "/from-dst.txt": "d", "/both.txt": "same", "/docs/c.txt": "c0" };
+    expect(await tree(src)).toEqual(all);
+    expect(await tree(dst)).toEqual(all);
+
+    // Deleted at the target: deleted at the source too. Changed on both sides: the newer wins.
+    await rm(path.join(dst, "from-src.txt"));
+    await put(src, { "/docs/c.txt": ["source, older", 1_700_000_100] });
+    await put(dst, { "/docs/c.txt": ["target, newer", 1_700_000_200] });
+    await put(src, { "/both.txt": ["changed at the source", 1_700_000_300] });
+    const second = await run(id);
+    expect(second.lastRun).toMatchObject({ status: "succeed", filesDeleted: 1, filesCopied: 2 });
+    const now = { "/from-dst.txt": "d", "/both.txt": "changed at the source", "/docs/c.txt": "target, newer" };
+    expect(await tree(src)).toEqual(now);
+    expect(await tree(dst)).toEqual(now);
+
+    // Without the delete option a file deleted on one side comes back from the other.
+    const plain = await makeTask({ options: { twoWay: true } });
+    await put(plain.src, { "/a.txt": "alpha" });
+    await run(plain.id);
+    await rm(path.join(plain.dst, "a.txt"));
+    expect((await run(plain.id)).lastRun).toMatchObject({ filesCopied: 1, filesDeleted: 0 });
+    expect(await tree(plain.dst)).toEqual({ "/a.txt": "alpha" });
+  });
+
+  it("filters and the size limit skip files (and filtered folders), counted as skipped", async () => {
+    const { id, src, dst } = await makeTask({ filters: "*.tmp;cache;/docs/private*", skipOverSize: 10 });
+    await put(src, { "/keep.txt": "keep", "/x.tmp": "tmp", "/cache/a.txt": "cached", "/docs/private.txt": "p", "/docs/ok.txt": "ok", "/big.bin": "0123456789ABC" });
+    const task = await run(id);
+    expect(task.lastRun).toMatchObject({ status: "succeed", filesCopied: 2, filesSkipped: 3 });
+    expect(await tree(dst)).toEqual({ "/keep.txt": "keep", "/docs/ok.txt": "ok" });
+  });
+});
+
+describe("sync tasks: schedule, stop, restart, failures", () => {
+  it("an interval task runs when its time comes on the engine's clock, and is planned again", async () => {
+    const { id, src, dst } = await makeTask({ frequency: { kind: "interval", every: 10, unit: "seconds" } });
+    await put(src, { "/a.txt": "alpha" });
+    await sleep(1500);
+    expect((await getTask(id)).lastRun).toBeNull();
+    t.clock.advance(10_001);
+    const until = Date.now() + 10_000;
+    let task = await getTask(id);
+    while (!task.lastRun || task.lastRun.endedAt === null) {
+      if (Date.now() > until) throw new Error("the schedule did not fire");
+      await sleep(100);
+      task = await getTask(id);
+    }
+    expect(task.lastRun).toMatchObject({ trigger: "schedule", status: "succeed", filesCopied: 1 });
+    expect(task.nextRunAt).toBeGreaterThan(t.clock.now());
+    expect(await tree(dst)).toEqual({ "/a.txt": "alpha" });
+  });
+
+  it("a once task runs once at its time", async () => {
+    const at = Math.floor(t.clock.now() / 1000) + 3600;
+    const { id, src } = await makeTask({ frequency: { kind: "once", at } });
+    await put(src, { "/a.txt": "alpha" });
+    expect((await getTask(id)).nextRunAt).toBe(at * 1000);
+    t.clock.advance(3601_000);
+    admin = await t.adminToken();
+    const until = Date.now() + 10_000;
+    let task = await getTask(id);
+    while (!task.lastRun || task.lastRun.endedAt === null) {
+      if (Date.now() > until) throw new Error("the schedule did not fire");
+      await sleep(100);
+      task = await getTask(id);
+    }
+    expect(task).toMatchObject({ status: "succeed", nextRunAt: null });
+    t.clock.advance(3601_000);
+    admin = await t.adminToken();
+    await sleep(1500);
+    expect((await t.call("GET", `/api/admin/sync-tasks/${id}/runs`, { token: admin })).body.data.total).toBe(1);
+  });
+
+  /** A source big enough that a run takes a while: `n` files of 64 KiB in 10 folders. */
+  async function bigSource(src: string, n: number) {
+    const chunk = "x".repeat(64 * 1024);
+    for (let f = 0; f < 10; f++) {
+      await mkdir(path.join(src, `f${f}`), { recursive: true });
+      await Promise.all(Array.from({ length: n / 10 }, (_, i) => writeFile(path.join(src, `f${f}`, `file-${i}.bin`), chunk)));
+    }
+  }
+
+  /** Every file at the target is whole (no partial file at a final path); how many there are. */
+  async function wholeFiles(dst: string): Promise<number> {
+    const files = await tree(dst);
+    for (const [p, content] of Object.entries(files)) expect(content.length, p).toBe(64 * 1024);
+    return Object.keys(files).length;
+  }
+
+  it("stop cancels a running sync promptly: stopping, then stopped; no partial file; run again finishes", async () => {
+    const { id, src, dst } = await makeTask();
+    await bigSource(src, 500);
+    expect((await t.call("POST", `/api/admin/sync-tasks/${id}/run`, { token: admin })).body.code).toBe(200);
+    // Only one run at a time.
+    expect((await t.call("POST", `/api/admin/sync-tasks/${id}/run`, { token: admin })).body.code).toBe(4682);
+    expect((await t.call("DELETE", `/api/admin/sync-tasks/${id}`, { token: admin })).body.code).toBe(4682);
+    let task = await getTask(id);
+    while (!task.progress || task.progress.filesCopied < 5) {
+      expect(task.status).toMatch(/in_queue|activated/);
+      await sleep(20);
+      task = await getTask(id);
+    }
+    const stopped = await t.call("POST", `/api/admin/sync-tasks/${id}/stop`, { token: admin });
+    expect(["stopping", "stopped"]).toContain(stopped.body.data.status);
+    task = await settled(id, 5000);
+    expect(task.status).toBe("stopped");
+    expect(task.lastRun.status).toBe("stopped");
+    expect(task.lastRun.filesCopied).toBeLessThan(500);
+    const copied = await wholeFiles(dst);
+    expect(copied).toBe(task.lastRun.filesCopied);
+    expect((await readdir(path.join(dst, ".ferry-tmp")).catch(() => [])).length).toBe(0);
+
+    const again = await run(id);
+    expect(again.lastRun).toMatchObject({ status: "succeed", filesCopied: 500 - copied });
+    expect(await wholeFiles(dst)).toBe(500);
+  });
+
+  it("a run cut short by an engine stop is stopped by server after the restart", async () => {
+    const { id, src, dst } = await makeTask();
+    await bigSource(src, 500);
+    await t.call("POST", `/api/admin/sync-tasks/${id}/run`, { token: admin });
+    let task = await getTask(id);
+    while (!task.progress || task.progress.filesCopied < 5) {
+      await sleep(20);
+      task = await getTask(id);
+    }
+    await t.restart();
+    admin = await t.adminToken();
+    task = await getTask(id);
+    expect(task.status).toBe("stopped_by_server");
+    expect(task.lastRun).toMatchObject({ status: "stopped_by_server" });
+    expect(task.lastRun.endedAt).not.toBeNull();
+    await wholeFiles(dst);
+    expect((await run(id)).lastRun.status).toBe("succeed");
+    expect(await wholeFiles(dst)).toBe(500);
+  });
+
+  it("local to S3: a tree reaches the bucket through the storage's driver; a second run copies nothing; a deletion follows", async () => {
+    const bucket = await addS3Storage("Bucket");
+    const { id, src } = await makeTask({ target: { storageId: bucket, path: "/backup" }, options: { deleteTargetWhenSourceDeleted: true, keepMtime: true } });
+    await put(src, { "/a.txt": ["alpha", 1_600_000_000], "/docs/b.txt": "bravo", "/docs/deep/c.bin": "x".repeat(100_000) });
+    expect((await run(id)).lastRun).toMatchObject({ status: "succeed", filesCopied: 3, bytes: 100_010 });
+    const objects = async () => {
+      const names = (await readdir(path.join(s3.directory, s3.bucket), { recursive: true })).filter((n) => n.endsWith("._S3rver_object")).map((n) => n.replace(/\._S3rver_object$/, ""));
+      return names.filter((n) => !n.endsWith("/")).sort();
+    };
+    expect(await objects()).toEqual(expect.arrayContaining(["backup/a.txt", "backup/docs/b.txt", "backup/docs/deep/c.bin"]));
+    // S3 cannot take the source's time: the state record keeps the run idempotent all the same.
+    expect((await run(id)).lastRun).toMatchObject({ status: "succeed", filesCopied: 0, bytes: 0 });
+    await rm(path.join(src, "docs", "b.txt"));
+    await put(src, { "/a.txt": ["alpha, changed", 1_600_000_100] });
+    expect((await run(id)).lastRun).toMatchObject({ status: "succeed", filesCopied: 1, filesDeleted: 1 });
+    expect((await objects()).filter((n) => n.startsWith("backup/") && !n.endsWith("/"))).not.toContain("backup/docs/b.txt");
+  });
+
+  it("an unreachable target storage ends the run as connect failed (4152)", async () => {
+    const dead = await addS3Storage("Dead", "http://127.0.0.1:9");
+    const { id, src } = await makeTask({ target: { storageId: dead, path: "/x" } });
+    await put(src, { "/a.txt": "alpha" });
+    const task = await run(id);
+    expect(task.status).toBe("connect_failed");
+    expect(task.lastRun).toMatchObject({ status: "connect_failed", errorCode: 4152, filesCopied: 0 });
+  });
+
+  it("a missing source folder fails the run with 1043 (failed)", async () => {
+    const { id, src } = await makeTask();
+    await rm(src, { recursive: true });
+    const task = await run(id);
+    expect(task.status).toBe("failed");
+    expect(task.lastRun).toMatchObject({ status: "failed", errorCode: 1043 });
+  });
+});
