@@ -21,8 +21,8 @@ import { Readable, type Duplex } from "node:stream";
 import type { FastifyBaseLogger } from "fastify";
 import type { ErrorName } from "../../contract/errors";
 import { FerryError } from "../errors";
-import { baseName, isReservedName, isUnder, joinName, normaliseUserPath, parentOf, resolveUserPath } from "./paths";
-import { checkNewName, checkRange, guardWith, mapLimit, streamWriter } from "./shared";
+import { baseName, isUnder, joinName, parentOf, resolveUserPath } from "./paths";
+import { checkNewName, checkRange, contentRange, guardWith, keyPrefix, mapFailure, mapLimit, rechunk, seconds, streamWriter, usableName, usableRest } from "./shared";
 import {
   type Entry,
   type EntryType,
@@ -106,16 +106,8 @@ const DELETE_BATCH = 1000;
 /** S3 keys are at most 1024 UTF-8 bytes. */
 const MAX_KEY_BYTES = 1024;
 
-/** The configured root folder as a key prefix: "" or "a/b/". PathFormatError for a path that would not stay a folder. */
-export function s3Prefix(configPath: string | undefined): string {
-  let relative: string;
-  try {
-    relative = normaliseUserPath(configPath ?? "");
-  } catch {
-    throw new FerryError("PathFormatError");
-  }
-  return relative === "/" ? "" : `${relative.slice(1)}/`;
-}
+/** The configured root folder as a key prefix: "" or "a/b/" (shared.ts keyPrefix). PathFormatError for a path that would not stay a folder. */
+export const s3Prefix = keyPrefix;
 
 /** Refuses a config that cannot work (StorageConfigFailed, InvalidSliceSize, PathFormatError); never echoes a credential. */
 export function checkS3Config(config: S3StorageConfig): void {
@@ -169,75 +161,8 @@ const nameOf = (err: unknown): string => (typeof err === "object" && err !== nul
 const statusOf = (err: unknown): number | undefined => (typeof err === "object" && err !== null ? (err as SdkError).$metadata?.httpStatusCode : undefined);
 const isMissing = (err: unknown) => nameOf(err) === "NoSuchKey" || nameOf(err) === "NotFound" || (statusOf(err) === 404 && nameOf(err) !== "NoSuchBucket");
 
-const seconds = (date: Date | undefined) => (date ? Math.floor(date.getTime() / 1000) : 0);
-
-/**
- * The bytes of `body` in chunks of exactly `size` (the last one shorter), as the local driver's
- * streams give them; `skip` bytes dropped first and at most `limit` given (a store that answered
- * a Range with more than was asked, or with the whole object, still yields exactly the range).
- */
-async function* rechunk(body: Readable, size: number, skip: number, limit: number): AsyncGenerator<Buffer> {
-  let parts: Buffer[] = [];
-  let held = 0;
-  let toSkip = skip;
-  let left = limit;
-  try {
-    for await (const chunk of body) {
-      let buf = chunk as Buffer;
-      if (toSkip > 0) {
-        const n = Math.min(toSkip, buf.length);
-        buf = buf.subarray(n);
-        toSkip -= n;
-      }
-      if (buf.length > left) buf = buf.subarray(0, left);
-      left -= buf.length;
-      while (held + buf.length >= size) {
-        const take = size - held;
-        parts.push(buf.subarray(0, take));
-        yield Buffer.concat(parts, size);
-        parts = [];
-        held = 0;
-        buf = buf.subarray(take);
-      }
-      if (buf.length > 0) {
-        parts.push(buf);
-        held += buf.length;
-      }
-      if (left === 0) break;
-    }
-    if (held > 0) yield Buffer.concat(parts, held);
-  } finally {
-    body.destroy();
-  }
-}
-
-/** The chunks of `source`; a failure on the way (the store or the network, mid-body) comes out as `map` makes it. */
-async function* mapFailure<T>(source: AsyncGenerator<T>, map: (err: unknown) => Error): AsyncGenerator<T> {
-  try {
-    yield* source;
-  } catch (err) {
-    throw map(err);
-  }
-}
-
-/** The first offset and the object's size of a Content-Range answer ("bytes 5-9/10"), or null. */
-function contentRange(header: string | undefined): { start: number; total: number | null } | null {
-  const match = /^bytes (\d+)-\d+\/(\d+|\*)$/.exec(header ?? "");
-  return match ? { start: Number(match[1]), total: match[2] === "*" ? null : Number(match[2]) } : null;
-}
-
 /** Encodes a key for the x-amz-copy-source header (each segment percent-encoded, slashes kept). */
 const copySource = (bucket: string, key: string) => `${bucket}/${key.split("/").map(encodeURIComponent).join("/")}`;
-
-/** A rest of a key below a folder that Ferry can name: no empty, dot or reserved segment (a trailing "/" marks a folder). */
-function usableRest(rest: string): boolean {
-  const segments = rest.split("/");
-  const last = segments.length - 1;
-  return segments.every((s, i) => (s === "" ? i === last && i > 0 : s !== "." && s !== ".." && !isReservedName(s)));
-}
-
-/** A listed entry's name: one usable segment. */
-const usableName = (name: string) => !name.includes("/") && usableRest(name);
 
 /**
  * Bounds the connection phase of a new socket (TCP, then TLS when `event` is "secureConnect") from
