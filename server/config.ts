@@ -117,6 +117,7 @@ export const configSchema = z.object({
     .refine((v) => v === undefined || isTimeZone(v), "must be an IANA time zone name such as Europe/Berlin or UTC")
     .describe("IANA time zone in which the administrator's speed periods start and end (docs/file-server.md, \"Speed periods\"); the process's own (TZ) when unset."),
   FERRY_PURGE_INTERVAL: seconds.default(600).describe("Seconds between purges of expired share tokens, attempt counters and rate counters."),
+  FERRY_AUTOCLEAN_INTERVAL: seconds.default(86_400).describe("Seconds between two scheduled auto-clean runs of a local storage whose auto-clean is on (docs/storage.md, \"Auto-clean\")."),
   FERRY_DASHBOARD_SAMPLE_MS: z.coerce.number().int().min(100).max(60_000).default(5000).describe("Milliseconds between the dashboard's CPU, memory and network samples."),
   FERRY_DASHBOARD_WINDOW: z.coerce.number().int().min(10).max(86_400).default(600).describe("Seconds of samples the dashboard's charts keep (the last minutes)."),
   FERRY_EVENT_BIN_DIR: z
@@ -180,6 +181,8 @@ export interface Config {
   shareLimits: { windowSeconds: number; tokensPerAddress: number; liveTokens: number; countsPerAddress: number };
   /** Seconds between purges of expired rows. */
   purgeInterval: number;
+  /** Milliseconds between two scheduled auto-clean runs of a storage (FERRY_AUTOCLEAN_INTERVAL). */
+  autoCleanIntervalMs: number;
   /** Milliseconds over which a notify-admin user's transfers make one notice to the administrator (docs/mail.md, "Transfer notices"). */
   transferNoticeWindowMs: number;
   /** IANA time zone of the speed periods' clock times (FERRY_TIME_ZONE, else the process's). */
@@ -262,6 +265,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       countsPerAddress: c.FERRY_SHARE_COUNTS_PER_ADDRESS,
     },
     purgeInterval: c.FERRY_PURGE_INTERVAL,
+    autoCleanIntervalMs: c.FERRY_AUTOCLEAN_INTERVAL * 1000,
     transferNoticeWindowMs: c.FERRY_TRANSFER_NOTICE_WINDOW * 1000,
     timeZone: c.FERRY_TIME_ZONE ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
     dashboardSamples: { intervalMs: c.FERRY_DASHBOARD_SAMPLE_MS, windowMs: c.FERRY_DASHBOARD_WINDOW * 1000 },

@@ -55,6 +55,8 @@ import { createShareSockets } from "./fileserver/share-socket";
 import { startPurgeTimer } from "./limits/purge";
 import { withCommandLog, withRouteLog } from "./logs/hooks";
 import { logRoutes } from "./logs/routes";
+import { autoCleanRoutes } from "./storage/autoclean/routes";
+import { autoCleanOf, autoCleanScheduleOf, startAutoClean } from "./storage/autoclean/wiring";
 import { syncRoutes } from "./sync/routes";
 import { syncOf } from "./sync/wiring";
 import { eventRoutes } from "./events/routes";
@@ -91,6 +93,7 @@ export function allRoutes(s: Services, dashboard: Dashboard = describedDashboard
   const auth = createAuth({ ...s, codec, lockout, rates: createRateLimits(s.db, s.clock), edition: () => s.licence.edition(), addressLimits: s.config.addressLimits, ways: authentication });
   const routes = [...authRoutes(auth, s.tokens, s.users), ...authenticationRoutes(authentication), ...siteRoutes(s.config, s.settings, s.db, s.clock, s.tls, siteDesignOf(s)), ...noticeRoutes(s.notices), ...userRoutes(s.users), ...groupRoutes(s.groups), ...storageAdminRoutes(createStorageAdmin({ db: s.db, clock: s.clock, registry: s.storages, box: s.storageBox, driver: { builtinRoot: s.storages.builtinRoot, walk: s.spaces.walkLimits } })), ...noticeAdminRoutes(s.notices, s.noticeMailing), ...settingsRoutes(s.settings, () => s.licence.edition()), ...statisticsRoutes(createStatistics(s), s.settings), ...dashboardRoutes(dashboard), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s), ...logRoutes(createLogs(s), s.settings), ...eventRoutes(s.events), ...taskRoutes(createTasks({ db: s.db, tasks: s.tasks, recorder: s.recorder })), ...tlsRoutes(s.tls, s.trust), ...databaseRoutes(createDatabaseAdmin(s))];
   routes.push(...syncRoutes(syncOf(s)));
+  routes.push(...autoCleanRoutes(autoCleanOf(s), () => autoCleanScheduleOf(s)));
   // Every route that changes something is in the operation log (server/logs/hooks.ts); not with
   // FERRY_BENCH_LOGS_OFF, the bench's baseline without the logs.
   if (!s.recorder.off) routes.splice(0, routes.length, ...withRouteLog(s.recorder, routes));
@@ -168,6 +171,8 @@ export async function startEngine(config: Config, clock: Clock = systemClock, li
     const purge = startPurgeTimer(services.db, clock, config.purgeInterval, config.addressLimits.windowMs, api.log);
     // Log rows past their retention days go at start and hourly (server/logs/service.ts).
     const logSweep = startLogSweep(createLogs(services), 3_600_000, api.log);
+    // Local storages whose auto-clean is on are cleaned once per FERRY_AUTOCLEAN_INTERVAL (docs/storage.md, "Auto-clean").
+    const autoClean = startAutoClean(services, api.log);
     // Sync tasks (server/sync/): runs an engine stop or a crash cut short are marked "stopped by
     // server", then the schedule ticks.
     const sync = syncOf(services, api.log);
@@ -191,7 +196,7 @@ export async function startEngine(config: Config, clock: Clock = systemClock, li
     const closeParts = () => {
       stopNoticeEvents();
       services.tasks.stopTimer();
-      return Promise.all([sampler.stop(), ...parts.map((p) => p.close?.()), clients.close(), purge.stop(), logSweep.stop(), services.transferNotices.stop(), services.noticeMailing.stop()]);
+      return Promise.all([sampler.stop(), ...parts.map((p) => p.close?.()), clients.close(), purge.stop(), logSweep.stop(), autoClean.stop(), services.transferNotices.stop(), services.noticeMailing.stop()]);
     };
     // An uploaded certificate wins over FERRY_TLS_CERT; "disable non-TLS" keeps the plain port shut.
     const tlsStart = await services.tls.startup();

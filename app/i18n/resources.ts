@@ -6,6 +6,7 @@ import { adminEmailEn, adminEmailZh } from "./messages/admin-email";
 import { adminGroupsEn, adminGroupsZh } from "./messages/admin-groups";
 import { adminEventsEn, adminEventsZh } from "./messages/admin-events";
 import { adminStorageEn, adminStorageZh } from "./messages/admin-storage";
+import { adminAutoCleanEn, adminAutoCleanZh } from "./messages/admin-autoclean";
 import { adminSyncEn, adminSyncZh } from "./messages/admin-sync";
 import { adminNotificationsEn, adminNotificationsZh } from "./messages/admin-notifications";
 import { adminLinksEn, adminLinksZh } from "./messages/admin-links";
@@ -186,6 +187,6 @@ export type Language = (typeof SUPPORTED_LANGUAGES)[number];
 export const NAMESPACE = "common";
 
 export const resources = {
-  en: { [NAMESPACE]: { ...en, ...adminEn, ...adminGroupsEn, ...adminEventsEn, ...adminStorageEn, ...adminSyncEn, ...adminEmailEn, ...adminNotificationsEn, ...adminLinksEn, ...adminStatisticsEn, ...adminLogsEn, ...adminTasksEn, ...adminSettingsEn, ...adminAuthenticationEn, ...adminUsersEn, ...adminTlsEn, ...adminSiteEn, ...adminDatabaseEn, ...authEn, ...clientEn, ...dashboardEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
-  zh: { [NAMESPACE]: { ...zh, ...adminZh, ...adminGroupsZh, ...adminEventsZh, ...adminStorageZh, ...adminSyncZh, ...adminEmailZh, ...adminNotificationsZh, ...adminLinksZh, ...adminStatisticsZh, ...adminLogsZh, ...adminTasksZh, ...adminSettingsZh, ...adminAuthenticationZh, ...adminUsersZh, ...adminTlsZh, ...adminSiteZh, ...adminDatabaseZh, ...authZh, ...clientZh, ...dashboardZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
+  en: { [NAMESPACE]: { ...en, ...adminEn, ...adminGroupsEn, ...adminEventsEn, ...adminStorageEn, ...adminAutoCleanEn, ...adminSyncEn, ...adminEmailEn, ...adminNotificationsEn, ...adminLinksEn, ...adminStatisticsEn, ...adminLogsEn, ...adminTasksEn, ...adminSettingsEn, ...adminAuthenticationEn, ...adminUsersEn, ...adminTlsEn, ...adminSiteEn, ...adminDatabaseEn, ...authEn, ...clientEn, ...dashboardEn, ...filesEn, ...mailEn, ...notificationsEn, ...sharePageEn, ...shellEn, ...sharesEn, ...transfersEn, ...errorMessages("en") } },
+  zh: { [NAMESPACE]: { ...zh, ...adminZh, ...adminGroupsZh, ...adminEventsZh, ...adminStorageZh, ...adminAutoCleanZh, ...adminSyncZh, ...adminEmailZh, ...adminNotificationsZh, ...adminLinksZh, ...adminStatisticsZh, ...adminLogsZh, ...adminTasksZh, ...adminSettingsZh, ...adminAuthenticationZh, ...adminUsersZh, ...adminTlsZh, ...adminSiteZh, ...adminDatabaseZh, ...authZh, ...clientZh, ...dashboardZh, ...filesZh, ...mailZh, ...notificationsZh, ...sharePageZh, ...shellZh, ...sharesZh, ...transfersZh, ...errorMessages("zh") } },
 };

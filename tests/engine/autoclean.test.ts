@@ -2,7 +2,11 @@ import { utimesSync as setTimesNow } from "node:fs";
 import { lstat, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { PERMISSION_FULL } from "../../contract/permissions";
+import { autoCleanScheduleOf } from "../../server/storage/autoclean/wiring";
+import { startTestEngine, type TestEngine } from "../support/engine";
+import { connectFiles, type FileClient } from "../support/file-client";
 import { type CleanAge, type CleanPolicy, cleanAgeMs, runClean } from "../../server/storage/autoclean/cleaner";
 import { startAutoCleanSchedule } from "../../server/storage/autoclean/schedule";
 import { type CleanTarget, createAutoClean } from "../../server/storage/autoclean/service";
@@ -408,5 +412,127 @@ describe("runs and the schedule", () => {
     expect(stopped.truncated).toBe(true);
     expect(stopped.deleted).toBeLessThan(50);
     await expect(s.autoClean.run(7, {}, { kind: "admin", userId: 1 })).rejects.toMatchObject({ errorName: "InvalidOperation" });
+  });
+});
+
+describe("in the engine: the admin API, a download held open, the operation log, the schedule", () => {
+  let t: TestEngine;
+  let admin: string;
+  let alice: Awaited<ReturnType<TestEngine["createUser"]>>;
+  let files: FileClient;
+  let home: string;
+  let recycle: string;
+
+  /** A file in alice's home last modified (and accessed) `days` before the engine's clock. */
+  const putOld = async (rel: string, days: number, content: string | Buffer = rel) => {
+    const file = path.join(home, rel);
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, content);
+    const at = (t.clock.now() - days * DAY) / 1000;
+    await utimes(file, at, at);
+    return file;
+  };
+  const setClean = (values: { clean_by: string; clean_age?: string; recycle_path?: string }) =>
+    t.engine.services.db.kysely.updateTable("storages").set(values).where("id", "=", 1).execute();
+  const run = (body: Record<string, unknown>, token = admin) => t.call("POST", "/api/admin/storages/1/autoclean/run", { token, body });
+
+  beforeAll(async () => {
+    t = await startTestEngine();
+    admin = await t.adminToken();
+    alice = await t.createUser("alice", { permission: PERMISSION_FULL });
+    files = await connectFiles(t.fileUrl, alice.socketToken);
+    const space = await t.engine.services.spaces.open(alice.id, 0);
+    home = path.join(t.engine.services.spaces.root, space.home);
+    recycle = path.join(t.dataDir, "recycle");
+  });
+  afterAll(async () => {
+    await files?.close();
+    await t?.stop();
+  });
+
+  it("is the administrator's only", async () => {
+    for (const [method, url] of [
+      ["POST", "/api/admin/storages/1/autoclean/run"],
+      ["GET", "/api/admin/storages/1/autoclean/runs"],
+    ] as const) {
+      expect((await t.call(method, url, { token: alice.token, body: method === "POST" ? { dryRun: true } : undefined })).body).toMatchObject({ code: 1008, data: null });
+      expect((await t.call(method, url, { body: method === "POST" ? { dryRun: true } : undefined })).body.code).toBe(1009);
+    }
+  });
+
+  it("refuses an unknown storage (4004), a storage whose auto-clean is off (4104), a recycle path holding the storage (4156)", async () => {
+    expect((await t.call("POST", "/api/admin/storages/99/autoclean/run", { token: admin, body: {} })).body.code).toBe(4004);
+    expect((await t.call("GET", "/api/admin/storages/99/autoclean/runs", { token: admin })).body.code).toBe(4004);
+    expect((await run({})).body.code).toBe(4104);
+    expect((await run({ dryRun: true, cleanBy: "modified", recyclePath: t.dataDir })).body.code).toBe(4156);
+    expect((await run({ dryRun: false, cleanBy: "modified" })).body.code).toBe(4102);
+  });
+
+  it("a download held open mid-stream is skipped; a dry run lists exactly what run now does; each move is in the operation log", async () => {
+    await setClean({ clean_by: "modified", clean_age: "1m", recycle_path: recycle });
+    await putOld("/docs/old.txt", 31, "old words");
+    await putOld("/docs/fresh.txt", 29);
+    const movie = await putOld("/movie.bin", 400, Buffer.alloc(32 * 1024 * 1024, 7));
+    const { url } = await files.ok("download", { groupId: 0, paths: ["/movie.bin"] });
+    const controller = new AbortController();
+    const res = await fetch(t.fileUrl + url, { signal: controller.signal });
+    const reader = res.body!.getReader();
+    expect((await reader.read()).value!.length).toBeGreaterThan(0);
+
+    const dry = await run({ dryRun: true });
+    expect(dry.body.code).toBe(200);
+    expect(dry.body.data).toMatchObject({ dryRun: true, moved: 1, skippedInUse: 1, items: [{ path: "/users/alice/docs/old.txt", action: "recycle", to: path.join(recycle, "users/alice/docs/old.txt") }] });
+    expect(await exists(path.join(home, "docs/old.txt"))).toBe(true);
+
+    const real = await run({});
+    expect(real.body.data).toMatchObject({ dryRun: false, trigger: "admin", moved: 1, skippedInUse: 1, errors: [] });
+    expect(real.body.data.items).toEqual(dry.body.data.items);
+    expect(await readFile(path.join(recycle, "users/alice/docs/old.txt"), "utf8")).toBe("old words");
+    expect(await exists(path.join(home, "docs/fresh.txt"))).toBe(true);
+    expect(await exists(movie)).toBe(true);
+
+    // The download ends; the next run takes the file.
+    controller.abort();
+    await reader.closed.catch(() => undefined);
+    await expect.poll(async () => (await run({ dryRun: true })).body.data.skippedInUse, { timeout: 10_000 }).toBe(0);
+    expect((await run({})).body.data).toMatchObject({ moved: 1, skippedInUse: 0, items: [{ path: "/users/alice/movie.bin" }] });
+    expect(await exists(movie)).toBe(false);
+
+    const runs = (await t.call("GET", "/api/admin/storages/1/autoclean/runs", { token: admin })).body.data;
+    expect(runs).toMatchObject({ running: false, list: [{ moved: 1, skippedInUse: 0 }, { moved: 1, skippedInUse: 1 }] });
+    expect(runs.nextRunAt).toBe(runs.list[0].finishedAt + 86_400_000);
+
+    const logged = (await t.call("GET", "/api/admin/logs?kind=autoclean_recycle&order=asc", { token: admin })).body.data.list;
+    expect(logged.map((e: { target: string; detail: string; account: string }) => [e.account, e.target, e.detail])).toEqual([
+      ["admin", "Local:/users/alice/docs/old.txt", `→ ${path.join(recycle, "users/alice/docs/old.txt")}; by modified, older than 1m`],
+      ["admin", "Local:/users/alice/movie.bin", `→ ${path.join(recycle, "users/alice/movie.bin")}; by modified, older than 1m`],
+    ]);
+    const summaries = (await t.call("GET", "/api/admin/logs?kind=autoclean_run", { token: admin })).body.data.list;
+    expect(summaries).toHaveLength(2);
+    expect(summaries[1].detail).toContain("moved 1, deleted 0, 9 bytes, in use 1");
+  }, 60_000);
+
+  it("the schedule cleans by the engine's clock, once per FERRY_AUTOCLEAN_INTERVAL", async () => {
+    await setClean({ clean_by: "accessed", clean_age: "7d", recycle_path: "" });
+    const schedule = autoCleanScheduleOf(t.engine.services)!;
+    const lastRun = (await t.call("GET", "/api/admin/storages/1/autoclean/runs", { token: admin })).body.data.list[0].finishedAt as number;
+    const old = await putOld("/stale.log", 8);
+    t.clock.advance(lastRun + DAY - 1 - t.clock.now());
+    await schedule.tick();
+    expect(await exists(old)).toBe(true);
+    t.clock.advance(1);
+    await schedule.tick();
+    expect(await exists(old)).toBe(false);
+    // A day later on the engine's clock: the earlier access token has expired.
+    admin = await t.adminToken();
+    const runs = (await t.call("GET", "/api/admin/storages/1/autoclean/runs", { token: admin })).body.data;
+    // The earlier test's fresh.txt (29 days) is old by this policy too.
+    expect(runs.list[0]).toMatchObject({ trigger: "schedule", deleted: 2, cleanBy: "accessed", cleanAge: "7d", recyclePath: "" });
+    expect(await exists(path.join(home, "docs/fresh.txt"))).toBe(false);
+    const deleted = (await t.call("GET", "/api/admin/logs?kind=autoclean_delete&order=asc", { token: admin })).body.data.list;
+    expect(deleted).toMatchObject([
+      { account: "auto-clean", role: "admin", target: "Local:/users/alice/docs/fresh.txt" },
+      { account: "auto-clean", role: "admin", target: "Local:/users/alice/stale.log" },
+    ]);
   });
 });

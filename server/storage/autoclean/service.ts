@@ -24,6 +24,8 @@ export interface CleanTarget {
   root: string;
   /** null: auto-clean is off (or the storage is not local). */
   policy: CleanPolicy | null;
+  /** false: an object storage, which has no auto-clean (InvalidOperation). */
+  local?: boolean;
 }
 
 export interface AutoCleanDeps {
@@ -136,6 +138,7 @@ export function createAutoClean(deps: AutoCleanDeps) {
 
   /** The policy of a run: the saved one, or for a dry run the saved one with the body's changes. */
   function policyOf(target: CleanTarget, body: Partial<AutoCleanRunBody>): CleanPolicy {
+    if (target.local === false) throw new FerryError("InvalidOperation");
     const overrides = body.cleanBy !== undefined || body.cleanAge !== undefined || body.recyclePath !== undefined;
     if (overrides && !body.dryRun) throw new FerryError("InvalidParameter");
     const by = body.cleanBy ?? target.policy?.by;

@@ -1,0 +1,75 @@
+import { AUTO_CLEAN_AGES } from "../../../contract/autoclean";
+import { FerryError } from "../../errors";
+import type { Services } from "../../services";
+import { filesInUse } from "../in-use";
+import { locationOf } from "../locations";
+import { localRootOf, type StoredConfig, storedObject } from "../registry";
+import type { CleanAge, CleanPolicy } from "./cleaner";
+import { type AutoCleanSchedule, startAutoCleanSchedule } from "./schedule";
+import { type AutoClean, type CleanTarget, createAutoClean } from "./service";
+
+/**
+ * One auto-clean per engine's services (docs/storage.md, "Auto-clean"): the routes (allRoutes) and
+ * the engine's start and stop (startEngine) reach the same runs. The storages come from the
+ * `storages` table (its local ones, with clean_by, clean_age, recycle_path); the schedule starts
+ * with startAutoClean.
+ */
+
+interface Row {
+  id: number;
+  name: string;
+  provider: string;
+  config: string;
+  clean_by: string;
+  clean_age: string;
+  recycle_path: string;
+}
+
+const isAge = (v: string): v is CleanAge => (AUTO_CLEAN_AGES as readonly string[]).includes(v);
+
+function targetOf(row: Row, builtinRoot: string): CleanTarget {
+  const local = row.provider === "local";
+  const config = storedObject<StoredConfig>(row.config);
+  const by = row.clean_by === "accessed" || row.clean_by === "modified" ? row.clean_by : null;
+  const policy: CleanPolicy | null = local && by ? { by, age: isAge(row.clean_age) ? row.clean_age : "1m", recyclePath: row.recycle_path.trim() || null } : null;
+  return { id: Number(row.id), name: row.name, root: local ? localRootOf({ config }, builtinRoot) : "", policy, local };
+}
+
+const entries = new WeakMap<Services, { autoClean: AutoClean; schedule: AutoCleanSchedule | null }>();
+
+function entryOf(s: Services) {
+  let entry = entries.get(s);
+  if (!entry) {
+    const k = s.db.kysely;
+    const columns = ["id", "name", "provider", "config", "clean_by", "clean_age", "recycle_path"] as const;
+    const autoClean = createAutoClean({
+      clock: s.clock,
+      targets: async () => (await k.selectFrom("storages").select(columns).where("provider", "=", "local").orderBy("id").execute()).map((r) => targetOf(r as Row, s.storages.builtinRoot)),
+      target: async (id) => {
+        const row = await k.selectFrom("storages").select(columns).where("id", "=", id).executeTakeFirst();
+        if (!row) throw new FerryError("StorageIdNotExist");
+        return targetOf(row as Row, s.storages.builtinRoot);
+      },
+      inUse: filesInUse,
+      limits: { maxDepth: s.config.walkMaxDepth, maxEntries: s.config.walkMaxEntries },
+      log: s.recorder,
+      // The homes holding a cleaned file count again (their quota's usage).
+      onRemoved: (target, item) => s.usage.changed(locationOf(target.id, item.path), { size: -item.size, files: -1, folders: 0 }),
+    });
+    entry = { autoClean, schedule: null };
+    entries.set(s, entry);
+  }
+  return entry;
+}
+
+export const autoCleanOf = (s: Services): AutoClean => entryOf(s).autoClean;
+
+/** The schedule of an engine's services, once startAutoClean ran. */
+export const autoCleanScheduleOf = (s: Services): AutoCleanSchedule | null => entryOf(s).schedule;
+
+/** Starts the schedule (FERRY_AUTOCLEAN_INTERVAL); its stop() ends a run going on. */
+export function startAutoClean(s: Services, log: { warn(obj: object, msg: string): void }): AutoCleanSchedule {
+  const entry = entryOf(s);
+  entry.schedule = startAutoCleanSchedule({ autoClean: entry.autoClean, clock: s.clock, intervalMs: s.config.autoCleanIntervalMs, log });
+  return entry.schedule;
+}
