@@ -7,6 +7,8 @@ import { FileStore } from "@tus/file-store";
 import { ERRORS, type KvStore, Upload } from "@tus/server";
 import type { Throttle } from "../speed/throttle";
 import { type ByteRange, CHUNKS_EXTENSION } from "../../contract/upload-chunks";
+import type { ResumableUploads } from "../storage/storage";
+import { buffersOf, freshHasherState, type StoreRecord, StoreUploadProgress, storedBytes } from "./object-store";
 import { prefixOf, RangeWriter, UploadProgress } from "./progress";
 
 /**
@@ -37,6 +39,8 @@ export interface UploadRecord {
   hash?: string;
   /** Set by a successful commit; a repeated commit answers with it. */
   committed?: { path: string; size: number; hash: string };
+  /** An upload into an object store (object-store.ts): its bytes are parts in the store, not a data file here. */
+  store?: StoreRecord;
 }
 
 /** A tus KvStore whose writes are atomic (temp file + rename): a crash never leaves half a record. */
@@ -96,6 +100,13 @@ export class UploadStore extends FileStore {
   throttle?: UploadThrottle;
   /** Ranges, writes in flight and the growing hash of uploads the engine has seen bytes of since it started (progress.ts). */
   private readonly progress = new Map<string, Promise<UploadProgress | null>>();
+  /**
+   * Set by the file server: the resumable uploads of the storage an upload's target (its
+   * metadata: owner, space, path) lies on, or null where uploads are staged here and adopted.
+   */
+  uploadsOf?: (metadata: Record<string, string | null> | undefined) => Promise<ResumableUploads | null>;
+  /** The live side of uploads into an object store (object-store.ts), by id. */
+  private readonly storeProgress = new Map<string, Promise<StoreUploadProgress | null>>();
 
   constructor(directory: string, expirationMs: number) {
     const records = new AtomicFileKvStore(directory);
@@ -114,6 +125,61 @@ export class UploadStore extends FileStore {
   }
 
   /**
+   * A new upload: into the object store its target lies on (one resumable upload begun there, its
+   * state in the record, no data file here), else a local data file as tus's FileStore makes it.
+   */
+  override async create(upload: Upload): Promise<Upload> {
+    const uploads = await this.uploadsOf?.(upload.metadata);
+    if (!uploads) return super.create(upload);
+    const begun = await uploads.begin(upload.size ?? 0);
+    const record: UploadRecord = {
+      id: upload.id,
+      size: upload.size,
+      offset: 0,
+      metadata: upload.metadata,
+      creation_date: upload.creation_date,
+      store: { state: begun.state, parts: [], hasher: await freshHasherState() },
+    };
+    try {
+      await this.records.set(upload.id, record);
+    } catch (error) {
+      await begun.abort();
+      throw error;
+    }
+    return upload;
+  }
+
+  /** The live side of an upload into an object store (resumed from its record on first use); null for other uploads and gone ones. */
+  storeProgressOf(id: string): Promise<StoreUploadProgress | null> {
+    let loading = this.storeProgress.get(id);
+    if (!loading) {
+      loading = (async () => {
+        const record = await this.records.get(id);
+        if (!record?.store || record.committed) return null;
+        const uploads = await this.uploadsOf?.(record.metadata);
+        if (!uploads) throw ERRORS.FILE_WRITE_ERROR;
+        const upload = uploads.resume(record.store.state);
+        return StoreUploadProgress.open(upload, record.store, (store, hash) =>
+          this.records.get(id).then((current) => (current && !current.committed ? this.records.set(id, { ...current, store, ...(hash ? { hash } : {}) }) : undefined)),
+        );
+      })();
+      this.storeProgress.set(id, loading);
+      loading.then(
+        (p) => (p ? undefined : this.storeProgress.delete(id)),
+        () => this.storeProgress.delete(id),
+      );
+    }
+    return loading;
+  }
+
+  /** The bytes of an upload into an object store a client goes on from: the live offset, else the stored parts'. */
+  private async storeOffset(id: string, record: UploadRecord): Promise<number> {
+    const loaded = this.storeProgress.get(id);
+    const live = loaded ? await loaded.catch(() => null) : null;
+    return live ? live.offset : storedBytes(record.store!);
+  }
+
+  /**
    * One tus PATCH's bytes, at `offset` (tus holds the upload's lock and has checked it is the
    * stored offset), written in place by positional writes batched up to `STREAM_BUFFER` (STACK.md:
    * ~1030 vs ~690 MiB/s with the default 16 KiB) and hashed as they land (progress.ts). A PATCH cut
@@ -122,6 +188,7 @@ export class UploadStore extends FileStore {
    * over them.
    */
   override async write(readable: Readable, id: string, offset: number): Promise<number> {
+    if ((await this.records.get(id))?.store) return offset + (await this.writeStore(readable, id, offset, Number.POSITIVE_INFINITY));
     const progress = await this.progressOf(id);
     // Without a record (or its data file) nothing is tracked: the write itself decides (a vanished file fails it).
     if (!progress) return offset + (await this.writeAt(readable, id, offset, Number.POSITIVE_INFINITY, null));
@@ -134,6 +201,22 @@ export class UploadStore extends FileStore {
       return offset + written;
     } finally {
       progress.flights.delete(flight);
+    }
+  }
+
+  /** Sends a body at `offset` of an upload into an object store (object-store.ts) through its owner's throttle; the bytes taken. */
+  async writeStore(readable: Readable, id: string, offset: number, limit: number): Promise<number> {
+    const progress = await this.storeProgressOf(id);
+    if (!progress) throw ERRORS.FILE_NOT_FOUND;
+    if (offset !== progress.offset) throw ERRORS.INVALID_OFFSET;
+    const throttle = await this.throttleOf(id);
+    try {
+      const source = throttle ? readable.pipe(throttle.transform()) : readable;
+      // A throttle's stream ends with an error when the body does: what arrived stays taken.
+      if (throttle) readable.once("error", (error) => source.destroy(error));
+      return await progress.take(buffersOf(source), offset, limit);
+    } finally {
+      throttle?.release();
     }
   }
 
@@ -189,6 +272,10 @@ export class UploadStore extends FileStore {
     if (progress) return progress.ranges;
     const record = await this.records.get(id);
     if (!record) return null;
+    if (record.store) {
+      const offset = await this.storeOffset(id, record);
+      return offset > 0 ? [[0, offset]] : [];
+    }
     if (record.ranges) return record.ranges;
     const info = await stat(this.dataPath(id)).catch(() => null);
     return info && info.size > 0 ? [[0, Math.min(info.size, record.size ?? info.size)]] : [];
@@ -206,6 +293,14 @@ export class UploadStore extends FileStore {
 
   /** Forgets an upload's progress (terminated, committed, dropped): writes still in flight persist nothing more. */
   forgetProgress(id: string) {
+    const live = this.storeProgress.get(id);
+    this.storeProgress.delete(id);
+    void live?.then(
+      (p) => {
+        if (p) p.dropped = true;
+      },
+      () => undefined,
+    );
     const loading = this.progress.get(id);
     this.progress.delete(id);
     void loading?.then((p) => {
@@ -215,11 +310,15 @@ export class UploadStore extends FileStore {
 
   /** Forgets the progress of uploads whose record is gone. */
   async pruneProgress() {
-    for (const id of [...this.progress.keys()]) if (!(await this.records.get(id))) this.forgetProgress(id);
+    for (const id of new Set([...this.progress.keys(), ...this.storeProgress.keys()])) if (!(await this.records.get(id))) this.forgetProgress(id);
   }
 
   /** As @tus/file-store's, but the offset of an upload with Ferry chunks is its contiguous prefix, not its file's size. */
   override async getUpload(id: string): Promise<Upload> {
+    const record = await this.records.get(id);
+    if (record?.store) {
+      return new Upload({ id, size: record.size, offset: await this.storeOffset(id, record), metadata: record.metadata ?? undefined, creation_date: record.creation_date });
+    }
     const upload = await super.getUpload(id);
     const loaded = this.progress.get(id);
     const progress = loaded ? await loaded : null;
@@ -255,8 +354,30 @@ export class UploadStore extends FileStore {
     }
   }
 
+  /** A tus termination (DELETE): the upload's bytes and record go, in the object store too. */
+  override async remove(id: string): Promise<void> {
+    if (!(await this.records.get(id))?.store) return super.remove(id);
+    await this.drop(id);
+  }
+
+  /** Forgets the live side of an upload into an object store; with `abort`, its stored parts go as well (never those of a committed upload: they are its file). */
+  private async dropStore(id: string, record: UploadRecord | undefined) {
+    const loading = this.storeProgress.get(id);
+    this.storeProgress.delete(id);
+    const live = loading ? await loading.catch(() => null) : null;
+    if (live) live.dropped = true;
+    if (!record?.store || record.committed) return;
+    try {
+      const uploads = await this.uploadsOf?.(record.metadata);
+      await uploads?.resume(record.store.state).abort();
+    } catch {
+      // The space or its storage is gone: the store's own expiry (a lifecycle rule) clears the parts.
+    }
+  }
+
   /** Removes an upload's bytes and record; missing parts are fine. */
   async drop(id: string): Promise<void> {
+    await this.dropStore(id, await this.records.get(id));
     this.forgetProgress(id);
     await rm(this.dataPath(id), { force: true });
     await this.records.delete(id);

@@ -1,0 +1,175 @@
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { Upload } from "@tus/server";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createS3Storage, MIN_SLICE, type S3StorageConfig } from "../../server/storage/s3";
+import type { Storage } from "../../server/storage/storage";
+import { blake3Of } from "../../server/uploads/hash";
+import { UploadStore } from "../../server/uploads/store";
+import { S3RVER_KEYS, startS3rver, type S3Server } from "../support/s3";
+import { failure, readAll } from "../support/storage-conformance";
+
+/**
+ * The upload store taking tus uploads into an object store (server/uploads/object-store.ts,
+ * docs/file-server.md, "Uploads into object storage"), against s3rver: the store is the real one,
+ * called as tus calls it (create, write per PATCH, getUpload for HEAD, remove for DELETE); the
+ * upload's storage is a real S3 storage. The engine's HTTP path over it (tus.ts, chunks.ts,
+ * commit.ts) is the same code as for local uploads once the space's storage has `resumable`.
+ */
+
+const MIB = 1024 * 1024;
+let server: S3Server;
+let run = 0;
+let dir: string;
+let config: S3StorageConfig;
+let storage: Storage;
+let store: UploadStore;
+
+beforeAll(async () => {
+  server = await startS3rver();
+});
+afterAll(async () => server?.stop());
+beforeEach(async () => {
+  run++;
+  dir = await mkdtemp(path.join(os.tmpdir(), "ferry-uploads-object-store-"));
+  config = { endpoint: server.endpoint, bucket: server.bucket, ...S3RVER_KEYS, path: `o${run}`, sliceSize: MIN_SLICE };
+  storage = createS3Storage(config);
+  store = await openStore();
+});
+afterEach(async () => rm(dir, { recursive: true, force: true }));
+
+async function openStore(): Promise<UploadStore> {
+  const opened = await UploadStore.open(path.join(dir, "tus"), 60_000);
+  const on = createS3Storage(config);
+  opened.uploadsOf = async (metadata) => on.resumable!(String(metadata?.path));
+  return opened;
+}
+
+async function create(size: number, target = "/up.bin"): Promise<string> {
+  const id = randomBytes(16).toString("hex");
+  await store.create(new Upload({ id, size, offset: 0, metadata: { path: target }, creation_date: new Date().toISOString() }));
+  return id;
+}
+
+/** A request body in network-sized chunks of uneven length. */
+function body(bytes: Buffer): Readable {
+  const chunks: Buffer[] = [];
+  for (let at = 0, n = 1; at < bytes.length; n++) {
+    const size = Math.min(bytes.length - at, 1 + ((n * 7919) % 300_000));
+    chunks.push(bytes.subarray(at, at + size));
+    at += size;
+  }
+  return Readable.from(chunks);
+}
+
+/** Places the upload's stored parts at its target, as commit does. */
+async function complete(id: string, on: Storage = storage) {
+  const record = (await store.records.get(id))!;
+  return on.resumable!(record.store!.state.path)!.resume(record.store!.state).complete(record.store!.parts);
+}
+
+describe("uploads into an object store", () => {
+  it("takes several PATCHes of uneven sizes as parts, hashes them in order and keeps only the record on the local disk", async () => {
+    const file = randomBytes(3 * MIN_SLICE + 4321);
+    const id = await create(file.length);
+    let offset = 0;
+    for (const end of [1, 777_777, MIN_SLICE + 3, 2 * MIN_SLICE + 100_000, file.length]) {
+      offset = await store.write(body(file.subarray(offset, end)), id, offset);
+      expect(offset).toBe(end);
+      expect((await store.getUpload(id)).offset).toBe(end);
+      // No data file: only the record (metadata) is on the local disk.
+      expect(await readdir(path.join(dir, "tus"))).toEqual([`${id}.json`]);
+    }
+    const record = (await store.records.get(id))!;
+    expect(record.store!.parts.map((p) => p.size)).toEqual([MIN_SLICE, MIN_SLICE, MIN_SLICE, 4321]);
+    expect(record.hash).toBe(await blake3Of(Readable.from([file])));
+    expect(await failure(storage.stat("/up.bin"))).toBe("PathNotFound");
+    expect((await complete(id)).size).toBe(file.length);
+    expect((await readAll(await storage.createReadStream("/up.bin"))).equals(file)).toBe(true);
+  });
+
+  it("refuses a PATCH at another offset than the stored one", async () => {
+    const id = await create(10);
+    await store.write(body(Buffer.from("abc")), id, 0);
+    await expect(store.write(body(Buffer.from("x")), id, 2)).rejects.toBeDefined();
+    expect((await store.getUpload(id)).offset).toBe(3);
+  });
+
+  it("goes on after the engine was killed (SIGKILL) mid-PATCH, from the parts in the record; the hash resumes from its saved state", async () => {
+    const file = randomBytes(4 * MIN_SLICE + 123);
+    const id = await create(file.length);
+    const source = path.join(dir, "source");
+    await writeFile(source, file);
+    const child = spawn(process.execPath, ["--import", "tsx", "tests/support/store-upload-child.ts"], {
+      env: { ...process.env, FERRY_CHILD: JSON.stringify({ dir: path.join(dir, "tus"), config, id, file: source, stopAt: 2 * MIN_SLICE + 3 * MIB }) },
+      stdio: ["ignore", "inherit", "inherit"],
+    });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, signal) => resolve(signal)));
+    // Two parts stored and three more MiB waiting in the child's memory: then it dies.
+    for (let i = 0; i < 600 && ((await store.records.get(id))?.store?.parts.length ?? 0) < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 300));
+    child.kill("SIGKILL");
+    expect(await exited).toBe("SIGKILL");
+
+    // A restarted engine: HEAD answers the stored parts' offset; the client sends the rest from there.
+    store = await openStore();
+    const offset = (await store.getUpload(id)).offset;
+    expect(offset).toBe(2 * MIN_SLICE);
+    expect(await store.write(body(file.subarray(offset)), id, offset)).toBe(file.length);
+    const record = (await store.records.get(id))!;
+    expect(record.hash).toBe(await blake3Of(Readable.from([file])));
+    expect((await complete(id, createS3Storage(config))).size).toBe(file.length);
+    expect((await readAll(await storage.createReadStream("/up.bin"))).equals(file)).toBe(true);
+  }, 60_000);
+
+  it("a PATCH whose body stops keeps what arrived for this process; a restart goes back to the stored parts", async () => {
+    const file = randomBytes(MIN_SLICE + 2 * MIB);
+    const id = await create(file.length);
+    const sent = MIN_SLICE + MIB;
+    const failing = Readable.from(
+      (async function* () {
+        yield file.subarray(0, sent);
+        throw new Error("connection reset");
+      })(),
+    );
+    expect(await store.write(failing, id, 0)).toBe(sent);
+    expect((await store.getUpload(id)).offset).toBe(sent);
+    store = await openStore();
+    expect((await store.getUpload(id)).offset).toBe(MIN_SLICE);
+    expect(await store.write(body(file.subarray(MIN_SLICE)), id, MIN_SLICE)).toBe(file.length);
+    expect((await store.records.get(id))!.hash).toBe(await blake3Of(Readable.from([file])));
+  });
+
+  it("parallel bodies are taken in byte order: a later one waits, an overlapping one is refused", async () => {
+    const file = randomBytes(MIN_SLICE + 1000);
+    const id = await create(file.length);
+    const progress = (await store.storeProgressOf(id))!;
+    const gone = new AbortController();
+    const later = progress.waitTurn(MIN_SLICE, 10_000, gone.signal).then(() => store.writeStore(body(file.subarray(MIN_SLICE)), id, MIN_SLICE, 1000));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(progress.offset).toBe(0);
+    await store.writeStore(body(file.subarray(0, MIN_SLICE)), id, 0, MIN_SLICE);
+    expect(await later).toBe(1000);
+    expect(progress.offset).toBe(file.length);
+    expect(await failure(progress.waitTurn(10, 1000, gone.signal))).toBe("InvalidData");
+    expect((await store.records.get(id))!.hash).toBe(await blake3Of(Readable.from([file])));
+  });
+
+  it("a DELETE (remove) or the expiry sweep drops the record and aborts the store's upload; nothing shows at the path", async () => {
+    const file = randomBytes(MIN_SLICE + 10);
+    const id = await create(file.length);
+    await store.write(body(file.subarray(0, MIN_SLICE + 5)), id, 0);
+    await store.remove(id);
+    expect(await store.records.get(id)).toBeUndefined();
+    expect(await readdir(path.join(dir, "tus"))).toEqual([]);
+    const other = await create(4, "/swept.bin");
+    await store.write(body(Buffer.from("ab")), other, 0);
+    expect(await store.sweep(Date.now() + 120_000)).toBe(1);
+    expect(await store.records.get(other)).toBeUndefined();
+    expect(await storage.list("/")).toEqual([]);
+  });
+});
