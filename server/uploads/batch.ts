@@ -17,7 +17,7 @@ import { createHasher } from "./hash";
 import type { createUploadLimits } from "./protocol-limits";
 import type { Throttle } from "../speed/throttle";
 import type { UploadStore } from "./store";
-import { storageError, type Storage } from "../storage/storage";
+import { type StatResult, storageError, type Storage } from "../storage/storage";
 import { parentOf } from "../storage/paths";
 
 /**
@@ -83,6 +83,18 @@ async function stage(file: string, data: Buffer): Promise<void> {
   }
   await handle.close();
 }
+/** A batch file into an object store: its bytes (in memory) written and placed in one go (Writer.commit's checks). */
+async function writeWhole(storage: Storage, target: UploadTarget, data: Buffer): Promise<StatResult> {
+  const writer = await storage.beginWrite(target.path, { overwrite: target.overwrite });
+  try {
+    await writer.write(data);
+    return await writer.commit();
+  } catch (error) {
+    await writer.abort();
+    throw error;
+  }
+}
+
 /** How long a batch reuses a space, its Upload permission and the uploader's rules it read (ms). */
 const FRESH_MS = 1000;
 
@@ -275,10 +287,10 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
     // down, while the next files' bytes are read and staged (their fsyncs overlap).
     let placing: Promise<void> = Promise.resolve();
     const fatal: unknown[] = [];
-    const placeOne = async (entry: Entry, index: number, staging: Promise<string>) => {
+    const placeOne = async (entry: Entry, index: number, staging: Promise<string | (() => Promise<StatResult>)>) => {
       const { file, reservation, target } = entry;
       let adopted = false;
-      let staged: string | null = null;
+      let staged: string | (() => Promise<StatResult>) | null = null;
       try {
         staged = await staging;
         // As a commit places: the Upload permission (here) and the target (placeUpload) checked again
@@ -318,7 +330,7 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
         else fatal.push(error);
       } finally {
         // Placed, the staged name is gone (adopt consumed it); otherwise it goes now.
-        if (!adopted && staged) await rm(staged, { force: true });
+        if (!adopted && typeof staged === "string") await rm(staged, { force: true });
         // A placed file's reservation ends with its group (flush); a refused one's now.
         if (adopted) placedReservations.push(reservation);
         // A database failure here fails the request (fatal), never the chain that places the next files.
@@ -394,8 +406,10 @@ export function createBatchUploads(services: Services, store: UploadStore, limit
             if (reservations.delete(reservation)) await services.quota.release([reservation]);
             continue;
           }
+          const data = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, file.size);
           const staged = path.join(store.directory, `batch-${reservation}.tmp`);
-          const staging = stage(staged, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, file.size)).then(() => staged);
+          // Into an object store a file goes from memory as one write (a PutObject), never through the local disk.
+          const staging = entry.space?.storage.resumable?.(entry.target.path) ? Promise.resolve(() => writeWhole(entry.space!.storage, entry.target!, data)) : stage(staged, data).then(() => staged);
           staging.catch(() => undefined);
           placing = placing.then(() => placeOne(entry, offset + i, staging));
         }

@@ -42,6 +42,7 @@ export async function handleChunk(req: IncomingMessage, res: ServerResponse, id:
   const record = await store.records.get(id);
   const created = record?.creation_date ? Date.parse(record.creation_date) : NaN;
   if (!record || record.committed || (Number.isFinite(created) && created + ctx.expirationMs < ctx.now())) return ctx.refuse(new FerryError("UploadNotFound"), 404);
+  if (record.store) return handleStoreChunk(req, res, id, ctx, created);
   const progress = await store.progressOf(id);
   if (!progress) return ctx.refuse(new FerryError("UploadNotFound"), 404);
 
@@ -87,6 +88,66 @@ export async function handleChunk(req: IncomingMessage, res: ServerResponse, id:
     "tus-resumable": TUS_RESUMABLE,
     "upload-offset": String(progress.prefix),
     [RANGES_HEADER.toLowerCase()]: formatRanges(progress.ranges),
+    "cache-control": "no-store",
+    "access-control-expose-headers": UPLOAD_EXPOSED_HEADERS,
+  };
+  if (Number.isFinite(created)) headers["upload-expires"] = new Date(created + ctx.expirationMs).toUTCString();
+  if (req.headers.origin) headers["access-control-allow-origin"] = req.headers.origin;
+  res.writeHead(204, headers);
+  res.end();
+}
+
+/** How long a chunk on an object store waits for the bytes before it while none arrive. */
+export const STORE_CHUNK_IDLE_MS = 30_000;
+
+/**
+ * A chunk of an upload into an object store (object-store.ts): the store takes an upload's bytes
+ * in order (each part is hashed as it is sent, and no bytes wait on the local disk), so a chunk
+ * waits, its body unread, until every byte before it is in and no other body is being taken, then
+ * goes through the same path as a plain PATCH. The client's parallel connections stay open and
+ * fill one after another.
+ */
+async function handleStoreChunk(req: IncomingMessage, res: ServerResponse, id: string, ctx: ChunkContext, created: number): Promise<void> {
+  const { store } = ctx;
+  const progress = await store.storeProgressOf(id).catch(() => null);
+  if (!progress) return ctx.refuse(new FerryError("UploadNotFound"), 404);
+  const ranges = () => formatRanges(progress.offset > 0 ? [[0, progress.offset]] : []);
+  const start = Number(req.headers["upload-offset"]);
+  const lengthHeader = req.headers["content-length"];
+  if (typeof lengthHeader !== "string" || !DIGITS.test(lengthHeader)) {
+    return ctx.refuse(new FerryError("InvalidData", { reason: "a chunk needs its Content-Length", ranges: ranges() }), 411);
+  }
+  const end = start + Number(lengthHeader);
+  if (end > progress.size) return ctx.refuse(new FerryError("InvalidData", { reason: "the chunk ends past Upload-Length", ranges: ranges() }), 413);
+  if (end > start) {
+    const gone = new AbortController();
+    const onClose = () => gone.abort();
+    req.once("close", onClose);
+    try {
+      await progress.waitTurn(start, STORE_CHUNK_IDLE_MS, gone.signal);
+    } catch (error) {
+      req.off("close", onClose);
+      if (error instanceof FerryError && error.errorName === "InvalidData") return ctx.refuse(new FerryError("InvalidData", { ...(error.data as object), ranges: ranges() }), 409);
+      if (error instanceof FerryError) return ctx.refuse(error, 404);
+      throw error;
+    }
+    req.off("close", onClose);
+    try {
+      await store.writeStore(req, id, start, end - start);
+    } catch (error) {
+      if (!res.headersSent && !req.socket.destroyed) {
+        if (error instanceof FerryError && error.errorName === "UploadNotFound") return ctx.refuse(error, 404);
+        ctx.refuse(new FerryError("CannotWriteFile"), 500);
+      }
+      return;
+    }
+    if (progress.dropped) return ctx.refuse(new FerryError("UploadNotFound"), 404);
+    if (progress.offset >= progress.size) ctx.finished(id);
+  }
+  const headers: Record<string, string> = {
+    "tus-resumable": TUS_RESUMABLE,
+    "upload-offset": String(progress.offset),
+    [RANGES_HEADER.toLowerCase()]: ranges(),
     "cache-control": "no-store",
     "access-control-expose-headers": UPLOAD_EXPOSED_HEADERS,
   };

@@ -10,7 +10,9 @@ import { parentOf } from "../storage/paths";
 import { checkTargetFree, isOwner, targetOf, type UploadTarget, uploadSpace } from "./checks";
 import { blake3Of } from "./hash";
 import { prefixOf } from "./progress";
-import type { UploadStore } from "./store";
+import type { UploadRecord, UploadStore } from "./store";
+import { storedBytes } from "./object-store";
+import type { StatResult } from "../storage/storage";
 
 const UPLOAD_ID = /^[0-9a-f]{32}$/;
 
@@ -76,12 +78,13 @@ export interface BatchPlacing {
  * The commit and the batches (batch.ts) both place through here; a batch passes `batch`: then the
  * staged file is already fsynced, and the folder's fsync and the hash record are the batch's.
  */
-export async function placeUpload(services: Services, userId: number, space: Space, target: UploadTarget, size: number, file: string, hash: string, batch?: BatchPlacing) {
+export async function placeUpload(services: Services, userId: number, space: Space, target: UploadTarget, size: number, file: string | (() => Promise<StatResult>), hash: string, batch?: BatchPlacing) {
   // A batch passes the rules it read for its request; a commit reads them now.
   await checkTargetFree(space, target, batch?.rules ?? (await rulesOf(services.db, userId, space)), size);
   const parent = parentOf(target.path);
   const folder = `${space.key}:${parent}`;
-  const adopt = () => space.storage.adopt({ kind: "local-file", path: file, synced: batch !== undefined }, target.path, { overwrite: target.overwrite, syncFolder: batch === undefined });
+  // An upload into an object store passes its completion (the resumable upload's complete) instead of a staged file.
+  const adopt = typeof file === "function" ? file : () => space.storage.adopt({ kind: "local-file", path: file, synced: batch !== undefined }, target.path, { overwrite: target.overwrite, syncFolder: batch === undefined });
   const placed = await services.quota.placeFile(
     userId,
     space,
@@ -106,6 +109,42 @@ export async function placeUpload(services: Services, userId: number, space: Spa
   );
   if (!batch) await services.hashes.record(space.key, placed.path, placed.size, placed.mtime, hash);
   return placed;
+}
+
+/**
+ * The commit of an upload into an object store (object-store.ts): the stored parts must cover the
+ * file; the hash was computed part by part as they were stored (kept in the record with the last
+ * one). A mismatch drops the upload (its parts aborted in the store); otherwise the checks of every
+ * commit run and the store's completion places the file. A refusal (quota, the path taken) keeps
+ * the parts, as a local upload keeps its data file: the user may make room and commit again, and
+ * expiry aborts them. When the store no longer knows the upload, it was completed before the
+ * engine stopped: it counts as committed if the file at the path is exactly these bytes.
+ */
+async function commitStore(services: Services, store: UploadStore, userId: number, space: Space, target: UploadTarget, uploadId: string, record: UploadRecord, hash: string | undefined): Promise<SocketResults["commit"]> {
+  const size = record.size ?? 0;
+  const stored = record.store!;
+  const offset = (await store.storeProgressOf(uploadId))?.stored ?? storedBytes(stored);
+  if (offset < size) throw new FerryError("UploadIncomplete", { offset, size }, { offset, size });
+  const actual = record.hash ?? (size === 0 ? await blake3Of((async function* () {})()) : null);
+  if (actual === null) throw new FerryError("UploadNotFound");
+  if (hash !== undefined && actual !== hash) {
+    await store.drop(uploadId);
+    await services.quota.release([uploadId]);
+    throw new FerryError("HashCheckError");
+  }
+  const upload = space.storage.resumable?.(target.path)?.resume(stored.state);
+  if (!upload) throw new FerryError("UploadNotFound");
+  try {
+    const result = await placeUpload(services, userId, space, target, size, () => upload.complete(stored.parts, { overwrite: target.overwrite }), actual);
+    return { path: result.path, size: result.size, hash: actual };
+  } catch (error) {
+    if (!(error instanceof FerryError && error.errorName === "UploadNotFound")) throw error;
+    const existing = await space.storage.stat(target.path).catch(() => null);
+    if (!existing || existing.type !== "file" || existing.size !== size) throw error;
+    if ((await blake3Of(await space.storage.createReadStream(target.path))) !== actual) throw error;
+    await services.hashes.record(space.key, existing.path, size, existing.mtime, actual);
+    return { path: existing.path, size, hash: actual };
+  }
 }
 
 /**
@@ -146,7 +185,8 @@ export function commitCommand(services: Services, store: UploadStore, locker: Lo
 
       const space = await uploadSpace(services, session.user.id, target.groupId);
       let placed: SocketResults["commit"];
-      if (!stored) {
+      if (record.store) placed = await commitStore(services, store, session.user.id, space, target, uploadId, record, verify ? hash : undefined);
+      else if (!stored) {
         // The bytes left the store but the commit was not recorded: the engine stopped right after
         // placing the file. It counts as committed if the file at the path is exactly these bytes.
         if (!record.hash || (verify && record.hash !== hash)) throw new FerryError("UploadNotFound");

@@ -14,6 +14,7 @@ import { originAllowed } from "../fileserver/origin";
 import type { FileServerPart } from "../fileserver/parts";
 import { STAGING_NAME } from "../storage/paths";
 import { createVisitorUploads } from "../fileserver/share-uploads";
+import { OWNER_KEY } from "./store";
 import { checkTargetFree, isOwner, parseTarget, reserveQuota, sizeLimit, storedMetadata, targetOf, uploadSpace } from "./checks";
 import { commitCommand, createHashCache } from "./commit";
 import { CHUNK_HEADER, CHUNKS_EXTENSION, formatRanges, RANGES_HEADER } from "../../contract/upload-chunks";
@@ -104,6 +105,14 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
   const store = await UploadStore.open(path.join(services.spaces.root, STAGING_NAME, "tus"), UPLOAD_EXPIRY_MS);
   // The owner's upload limit, and the group space's, on every byte stored (server/speed/).
   store.throttle = (userId, groupId) => services.speed.throttle(userId, groupId, "upload");
+  // A target on an object store takes the upload's bytes as parts straight away (object-store.ts); its owner's space says which storage.
+  store.uploadsOf = async (metadata) => {
+    const owner = Number(metadata?.[OWNER_KEY]);
+    if (!Number.isSafeInteger(owner)) return null;
+    const target = parseTarget(metadata ?? undefined);
+    const space = await services.spaces.open(owner, target.groupId);
+    return space.storage.resumable?.(target.path) ?? null;
+  };
   const locker = new MemoryLocker();
   const hashes = createHashCache(store);
   const visitorUploads = createVisitorUploads(services, store);

@@ -1,0 +1,145 @@
+import { randomBytes } from "node:crypto";
+import { readdir } from "node:fs/promises";
+import { request } from "node:http";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { ErrorCode } from "../../contract/errors";
+import { UPLOAD_BATCH } from "../../contract/files";
+import { PERMISSION_FULL } from "../../contract/permissions";
+import { createS3Storage } from "../../server/storage/s3";
+import { startTestEngine, type TestEngine } from "../support/engine";
+import { connectFiles, type FileClient } from "../support/file-client";
+import { S3RVER_KEYS, type S3Server, startS3rver } from "../support/s3";
+import { readAll } from "../support/storage-conformance";
+import { blake3Hex, tusClient } from "../support/tus-client";
+
+/**
+ * Uploads into a group space whose home is on an S3 storage (docs/file-server.md, "Uploads into
+ * object storage"), through the real engine against s3rver: tus streams and parallel chunks go
+ * straight into the bucket as multipart parts (the local staging area keeps only the records), the
+ * hash is checked at commit, DELETE drops the upload, batches write each file from memory. The kill
+ * -9 resume is tested on the upload store itself (tests/storage/uploads-object-store.test.ts).
+ */
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+
+const MIB = 1024 * 1024;
+let t: TestEngine;
+let s3: S3Server;
+let files: FileClient;
+let socketToken: string;
+let groupId: number;
+
+const home = () => createS3Storage({ endpoint: s3.endpoint, bucket: s3.bucket, ...S3RVER_KEYS, path: "objects/groups/Cloud" });
+const staging = () => path.join(t.engine.services.spaces.root, ".ferry-tmp", "tus");
+const read = async (p: string) => readAll(await home().createReadStream(p));
+
+beforeAll(async () => {
+  s3 = await startS3rver("ferry");
+  t = await startTestEngine();
+  const token = await t.adminToken();
+  const added = await t.call("POST", "/api/admin/storages", { token, body: { name: "Objects", provider: "s3compatible", endpoint: s3.endpoint, bucket: s3.bucket, region: "us-east-1", path: "objects", sliceSize: 5 * MIB, ...S3RVER_KEYS } });
+  expect(added.body.code).toBe(200);
+  const group = await t.call("POST", "/api/admin/groups", { token, body: { name: "Cloud", storageId: added.body.data.id } });
+  expect(group.body.code).toBe(200);
+  groupId = group.body.data.id;
+  const user = await t.createUser("cloud_uploader", { permission: PERMISSION_FULL });
+  expect((await t.call("PUT", `/api/admin/groups/${groupId}/members/${user.id}`, { token, body: { groupPermission: PERMISSION_FULL } })).body.code).toBe(200);
+  socketToken = user.socketToken;
+  files = await connectFiles(t.fileUrl, user.socketToken);
+});
+afterAll(async () => {
+  await files?.close();
+  await t?.stop();
+  await s3?.stop();
+});
+
+describe("uploads into an S3 storage", () => {
+  it("a tus stream goes into the bucket in parts while it arrives; no data file on the local disk; commit places it", async () => {
+    const data = randomBytes(3 * 5 * MIB + 777);
+    const tus = tusClient(t.fileUrl, socketToken);
+    const { id, status } = await tus.create({ groupId: String(groupId), path: "/stream.bin" }, data.length);
+    expect(status).toBe(201);
+    let offset = 0;
+    for (const end of [2 * MIB, 11 * MIB, data.length]) {
+      const r = await tus.patch(id!, offset, data.subarray(offset, end));
+      expect(r.status).toBe(204);
+      offset = end;
+      expect((await tus.head(id!)).headers.get("upload-offset")).toBe(String(end));
+      // Only records (metadata) in the staging area: the bytes are in the store or in memory.
+      expect((await readdir(staging())).filter((n) => !n.endsWith(".json"))).toEqual([]);
+    }
+    expect((await home().list("/")).map((e) => e.name)).toEqual([]);
+    const hash = await blake3Hex(data);
+    expect(await files.ok("commit", { uploadId: id!, hash })).toEqual({ path: "/stream.bin", size: data.length, hash });
+    expect((await read("/stream.bin")).equals(data)).toBe(true);
+    expect((await files.ok("list", { groupId, path: "/" })).names).toContain("stream.bin");
+  });
+
+  it("parallel chunks sent at once, out of order, are taken in byte order and committed", async () => {
+    const data = randomBytes(12 * MIB + 5);
+    const tus = tusClient(t.fileUrl, socketToken);
+    const { id } = await tus.create({ groupId: String(groupId), path: "/chunks.bin" }, data.length);
+    const pieces: [number, number][] = [];
+    for (let s = 0; s < data.length; s += 3 * MIB) pieces.push([s, Math.min(data.length, s + 3 * MIB)]);
+    const replies = await Promise.all(
+      pieces.reverse().map(([s, e]) =>
+        fetch(tus.urlOf(id!), {
+          method: "PATCH",
+          headers: { "tus-resumable": "1.0.0", authorization: `Bearer ${socketToken}`, "ferry-chunk": "1", "upload-offset": String(s), "content-type": "application/offset+octet-stream" },
+          body: data.subarray(s, e),
+        }),
+      ),
+    );
+    expect(replies.map((r) => r.status)).toEqual(pieces.map(() => 204));
+    const head = await tus.head(id!);
+    expect(head.headers.get("ferry-ranges")).toBe(`0-${data.length - 1}`);
+    expect((await files.ok("commit", { uploadId: id!, hash: await blake3Hex(data) })).size).toBe(data.length);
+    expect((await read("/chunks.bin")).equals(data)).toBe(true);
+  });
+
+  it("a hash mismatch is refused (4178), the upload dropped and nothing placed", async () => {
+    const data = randomBytes(6 * MIB);
+    const tus = tusClient(t.fileUrl, socketToken);
+    const { id } = await tus.create({ groupId: String(groupId), path: "/bad.bin" }, data.length);
+    expect((await tus.patch(id!, 0, data)).status).toBe(204);
+    expect(await files.cmd("commit", { uploadId: id!, hash: await blake3Hex(randomBytes(10)) })).toMatchObject({ code: ErrorCode.HashCheckError });
+    expect((await tus.head(id!)).status).toBe(404);
+    expect((await home().list("/")).map((e) => e.name)).not.toContain("bad.bin");
+  });
+
+  it("a commit before the last byte answers 4207 with the offset; DELETE drops the upload", async () => {
+    const data = randomBytes(6 * MIB);
+    const tus = tusClient(t.fileUrl, socketToken);
+    const { id } = await tus.create({ groupId: String(groupId), path: "/half.bin" }, data.length);
+    expect((await tus.patch(id!, 0, data.subarray(0, 5 * MIB + 1))).status).toBe(204);
+    expect(await files.cmd("commit", { uploadId: id!, hash: await blake3Hex(data) })).toMatchObject({ code: ErrorCode.UploadIncomplete, data: { offset: 5 * MIB, size: data.length } });
+    expect((await tus.remove(id!)).status).toBe(204);
+    expect((await tus.head(id!)).status).toBe(404);
+    expect(await readdir(staging())).not.toContain(`${id}.json`);
+  });
+
+  it("a batch writes each small file into the bucket from memory", async () => {
+    const list = [
+      { path: "/b/one.txt", data: Buffer.from("one") },
+      { path: "/b/two.bin", data: randomBytes(300_000) },
+    ];
+    const header = Buffer.from(JSON.stringify({ files: await Promise.all(list.map(async (f) => ({ groupId, path: f.path, size: f.data.length, overwrite: false, hash: await blake3Hex(f.data) }))) }));
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(header.length, 0);
+    const body = Buffer.concat([length, header, ...list.map((f) => f.data)]);
+    const reply = await new Promise<{ status: number; body: { code: number; data: { files: { ok: boolean }[] } } }>((resolve, reject) => {
+      const req = request(`${t.fileUrl}${UPLOAD_BATCH.path}`, { method: "POST", headers: { authorization: `Bearer ${socketToken}`, "content-type": "application/octet-stream", "content-length": String(body.length) } });
+      req.on("response", (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) }));
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data.files.map((f) => f.ok)).toEqual([true, true]);
+    for (const f of list) expect((await read(f.path)).equals(f.data)).toBe(true);
+    expect((await readdir(staging())).filter((n) => n.startsWith("batch-"))).toEqual([]);
+  });
+});
