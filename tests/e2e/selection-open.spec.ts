@@ -76,7 +76,7 @@ test.describe("bulk actions act on exactly the rows shown ticked", () => {
     await files.close();
   });
 
-  test("/link: a selection does not survive a search or another page", async ({ page }) => {
+  test("/link: a selection does not survive a search, another page or another tab", async ({ page }) => {
     const { token, files } = await newUser(page);
     const names = Array.from({ length: 11 }, (_, i) => `item${String(i + 1).padStart(2, "0")}`);
     for (const name of names) {
@@ -112,6 +112,16 @@ test.describe("bulk actions act on exactly the rows shown ticked", () => {
     await remove.getByRole("button", { name: "Confirm" }).click();
     await expect(page.getByRole("status").filter({ hasText: "Deleted" })).toBeVisible();
     expect(Object.keys(await statuses(token)).sort()).toEqual(names.filter((n) => n !== "item05").sort());
+
+    // Another tab and back: the row ticked before is not ticked any more, and nothing can be acted on.
+    await table.getByRole("checkbox", { name: "Select row item04" }).check();
+    await expect(bulk.getByRole("button", { name: "Delete" })).toBeEnabled();
+    await page.getByRole("tab", { name: "Request files" }).click();
+    await expect(page.getByRole("tab", { name: "Request files" })).toHaveAttribute("aria-selected", "true");
+    await expect(bulk.getByRole("button", { name: "Delete" })).toBeDisabled();
+    await page.getByRole("tab", { name: "Share files" }).click();
+    await expect(table.getByRole("checkbox", { name: "Select row item04" })).not.toBeChecked();
+    await expect(bulk.getByRole("button", { name: "Delete" })).toBeDisabled();
     await files.close();
   });
 
