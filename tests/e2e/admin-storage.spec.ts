@@ -45,12 +45,12 @@ test("the administrator adds an S3 storage after a passing connection test, edit
   await page.getByRole("button", { name: "Add storage" }).click();
   const dialog = page.getByRole("dialog", { name: "Add storage" });
   await dialog.getByRole("textbox", { name: "Name", exact: true }).fill(name);
-  await dialog.getByLabel("Type").selectOption("s3compatible");
-  await dialog.getByLabel("Endpoint").fill(s3.endpoint);
-  await dialog.getByLabel("Bucket name").fill(s3.bucket);
-  await dialog.getByLabel("Region").fill("us-east-1");
-  await dialog.getByLabel("Access key ID").fill(S3RVER_KEYS.accessKeyId);
-  await dialog.getByLabel("Access key secret").fill(S3RVER_KEYS.secretAccessKey);
+  await dialog.getByLabel("Type", { exact: true }).selectOption("s3compatible");
+  await dialog.getByLabel("Endpoint", { exact: true }).fill(s3.endpoint);
+  await dialog.getByLabel("Bucket name", { exact: true }).fill(s3.bucket);
+  await dialog.getByLabel("Region", { exact: true }).fill("us-east-1");
+  await dialog.getByLabel("Access key ID", { exact: true }).fill(S3RVER_KEYS.accessKeyId);
+  await dialog.getByLabel("Access key secret", { exact: true }).fill(S3RVER_KEYS.secretAccessKey);
   await dialog.getByLabel("Path", { exact: true }).fill(`e2e/${name}`);
   await dialog.getByRole("button", { name: "Test connection" }).click();
   await expect(dialog.getByRole("status")).toContainText("Connection works");
@@ -72,7 +72,7 @@ test("the administrator adds an S3 storage after a passing connection test, edit
   // Edit: the secrets are stored and left empty; the test uses the stored ones.
   await row.getByRole("button", { name: `Edit ${name}` }).click();
   const edit = page.getByRole("dialog", { name: "Edit storage" });
-  await expect(edit.getByLabel("Access key secret")).toHaveValue("");
+  await expect(edit.getByLabel("Access key secret", { exact: true })).toHaveValue("");
   await expect(edit.getByText("Stored; leave empty to keep it.").first()).toBeVisible();
   await edit.getByRole("textbox", { name: "Name", exact: true }).fill(`${name}-2`);
   await edit.getByRole("button", { name: "Test connection" }).click();
@@ -115,11 +115,11 @@ test("in Chinese: the dialog and a failing connection test (wrong key) are trans
   await page.getByRole("button", { name: "添加存储" }).click();
   const dialog = page.getByRole("dialog", { name: "添加存储" });
   await dialog.getByRole("textbox", { name: "名称", exact: true }).fill(uniqueAccount("zh"));
-  await dialog.getByLabel("类型").selectOption("s3compatible");
-  await dialog.getByLabel("Endpoint").fill(s3.endpoint);
+  await dialog.getByLabel("类型", { exact: true }).selectOption("s3compatible");
+  await dialog.getByLabel("Endpoint", { exact: true }).fill(s3.endpoint);
   await dialog.getByLabel("存储桶名称", { exact: true }).fill(s3.bucket);
-  await dialog.getByLabel("Access Key ID").fill("NOT-THE-KEY");
-  await dialog.getByLabel("Access Key Secret").fill("wrong");
+  await dialog.getByLabel("Access Key ID", { exact: true }).fill("NOT-THE-KEY");
+  await dialog.getByLabel("Access Key Secret", { exact: true }).fill("wrong");
   await dialog.getByRole("button", { name: "测试连接" }).click();
   await expect(dialog.getByRole("alert")).toContainText("连接测试失败：存储连接失败");
   await auditPage(page, "storage dialog (zh)");

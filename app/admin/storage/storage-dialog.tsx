@@ -38,12 +38,14 @@ export function StorageDialog({ open, storage, onClose }: { open: boolean; stora
   });
   const [provider, setProvider] = useState<StorageProvider>(storage?.provider ?? "s3compatible");
   const [tested, setTested] = useState<{ ok: boolean; text: string } | null>(null);
+  // Reset when the dialog opens on a storage; not when the list reloads after an action (a new object of the same storage).
   useEffect(() => {
     if (open) {
       setProvider(storage?.provider ?? "s3compatible");
       setTested(null);
     }
-  }, [open, storage]);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- by the storage's id, see above
+  }, [open, storage?.id]);
   useEffect(() => {
     if (!answer) return;
     if ("saved" in answer && answer.saved) {
