@@ -1,3 +1,4 @@
+import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { isS3Provider, type StorageProvider } from "../../contract/storage";
 import type { Db } from "../db/connect";
@@ -134,6 +135,40 @@ export async function createDriver(spec: StorageSpec, folder: string, options: D
   throw new FerryError("StorageTypeNotFound");
 }
 
+/**
+ * Where a folder of a storage really is, so two storages that reach one place compare equal: a
+ * local folder as its real path (links resolved as far as the folder exists), an object store's
+ * as endpoint + bucket or container + the storage's path + the folder. Two places overlap when
+ * their `scope`s are equal and one `path` holds the other.
+ */
+export interface Place {
+  scope: string;
+  path: string;
+}
+
+export async function placeOfSpec(spec: StorageSpec, folder: string, builtinRoot: string): Promise<Place> {
+  if (spec.provider === "local") {
+    let absolute = resolveUserPath(localRootOf(spec, builtinRoot), folder).absolute;
+    const rest: string[] = [];
+    for (;;) {
+      try {
+        return { scope: "local", path: path.join(await realpath(absolute), ...rest) };
+      } catch {
+        const parent = path.dirname(absolute);
+        if (parent === absolute) return { scope: "local", path: path.join(absolute, ...rest) };
+        rest.unshift(path.basename(absolute));
+        absolute = parent;
+      }
+    }
+  }
+  if (spec.provider === "azure") {
+    const account = /(?:^|;)\s*(?:BlobEndpoint|AccountName)=([^;]+)/i.exec(spec.secrets.connectionString ?? "")?.[1] ?? "";
+    return { scope: `azure:${account.toLowerCase()}/${spec.config.container ?? ""}`, path: azureConfigOf(spec, folder).path ?? "/" };
+  }
+  const s3 = s3ConfigOf(spec, folder);
+  return { scope: `s3:${(s3.endpoint ?? `aws:${s3.region ?? ""}`).toLowerCase().replace(/\/+$/, "")}/${s3.bucket}`, path: s3.path ?? "/" };
+}
+
 export interface StorageRegistry {
   readonly builtinRoot: string;
   /** The storage's record; StorageIdNotExist when there is none. */
@@ -144,6 +179,8 @@ export interface StorageRegistry {
   at(id: number, folder: string): Promise<Storage>;
   /** The same for a location (locationOf). */
   atLocation(location: string): Promise<Storage>;
+  /** Where `folder` of storage `id` really is (placeOfSpec). */
+  placeOf(id: number, folder: string): Promise<Place>;
   /** Drops the cached record and drivers of a storage (after an edit or a delete); all with no id. */
   invalidate(id?: number): void;
 }
@@ -189,6 +226,9 @@ export function createStorageRegistry(db: Db, box: () => SecretBox, options: Dri
       return row?.id ?? BUILTIN_STORAGE_ID;
     },
     at,
+    async placeOf(id, folder) {
+      return placeOfSpec(await get(id), folder, options.builtinRoot);
+    },
     atLocation(location) {
       const { storageId, folder } = parseLocation(location);
       return at(storageId, folder);

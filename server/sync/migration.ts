@@ -50,6 +50,11 @@ export const syncMigration = (dialect: Dialect): Record<string, Migration> => ({
         .addColumn("bytes", "bigint", flag)
         .addColumn("error_code", "integer", flag)
         .addColumn("error_path", "varchar(1024)", (c) => c.notNull().defaultTo(""))
+        // Several engines on one database: the engine that runs it (random per engine process) and
+        // its heartbeat (unix ms, renewed every few seconds while the run waits or goes). A run whose
+        // heartbeat stopped belongs to an engine that is gone; any engine marks it stopped by server.
+        .addColumn("instance_id", "varchar(64)", (c) => c.notNull().defaultTo(""))
+        .addColumn("updated_at", "bigint", (c) => c.notNull().defaultTo(0))
         .execute();
       await db.schema.createIndex("sync_runs_task").on("sync_runs").columns(["task_id", "id"]).execute();
       // One row per file a run left in sync: both sides' size and time as they were then. A later run

@@ -58,7 +58,10 @@ export class SyncRunError extends Error {
   }
 }
 
-type Side = { storage: Storage; files: Map<string, Entry>; folders: Set<string> };
+type Side = { storage: Storage; files: Map<string, Entry>; folders: Set<string>; rootEntries: number };
+
+/** The longest path a state record holds (sync_state.path, varchar(4096)); a file with a longer path is skipped. */
+export const MAX_STATE_PATH = 4096;
 
 const childPath = (dir: string, name: string) => (dir === "/" ? `/${name}` : `${dir}/${name}`);
 const same = (a: { size: number; mtime: number }, size: number, mtime: number) => a.size === size && a.mtime === mtime;
@@ -68,6 +71,7 @@ async function walk(storage: Storage, options: SyncRunOptions, signal: AbortSign
   const budget = new WalkBudget(options.walk, { signal });
   const files = new Map<string, Entry>();
   const folders = new Set<string>();
+  let rootEntries = 0;
   await budget.run(async () => {
     const stack: Array<{ rel: string; depth: number }> = [{ rel: "/", depth: 0 }];
     while (stack.length > 0) {
@@ -80,6 +84,7 @@ async function walk(storage: Storage, options: SyncRunOptions, signal: AbortSign
         throw new SyncRunError(asFerry(error), rel);
       }
       budget.entries(entries.length);
+      if (rel === "/") rootEntries = entries.length;
       for (const entry of entries) {
         if (entry.link) continue;
         const path = childPath(rel, entry.name);
@@ -91,7 +96,7 @@ async function walk(storage: Storage, options: SyncRunOptions, signal: AbortSign
       }
     }
   });
-  return { storage, files, folders };
+  return { storage, files, folders, rootEntries };
 }
 
 const asFerry = (error: unknown): FerryError => (error instanceof FerryError ? error : Object.assign(new FerryError("FileSystemError"), { cause: error }));
@@ -104,8 +109,18 @@ const FILE_LEVEL = new Set(["PathNotFound", "PathIsFile", "PathIsNotFile", "Path
  * (the console's live progress). Throws SyncRunError on a failure, StoppedByClient (as a
  * SyncRunError) when `signal` aborts; the state records made so far are flushed either way.
  */
-export async function runSync(input: { source: Storage; target: Storage; options: SyncRunOptions; state: SyncState; signal: AbortSignal; counts: SyncCounts }): Promise<void> {
+export async function runSync(input: {
+  source: Storage;
+  target: Storage;
+  options: SyncRunOptions;
+  state: SyncState;
+  signal: AbortSignal;
+  counts: SyncCounts;
+  /** Told of a file skipped for a reason the administrator should hear of (a path too long to keep a record of). */
+  warn?: (path: string, reason: string) => void;
+}): Promise<void> {
   const { options, state, signal, counts } = input;
+  let failure: unknown = null;
   const checkStop = () => {
     if (signal.aborted) throw new SyncRunError(new FerryError("StoppedByClient"), "");
   };
@@ -115,15 +130,26 @@ export async function runSync(input: { source: Storage; target: Storage; options
     const dst = await walk(input.target, options, signal);
     checkStop();
 
+    // A side that lists nothing while records say earlier runs saw files on both sides is taken as
+    // unavailable (the storage under the task moved, a mount point went empty), not as "everything
+    // was deleted": propagating deletions from it would empty the other side. The run fails instead.
+    const propagates = options.deleteTargetWhenSourceDeleted;
+    if (propagates && state.records.size > 0) {
+      const sides = options.twoWay ? [src, dst] : [src];
+      if (sides.some((side) => side.rootEntries === 0)) throw new SyncRunError(new FerryError("StoragePathLost"), "/");
+    }
+
     /** Copies `path` from one side to the other; the other side's entry as stored (its time as a listing will show it). */
     const copy = async (from: Side, to: Side, path: string, entry: Entry): Promise<StatResult> => {
-      const read = await from.storage.createReadStream(path);
+      // The writer first: a read stream opened before a refused beginWrite would hold its file open.
       const writer = await to.storage.beginWrite(path, { overwrite: true });
+      let read: NodeJS.ReadableStream & { destroy(): void } | null = null;
       try {
+        read = await from.storage.createReadStream(path);
         await pipeline(read, writer.stream, { signal });
         await writer.commit();
       } catch (error) {
-        read.destroy();
+        read?.destroy();
         await writer.abort();
         checkStop();
         throw error;
@@ -134,7 +160,53 @@ export async function runSync(input: { source: Storage; target: Storage; options
       return to.storage.stat(path);
     };
 
-    const skipped = (path: string, size: number) => filterSkips(options.filter, path, size) !== null;
+    const skipped = (path: string, size: number) => {
+      if (path.length > MAX_STATE_PATH) {
+        input.warn?.(path, "path longer than a state record holds");
+        return true;
+      }
+      return filterSkips(options.filter, path, size) !== null;
+    };
+
+    /** True when both sides' files have the same bytes (read side by side, stopped at the first difference). */
+    const sameContent = async (path: string): Promise<boolean> => {
+      const a = (await src.storage.createReadStream(path))[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+      const b = (await dst.storage.createReadStream(path).catch(async (error: unknown) => {
+        await a.return?.();
+        throw error;
+      }))[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+      let left = Buffer.alloc(0);
+      let right = Buffer.alloc(0);
+      let aDone = false;
+      let bDone = false;
+      try {
+        for (;;) {
+          checkStop();
+          if (left.length === 0 && !aDone) {
+            const next = await a.next();
+            if (next.done) aDone = true;
+            else left = Buffer.from(next.value);
+          }
+          if (right.length === 0 && !bDone) {
+            const next = await b.next();
+            if (next.done) bDone = true;
+            else right = Buffer.from(next.value);
+          }
+          if (left.length === 0 && right.length === 0 && aDone && bDone) return true;
+          const n = Math.min(left.length, right.length);
+          if (n === 0) {
+            if ((left.length === 0 && aDone) || (right.length === 0 && bDone)) return false;
+            continue;
+          }
+          if (!left.subarray(0, n).equals(right.subarray(0, n))) return false;
+          left = left.subarray(n);
+          right = right.subarray(n);
+        }
+      } finally {
+        await a.return?.();
+        await b.return?.();
+      }
+    };
 
     /** Runs one file's step; a file-level failure skips the file, anything else ends the run. */
     const step = async (path: string, work: () => Promise<void>) => {
@@ -187,7 +259,11 @@ export async function runSync(input: { source: Storage; target: Storage; options
             synced = { srcSize: s.size, srcMtime: s.mtime, dstSize: after.size, dstMtime: after.mtime };
           } else if (record && same(s, record.srcSize, record.srcMtime) && same(d, record.dstSize, record.dstMtime)) {
             synced = record;
-          } else if (same(s, d.size, d.mtime)) {
+          } else if (same(s, d.size, d.mtime) && !options.deleteSourceAfterSync) {
+            synced = { srcSize: s.size, srcMtime: s.mtime, dstSize: d.size, dstMtime: d.mtime };
+          } else if (same(s, d.size, d.mtime) && (await sameContent(path))) {
+            // The source goes after this: the same size and time are no proof the target holds its
+            // bytes when no record says this pair was synced, so the content was compared.
             synced = { srcSize: s.size, srcMtime: s.mtime, dstSize: d.size, dstMtime: d.mtime };
           } else if (options.updateMode === "append") {
             // Append never replaces a file the target holds.
@@ -280,10 +356,14 @@ export async function runSync(input: { source: Storage; target: Storage; options
       }
     }
   } catch (error) {
-    if (error instanceof SyncRunError) throw error;
-    if (signal.aborted) throw new SyncRunError(new FerryError("StoppedByClient"), "");
-    throw new SyncRunError(asFerry(error), "");
-  } finally {
-    await state.flush();
+    failure = error instanceof SyncRunError ? error : signal.aborted ? new SyncRunError(new FerryError("StoppedByClient"), "") : new SyncRunError(asFerry(error), "");
   }
+  // What the run did is recorded also when it failed or was stopped. A record that cannot be
+  // written fails a run that went well: the next run would copy again, or miss a deletion.
+  try {
+    await state.flush();
+  } catch (error) {
+    failure ??= new SyncRunError(asFerry(error), "");
+  }
+  if (failure) throw failure;
 }

@@ -55,6 +55,10 @@ export interface SyncRunsTable {
   bytes: D<number>;
   error_code: D<number>;
   error_path: D<string>;
+  /** The engine (process) running it: random per process. */
+  instance_id: D<string>;
+  /** Heartbeat, unix ms: renewed while the run waits or goes; a stale one means its engine is gone. */
+  updated_at: D<number>;
 }
 
 /** A file a sync run left in sync, with both sides' size and time (unix s) then (0022). */

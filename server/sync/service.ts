@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { Kysely, Selectable } from "kysely";
 import { parseFilterPatterns } from "../../contract/upload-rules";
 import {
@@ -18,7 +18,7 @@ import { FerryError, fail } from "../errors";
 import { isUnder, normaliseUserPath } from "../storage/paths";
 import type { Storage } from "../storage/storage";
 import type { WalkLimits } from "../storage/walk";
-import { runSync, type StateRecord, type SyncCounts, SyncRunError, type SyncState } from "./runner";
+import { MAX_STATE_PATH, runSync, type StateRecord, type SyncCounts, SyncRunError, type SyncState } from "./runner";
 import { intervalTicker, nextRunAt, type Ticker } from "./schedule";
 import { type SyncDatabase, syncDb, type SyncRunsTable, type SyncTasksTable } from "./schema";
 
@@ -27,10 +27,14 @@ import { type SyncDatabase, syncDb, type SyncRunsTable, type SyncTasksTable } fr
  * once at a time; at most MAX_RUNNING runs go at once on the engine, the rest wait "in queue".
  */
 
-/** The storages a task names (server/storage/registry.ts): `get` refuses an unknown id (4004), `at` is the Storage rooted at a folder. */
+/**
+ * The storages a task names (server/storage/registry.ts): `get` refuses an unknown id (4004), `at` is
+ * the Storage rooted at a folder, `placeOf` where a folder really is (two storages may reach one place).
+ */
 export interface SyncStorages {
   get(id: number): Promise<unknown>;
   at(id: number, folder: string): Promise<Storage>;
+  placeOf(id: number, folder: string): Promise<{ scope: string; path: string }>;
 }
 
 export interface SyncDeps {
@@ -47,6 +51,12 @@ export const MAX_RUNNING = 2;
 const TICK_MS = 1000;
 /** State rows are written in batches of this many changes while a run goes. */
 const STATE_BATCH = 200;
+/** How often an engine renews the heartbeat of its runs (real time), and how old one gets before any engine takes its run for dead. */
+export const HEARTBEAT_MS = 5000;
+export const STALE_MS = 60_000;
+
+/** True when place path `inner` is `outer` or lies in it. */
+const placeUnder = (inner: string, outer: string) => inner === outer || inner.startsWith(outer.endsWith("/") ? outer : `${outer}/`);
 
 type TaskRow = Selectable<SyncTasksTable>;
 type RunRow = Selectable<SyncRunsTable>;
@@ -103,16 +113,26 @@ function stateOf(k: Kysely<SyncDatabase>, taskId: number, records: Map<string, S
   };
   const write = async () => {
     if (puts.size === 0 && removes.size === 0) return;
-    const changed = [...new Set([...puts.keys(), ...removes])];
-    const rows = [...puts].map(([path, r]) => ({ task_id: taskId, path_hash: pathHash(path), path, src_size: r.srcSize, src_mtime: r.srcMtime, dst_size: r.dstSize, dst_mtime: r.dstMtime }));
+    const takenPuts = new Map(puts);
+    const takenRemoves = new Set(removes);
+    const changed = [...new Set([...takenPuts.keys(), ...takenRemoves])];
+    const rows = [...takenPuts].map(([path, r]) => ({ task_id: taskId, path_hash: pathHash(path), path, src_size: r.srcSize, src_mtime: r.srcMtime, dst_size: r.dstSize, dst_mtime: r.dstMtime }));
     puts.clear();
     removes.clear();
-    await k.transaction().execute(async (tx) => {
-      for (let at = 0; at < changed.length; at += 200) {
-        await tx.deleteFrom("sync_state").where("task_id", "=", taskId).where("path_hash", "in", changed.slice(at, at + 200).map(pathHash)).execute();
-      }
-      for (let at = 0; at < rows.length; at += 100) await tx.insertInto("sync_state").values(rows.slice(at, at + 100)).execute();
-    });
+    try {
+      await k.transaction().execute(async (tx) => {
+        for (let at = 0; at < changed.length; at += 200) {
+          await tx.deleteFrom("sync_state").where("task_id", "=", taskId).where("path_hash", "in", changed.slice(at, at + 200).map(pathHash)).execute();
+        }
+        for (let at = 0; at < rows.length; at += 100) await tx.insertInto("sync_state").values(rows.slice(at, at + 100)).execute();
+      });
+    } catch (error) {
+      // Kept for the next write (unless the run changed the path again since): a batch that failed
+      // while the run goes is retried with the next one, and the run fails if the last one does.
+      for (const [path, record] of takenPuts) if (!puts.has(path) && !removes.has(path)) puts.set(path, record);
+      for (const path of takenRemoves) if (!puts.has(path) && !removes.has(path)) removes.add(path);
+      throw error;
+    }
   };
   const maybeFlush = () => (puts.size + removes.size >= STATE_BATCH ? flush() : Promise.resolve());
   return {
@@ -135,6 +155,9 @@ function stateOf(k: Kysely<SyncDatabase>, taskId: number, records: Map<string, S
 
 export function createSync({ db, clock, storages, walk, timeZone, ticker = intervalTicker(TICK_MS), log }: SyncDeps) {
   const k = syncDb(db);
+  /** This engine among others on one database: its runs carry it, and only it renews their heartbeat. */
+  const instance = randomUUID();
+  let heartbeat: NodeJS.Timeout | null = null;
   const running = new Map<number, Running>();
   const queue: Array<{ taskId: number; runId: number }> = [];
   let started = false;
@@ -178,6 +201,10 @@ export function createSync({ db, clock, storages, walk, timeZone, ticker = inter
     await storages.get(source.storageId);
     await storages.get(target.storageId);
     if (source.storageId === target.storageId && (isUnder(source.path, target.path) || isUnder(target.path, source.path))) fail("SyncFoldersOverlap");
+    // Two storages may reach one place (a local storage at a folder of another, two S3 storages on
+    // one bucket): the folders are compared where they really are.
+    const [a, b] = await Promise.all([storages.placeOf(source.storageId, source.path), storages.placeOf(target.storageId, target.path)]);
+    if (a.scope === b.scope && (placeUnder(a.path, b.path) || placeUnder(b.path, a.path))) fail("SyncFoldersOverlap");
     if (task.options.twoWay && task.options.deleteSourceAfterSync) fail("SyncOptionsConflict");
     return { ...task, source, target, filters: parseFilterPatterns(task.filters).join(";") };
   }
@@ -213,14 +240,83 @@ export function createSync({ db, clock, storages, walk, timeZone, ticker = inter
     if (runId !== null) await k.updateTable("sync_runs").set({ status, ...extra }).where("id", "=", runId).execute();
   }
 
-  /** Queues a run of the task (the schedule's or the administrator's). */
-  async function enqueue(taskId: number, trigger: "manual" | "schedule"): Promise<void> {
+  /**
+   * Queues a run of the task (the schedule's or the administrator's); false when the task already
+   * runs or waits, here or on another engine on the database. The task's status is the lease: it
+   * goes to "in queue" only from a status that is not running, in one statement, so of two engines
+   * asking at once one gets it.
+   */
+  async function enqueue(taskId: number, trigger: "manual" | "schedule"): Promise<boolean> {
+    if (isBusy(taskId)) return false;
     const now = clock.now();
-    const inserted = k.insertInto("sync_runs").values({ task_id: taskId, started_at: now, status: "in_queue", started_by: trigger });
+    const claimed = await k.updateTable("sync_tasks").set({ status: "in_queue", updated_at: now }).where("id", "=", taskId).where("status", "not in", [...SYNC_RUNNING]).executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) !== 1) return false;
+    const inserted = k.insertInto("sync_runs").values({ task_id: taskId, started_at: now, status: "in_queue", started_by: trigger, instance_id: instance, updated_at: now });
     const runId = db.dialect === "mysql" ? Number((await inserted.executeTakeFirstOrThrow()).insertId) : Number((await inserted.returning("id").executeTakeFirstOrThrow()).id);
-    await k.updateTable("sync_tasks").set({ status: "in_queue", last_run_id: runId, updated_at: now }).where("id", "=", taskId).execute();
+    await k.updateTable("sync_tasks").set({ last_run_id: runId }).where("id", "=", taskId).execute();
     queue.push({ taskId, runId });
     pump();
+    return true;
+  }
+
+  /** True when the task runs or waits here or (by its status in the database) on another engine. */
+  async function busyAnywhere(taskId: number): Promise<boolean> {
+    if (isBusy(taskId)) return true;
+    const row = await k.selectFrom("sync_tasks").select("status").where("id", "=", taskId).executeTakeFirst();
+    return !!row && SYNC_RUNNING.includes(row.status as SyncStatus);
+  }
+
+  /**
+   * Renews the heartbeat of this engine's runs, and takes up a stop asked on another engine (the
+   * run's status "stopping" in the database).
+   */
+  async function beat(): Promise<void> {
+    const ids = [...[...running.values()].map((r) => r.runId), ...queue.map((q) => q.runId)];
+    if (ids.length === 0) return;
+    await k.updateTable("sync_runs").set({ updated_at: clock.now() }).where("id", "in", ids).where("ended_at", "is", null).execute();
+    const stopping = await k.selectFrom("sync_runs").select(["id", "task_id"]).where("id", "in", ids).where("status", "=", "stopping").execute();
+    for (const row of stopping) {
+      const at = queue.findIndex((q) => q.runId === row.id);
+      if (at >= 0) {
+        queue.splice(at, 1);
+        await setStatus(row.task_id, row.id, "stopped", { ended_at: clock.now() });
+      }
+      const live = running.get(row.task_id);
+      if (live && live.runId === row.id && !live.controller.signal.aborted) {
+        live.reason = "admin";
+        live.controller.abort();
+      }
+    }
+  }
+
+  /**
+   * Runs whose engine is gone (a crash, kill -9: no heartbeat for STALE_MS) are marked stopped by
+   * server, and so are their tasks; this engine's own runs are never taken. Any engine does it, at
+   * its start and with every heartbeat.
+   */
+  async function sweep(): Promise<void> {
+    const now = clock.now();
+    const limit = now - STALE_MS;
+    const stale = await k.selectFrom("sync_runs").select(["id", "task_id"]).where("ended_at", "is", null).where("instance_id", "!=", instance).where("updated_at", "<", limit).execute();
+    for (const run of stale) {
+      const ended = await k
+        .updateTable("sync_runs")
+        .set({ status: "stopped_by_server", ended_at: now })
+        .where("id", "=", run.id)
+        .where("ended_at", "is", null)
+        .where("updated_at", "<", limit)
+        .executeTakeFirst();
+      if (Number(ended.numUpdatedRows) !== 1) continue;
+      await k.updateTable("sync_tasks").set({ status: "stopped_by_server", updated_at: now }).where("id", "=", run.task_id).where("last_run_id", "=", run.id).where("status", "in", [...SYNC_RUNNING]).execute();
+    }
+    // A task left "running" by an engine that died between taking the lease and recording the run.
+    const orphans = await k.selectFrom("sync_tasks").select(["id", "last_run_id"]).where("status", "in", [...SYNC_RUNNING]).where("updated_at", "<", limit).execute();
+    for (const task of orphans) {
+      if (isBusy(task.id)) continue;
+      const last = task.last_run_id === null ? undefined : await k.selectFrom("sync_runs").select("ended_at").where("id", "=", task.last_run_id).executeTakeFirst();
+      if (last && last.ended_at === null) continue;
+      await k.updateTable("sync_tasks").set({ status: "stopped_by_server", updated_at: now }).where("id", "=", task.id).where("status", "in", [...SYNC_RUNNING]).where("updated_at", "<", limit).execute();
+    }
   }
 
   function pump() {
@@ -260,6 +356,7 @@ export function createSync({ db, clock, storages, walk, timeZone, ticker = inter
         state: stateOf(k, taskId, records),
         signal,
         counts: entry.counts,
+        warn: (path, reason) => log?.warn({ taskId, path: path.slice(0, 200), max: MAX_STATE_PATH }, `sync task skipped a file: ${reason}`),
         options: {
           updateMode: task.updateMode,
           ...task.options,
@@ -292,27 +389,45 @@ export function createSync({ db, clock, storages, walk, timeZone, ticker = inter
     }
   }
 
-  /** Due scheduled runs go into the queue; a task still running keeps its turn for the next time. */
+  /**
+   * Due scheduled runs go into the queue. Each due turn is claimed in one statement (next_run_at
+   * moves on only where it still holds the value read), so of several engines on one database one
+   * takes it. A repeating task still running when its time comes skips that turn; a once task keeps
+   * its time until a run of it is actually queued.
+   */
   async function tick(): Promise<void> {
     const now = clock.now();
     const due = await k.selectFrom("sync_tasks").selectAll().where("next_run_at", "is not", null).where("next_run_at", "<=", now).execute();
     for (const row of due) {
+      const old = Number(row.next_run_at);
       const frequency = JSON.parse(row.frequency) as SyncFrequency;
-      const next = frequency.kind === "once" ? null : nextRunAt(frequency, now, timeZone);
-      await k.updateTable("sync_tasks").set({ next_run_at: next }).where("id", "=", row.id).execute();
-      if (!isBusy(row.id)) await enqueue(row.id, "schedule");
+      const once = frequency.kind === "once";
+      if (once && (isBusy(row.id) || SYNC_RUNNING.includes(row.status as SyncStatus))) continue;
+      const next = once ? null : nextRunAt(frequency, now, timeZone);
+      const claimed = await k.updateTable("sync_tasks").set({ next_run_at: next }).where("id", "=", row.id).where("next_run_at", "=", old).executeTakeFirst();
+      if (Number(claimed.numUpdatedRows) !== 1) continue;
+      const queued = await enqueue(row.id, "schedule");
+      // Busy after all (another engine took the lease in between): the once turn waits for the next tick.
+      if (!queued && once) await k.updateTable("sync_tasks").set({ next_run_at: old }).where("id", "=", row.id).where("next_run_at", "is", null).execute();
     }
   }
 
   return {
     tick,
 
-    /** Marks runs that an engine stop or crash interrupted, then starts the scheduler. */
+    /**
+     * Marks runs that a crashed engine left (no heartbeat for STALE_MS; runs of engines still going
+     * on the database are theirs), then starts the heartbeat and the scheduler.
+     */
     async start(): Promise<void> {
-      const now = clock.now();
-      await k.updateTable("sync_runs").set({ status: "stopped_by_server", ended_at: now }).where("ended_at", "is", null).execute();
-      await k.updateTable("sync_tasks").set({ status: "stopped_by_server", updated_at: now }).where("status", "in", [...SYNC_RUNNING]).execute();
+      await sweep();
       started = true;
+      heartbeat = setInterval(() => {
+        beat()
+          .then(sweep)
+          .catch((error: unknown) => log?.warn({ err: error }, "sync heartbeat failed"));
+      }, HEARTBEAT_MS);
+      heartbeat.unref();
       let ticking = false;
       ticker.start(() => {
         if (ticking || closing) return;
@@ -336,6 +451,8 @@ export function createSync({ db, clock, storages, walk, timeZone, ticker = inter
         r.controller.abort();
       }
       await Promise.all(runs.map((r) => r.done));
+      if (heartbeat) clearInterval(heartbeat);
+      heartbeat = null;
     },
 
     async list(page: { pageNum: number; pageSize: number; search?: string }) {
@@ -370,7 +487,7 @@ export function createSync({ db, clock, storages, walk, timeZone, ticker = inter
 
     async update(id: number, patch: UpdateSyncTaskBody): Promise<SyncTask> {
       const current = await toTask(await taskRow(id));
-      if (isBusy(id)) fail("SyncTaskRunning");
+      if (await busyAnywhere(id)) fail("SyncTaskRunning");
       const merged = {
         name: patch.name ?? current.name,
         source: patch.source ?? current.source,
@@ -399,7 +516,7 @@ export function createSync({ db, clock, storages, walk, timeZone, ticker = inter
 
     async remove(id: number): Promise<void> {
       await taskRow(id);
-      if (isBusy(id)) fail("SyncTaskRunning");
+      if (await busyAnywhere(id)) fail("SyncTaskRunning");
       await k.deleteFrom("sync_state").where("task_id", "=", id).execute();
       await k.deleteFrom("sync_runs").where("task_id", "=", id).execute();
       await k.deleteFrom("sync_tasks").where("id", "=", id).execute();
@@ -408,8 +525,7 @@ export function createSync({ db, clock, storages, walk, timeZone, ticker = inter
     /** Run now: queued behind other runs when MAX_RUNNING are going; 4602 while this task runs or waits. */
     async runNow(id: number): Promise<SyncTask> {
       await taskRow(id);
-      if (isBusy(id) || closing) fail("SyncTaskRunning");
-      await enqueue(id, "manual");
+      if (closing || !(await enqueue(id, "manual"))) fail("SyncTaskRunning");
       return toTask(await taskRow(id));
     },
 
@@ -426,6 +542,14 @@ export function createSync({ db, clock, storages, walk, timeZone, ticker = inter
         live.reason = "admin";
         await setStatus(id, live.runId, "stopping");
         live.controller.abort();
+      } else if (at < 0 && !live) {
+        // Running or queued on another engine: "stopping" in the database, which that engine's
+        // heartbeat takes up within a few seconds.
+        const row = await taskRow(id);
+        if (row.last_run_id !== null && (row.status === "in_queue" || row.status === "activated")) {
+          const marked = await k.updateTable("sync_runs").set({ status: "stopping" }).where("id", "=", row.last_run_id).where("ended_at", "is", null).where("instance_id", "!=", instance).executeTakeFirst();
+          if (Number(marked.numUpdatedRows) === 1) await k.updateTable("sync_tasks").set({ status: "stopping", updated_at: clock.now() }).where("id", "=", id).where("status", "in", ["in_queue", "activated"]).execute();
+        }
       }
       return toTask(await taskRow(id));
     },
@@ -435,6 +559,28 @@ export function createSync({ db, clock, storages, walk, timeZone, ticker = inter
       const { total } = await k.selectFrom("sync_runs").where("task_id", "=", id).select((eb) => eb.fn.countAll<number>().as("total")).executeTakeFirstOrThrow();
       const rows = await k.selectFrom("sync_runs").selectAll().where("task_id", "=", id).orderBy("id", "desc").limit(page.pageSize).offset((page.pageNum - 1) * page.pageSize).execute();
       return { list: rows.map(toRun), total: Number(total), size: page.pageSize, current: page.pageNum };
+    },
+
+    /**
+     * Forgets what earlier runs of every task on the storage left in sync (their sync_state), so no
+     * deletion follows from records about a place the storage no longer points at. The storage
+     * administration calls it when a storage's place changes (its path, endpoint, bucket or
+     * container); how many tasks it concerned.
+     */
+    async forgetStorageState(storageId: number): Promise<number> {
+      const tasks = await k.selectFrom("sync_tasks").select("id").where((eb) => eb.or([eb("source_storage_id", "=", storageId), eb("target_storage_id", "=", storageId)])).execute();
+      if (tasks.length > 0) await k.deleteFrom("sync_state").where("task_id", "in", tasks.map((t) => t.id)).execute();
+      return tasks.length;
+    },
+
+    /** How many sync tasks name the storage (source or target): the storage administration refuses to delete it or move it (4620) while any do. */
+    async tasksUsing(storageId: number): Promise<number> {
+      const { total } = await k
+        .selectFrom("sync_tasks")
+        .where((eb) => eb.or([eb("source_storage_id", "=", storageId), eb("target_storage_id", "=", storageId)]))
+        .select((eb) => eb.fn.countAll<number>().as("total"))
+        .executeTakeFirstOrThrow();
+      return Number(total);
     },
 
     /** Resolves when the task's current run (if any) has ended; for the engine's tests and the CLI. */
