@@ -39,9 +39,12 @@ export interface TaskStart {
   via?: TaskVia;
   resolveVia?: () => Promise<TaskVia>;
   zip?: boolean;
-  /** Run when the administrator stops the transfer, before its connections are cut (the log learns who stopped it). */
+  /**
+   * Run when the administrator stops the transfer, before its connections are cut (the log learns who
+   * stopped it): this request's own, for each request still attached (every range of a parallel download).
+   */
   onStopping?: () => void;
-  /** Run once after the administrator stopped the transfer and its connections were cut (an upload's staging dropped). */
+  /** Run once (the first request's) after the administrator stopped the transfer and its connections were cut (an upload's staging dropped). */
   onStop?: () => void | Promise<void>;
 }
 
@@ -73,7 +76,7 @@ interface Entry {
   startedAt: number;
   /** (performance.now(), bytes) once a second, the last WINDOW of them. */
   samples: { at: number; bytes: number }[];
-  connections: Set<{ req: IncomingMessage; res: ServerResponse }>;
+  connections: Set<{ req: IncomingMessage; res: ServerResponse; onStopping?: () => void }>;
   linger: NodeJS.Timeout | null;
   stopHandlers: (() => void | Promise<void>)[];
 }
@@ -195,7 +198,7 @@ export function createTaskRegistry(clock: Clock, options: { lingerMs?: number } 
       }
       const e = entry;
       byRequest.set(req, e);
-      const connection = { req, res };
+      const connection = { req, res, onStopping: start.onStopping };
       e.connections.add(connection);
       const direction = start.direction;
       if (direction === "upload") {
@@ -273,10 +276,13 @@ export function createTaskRegistry(clock: Clock, options: { lingerMs?: number } 
       if (!entry) return false;
       stoppedKeys.set(entry.start.key, clock.now() + STOPPED_MS);
       remove(entry);
-      try {
-        entry.start.onStopping?.();
-      } catch {
-        // The cut matters more than its note.
+      // Each attached request's own handler: every cut range of a parallel download is logged as stopped by the server.
+      for (const { onStopping } of entry.connections) {
+        try {
+          onStopping?.();
+        } catch {
+          // The cut matters more than its note.
+        }
       }
       const closing = [...entry.connections].map(
         ({ req, res }) =>

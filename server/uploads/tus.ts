@@ -12,7 +12,8 @@ import { rulesOf } from "../files/upload-rules";
 import { RESERVATION_TTL_MS } from "../files/quota";
 import { originAllowed } from "../fileserver/origin";
 import type { FileServerPart } from "../fileserver/parts";
-import { STAGING_NAME } from "../storage/paths";
+import { normaliseUserPath, STAGING_NAME } from "../storage/paths";
+import { type ShareAccess, visitorToOwnerPath } from "../shares/access";
 import { createVisitorUploads } from "../fileserver/share-uploads";
 import { OWNER_KEY } from "./store";
 import { checkTargetFree, isOwner, parseTarget, reserveQuota, sizeLimit, storedMetadata, targetOf, uploadSpace } from "./checks";
@@ -46,12 +47,27 @@ const STOPPED_STATUS = 410;
  */
 const STOPPED_TARGET_MS = 60_000;
 const targetKey = (userId: number, groupId: number, path: string) => `create:${userId}:${groupId}:${path}`;
+/** The same for a share link's visitors: the owner's path the invitation maps the sent one to. */
+const shareTargetKey = (linkId: string, groupId: number, path: string) => `create:share:${linkId}:${groupId}:${path}`;
+/** A visitor's sent path as the owner's path inside the invitation folder (as stored in its record), or the sent path when it maps nowhere. */
+function ownerPathOf(access: ShareAccess, sentPath: string): string {
+  const mapped = visitorToOwnerPath(access, sentPath);
+  return mapped && !mapped.root ? mapped.path : sentPath;
+}
 
 /** `path` and `groupId` of a creation's Upload-Metadata (a creation with a body is listed before tus stores it). */
 function sentTarget(header: string | undefined): { path: string; groupId: number } {
   const pairs = new Map((header ?? "").split(",").map((p) => p.trim().split(" ") as [string, string | undefined]));
   const decode = (key: string) => Buffer.from(pairs.get(key) ?? "", "base64").toString("utf8");
-  return { path: decode("path"), groupId: Number(decode("groupId")) || 0 };
+  const sent = decode("path");
+  // Normalised as a stored target is (NFC, no empty segments), so a stopped file's block is not evaded by another spelling.
+  let path = sent;
+  try {
+    path = normaliseUserPath(sent);
+  } catch {
+    // Not a valid path: the creation is refused by its checks anyway.
+  }
+  return { path, groupId: Number(decode("groupId")) || 0 };
 }
 
 interface Caller {
@@ -203,7 +219,7 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
    * (server/tasks/registry.ts; parallel chunks of one upload are one transfer). False when the
    * administrator stopped that upload: the caller refuses the request.
    */
-  async function listed(req: IncomingMessage, res: ServerResponse, who: { userId: number | null; ownerId: number; shareId: string | null; sessionId: string | null }, id: string | null, record: UploadRecord | null | undefined): Promise<boolean> {
+  async function listed(req: IncomingMessage, res: ServerResponse, who: { userId: number | null; ownerId: number; shareId: string | null; sessionId: string | null; access?: ShareAccess }, id: string | null, record: UploadRecord | null | undefined): Promise<boolean> {
     let base = 0;
     if (id) base = ((await store.rangesOf(id)) ?? []).reduce((sum, [s, e]) => sum + (e - s), 0);
     const sent = id ? null : sentTarget(String(req.headers["upload-metadata"] ?? ""));
@@ -224,10 +240,10 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
         via: who.shareId ? "share" : undefined,
         resolveVia: sessionId ? async () => ((await sessionHasClient(services.db, sessionId, services.clock.now())) ? "client" : "web") : undefined,
         onStop: async () => {
-          if (who.userId !== null) {
-            const target = sent ?? { groupId: Number(record?.metadata?.groupId ?? 0) || 0, path: String(record?.metadata?.path ?? "") };
-            services.tasks.block(targetKey(who.userId, target.groupId, target.path), STOPPED_TARGET_MS);
-          }
+          // A new upload to the same file is refused for a while (a user's, or any visitor's of the same link).
+          const target = sent ?? { groupId: Number(record?.metadata?.groupId ?? 0) || 0, path: String(record?.metadata?.path ?? "") };
+          if (who.userId !== null) services.tasks.block(targetKey(who.userId, target.groupId, target.path), STOPPED_TARGET_MS);
+          else if (who.access) services.tasks.block(shareTargetKey(who.access.linkId, target.groupId, sent ? ownerPathOf(who.access, sent.path) : target.path), STOPPED_TARGET_MS);
           const uploadId = id ?? createdBy.get(req);
           if (!uploadId) return;
           services.tasks.block(`upload:${uploadId}`);
@@ -308,13 +324,18 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
       const refused = await visitorUploads.admit(req, uploadId, token, lang);
       if (refused) return refuse(req, res, refused, lang);
       if (UPLOAD_ID.test(uploadId) && services.tasks.stopped(`upload:${uploadId}`)) return refuse(req, res, stoppedRefusal(), lang, STOPPED_STATUS);
+      const visitor = visitorUploads.callerOf(req)?.access;
+      if (req.method === "POST" && visitor) {
+        // A new upload to the file of one the administrator just stopped (tus-js-client's answer to the refused resume).
+        const sent = sentTarget(String(req.headers["upload-metadata"] ?? ""));
+        if (services.tasks.stopped(shareTargetKey(visitor.linkId, sent.groupId, ownerPathOf(visitor, sent.path)))) return refuse(req, res, stoppedRefusal(), lang, STOPPED_STATUS);
+      }
       if (carriesBytes(req)) {
         const file = req.method === "PATCH" ? fileOf(uploadId, (await store.records.get(uploadId))?.metadata) : null;
         const limited = await limits.admit(req, res, `share:${createHash("sha256").update(token).digest("hex")}`, file);
         if (limited) return refuse(req, res, limited, lang);
-        const access = visitorUploads.callerOf(req)?.access;
         const record = req.method === "PATCH" ? await store.records.get(uploadId) : null;
-        if (access && !(await listed(req, res, { userId: null, ownerId: access.ownerId, shareId: access.linkId, sessionId: null }, req.method === "PATCH" ? uploadId : null, record))) {
+        if (visitor && !(await listed(req, res, { userId: null, ownerId: visitor.ownerId, shareId: visitor.linkId, sessionId: null, access: visitor }, req.method === "PATCH" ? uploadId : null, record))) {
           return refuse(req, res, stoppedRefusal(), lang, STOPPED_STATUS);
         }
       }

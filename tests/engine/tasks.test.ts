@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { access, readdir } from "node:fs/promises";
+import { access, mkdir, readdir } from "node:fs/promises";
 import { request, type IncomingMessage } from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -48,11 +48,11 @@ async function tasks(query: Record<string, string> = {}): Promise<TaskPage> {
 const find = async (pred: (task: LiveTask) => boolean) => (await tasks()).list.find(pred);
 
 /** A GET read slowly: `readBytes` tells how much arrived; `stop()` ends it; `ended` says whether the body was complete. */
-function slowDownload(url: string) {
+function slowDownload(url: string, headers: Record<string, string> = {}) {
   let received = 0;
   let timer: NodeJS.Timeout | null = null;
   const ended = new Promise<{ complete: boolean; status: number }>((resolve) => {
-    const req = request(url, (res: IncomingMessage) => {
+    const req = request(url, { headers }, (res: IncomingMessage) => {
       res.pause();
       // About 2.5 MiB/s: 128 KiB every 50 ms.
       timer = setInterval(() => {
@@ -247,6 +247,81 @@ describe("transfers in progress", () => {
     }
     expect(sent).toBeLessThan(size);
     await expect(access(path.join(home, "made-with-body.bin"))).rejects.toThrow();
+  });
+
+  it("stops a share visitor's upload for good: its resume and a new upload to the same file are refused with 4187", async () => {
+    await mkdir(path.join(home, "inbox"), { recursive: true });
+    const link = await makeLink(t, u.token, { shareUrlType: 0, shareServerPath: "/inbox", needPassword: true, shareUrlPasswd: "in", shareShowContents: 1 });
+    const visitorToken = await shareTokenOf(t, link);
+    const size = 16 * 1024 * 1024;
+    const tus = tusClient(t.fileUrl, visitorToken);
+    const created = await tus.create({ groupId: "0", path: "/drop.bin" }, size);
+    expect(created.status).toBe(201);
+    const patch = slowPatch(created.id!, visitorToken, size);
+    const task = await wait(async () => {
+      const found = await find((x) => x.direction === "upload" && x.shareId === link.shareId);
+      expect(found?.bytes).toBeGreaterThan(0);
+      return found!;
+    });
+    expect(task).toMatchObject({ userId: null, via: "share", shareOwner: "task_user" });
+    expect((await t.call("POST", `/api/admin/tasks/${task.id}/stop`, { token: admin })).body.code).toBe(200);
+    expect(await patch).toMatchObject({ broken: true });
+    // tus-js-client: the resume's HEAD answers 410, so it creates the upload again — refused too, in any spelling of the path.
+    expect((await tus.head(created.id!)).status).toBe(410);
+    for (const again of ["/drop.bin", "//drop.bin"]) {
+      const recreated = await tus.create({ groupId: "0", path: again }, size);
+      expect(recreated.status).toBe(410);
+      expect(recreated.body?.code).toBe(4187);
+    }
+    await expect(access(path.join(home, "inbox", "drop.bin"))).rejects.toThrow();
+    // Another file of the invitation is not concerned.
+    const other = await tus.create({ groupId: "0", path: "/other.bin" }, 10);
+    expect(other.status).toBe(201);
+  });
+
+  it("refuses a new upload to a stopped file under another spelling of its path (NFD, doubled slashes)", async () => {
+    const size = 16 * 1024 * 1024;
+    const tus = tusClient(t.fileUrl, u.socketToken);
+    const nfc = "/incoming/caf\u00e9.bin";
+    const created = await tus.create({ groupId: "0", path: nfc }, size);
+    expect(created.status).toBe(201);
+    const patch = slowPatch(created.id!, u.socketToken, size);
+    const task = await wait(async () => {
+      const found = await find((x) => x.direction === "upload" && x.path === nfc);
+      expect(found?.bytes).toBeGreaterThan(0);
+      return found!;
+    });
+    expect((await t.call("POST", `/api/admin/tasks/${task.id}/stop`, { token: admin })).body.code).toBe(200);
+    expect(await patch).toMatchObject({ broken: true });
+    for (const again of [nfc.normalize("NFD"), "//incoming//caf\u00e9.bin", "/incoming/cafe\u0301.bin/"]) {
+      const recreated = await tus.create({ groupId: "0", path: again }, size);
+      expect(recreated.status, again).toBe(410);
+      expect(recreated.body?.code).toBe(4187);
+    }
+  });
+
+  it("logs every range of a stopped parallel download as stopped by the server (4187)", async () => {
+    await writeTree(home, { "ranges.bin": randomBytes(BIG) });
+    const { url } = await files.ok("download", { groupId: 0, paths: ["/ranges.bin"] });
+    const half = BIG / 2;
+    const readers = [slowDownload(t.fileUrl + url, { range: `bytes=0-${half - 1}` }), slowDownload(t.fileUrl + url, { range: `bytes=${half}-${BIG - 1}` })];
+    const task = await wait(async () => {
+      const found = await find((x) => x.direction === "download" && x.path === "/ranges.bin");
+      expect(found?.connections).toBe(2);
+      expect(found?.bytes).toBeGreaterThan(0);
+      return found!;
+    });
+    expect((await t.call("POST", `/api/admin/tasks/${task.id}/stop`, { token: admin })).body.code).toBe(200);
+    for (const reader of readers) expect((await reader.ended).complete).toBe(false);
+    const entries = await wait(async () => {
+      const reply = await t.call<{ list: { kind: string; target: string; result: string; code: number }[] }>("GET", "/api/admin/logs?user=task_user&kind=download&text=ranges.bin", { token: admin });
+      expect(reply.body.data!.list).toHaveLength(2);
+      return reply.body.data!.list;
+    });
+    expect(entries.map((e) => ({ target: e.target, result: e.result, code: e.code }))).toEqual([
+      { target: "/ranges.bin", result: "failed", code: 4187 },
+      { target: "/ranges.bin", result: "failed", code: 4187 },
+    ]);
   });
 
   it("refuses users: the list, the stop and the transfer log need the administrator", async () => {
