@@ -84,11 +84,14 @@ export function createGroups({ db, clock, homes, users }: GroupsDeps) {
       const before = await groupRow(id);
       if (patch.storageId !== undefined) await homes.storageFor(patch.storageId);
       if (patch.name !== undefined && !isValidFileName(patch.name)) fail("NameFormat");
-      const columns = defined(groupColumns(patch));
+      const storageId = patch.storageId ?? before.storage_id;
+      // Moved to another storage without a home named: a fresh home is claimed there, never a folder that is there already.
+      const claimed = !patch.home && storageId !== before.storage_id ? await homes.freshHome(storageId, "/groups", patch.name ?? before.name) : null;
+      const columns = defined(groupColumns({ ...patch, ...(claimed ? { home: claimed } : {}) }));
       if (Object.keys(columns).length > 0) {
-        await unique(() => k.updateTable("user_groups").set(columns).where("id", "=", id).execute(), () => fail("GroupNameDuplicate"));
+        await homes.unclaimOnFailure(storageId, claimed, () => unique(() => k.updateTable("user_groups").set(columns).where("id", "=", id).execute(), () => fail("GroupNameDuplicate")));
       }
-      if (patch.home || patch.storageId !== undefined) await homes.ensureHome(patch.storageId ?? before.storage_id, patch.home ?? before.home);
+      if (patch.home || patch.storageId !== undefined) await homes.ensureHome(storageId, patch.home || claimed || before.home);
       return toAdminGroup(await groupRow(id));
     },
 

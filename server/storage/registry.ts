@@ -187,7 +187,12 @@ export interface StorageRegistry {
 
 export function createStorageRegistry(db: Db, box: () => SecretBox, options: DriverOptions): StorageRegistry {
   const records = new Map<number, Promise<StorageRecord>>();
-  const drivers = new Map<string, Storage>();
+  // The promise of each driver is cached as soon as its creation starts, so concurrent callers share
+  // one driver; an invalidate drops it, and a creation that began before that never stores its
+  // (stale) driver: entries are replaced or removed only while the storage's generation is unchanged.
+  const drivers = new Map<string, Promise<Storage>>();
+  const generations = new Map<number, number>();
+  const generationOf = (id: number) => generations.get(id) ?? 0;
 
   async function load(id: number): Promise<StorageRecord> {
     const row = await db.kysely.selectFrom("storages").selectAll().where("id", "=", id).executeTakeFirst();
@@ -199,9 +204,12 @@ export function createStorageRegistry(db: Db, box: () => SecretBox, options: Dri
   function get(id: number): Promise<StorageRecord> {
     let record = records.get(id);
     if (!record) {
-      record = load(id);
-      records.set(id, record);
-      record.catch(() => records.delete(id));
+      const made = load(id);
+      record = made;
+      records.set(id, made);
+      made.catch(() => {
+        if (records.get(id) === made) records.delete(id);
+      });
     }
     return record;
   }
@@ -210,12 +218,19 @@ export function createStorageRegistry(db: Db, box: () => SecretBox, options: Dri
     const key = `${id}:${folder}`;
     const known = drivers.get(key);
     if (known) return known;
-    const record = await get(id);
-    const again = drivers.get(key);
-    if (again) return again;
-    const driver = await createDriver(record, folder, options);
-    drivers.set(key, driver);
-    return driver;
+    const generation = generationOf(id);
+    const made = get(id).then((record) => createDriver(record, folder, options));
+    drivers.set(key, made);
+    made.then(
+      () => {
+        // Invalidated while it was made: the caller gets it, the cache does not keep it.
+        if (generationOf(id) !== generation && drivers.get(key) === made) drivers.delete(key);
+      },
+      () => {
+        if (drivers.get(key) === made) drivers.delete(key);
+      },
+    );
+    return made;
   }
 
   return {
@@ -235,10 +250,16 @@ export function createStorageRegistry(db: Db, box: () => SecretBox, options: Dri
     },
     invalidate(id) {
       if (id === undefined) {
+        for (const known of new Set([...records.keys(), ...generations.keys()])) generations.set(known, generationOf(known) + 1);
+        for (const key of drivers.keys()) {
+          const known = Number(key.slice(0, key.indexOf(":")));
+          generations.set(known, generationOf(known) + 1);
+        }
         records.clear();
         drivers.clear();
         return;
       }
+      generations.set(id, generationOf(id) + 1);
       records.delete(id);
       for (const key of [...drivers.keys()]) if (key.startsWith(`${id}:`)) drivers.delete(key);
     },

@@ -266,12 +266,17 @@ export function createUsers({ db, clock, tokens, settings, homes, userLimit }: U
       // A new home is checked against the virtual directories kept, as new ones are against the home kept.
       const kept = patch.home === undefined && patch.storageId === undefined ? undefined : parseVirtualDirectories(before.virtual_dirs);
       const storageId = patch.storageId === undefined ? before.storage_id : await homes.storageFor(patch.storageId);
-      const columns = defined(userColumns({ ...patch, virtualDirectories: await virtualDirectories(patch.virtualDirectories ?? kept, patch.home ?? before.home, storageId) }));
-      await unique(
-        () => k.updateTable("users").set({ ...columns, updated_at: clock.now() }).where("id", "=", id).execute(),
-        () => duplicateUser(undefined, patch.email, id),
+      // Moved to another storage without a home named: a fresh home is claimed there, never a folder that is there already.
+      const claimed = !patch.home && storageId !== before.storage_id ? await homes.freshHome(storageId, "/users", before.account) : null;
+      const home = patch.home || claimed || before.home;
+      const columns = defined(userColumns({ ...patch, ...(claimed ? { home: claimed } : {}), virtualDirectories: await virtualDirectories(patch.virtualDirectories ?? kept, home, storageId) }));
+      await homes.unclaimOnFailure(storageId, claimed, () =>
+        unique(
+          () => k.updateTable("users").set({ ...columns, updated_at: clock.now() }).where("id", "=", id).execute(),
+          () => duplicateUser(undefined, patch.email, id),
+        ),
       );
-      if (patch.home || patch.storageId !== undefined) await homes.ensureHome(storageId, patch.home ?? before.home);
+      if (patch.home || patch.storageId !== undefined) await homes.ensureHome(storageId, home);
       if (patch.locked) await tokens.revokeUser(id);
       if (patch.locked === false) await k.deleteFrom("login_counters").where("key", "=", `account:${before.account_key}`).execute();
       return toAdminUser(await userRow(id));

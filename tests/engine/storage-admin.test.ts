@@ -1,4 +1,6 @@
-import { readFile, stat } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ErrorCode } from "../../contract/errors";
 import { PERMISSION_FULL } from "../../contract/permissions";
@@ -18,6 +20,8 @@ vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
 let t: TestEngine;
 let s3: S3Server;
 let token: string;
+/** Folders for local storages, outside the engine's data directory (local storages never overlap it). */
+let outside: string;
 /** Every response body this file saw: none may hold a credential. */
 const seen: string[] = [];
 
@@ -47,9 +51,11 @@ beforeAll(async () => {
   s3 = await startS3rver("ferry");
   t = await startTestEngine();
   token = await t.adminToken();
+  outside = await mkdtemp(path.join(tmpdir(), "ferry-storages-"));
 });
 afterAll(async () => {
   await t?.stop();
+  if (outside) await rm(outside, { recursive: true, force: true });
   await s3?.stop();
 });
 
@@ -137,13 +143,13 @@ describe("storages: the administrator API", () => {
   });
 
   it("deletes an unused storage, and refuses one that holds a home (4620)", async () => {
-    const spare = await admin("POST", "/api/admin/storages", { name: "Spare disk", provider: "local", path: `${t.dataDir}/spare` });
+    const spare = await admin("POST", "/api/admin/storages", { name: "Spare disk", provider: "local", path: `${outside}/spare` });
     expect(spare.code).toBe(200);
     const user = await t.createUser("spareuser", { storageId: spare.data.id });
-    expect((await stat(`${t.dataDir}/spare/users/spareuser`)).isDirectory()).toBe(true);
+    expect((await stat(`${outside}/spare/users/spareuser`)).isDirectory()).toBe(true);
     const refused = await admin("DELETE", `/api/admin/storages/${spare.data.id}`);
     expect(refused.code).toBe(ErrorCode.StorageInUse);
-    expect(refused.data).toMatchObject({ users: 1, groups: 0 });
+    expect(refused.data).toMatchObject({ users: 1, groups: 0, syncTasks: 0 });
     expect((await admin("PATCH", `/api/admin/users/${user.id}`, { storageId: 1 })).code).toBe(200);
     expect((await admin("DELETE", `/api/admin/storages/${spare.data.id}`)).code).toBe(200);
     expect((await admin("GET", `/api/admin/storages/${spare.data.id}`)).code).toBe(ErrorCode.StorageIdNotExist);
@@ -216,5 +222,113 @@ describe("a group space on the S3 storage, through the file server", () => {
   it("never answered a credential", () => {
     expect(seen.length).toBeGreaterThan(20);
     for (const body of seen) expect(body).not.toContain(S3RVER_KEYS.secretAccessKey);
+  });
+});
+
+describe("storages: review rules (places apart, places kept while used, the built-in one, fresh homes on a move)", () => {
+  const addLocal = (name: string, folder: string) => admin("POST", "/api/admin/storages", { name, provider: "local", path: folder });
+
+  it("refuses a local folder that holds or lies inside the built-in root, the data directory or another local storage (4156), by real paths", async () => {
+    expect((await addLocal("In data", `${t.dataDir}/elsewhere`)).code).toBe(ErrorCode.PathFormatError);
+    expect((await addLocal("In root", `${t.dataDir}/storage/users`)).code).toBe(ErrorCode.PathFormatError);
+    expect((await addLocal("Holds data", path.dirname(t.dataDir))).code).toBe(ErrorCode.PathFormatError);
+    expect((await addLocal("Is data", t.dataDir)).code).toBe(ErrorCode.PathFormatError);
+    const a = await addLocal("Apart A", `${outside}/a`);
+    expect(a.code).toBe(200);
+    expect((await addLocal("Inside A", `${outside}/a/inner`)).code).toBe(ErrorCode.PathFormatError);
+    expect((await addLocal("Holds A", outside)).code).toBe(ErrorCode.PathFormatError);
+    // A link to A's folder is A's folder.
+    await symlink(`${outside}/a`, `${outside}/link-to-a`);
+    expect((await addLocal("Link to A", `${outside}/link-to-a/x`)).code).toBe(ErrorCode.PathFormatError);
+    const b = await addLocal("Apart B", `${outside}/b`);
+    expect(b.code).toBe(200);
+    // An edit is checked the same way; B may keep its own folder.
+    expect((await admin("PATCH", `/api/admin/storages/${b.data.id}`, { path: `${outside}/a/b` })).code).toBe(ErrorCode.PathFormatError);
+    expect((await admin("PATCH", `/api/admin/storages/${b.data.id}`, { path: `${t.dataDir}/b` })).code).toBe(ErrorCode.PathFormatError);
+    expect((await admin("PATCH", `/api/admin/storages/${b.data.id}`, { name: "Apart B2", path: `${outside}/b` })).code).toBe(200);
+    expect((await admin("PATCH", `/api/admin/storages/${b.data.id}`, { path: `${outside}/b-moved` })).code).toBe(200);
+    for (const id of [a.data.id, b.data.id]) expect((await admin("DELETE", `/api/admin/storages/${id}`)).code).toBe(200);
+  });
+
+  it("keeps where a storage's files are while users, virtual directories or sync tasks use it (4620), and counts sync tasks on delete", async () => {
+    const used = await addLocal("Used disk", `${outside}/used`);
+    expect(used.code).toBe(200);
+    const id = used.data.id as number;
+    const user = await t.createUser("placeduser", { storageId: id });
+    const moved = await admin("PATCH", `/api/admin/storages/${id}`, { path: `${outside}/used-2` });
+    expect(moved.code).toBe(ErrorCode.StorageInUse);
+    expect(moved.data).toMatchObject({ users: 1, groups: 0, syncTasks: 0 });
+    // Its name is not where its files are.
+    expect((await admin("PATCH", `/api/admin/storages/${id}`, { name: "Used disk 2", path: `${outside}/used` })).code).toBe(200);
+    // A virtual directory on it counts as well.
+    expect((await admin("PATCH", `/api/admin/users/${user.id}`, { storageId: 1 })).code).toBe(200);
+    const viewer = await t.createUser("vdiruser", { virtualDirectories: [{ alias: "/Shelf", storageId: id, path: "/shelf" }] });
+    expect((await admin("PATCH", `/api/admin/storages/${id}`, { path: `${outside}/used-2` })).code).toBe(ErrorCode.StorageInUse);
+    expect((await admin("PATCH", `/api/admin/users/${viewer.id}`, { virtualDirectories: [] })).code).toBe(200);
+    // A sync task reading from it.
+    const task = await admin("POST", "/api/admin/sync-tasks", { name: "from used", source: { storageId: id, path: "/out" }, target: { storageId: 1, path: "/sync-in" }, frequency: { kind: "manual" } });
+    expect(task.code, JSON.stringify(task)).toBe(200);
+    const refused = await admin("PATCH", `/api/admin/storages/${id}`, { path: `${outside}/used-2` });
+    expect(refused.code).toBe(ErrorCode.StorageInUse);
+    expect(refused.data).toMatchObject({ users: 0, groups: 0, syncTasks: 1 });
+    const undeletable = await admin("DELETE", `/api/admin/storages/${id}`);
+    expect(undeletable.code).toBe(ErrorCode.StorageInUse);
+    expect(undeletable.data).toMatchObject({ syncTasks: 1 });
+    expect((await admin("DELETE", `/api/admin/sync-tasks/${task.data.id}`)).code).toBe(200);
+    expect((await admin("PATCH", `/api/admin/storages/${id}`, { path: `${outside}/used-2` })).code).toBe(200);
+    expect((await admin("DELETE", `/api/admin/storages/${id}`)).code).toBe(200);
+  });
+
+  it("never deletes the built-in storage (id 1) nor changes its type, even when it is not the default", async () => {
+    const other = await addLocal("Stand-in default", `${outside}/stand-in`);
+    expect(other.code).toBe(200);
+    expect((await admin("PUT", `/api/admin/storages/${other.data.id}/default`)).code).toBe(200);
+    try {
+      expect((await admin("DELETE", "/api/admin/storages/1")).code).toBe(ErrorCode.InvalidOperation);
+      expect((await admin("PATCH", "/api/admin/storages/1", s3Body({ name: undefined }))).code).toBe(ErrorCode.InvalidOperation);
+      expect((await admin("PATCH", "/api/admin/storages/1", { path: `${outside}/elsewhere` })).code).toBe(ErrorCode.InvalidOperation);
+      expect((await admin("GET", "/api/admin/storages/1")).data).toMatchObject({ provider: "local", builtin: true, path: `${t.dataDir}/storage` });
+    } finally {
+      expect((await admin("PUT", "/api/admin/storages/1/default")).code).toBe(200);
+    }
+    expect((await admin("DELETE", `/api/admin/storages/${other.data.id}`)).code).toBe(200);
+  });
+
+  it("moving a user or a group to another storage without a home claims a fresh one there, never a folder that is there", async () => {
+    const target = await addLocal("Move target", `${outside}/target`);
+    expect(target.code).toBe(200);
+    const id = target.data.id as number;
+    // Folders left on the target under the names the user and the group would get.
+    await mkdir(`${outside}/target/users/mover`, { recursive: true });
+    await mkdir(`${outside}/target/groups/Movers`, { recursive: true });
+    const user = await t.createUser("mover");
+    const movedUser = await admin("PATCH", `/api/admin/users/${user.id}`, { storageId: id });
+    expect(movedUser.code).toBe(200);
+    expect(movedUser.data.storageId).toBe(id);
+    expect(movedUser.data.home).toMatch(/^\/users\/mover\.[0-9a-f]{8}$/);
+    expect((await stat(`${outside}/target${movedUser.data.home}`)).isDirectory()).toBe(true);
+
+    const group = await admin("POST", "/api/admin/groups", { name: "Movers" });
+    expect(group.code).toBe(200);
+    const movedGroup = await admin("PATCH", `/api/admin/groups/${group.data.id}`, { storageId: id });
+    expect(movedGroup.code).toBe(200);
+    expect(movedGroup.data).toMatchObject({ storageId: id });
+    expect(movedGroup.data.home).toMatch(/^\/groups\/Movers\.[0-9a-f]{8}$/);
+    // A home named with the move is taken as named.
+    const named = await admin("PATCH", `/api/admin/groups/${group.data.id}`, { storageId: 1, home: "/groups/Movers-named" });
+    expect(named.data).toMatchObject({ storageId: 1, home: "/groups/Movers-named" });
+  });
+
+  it("a connection test with another endpoint does not send the stored keys; link-local endpoints are refused", async () => {
+    const id = (await admin("GET", "/api/admin/storages?search=objects")).data.list[0].id as number;
+    // The same server by another name: the stored keys would work, but they are not filled in.
+    const elsewhere = s3.endpoint.replace("127.0.0.1", "localhost");
+    expect(elsewhere).not.toBe(s3.endpoint);
+    expect((await admin("POST", "/api/admin/storages/test", { id, endpoint: elsewhere })).code).not.toBe(200);
+    expect((await admin("POST", "/api/admin/storages/test", { id, endpoint: elsewhere, ...S3RVER_KEYS })).code).toBe(200);
+    for (const endpoint of ["http://169.254.169.254", "http://[fe80::1]:9000", "http://metadata.google.internal"]) {
+      expect((await admin("POST", "/api/admin/storages/test", s3Body({ name: undefined, endpoint }))).code).toBe(ErrorCode.StorageConfigFailed);
+      expect((await admin("POST", "/api/admin/storages", s3Body({ name: "Metadata", endpoint }))).code).toBe(ErrorCode.StorageConfigFailed);
+    }
   });
 });

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { mkdir } from "node:fs/promises";
+import { BlockList, isIP } from "node:net";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import type { Selectable } from "kysely";
+import { type Selectable, sql } from "kysely";
 import {
   type AdminStorage,
   CLEAN_AGES,
@@ -24,7 +25,7 @@ import type { StoragesTable } from "../../db/schema";
 import { FerryError, fail } from "../../errors";
 import type { SecretBox } from "../../mail/secret";
 import { parseVirtualDirectories } from "../../files/spaces";
-import { BUILTIN_STORAGE_ID, createDriver, type DriverOptions, s3ConfigOf, azureConfigOf, sealContext, type StorageRegistry, type StorageSpec, type StoredConfig, type StoredSecrets, storedObject } from "../registry";
+import { BUILTIN_STORAGE_ID, createDriver, type DriverOptions, localRootOf, placeOfSpec, s3ConfigOf, azureConfigOf, sealContext, type StorageRegistry, type StorageSpec, type StoredConfig, type StoredSecrets, storedObject } from "../registry";
 
 /**
  * The administrator's storages (docs/admin-api.md "Storages", docs/storage.md "Storages"): list,
@@ -45,7 +46,35 @@ export interface StorageAdminDeps {
   registry: StorageRegistry;
   box: () => SecretBox;
   driver: Omit<DriverOptions, "connectTimeoutMs">;
+  /** The engine's data directory (its database, secrets, the built-in storage); by default the built-in root's parent (server/services.ts). */
+  dataDir?: string;
 }
+
+/** Addresses an endpoint may never name: link-local ones (169.254.0.0/16, fe80::/10), where cloud metadata services answer. */
+const LINK_LOCAL = new BlockList();
+LINK_LOCAL.addSubnet("169.254.0.0", 16, "ipv4");
+LINK_LOCAL.addSubnet("fe80::", 10, "ipv6");
+const METADATA_HOSTS = new Set(["metadata", "metadata.google.internal", "metadata.goog"]);
+
+/** StorageConfigFailed when an endpoint URL names a link-local address or a cloud metadata host. */
+export function checkEndpointHost(endpoint: string | undefined) {
+  if (!endpoint) return;
+  let host: string;
+  try {
+    host = new URL(endpoint).hostname.toLowerCase();
+  } catch {
+    return; // the driver's own checks refuse a malformed endpoint
+  }
+  host = host.replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  const kind = isIP(host);
+  if (METADATA_HOSTS.has(host) || (kind !== 0 && LINK_LOCAL.check(host, kind === 4 ? "ipv4" : "ipv6"))) fail("StorageConfigFailed");
+}
+
+/** The account (AccountName or BlobEndpoint) of an Azure connection string. */
+const azureAccountOf = (connectionString: string | undefined) => (/(?:^|;)\s*(?:BlobEndpoint|AccountName)=([^;]+)/i.exec(connectionString ?? "")?.[1] ?? "").toLowerCase();
+
+/** Whether folder `inner` is `outer` or lies inside it (both absolute, resolved). */
+const within = (inner: string, outer: string) => inner === outer || inner.startsWith(outer.endsWith(path.sep) ? outer : outer + path.sep);
 
 /** Only the fields of the provider, trimmed; absent ones left out. */
 function configOf(provider: StorageProvider, body: Partial<StorageBody>): StoredConfig {
@@ -76,7 +105,7 @@ const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o)
 /** The fields that say where a storage's files are: the default storage keeps them (4006). */
 const PLACE_FIELDS: (keyof StoredConfig)[] = ["path", "endpoint", "bucket", "container"];
 
-export function createStorageAdmin({ db, clock, registry, box, driver }: StorageAdminDeps) {
+export function createStorageAdmin({ db, clock, registry, box, driver, dataDir = path.dirname(driver.builtinRoot) }: StorageAdminDeps) {
   const k = db.kysely;
 
   async function row(id: number): Promise<StorageRow> {
@@ -93,6 +122,40 @@ export function createStorageAdmin({ db, clock, registry, box, driver }: Storage
     const viaVirtual = others.filter((u) => parseVirtualDirectories(u.virtual_dirs).some((v) => v.storageId === id)).length;
     const groups = await k.selectFrom("user_groups").select((eb) => eb.fn.countAll<number>().as("n")).where("storage_id", "=", id).executeTakeFirstOrThrow();
     return { users: Number(homes.n) + viaVirtual, groups: Number(groups.n) };
+  }
+
+  /** Sync tasks whose source or target is on the storage (table sync_tasks, server/sync). */
+  async function syncTasksOn(id: number): Promise<number> {
+    const { rows } = await sql<{ n: number }>`select count(*) as n from sync_tasks where source_storage_id = ${id} or target_storage_id = ${id}`.execute(k);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** Users, groups and sync tasks on a storage; StorageInUse (4620) with the counts when any. */
+  async function refuseInUse(id: number) {
+    const used = { ...(await usersAndGroups(id)), syncTasks: await syncTasksOn(id) };
+    if (used.users > 0 || used.groups > 0 || used.syncTasks > 0) fail("StorageInUse", used);
+  }
+
+  /** A local folder's real path (links resolved as far as it exists). */
+  const realOf = async (folder: string) => (await placeOfSpec({ provider: "local", config: { path: folder }, secrets: {} }, "/", driver.builtinRoot)).path;
+
+  /**
+   * Local storages never overlap (PathFormatError): a folder that holds or lies inside the built-in
+   * root, the data directory or another local storage's folder is refused, compared by real paths.
+   */
+  async function checkLocalApart(spec: StorageSpec, self: number | null) {
+    if (spec.provider !== "local" || !spec.config.path) return;
+    const mine = await realOf(localRootOf(spec, driver.builtinRoot));
+    const others = [driver.builtinRoot, dataDir];
+    const rows = await k.selectFrom("storages").select(["id", "config"]).where("provider", "=", "local").execute();
+    for (const r of rows) {
+      if (r.id === self) continue;
+      others.push(localRootOf({ config: storedObject<StoredConfig>(r.config) }, driver.builtinRoot));
+    }
+    for (const other of others) {
+      const real = await realOf(other);
+      if (within(mine, real) || within(real, mine)) fail("PathFormatError");
+    }
   }
 
   async function toAdmin(r: StorageRow): Promise<AdminStorage> {
@@ -139,11 +202,14 @@ export function createStorageAdmin({ db, clock, registry, box, driver }: Storage
     }
     if (isS3Provider(spec.provider)) {
       const { checkS3Config } = await import("../s3");
+      checkEndpointHost(spec.config.endpoint);
       checkS3Config(s3ConfigOf(spec));
       return;
     }
     if (spec.provider === "azure") {
       const { checkAzureConfig } = await import("../azure");
+      const blobEndpoint = /(?:^|;)\s*BlobEndpoint=([^;]+)/i.exec(spec.secrets.connectionString ?? "")?.[1];
+      checkEndpointHost(blobEndpoint);
       checkAzureConfig(azureConfigOf(spec));
       return;
     }
@@ -236,6 +302,7 @@ export function createStorageAdmin({ db, clock, registry, box, driver }: Storage
       const spec: StorageSpec = { provider: body.provider, config: defined(configOf(body.provider, body)), secrets: secretsOf(body.provider, body) };
       await check(spec, false);
       checkCleaning(body);
+      await checkLocalApart(spec, null);
       await makeLocalFolder(spec);
       const now = clock.now();
       const id = await unique(
@@ -265,6 +332,8 @@ export function createStorageAdmin({ db, clock, registry, box, driver }: Storage
       const builtin = id === BUILTIN_STORAGE_ID && old.provider === "local" && !old.config.path;
       const provider = patch.provider ?? old.provider;
       const changedProvider = provider !== old.provider;
+      // The built-in storage (id 1) stays a local storage at the engine's storage root.
+      if (id === BUILTIN_STORAGE_ID && changedProvider) fail(before.is_default === 1 ? "DefaultStorageUnmodifiable" : "InvalidOperation");
       const sent = defined(configOf(provider, patch));
       if (builtin && sent.path !== undefined && sent.path !== "" && path.resolve(sent.path) !== registry.builtinRoot) {
         fail(before.is_default === 1 ? "DefaultStorageUnmodifiable" : "InvalidOperation");
@@ -273,14 +342,22 @@ export function createStorageAdmin({ db, clock, registry, box, driver }: Storage
       const config: StoredConfig = changedProvider ? sent : { ...old.config, ...sent };
       // The default storage holds the homes made without a choice: where it is (provider, folder, endpoint, bucket, container) stays (4006).
       if (before.is_default === 1 && (changedProvider || PLACE_FIELDS.some((f) => (config[f] ?? "") !== (old.config[f] ?? "")))) fail("DefaultStorageUnmodifiable");
-      if (changedProvider) {
-        const used = await usersAndGroups(id);
-        if (used.users > 0 || used.groups > 0) fail("StorageInUse", used);
-      }
       const secrets: StoredSecrets = { ...(changedProvider ? {} : old.secrets), ...defined(secretsOf(provider, patch)) };
+      // Where the files are (provider, folder, endpoint, bucket, container, Azure account) stays while
+      // users, groups, virtual directories or sync tasks use the storage (4620).
+      const norm = (f: keyof StoredConfig, c: StoredConfig) => {
+        const v = String(c[f] ?? "");
+        return f === "path" && provider === "local" && v ? path.resolve(v) : v;
+      };
+      const moved =
+        changedProvider ||
+        PLACE_FIELDS.some((f) => norm(f, config) !== norm(f, old.config)) ||
+        (provider === "azure" && azureAccountOf(secrets.connectionString) !== azureAccountOf(old.secrets.connectionString));
+      if (moved) await refuseInUse(id);
       const spec: StorageSpec = { provider, config, secrets };
       await check(spec, builtin);
       checkCleaning(patch);
+      if (!builtin && (changedProvider || norm("path", config) !== norm("path", old.config))) await checkLocalApart(spec, id);
       const name = patch.name === undefined ? undefined : checkName(patch.name);
       if (!builtin && config.path !== old.config.path) await makeLocalFolder(spec);
       await unique(
@@ -311,8 +388,9 @@ export function createStorageAdmin({ db, clock, registry, box, driver }: Storage
     async remove(id: number): Promise<void> {
       const r = await row(id);
       if (r.is_default === 1) fail("DefaultStorageUndeletable");
-      const used = await usersAndGroups(id);
-      if (used.users > 0 || used.groups > 0) fail("StorageInUse", used);
+      // The built-in storage holds the engine's own storage root: never deleted.
+      if (id === BUILTIN_STORAGE_ID) fail("InvalidOperation");
+      await refuseInUse(id);
       await k.deleteFrom("storages").where("id", "=", id).execute();
       registry.invalidate(id);
     },
@@ -321,11 +399,13 @@ export function createStorageAdmin({ db, clock, registry, box, driver }: Storage
     async setDefault(id: number): Promise<AdminStorage> {
       const r = await row(id);
       await specCheck(r);
+      const before = await k.selectFrom("storages").select("id").where("is_default", "=", 1).execute();
       await db.kysely.transaction().execute(async (trx) => {
         await trx.updateTable("storages").set({ is_default: 0, updated_at: clock.now() }).where("is_default", "=", 1).where("id", "!=", id).execute();
         await trx.updateTable("storages").set({ is_default: 1, updated_at: clock.now() }).where("id", "=", id).execute();
       });
-      registry.invalidate();
+      // Only the storages whose default flag changed: the others' drivers stay.
+      for (const affected of new Set([id, ...before.map((b) => b.id)])) registry.invalidate(affected);
       return toAdmin(await row(id));
     },
 
@@ -345,7 +425,12 @@ export function createStorageAdmin({ db, clock, registry, box, driver }: Storage
         const same = provider === saved.provider;
         const sent = defined(configOf(provider, body));
         if (builtin) delete sent.path;
-        spec = { provider, config: same ? { ...saved.config, ...sent } : sent, secrets: { ...(same ? saved.secrets : {}), ...defined(secretsOf(provider, body)) } };
+        // The stored secrets go only where they were meant for: another endpoint or account gets none (they must be typed again).
+        const sameEndpoint = sent.endpoint === undefined || sent.endpoint === (saved.config.endpoint ?? "");
+        const sentSecrets = defined(secretsOf(provider, body));
+        const sameAccount = sentSecrets.connectionString === undefined || azureAccountOf(sentSecrets.connectionString) === azureAccountOf(saved.secrets.connectionString);
+        const fill = same && sameEndpoint && sameAccount;
+        spec = { provider, config: same ? { ...saved.config, ...sent } : sent, secrets: { ...(fill ? saved.secrets : {}), ...sentSecrets } };
       } else {
         const provider = body.provider ?? fail("StorageTypeNotFound");
         spec = { provider, config: defined(configOf(provider, body)), secrets: secretsOf(provider, body) };
