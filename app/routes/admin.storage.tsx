@@ -5,7 +5,8 @@ import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { loadListPage, readAdminPost } from "~/admin/list-page.server";
 import { listQuery } from "~/admin/list-sort";
-import { bodyOf, storageActionSchema, storageFormSchema } from "~/admin/storage/schema";
+import { autoCleanAction } from "~/admin/storage/autoclean.server";
+import { bodyOf, SECRET_FIELDS, storageActionSchema, storageFormSchema } from "~/admin/storage/schema";
 import { StorageDialog } from "~/admin/storage/storage-dialog";
 import { Button } from "~/components/ui/button";
 import { Modal } from "~/components/ui/modal";
@@ -31,6 +32,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 export async function action({ request }: ActionFunctionArgs) {
   const { form, admin, t, headers } = await readAdminPost(request);
   const intent = form.get("intent");
+  if (intent === "autoclean") return data(await autoCleanAction(admin, form), { headers });
   if (intent === "delete" || intent === "default") {
     const parsed = storageActionSchema.safeParse({ intent, id: form.get("id") });
     if (!parsed.success) return data({ done: false as const, intent, code: 400, name: "" }, { headers });
@@ -43,7 +45,7 @@ export async function action({ request }: ActionFunctionArgs) {
     return data(reply.result ? { done: true as const, intent, code: 0, name } : { done: false as const, intent, code: reply.code, name }, { headers });
   }
   const submission = parseWithZod(form, { schema: storageFormSchema });
-  if (submission.status !== "success") return data({ submission: submission.reply() }, { headers });
+  if (submission.status !== "success") return data({ submission: submission.reply({ hideFields: SECRET_FIELDS }) }, { headers });
   const v = submission.value;
   const builtin = v.id !== undefined && (await admin.call<AdminStorage>(`/api/admin/storages/${v.id}`)).data?.builtin === true;
   const body = bodyOf(v, builtin);
@@ -54,7 +56,7 @@ export async function action({ request }: ActionFunctionArgs) {
   const saved = v.id
     ? await admin.call<AdminStorage>(`/api/admin/storages/${v.id}`, { method: "PATCH", body: JSON.stringify(body) })
     : await admin.call<AdminStorage>("/api/admin/storages", { method: "POST", body: JSON.stringify(body) });
-  if (!saved.result || !saved.data) return data({ submission: submission.reply({ formErrors: [`error.${saved.code}`] }) }, { headers });
+  if (!saved.result || !saved.data) return data({ submission: submission.reply({ formErrors: [`error.${saved.code}`], hideFields: SECRET_FIELDS }) }, { headers });
   void t;
   return data({ saved: true as const }, { headers });
 }
@@ -152,7 +154,7 @@ export default function StoragePage() {
       </div>
       <Table label={t("admin.storage.table")} columns={columns} data={storages} rowKey="id" rowLabel={(s) => s.name} />
       <Pagination total={total} page={page} pageSize={size} hrefFor={(p, s) => hrefOf(search, p, s)} />
-      <StorageDialog open={hydrated && editing !== null} storage={storage} onClose={() => setEditing(null)} />
+      <StorageDialog key={storage?.id ?? "new"} open={hydrated && editing !== null} storage={storage} onClose={() => setEditing(null)} />
       <Modal
         open={deleting !== null}
         danger

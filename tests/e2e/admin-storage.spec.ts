@@ -1,4 +1,6 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Page } from "@playwright/test";
 import type { AdminStorage } from "../../contract/storage";
 import { adminToken, ok, uniqueAccount } from "../support/e2e-helpers";
@@ -128,3 +130,39 @@ test("in Chinese: the dialog and a failing connection test (wrong key) are trans
   await expect(dialog).toBeHidden();
   await context.close();
 });
+
+/** A saved local storage (auto-clean by modified time) in a fresh folder outside Ferry's data; removed by the caller. */
+async function localCleanStorage(name: string): Promise<{ storage: AdminStorage; dir: string }> {
+  const dir = await mkdtemp(join(tmpdir(), "ferry-e2e-clean-"));
+  const storage = await ok<AdminStorage>("POST", "/api/admin/storages", { token: await adminToken(), body: { name, provider: "local", path: dir, cleanBy: "modified", cleanAge: "7d" } });
+  return { storage, dir };
+}
+
+for (const { locale, title, table, edit, dryRun, summary, list, dialogName, nameLabel, cancel } of [
+  { locale: "en-US", title: "Storage", table: "Storages", edit: "Edit", dryRun: "Dry run", summary: "A run would move 0 and delete 0 files", list: "Files a run would clean", dialogName: "Edit storage", nameLabel: "Name", cancel: "Cancel" },
+  { locale: "zh-CN", title: "存储", table: "存储列表", edit: "编辑", dryRun: "试运行", summary: "运行将移动 0 个、删除 0 个文件", list: "运行将清理的文件", dialogName: "编辑存储", nameLabel: "名称", cancel: "取消" },
+]) {
+  test(`a saved local storage's dialog shows its auto-clean dry run (${locale})`, async ({ browser }) => {
+    test.setTimeout(90_000);
+    const name = uniqueAccount("clean");
+    const { storage, dir } = await localCleanStorage(name);
+    try {
+      const { context, page } = await openConsoleScreen(browser, locale, `/admin/storage?q=${encodeURIComponent(name)}`, title);
+      const row = page.getByRole("table", { name: table }).getByRole("row").filter({ hasText: name });
+      await row.getByRole("button", { name: new RegExp(`^${edit}`) }).click();
+      const dialog = page.getByRole("dialog", { name: dialogName });
+      await expect(dialog.getByRole("textbox", { name: nameLabel, exact: true })).toHaveValue(name);
+      await dialog.getByRole("button", { name: dryRun }).click();
+      await expect(dialog.getByRole("status")).toContainText(summary);
+      await expect(dialog.getByRole("table", { name: list })).toBeVisible();
+      await auditPage(page, `storage auto-clean dry run (${locale})`);
+      await shot(page, `storage-autoclean-${locale.slice(0, 2)}`);
+      await dialog.getByRole("button", { name: cancel, exact: true }).click();
+      await expect(dialog).toBeHidden();
+      await context.close();
+    } finally {
+      await ok("DELETE", `/api/admin/storages/${storage.id}`, { token: await adminToken() });
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+}

@@ -56,4 +56,7 @@ export function bodyOf(v: StorageForm, builtin: boolean): Partial<StorageBody> {
   return body;
 }
 
+/** Never echoed back in a failed save's reply (conform hideFields). */
+export const SECRET_FIELDS = ["accessKeyId", "secretAccessKey", "connectionString"];
+
 export const storageActionSchema = z.object({ intent: z.enum(["delete", "default"]), id: z.coerce.number().int().positive() });

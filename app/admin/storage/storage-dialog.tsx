@@ -14,6 +14,7 @@ import { TextInput } from "~/components/ui/text-input";
 import { useToast } from "~/components/ui/toast";
 import type { action } from "~/routes/admin.storage";
 import { type AdminStorage, CLEAN_AGES, CLEAN_BY, isS3Provider, STORAGE_PROVIDERS, type StorageProvider } from "../../../contract/storage";
+import { AutoCleanPanel } from "./autoclean-panel";
 import { SLICE_MIB_MAX, storageFormSchema } from "./schema";
 
 export const STORAGE_DIALOG_WIDTH = 640;
@@ -206,6 +207,7 @@ export function StorageDialog({ open, storage, onClose }: { open: boolean; stora
           </div>
         </div>
       </fetcher.Form>
+      {storage?.provider === "local" && provider === "local" && <AutoCleanPanel storageId={storage.id} />}
     </Modal>
   );
 }
