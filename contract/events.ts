@@ -36,16 +36,27 @@ export const EVENT_ARGS_MAX = 64;
 export const EVENT_WAIT_MIN = 1;
 export const EVENT_WAIT_MAX = 3600;
 
-export type TokenizeResult = { args: string[] } | { error: "unterminated_quote" | "trailing_backslash" | "too_many" | "unknown_placeholder" | "unbalanced_brace"; at?: string };
+export type TokenizeResult = { args: string[] } | { error: "unterminated_quote" | "trailing_backslash" | "too_many" | "unknown_placeholder" | "unbalanced_brace" | "control_character"; at?: string };
+
+/**
+ * Control characters a command line may not hold: NUL (no argument can carry it: it ends a C
+ * string) and the other C0 controls and DEL, which have no business in a template. Tab, line feed,
+ * vertical tab, form feed and carriage return are white space: they separate arguments.
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL = /[\u0000-\u0008\u000e-\u001f\u007f]/;
 
 /**
  * The command line template split into an argument vector (docs/events.md, "Command line"), once,
  * when the event is saved: whitespace separates arguments; '…' keeps everything inside as it is;
  * "…" keeps everything inside, where \" and \\ stand for " and \; outside quotes a backslash keeps
  * the next character as it is. No variables, globs, pipes or redirections: there is no shell.
- * Placeholders are checked here and replaced later, inside each argument.
+ * Placeholders are checked here and replaced later, inside each argument. A control character
+ * other than white space (NUL above all) is refused.
  */
 export function tokenizeCommandLine(text: string): TokenizeResult {
+  const control = CONTROL.exec(text);
+  if (control) return { error: "control_character", at: `U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}` };
   const args: string[] = [];
   let current = "";
   let inArg = false;

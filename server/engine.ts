@@ -155,7 +155,9 @@ export async function startEngine(config: Config, clock: Clock = systemClock, li
     services.events.setLog((obj, msg) => api.log.warn(obj, msg));
     await services.events.load().catch((error: unknown) => api.log.error({ err: error }, "reading the events failed"));
     services.recorder.live.onDownload((meta, { ok, bytes }) => {
-      for (const p of meta.paths) services.events.fire({ type: ok ? "downloaded" : "download_failed", userId: meta.userId, account: meta.account ?? "", groupId: meta.groupId, path: p, size: bytes });
+      // {user}: the account (looked up by id when the download did not name it); a share visitor's: the link owner, with the owner's paths.
+      const owner = meta.owner;
+      for (const p of owner ? owner.paths : meta.paths) services.events.fire({ type: ok ? "downloaded" : "download_failed", userId: owner ? owner.userId : meta.userId, ...(owner ? {} : { account: meta.account }), groupId: meta.groupId, path: p, size: bytes });
     });
     if (services.recorder.off) api.log.warn("FERRY_BENCH_LOGS_OFF=1: no operation or transfer log is written (a bench baseline, never for a real server)");
     installerRoutes(api, { installers: createInstallers(config.installersDir), tokens: services.tokens });

@@ -56,6 +56,10 @@ export interface EventSink {
 
 type Row = Selectable<EventsTable>;
 
+/** The first pause before the activated events are read again after a failed read; it doubles up to the maximum. */
+export const RELOAD_RETRY_MS = 500;
+export const RELOAD_RETRY_MAX_MS = 60_000;
+
 /** The sample values of a test run. */
 export const TEST_VALUES = { path: "/ferry-event-test/sample file.txt", newPath: "/ferry-event-test/renamed file.txt", user: "admin", size: "1024" };
 
@@ -65,28 +69,31 @@ export function createEvents({ db, clock, config, warn }: { db: Db; clock: Clock
   let log = warn ?? (() => undefined);
   const prunes = new Map<number, number>();
 
-  async function recordRun(spec: RunSpec, o: RunOutcome) {
-    await k
-      .insertInto("event_runs")
-      .values({
-        event_id: spec.eventId,
-        at: o.at,
-        trigger_type: spec.trigger.slice(0, 32),
-        path: spec.path.slice(0, 1024),
-        account: spec.account.slice(0, 64),
-        exit_code: o.exitCode,
-        signal: o.signal,
-        timed_out: o.timedOut ? 1 : 0,
-        duration_ms: o.durationMs,
-        stdout: o.stdout,
-        stderr: o.stderr,
-        error: o.error.slice(0, 512),
-      })
-      .execute();
+  /** PostgreSQL text cannot hold NUL (a program printing `find -print0`): shown as U+2400 "␀". */
+  const text = (value: string) => value.replaceAll("\0", "\u2400");
+
+  /** Writes one run to the log; answers its id. */
+  async function recordRun(spec: RunSpec, o: RunOutcome): Promise<number> {
+    const insert = k.insertInto("event_runs").values({
+      event_id: spec.eventId,
+      at: o.at,
+      trigger_type: spec.trigger.slice(0, 32),
+      path: text(spec.path).slice(0, 1024),
+      account: text(spec.account).slice(0, 64),
+      exit_code: o.exitCode,
+      signal: o.signal,
+      timed_out: o.timedOut ? 1 : 0,
+      duration_ms: o.durationMs,
+      stdout: text(o.stdout),
+      stderr: text(o.stderr),
+      error: text(o.error).slice(0, 512),
+    });
+    const id = db.dialect === "mysql" ? Number((await insert.executeTakeFirstOrThrow()).insertId) : Number((await insert.returning("id").executeTakeFirstOrThrow()).id);
     // The log stays bounded: every 50 runs of an event, those past the newest RUNS_KEPT_PER_EVENT go.
     const n = (prunes.get(spec.eventId) ?? 0) + 1;
     prunes.set(spec.eventId, n % 50);
     if (n % 50 === 1) await pruneRuns(spec.eventId);
+    return id;
   }
 
   async function pruneRuns(eventId: number) {
@@ -108,8 +115,14 @@ export function createEvents({ db, clock, config, warn }: { db: Db; clock: Clock
   let loading: Promise<Map<EventType, Row[]>> | null = null;
   let generation = 0;
 
+  let retryMs = 0;
+  let retryTimer: NodeJS.Timeout | null = null;
+  let closed = false;
+
   function reload(): Promise<Map<EventType, Row[]>> {
     const mine = ++generation;
+    if (retryTimer) clearTimeout(retryTimer);
+    retryTimer = null;
     const p = k
       .selectFrom("events")
       .selectAll()
@@ -119,10 +132,23 @@ export function createEvents({ db, clock, config, warn }: { db: Db; clock: Clock
         const map = new Map<EventType, Row[]>();
         for (const r of rows) map.set(r.type as EventType, [...(map.get(r.type as EventType) ?? []), { ...r, id: Number(r.id) }]);
         if (mine === generation) active = map;
+        retryMs = 0;
         return map;
       });
     loading = p;
-    p.catch((error: unknown) => log({ err: error }, "reading the events failed"));
+    p.catch((error: unknown) => {
+      log({ err: error }, "reading the events failed");
+      // A failed read is not kept: the next fire reads again, and (never read yet) a retry comes after a growing pause.
+      if (loading === p) loading = null;
+      if (mine === generation && !closed) {
+        retryMs = Math.min(RELOAD_RETRY_MAX_MS, retryMs === 0 ? RELOAD_RETRY_MS : retryMs * 2);
+        retryTimer = setTimeout(() => {
+          retryTimer = null;
+          reload().catch(() => undefined);
+        }, retryMs);
+        retryTimer.unref();
+      }
+    });
     return p;
   }
 
@@ -336,7 +362,7 @@ export function createEvents({ db, clock, config, warn }: { db: Db; clock: Clock
       const spec = specOf(r, values, "test");
       const outcome = await runner.run(spec);
       const run: EventRun = {
-        id: 0,
+        id: outcome.runId ?? 0,
         eventId: id,
         at: outcome.at,
         trigger: "test",
@@ -350,8 +376,6 @@ export function createEvents({ db, clock, config, warn }: { db: Db; clock: Clock
         stderr: outcome.stderr,
         error: outcome.error,
       };
-      const last = await k.selectFrom("event_runs").select("id").where("event_id", "=", id).where("trigger_type", "=", "test").orderBy("id", "desc").limit(1).executeTakeFirst();
-      if (last) run.id = Number(last.id);
       if (outcome.exitCode !== 0 || outcome.timedOut || outcome.error) throw new FerryError("EventTestFailed", run as unknown as Record<string, unknown>);
       return run;
     },
@@ -377,7 +401,11 @@ export function createEvents({ db, clock, config, warn }: { db: Db; clock: Clock
       return runner.dropped;
     },
     /** Engine shutdown: running executables stopped and waited for. */
-    stop: () => runner.stop(),
+    stop: () => {
+      closed = true;
+      if (retryTimer) clearTimeout(retryTimer);
+      return runner.stop();
+    },
   };
 }
 export type Events = ReturnType<typeof createEvents>;

@@ -236,11 +236,17 @@ export function createFileService({ db, spaces, hashes, quota, events }: FileSer
       }
     }
     const outcome: Outcome = { done: items.filter((i) => i.src === i.dest).map((i) => i.src), failed: [] };
+    // Events (docs/events.md): a move is a rename ({path} old, {newPath} new), a copy "created" for the new item; only what an event listens for is looked at.
+    const watched = events && (kind === "move" ? events.wants("file_renamed") || events.wants("folder_renamed") : events.wants("created"));
     const run = async () => {
       for (const { src, dest } of work) {
         try {
           await place(kind, ctx, src, dest, replace, signal);
           outcome.done.push(src);
+          const made = watched ? await ctx.space.storage.stat(dest).catch(() => null) : null;
+          const size = made?.type === "file" ? made.size : null;
+          if (made && kind === "move") events!.fire({ type: made.type === "file" ? "file_renamed" : "folder_renamed", userId, groupId, path: src, newPath: dest, size });
+          if (made && kind === "copy") events!.fire({ type: "created", userId, groupId, path: dest, size });
         } catch (err) {
           outcome.failed.push({ path: src, code: storageError(err).code });
         }

@@ -197,6 +197,7 @@ export const downloadParts: FileServerPart = (services, log, clientAddress) => {
             address: clientAddress?.(req) ?? null,
             shareId: visitor?.linkId ?? null,
             zip: !(infos.length === 1 && first.type === "file"),
+            ...(visitor ? { owner: { userId: ticket.userId, paths: ticket.paths } } : {}),
           })
         : null;
     // Listed as a transfer in progress while its bytes go out; every request of one URL (parallel ranges) is one transfer.

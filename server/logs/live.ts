@@ -24,6 +24,8 @@ export interface DownloadMeta {
   client?: boolean;
   /** Served as one zip (folders, several items). */
   zip: boolean;
+  /** A share visitor's download: the link owner and the paths in the owner's space (`paths` are the visitor's, link-relative). */
+  owner?: { userId: number; paths: string[] };
 }
 
 export interface TrackedDownload {

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { sql } from "kysely";
 import { chmod, mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -6,7 +7,12 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ErrorCode } from "../../contract/errors";
 import { EVENT_TYPES, type AdminEvent, type EventRun, type EventType } from "../../contract/events";
 import { UPLOAD_BATCH } from "../../contract/files";
-import { createRunner, EVENT_OUTPUT_MAX, type RunOutcome } from "../../server/events/runner";
+import { systemClock } from "../../server/clock";
+import { openDatabase } from "../../server/db/connect";
+import { createRunner, EVENT_OUTPUT_MAX, type RunOutcome, type RunSpec } from "../../server/events/runner";
+import { eventsDb } from "../../server/events/schema";
+import { createEvents } from "../../server/events/service";
+import { createTestDatabase } from "../support/databases";
 import { startTestEngine, type TestEngine } from "../support/engine";
 import { connectVisitor, downloadShared, makeLink, SHARE_ENV, shareTokenOf, writeTree } from "../support/share-visitor";
 import { socketUsers, type SocketUser } from "../support/socket-users";
@@ -101,6 +107,11 @@ const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { s
 require("fs").writeFileSync(${JSON.stringify(outDir)} + "/pids.txt", process.pid + " " + child.pid);
 setInterval(() => {}, 1000);`,
   );
+  await script(binDir, "nul.js", `process.stdout.write("a\\0b\\n");`);
+  // Exits at once, but leaves a grandchild in a session of its own (setsid: out of the run's process group) holding stdout and stderr open.
+  await writeFile(path.join(binDir, "escapes.sh"), `#!/bin/sh\nsetsid sh -c 'echo $$ > ${outDir}/escaped.pid; exec sleep 60' &\necho started\n`);
+  await chmod(path.join(binDir, "escapes.sh"), 0o755);
+  await script(binDir, "slow.js", "setTimeout(() => {}, 1500);");
   await script(outsideDir, "evil.js", `require("fs").writeFileSync(${JSON.stringify(outDir)} + "/EVIL-RAN", "yes");`);
   await symlink(path.join(outsideDir, "evil.js"), path.join(binDir, "link-out.js"));
   // Not executable.
@@ -153,6 +164,8 @@ describe("events: each type fires exactly once per occurrence", () => {
       for (const run of fresh) {
         expect(run.exitCode, `${type} ${run.error} ${run.stderr}`).toBe(0);
         expect(run.trigger).toBe(type);
+        // {user}: the account whose space it was (a share visitor's: the link owner's).
+        expect(run.user, type).toBe("events_alice");
         // The argv the executable got: [type, path, newPath, user, size].
         expect(run.stdout).toBe("recorded 7\n");
       }
@@ -214,6 +227,12 @@ describe("events: each type fires exactly once per occurrence", () => {
     }, { downloaded: ["/up.txt", "/batch-a.txt"] });
     const link = await makeLink(t, alice.token, { shareFiles: ["/batch-a.txt"] });
     await fires(async () => expect((await downloadShared(t, await shareTokenOf(t, link), ["/batch-a.txt"])).code).toBe(200), { downloaded: ["/batch-a.txt"] });
+    // A share of a subfolder: the visitor names "/inner/deep.txt"; the event has the owner's path and account.
+    await writeTree(path.join(t.dataDir, "storage", "users", "events_alice"), { "sub/inner/deep.txt": "deep" });
+    const sub = await makeLink(t, alice.token, { shareServerPath: "/sub", shareFiles: ["inner"] });
+    await clearRecorded();
+    await fires(async () => expect((await downloadShared(t, await shareTokenOf(t, sub), ["/inner/deep.txt"])).code).toBe(200), { downloaded: ["/sub/inner/deep.txt"] });
+    expect((await recorded()).map((r) => r.argv)).toEqual([["downloaded", "/sub/inner/deep.txt", "", "events_alice", "4"]]);
     // A large file whose reader goes away after the first bytes.
     await writeTree(path.join(t.dataDir, "storage", "users", "events_alice"), { "big.bin": randomBytes(48 * 1024 * 1024) });
     await fires(async () => {
@@ -234,7 +253,17 @@ describe("events: each type fires exactly once per occurrence", () => {
     const renamed = (await recorded()).map((r) => r.argv).filter((a) => a[0]!.endsWith("renamed"));
     expect(renamed).toContainEqual(["file_renamed", "/batch-a.txt", "/batch-b.txt", "events_alice", "1"]);
     expect(renamed).toContainEqual(["folder_renamed", "/folder", "/folder2", "events_alice", ""]);
-    await fires(() => alice.files.ok("remove", { groupId: 0, paths: ["/batch-b.txt", "/folder2"] }), { file_deleted: ["/batch-b.txt"], folder_deleted: ["/folder2"] });
+    // A move to another folder is a rename ({path} old, {newPath} new); a copy is "created" for the new item.
+    await clearRecorded();
+    await fires(() => alice.files.ok("mkdir", { groupId: 0, path: "/", name: "dest" }), { created: ["/dest"] });
+    await fires(() => alice.files.ok("move", { groupId: 0, paths: ["/batch-b.txt", "/folder2"], target: "/dest", overwrite: false }), { file_renamed: ["/batch-b.txt"], folder_renamed: ["/folder2"] });
+    await fires(() => alice.files.ok("copy", { groupId: 0, paths: ["/dest/batch-b.txt", "/dest/folder2"], target: "/", overwrite: false }), { created: ["/batch-b.txt", "/folder2"] });
+    const moved = (await recorded()).map((r) => r.argv);
+    expect(moved).toContainEqual(["file_renamed", "/batch-b.txt", "/dest/batch-b.txt", "events_alice", "1"]);
+    expect(moved).toContainEqual(["folder_renamed", "/folder2", "/dest/folder2", "events_alice", ""]);
+    expect(moved).toContainEqual(["created", "/batch-b.txt", "", "events_alice", "1"]);
+    expect(moved).toContainEqual(["created", "/folder2", "", "events_alice", ""]);
+    await fires(() => alice.files.ok("remove", { groupId: 0, paths: ["/batch-b.txt", "/folder2", "/dest"] }), { file_deleted: ["/batch-b.txt"], folder_deleted: ["/folder2", "/dest"] });
     // A refused operation is no occurrence.
     await fires(async () => expect((await alice.files.cmd("remove", { groupId: 0, paths: ["/"] })).code).not.toBe(200), {});
   });
@@ -298,6 +327,11 @@ describe("events: the events directory", () => {
     expect((await createEvent({ name: "bad op", type: "created", operation: "send_mail", executable: path.join(binDir, "record.js") })).body.code).toBe(ErrorCode.InvalidEventOperation);
     expect((await createEvent({ name: "bad line", type: "created", executable: path.join(binDir, "record.js"), commandLine: "'{path}" })).body.code).toBe(ErrorCode.EventCommandLineInvalid);
     expect((await createEvent({ name: "bad holder", type: "created", executable: path.join(binDir, "record.js"), commandLine: "{password}" })).body.code).toBe(ErrorCode.EventCommandLineInvalid);
+    // NUL cannot be passed in an argument (spawn would throw); other control characters make no sense in a template.
+    for (const commandLine of ["{path} a\u0000b", "'\u0000'", "x\u0001", "\u007f"]) {
+      const reply = await createEvent({ name: `bad control ${commandLine.length}`, type: "created", executable: path.join(binDir, "record.js"), commandLine });
+      expect(reply.body.code, JSON.stringify(commandLine)).toBe(ErrorCode.EventCommandLineInvalid);
+    }
     const list = await t.call<{ total: number }>("GET", "/api/admin/events?search=bad", { token: admin });
     expect(list.body.data!.total).toBe(0);
   });
@@ -388,6 +422,17 @@ describe("events: running", () => {
     expect((await t.call("GET", "/api/admin/events", { token: alice.token })).body.code).not.toBe(200);
   });
 
+  it("output holding NUL is written (as U+2400) and a test run answers its own run's id", async () => {
+    const made = await createEvent({ name: "nul output", type: "created", executable: path.join(binDir, "nul.js"), status: "inactivated" });
+    expect(made.body.code).toBe(200);
+    const test = await t.call<EventRun>("POST", `/api/admin/events/${made.body.data!.id}/test`, { token: admin });
+    expect(test.body.code, JSON.stringify(test.body)).toBe(200);
+    expect(test.body.data!.stdout).toBe("a\u2400b\n");
+    const runs = await runsOf(made.body.data!.id);
+    expect(runs.map((r) => [r.id, r.stdout])).toEqual([[test.body.data!.id, "a\u2400b\n"]]);
+    await t.call("DELETE", `/api/admin/events/${made.body.data!.id}`, { token: admin });
+  });
+
   it("a full queue drops runs and says so; the file operation does not wait", async () => {
     const made = await createEvent({ name: "slow", type: "created", executable: path.join(binDir, "hangs.js"), waitSeconds: 2 });
     const started = Date.now();
@@ -398,5 +443,110 @@ describe("events: running", () => {
     expect(runs.some((x) => x.error === "dropped: the event queue is full")).toBe(true);
     // Deactivated and deleted: what is queued is let go with the engine's stop.
     await t.call("DELETE", `/api/admin/events/${made.body.data!.id}`, { token: admin });
+  });
+});
+
+describe("events: a run never hurts the engine", () => {
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const spec = (over: Partial<RunSpec>): RunSpec => ({ eventId: 1, executable: path.join(binDir, "record.js"), args: [], waitSeconds: 10, trigger: "created", path: "/p", account: "a", ...over });
+  const killEscaped = async () => {
+    const pid = Number(await readFile(path.join(outDir, "escaped.pid"), "utf8").catch(() => "0"));
+    if (pid > 0 && alive(pid)) process.kill(pid, "SIGKILL");
+    await rm(path.join(outDir, "escaped.pid"), { force: true });
+  };
+
+  it("a NUL byte in an argument is a refused run, not a crash of the engine", async () => {
+    const records: RunOutcome[] = [];
+    const runner = createRunner({ binDir, concurrency: 1, maxQueued: 4, now: Date.now, record: async (_s, o) => void records.push(o), warn: () => undefined });
+    await clearRecorded();
+    // Fired (not awaited): before the fix the spawn error became an unhandled rejection, which ends Node 20.
+    runner.enqueue(spec({ args: ["/a\u0000b"] }));
+    runner.enqueue(spec({ args: ["after"] }));
+    await until(async () => records.length, (n) => n >= 2);
+    expect(records[0]).toMatchObject({ exitCode: null, error: "refused: an argument holds a NUL byte" });
+    expect(records[1]).toMatchObject({ exitCode: 0, error: "" });
+    expect((await recorded()).map((r) => r.argv)).toEqual([["after"]]);
+    expect(process.exitCode ?? 0).toBe(0);
+  });
+
+  it("a grandchild that left the process group holding the output pipes does not hold the slot or the stop", async () => {
+    const records: RunOutcome[] = [];
+    const runner = createRunner({ binDir, concurrency: 1, maxQueued: 4, killGraceMs: 200, pipeGraceMs: 300, now: Date.now, record: async (_s, o) => void records.push(o), warn: () => undefined });
+    try {
+      const started = Date.now();
+      runner.enqueue(spec({ executable: path.join(binDir, "escapes.sh"), waitSeconds: 1 }));
+      // The only slot: this run waits for the first to end.
+      runner.enqueue(spec({ args: ["next"] }));
+      await until(async () => records.length, (n) => n >= 2, 10_000);
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(records[0]).toMatchObject({ exitCode: 0, timedOut: true, stdout: "started\n" });
+      expect(records[1]).toMatchObject({ exitCode: 0, error: "" });
+      // The grandchild really kept the pipes (it is alive, out of reach of the group kill).
+      const pid = Number(await readFile(path.join(outDir, "escaped.pid"), "utf8"));
+      expect(alive(pid)).toBe(true);
+      await killEscaped();
+
+      // Engine shutdown while such a run goes on: stop() ends within its bound and the run is written.
+      runner.enqueue(spec({ executable: path.join(binDir, "escapes.sh"), waitSeconds: 60 }));
+      await until(() => readFile(path.join(outDir, "escaped.pid"), "utf8").catch(() => ""), (v) => v.length > 0, 5000);
+      await sleep(200);
+      const stopping = Date.now();
+      await runner.stop();
+      expect(Date.now() - stopping).toBeLessThan(3000);
+      await until(async () => records.length, (n) => n >= 3, 3000);
+      expect(records[2]).toMatchObject({ exitCode: 0, timedOut: false, error: "stopped: the engine is stopping" });
+    } finally {
+      await killEscaped();
+    }
+  });
+
+  it("dropped runs of an event become one run log row per interval", async () => {
+    const records: { spec: RunSpec; outcome: RunOutcome }[] = [];
+    const runner = createRunner({ binDir, concurrency: 1, maxQueued: 0, dropIntervalMs: 500, now: Date.now, record: async (s, o) => void records.push({ spec: s, outcome: o }), warn: () => undefined });
+    runner.enqueue(spec({ executable: path.join(binDir, "slow.js") }));
+    for (let i = 0; i < 20; i++) runner.enqueue(spec({ path: `/d${i}` }));
+    expect(runner.dropped).toBe(20);
+    await sleep(100);
+    expect(records.map((r) => r.outcome.error)).toEqual(["dropped: the event queue is full"]);
+    await until(async () => records.length, (n) => n >= 3, 5000);
+    await sleep(300);
+    expect(records.map((r) => r.outcome.error).sort()).toEqual(["", "dropped: the event queue is full", "dropped: the event queue is full (19 runs)"]);
+    await runner.stop();
+  });
+
+  it("a failed first read of the events is not kept: the next fire and a retry read again", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "ferry-events-db-"));
+    const database = await createTestDatabase(dir);
+    const db = await openDatabase(database.url);
+    const events = createEvents({ db, clock: systemClock, config: { events: { binDir, concurrency: 1, maxQueued: 4 } } });
+    try {
+      const now = Date.now();
+      await eventsDb(db)
+        .insertInto("events")
+        .values({ name: "early", name_key: "early", type: "created", operation: "run_executable", active: 1, remark: "", executable: path.join(binDir, "record.js"), command_line: "{user} {path}", args: JSON.stringify(["{user}", "{path}"]), wait_seconds: 10, created_at: now, updated_at: now })
+        .execute();
+      await sql`alter table events rename to events_away`.execute(db.kysely);
+      await expect(events.load()).rejects.toThrow();
+      await sql`alter table events_away rename to events`.execute(db.kysely);
+      // The retry (after a short pause) reads them: then an event type nothing listens to is known as such.
+      await until(async () => events.wants("uploaded"), (w) => !w, 5000);
+      expect(events.wants("uploaded")).toBe(false);
+      expect(events.wants("created")).toBe(true);
+      events.fire({ type: "created", userId: null, account: "early_user", path: "/fired" });
+      const runs = await until(() => eventsDb(db).selectFrom("event_runs").selectAll().execute(), (r) => r.length >= 1, 10_000);
+      expect(runs.map((r) => [r.path, r.account, Number(r.exit_code)])).toEqual([["/fired", "early_user", 0]]);
+    } finally {
+      await events.stop();
+      await db.close();
+      await database.drop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
