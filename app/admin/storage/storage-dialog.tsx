@@ -163,15 +163,7 @@ export function StorageDialog({ open, storage, onClose }: { open: boolean; stora
               />
             </div>
             <PlainCheckbox label={t("admin.storage.field.virtualAddressing")} name={fields.virtualAddressing.name} value="on" defaultChecked={storage?.virtualAddressing ?? false} />
-            {provider === "gcs" && (
-              <TextInput
-                label={t("admin.storage.field.credentialsFile")}
-                description={t("admin.storage.field.credentialsFile.hint")}
-                name={fields.credentialsFile.name}
-                defaultValue={storage?.credentialsFile ?? ""}
-                maxLength={1024}
-              />
-            )}
+            {provider === "gcs" && <Callout tone="info">{t("admin.storage.field.credentialsFile.hint")}</Callout>}
           </>
         )}
         {provider === "azure" && (
