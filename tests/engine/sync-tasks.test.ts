@@ -1,7 +1,12 @@
-import { mkdir, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, utimes, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestEngine, type TestEngine } from "../support/engine";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { loadConfig } from "../../server/config";
+import { type Engine, startEngine } from "../../server/engine";
+import { syncDb } from "../../server/sync/schema";
+import { syncOf } from "../../server/sync/wiring";
+import { SALT, startTestEngine, type TestEngine } from "../support/engine";
 import { S3RVER_KEYS, startS3rver, type S3Server } from "../support/s3";
 
 /*
@@ -92,7 +97,7 @@ async function settled(id: number, timeoutMs = 20_000) {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const task = await getTask(id);
-    if (!RUNNING.includes(task.status) && task.lastRun?.endedAt !== null) return task;
+    if (!RUNNING.includes(task.status) && task.lastRun !== null && task.lastRun.endedAt !== null) return task;
     if (Date.now() > until) throw new Error(`task ${id} still ${task.status}`);
     await sleep(50);
   }
@@ -364,7 +369,10 @@ describe("sync tasks: schedule, stop, restart, failures", () => {
     expect(task.status).toBe("stopped_by_server");
     expect(task.lastRun).toMatchObject({ status: "stopped_by_server" });
     expect(task.lastRun.endedAt).not.toBeNull();
-    await wholeFiles(dst);
+    const copied = await wholeFiles(dst);
+    expect(copied).toBe(task.lastRun.filesCopied);
+    expect(copied).toBeGreaterThanOrEqual(5);
+    expect(copied).toBeLessThan(500);
     expect((await run(id)).lastRun.status).toBe("succeed");
     expect(await wholeFiles(dst)).toBe(500);
   });
@@ -404,3 +412,192 @@ describe("sync tasks: schedule, stop, restart, failures", () => {
     expect(task.lastRun).toMatchObject({ status: "failed", errorCode: 1043 });
   });
 });
+
+/** A local storage added through the administrator API at `dir`; its id. */
+async function addLocalStorage(name: string, dir: string): Promise<number> {
+  const reply = await t.call("POST", "/api/admin/storages", { token: admin, body: { name, provider: "local", path: dir } });
+  expect(reply.body.code, JSON.stringify(reply.body)).toBe(200);
+  return reply.body.data.id as number;
+}
+
+describe("sync tasks: review fixes", () => {
+  it("a side that lists nothing while records exist fails the run (4154) and deletes nothing; forgetting the storage's state lets a run copy back", async () => {
+    const two = await makeTask({ options: { twoWay: true, deleteTargetWhenSourceDeleted: true } });
+    await put(two.src, { "/a.txt": "alpha", "/docs/b.txt": "bravo" });
+    expect((await run(two.id)).lastRun).toMatchObject({ status: "succeed", filesCopied: 2 });
+    // The target's mount went empty: to a two-way run with deletions that looks as if every file was deleted there.
+    await rm(two.dst, { recursive: true });
+    await mkdir(two.dst);
+    const failed = await run(two.id);
+    expect(failed.status).toBe("server_connection_failed");
+    expect(failed.lastRun).toMatchObject({ status: "server_connection_failed", errorCode: 4154, filesDeleted: 0, filesCopied: 0 });
+    expect(await tree(two.src)).toEqual({ "/a.txt": "alpha", "/docs/b.txt": "bravo" });
+
+    // One way: an empty source with records would empty the target.
+    const one = await makeTask({ options: { deleteTargetWhenSourceDeleted: true } });
+    await put(one.src, { "/a.txt": "alpha" });
+    await run(one.id);
+    await rm(path.join(one.src, "a.txt"));
+    expect((await run(one.id)).lastRun).toMatchObject({ status: "server_connection_failed", errorCode: 4154, filesDeleted: 0 });
+    expect(await tree(one.dst)).toEqual({ "/a.txt": "alpha" });
+
+    // The storage admin forgets the records of the storage's tasks when its place changes: the next
+    // run starts afresh (no deletion, the files go back to the empty side).
+    const sync = syncOf(t.engine.services);
+    expect(await sync.tasksUsing(1)).toBeGreaterThanOrEqual(2);
+    expect(await sync.forgetStorageState(1)).toBeGreaterThanOrEqual(2);
+    expect((await run(two.id)).lastRun).toMatchObject({ status: "succeed", filesCopied: 2, filesDeleted: 0 });
+    expect(await tree(two.dst)).toEqual({ "/a.txt": "alpha", "/docs/b.txt": "bravo" });
+  });
+
+  it("folders overlap across storages that reach one place (a local storage inside the built-in one): refused with 4683", async () => {
+    await mkdir(path.join(root, "users", "alice"), { recursive: true });
+    // The storage administration refuses a local storage inside the built-in one; a folder that
+    // later becomes a link there (a remount) reaches the same place all the same.
+    const outside = await mkdtemp(path.join(tmpdir(), "ferry-sync-place-"));
+    onTestFinished(() => rm(outside, { recursive: true, force: true }));
+    const place = path.join(outside, "users");
+    const users = await addLocalStorage("Users", place);
+    await rm(place, { recursive: true, force: true });
+    await symlink(path.join(root, "users"), place);
+    expect(await syncOf(t.engine.services).tasksUsing(users)).toBe(0);
+    const create = (name: string, source: object, target: object) => t.call("POST", "/api/admin/sync-tasks", { token: admin, body: { name, source, target, frequency: { kind: "manual" } } });
+    expect((await create("overlap-1", { storageId: 1, path: "/users/alice" }, { storageId: users, path: "/alice" })).body.code).toBe(4683);
+    expect((await create("overlap-2", { storageId: 1, path: "/users" }, { storageId: users, path: "/alice/backup" })).body.code).toBe(4683);
+    expect((await create("overlap-3", { storageId: users, path: "/" }, { storageId: 1, path: "/users/alice/x" })).body.code).toBe(4683);
+    const apart = await create("apart", { storageId: 1, path: "/users/alice" }, { storageId: users, path: "/bob" });
+    expect(apart.body.code, JSON.stringify(apart.body)).toBe(200);
+    expect(await syncOf(t.engine.services).tasksUsing(users)).toBe(1);
+    // An edit is checked the same way.
+    expect((await t.call("PATCH", `/api/admin/sync-tasks/${apart.body.data.id}`, { token: admin, body: { target: { storageId: users, path: "/alice" } } })).body.code).toBe(4683);
+  });
+
+  it("delete source after sync: the same size and time at the target without a record is no proof; different bytes are copied before the source goes", async () => {
+    const { id, src, dst } = await makeTask({ options: { deleteSourceAfterSync: true } });
+    await put(src, { "/differs.txt": ["source bytes", 1_700_000_000], "/same.txt": ["same bytes", 1_700_000_000] });
+    // Another file of the same size and time at the target: only its bytes differ.
+    await put(dst, { "/differs.txt": ["target bytes", 1_700_000_000], "/same.txt": ["same bytes", 1_700_000_000] });
+    expect((await run(id)).lastRun).toMatchObject({ status: "succeed", filesCopied: 1 });
+    expect(await tree(dst)).toEqual({ "/differs.txt": "source bytes", "/same.txt": "same bytes" });
+    expect(await tree(src)).toEqual({});
+  });
+
+  it("a once turn that comes while the task runs is kept until a run of it is queued", async () => {
+    const at = Math.floor(t.clock.now() / 1000) + 3600;
+    const { id, src } = await makeTask({ frequency: { kind: "once", at } });
+    await bigSourceOf(src, 1000);
+    expect((await t.call("POST", `/api/admin/sync-tasks/${id}/run`, { token: admin })).body.code).toBe(200);
+    let task = await getTask(id);
+    while (!task.progress || task.progress.filesCopied < 5) {
+      await sleep(20);
+      task = await getTask(id);
+    }
+    t.clock.advance(3601_000);
+    admin = await t.adminToken();
+    await sleep(1500);
+    task = await getTask(id);
+    expect(task.status).toBe("activated");
+    expect(task.nextRunAt).toBe(at * 1000);
+    await t.call("POST", `/api/admin/sync-tasks/${id}/stop`, { token: admin });
+    const until = Date.now() + 15_000;
+    for (;;) {
+      task = await getTask(id);
+      if (task.lastRun?.trigger === "schedule" && task.lastRun.endedAt !== null) break;
+      if (Date.now() > until) throw new Error(`the once turn was lost: ${JSON.stringify(task)}`);
+      await sleep(100);
+    }
+    expect(task).toMatchObject({ status: "succeed", nextRunAt: null });
+    expect((await t.call("GET", `/api/admin/sync-tasks/${id}/runs`, { token: admin })).body.data.total).toBe(2);
+  });
+
+  describe("several engines on one database", () => {
+    let other: Engine;
+    const callOther = async (method: string, p: string, body?: unknown) => {
+      const res = await fetch(other.apiUrl + p, { method, headers: { authorization: `Bearer ${admin}`, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
+      return (await res.json()) as { code: number; data: any };
+    };
+    afterAll(async () => {
+      await other?.stop();
+    });
+
+    it("the second engine's start leaves the first's run alone, cannot run, edit or delete it, and its stop reaches it", async () => {
+      const { id, src } = await makeTask();
+      await bigSourceOf(src, 2000);
+      expect((await t.call("POST", `/api/admin/sync-tasks/${id}/run`, { token: admin })).body.code).toBe(200);
+      let task = await getTask(id);
+      while (!task.progress || task.progress.filesCopied < 5) {
+        await sleep(20);
+        task = await getTask(id);
+      }
+      other = await startEngine(
+        loadConfig({ FERRY_DATA_DIR: t.dataDir, DATABASE_URL: t.databaseUrl, FERRY_HOST: "127.0.0.1", FERRY_API_PORT: "0", FERRY_FILE_PORT: "0", FERRY_HASHID_SALT: SALT, FERRY_LOG_LEVEL: "silent" }),
+        t.clock,
+      );
+      task = await getTask(id);
+      expect(task.status).toBe("activated");
+      expect(task.lastRun).toMatchObject({ status: "activated", endedAt: null });
+      expect((await callOther("POST", `/api/admin/sync-tasks/${id}/run`)).code).toBe(4682);
+      expect((await callOther("PATCH", `/api/admin/sync-tasks/${id}`, { name: "renamed elsewhere" })).code).toBe(4682);
+      expect((await callOther("DELETE", `/api/admin/sync-tasks/${id}`)).code).toBe(4682);
+      const asked = await callOther("POST", `/api/admin/sync-tasks/${id}/stop`);
+      expect(asked.data.status).toBe("stopping");
+      task = await settled(id, 15_000);
+      expect(task.status).toBe("stopped");
+      expect(task.lastRun.status).toBe("stopped");
+      expect(task.lastRun.filesCopied).toBeLessThan(2000);
+    });
+
+    it("a due turn runs once, on one of the engines", async () => {
+      const { id, src, dst } = await makeTask({ frequency: { kind: "interval", every: 10, unit: "seconds" } });
+      await put(src, { "/a.txt": "alpha" });
+      t.clock.advance(10_001);
+      const until = Date.now() + 10_000;
+      let task = await getTask(id);
+      while (!task.lastRun || task.lastRun.endedAt === null) {
+        if (Date.now() > until) throw new Error("the schedule did not fire");
+        await sleep(100);
+        task = await getTask(id);
+      }
+      await sleep(2500);
+      expect((await t.call("GET", `/api/admin/sync-tasks/${id}/runs`, { token: admin })).body.data.total).toBe(1);
+      expect(await tree(dst)).toEqual({ "/a.txt": "alpha" });
+    });
+
+    it("a run of an engine that is gone (no heartbeat for a minute) is marked stopped by server; a live one is not", async () => {
+      const k = syncDb(t.engine.services.db);
+      const gone = await makeTask();
+      const alive = await makeTask();
+      const now = t.clock.now();
+      for (const [task, heartbeat] of [
+        [gone, now - 61_000],
+        [alive, now],
+      ] as const) {
+        await k.insertInto("sync_runs").values({ task_id: task.id, started_at: now - 120_000, status: "activated", started_by: "manual", instance_id: `crashed-${task.id}`, updated_at: heartbeat }).execute();
+        const run = await k.selectFrom("sync_runs").select("id").where("task_id", "=", task.id).executeTakeFirstOrThrow();
+        await k.updateTable("sync_tasks").set({ status: "activated", last_run_id: run.id, updated_at: now - 120_000 }).where("id", "=", task.id).execute();
+      }
+      const until = Date.now() + 15_000;
+      let task = await getTask(gone.id);
+      while (task.status !== "stopped_by_server") {
+        if (Date.now() > until) throw new Error(`not swept: ${JSON.stringify(task)}`);
+        await sleep(200);
+        task = await getTask(gone.id);
+      }
+      expect(task.lastRun).toMatchObject({ status: "stopped_by_server" });
+      expect(task.lastRun.endedAt).not.toBeNull();
+      expect((await getTask(alive.id)).status).toBe("activated");
+      expect((await t.call("POST", `/api/admin/sync-tasks/${alive.id}/run`, { token: admin })).body.code).toBe(4682);
+      // Runs again once swept.
+      expect((await run(gone.id)).lastRun.status).toBe("succeed");
+    });
+  });
+});
+
+/** `n` files of 64 KiB in 10 folders below `src`. */
+async function bigSourceOf(src: string, n: number) {
+  const chunk = "x".repeat(64 * 1024);
+  for (let f = 0; f < 10; f++) {
+    await mkdir(path.join(src, `f${f}`), { recursive: true });
+    await Promise.all(Array.from({ length: n / 10 }, (_, i) => writeFile(path.join(src, `f${f}`, `file-${i}.bin`), chunk)));
+  }
+}
