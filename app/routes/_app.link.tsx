@@ -96,7 +96,7 @@ const BULK_FORM = "link-bulk";
 
 const statusClass = { 1: "text-green-700", 2: "text-gray-500", 3: "text-red-600" } as const;
 
-function Detail({ link }: { link: ShareListItem }) {
+function Detail({ link, request }: { link: ShareListItem; request: boolean }) {
   const { t } = useTranslation();
   const toast = useToast();
   const copy = async () => {
@@ -123,6 +123,15 @@ function Detail({ link }: { link: ShareListItem }) {
       <div className={row}>
         <dt className="text-gray-500">{t("link.detail.path")}</dt>
         <dd className="break-all">{link.shareFiles.join(", ") || link.shareServerPath}</dd>
+      </div>
+      {/* The table shows these two as columns from 1400 px up only. */}
+      <div className={`${row} min-[1400px]:hidden`}>
+        <dt className="text-gray-500">{t("link.column.email")}</dt>
+        <dd className="break-all">{link.shareEmail ? link.shareEmail.split(";").join(", ") : "-"}</dd>
+      </div>
+      <div className={`${row} min-[1400px]:hidden`}>
+        <dt className="text-gray-500">{t(request ? "link.column.notify.upload" : "link.column.notify.download")}</dt>
+        <dd>{t(link.notifyEmail ? "link.on" : "link.off")}</dd>
       </div>
       {link.bindSwitch === 1 && (
         <div className={row}>
@@ -189,13 +198,15 @@ export default function LinkPage() {
       key: "email",
       title: t("link.column.email"),
       width: 140,
+      // Below 1400 px the name needs the room; the expanded row lists the addresses and notices.
+      minScreen: "wide",
       render: (link) => (
         <span className="block truncate" title={link.shareEmail}>
           {link.shareEmail ? link.shareEmail.split(";").join(", ") : "-"}
         </span>
       ),
     },
-    { type: "custom", key: "notify", title: t(request ? "link.column.notify.upload" : "link.column.notify.download"), width: 110, render: (link) => t(link.notifyEmail ? "link.on" : "link.off") },
+    { type: "custom", key: "notify", title: t(request ? "link.column.notify.upload" : "link.column.notify.download"), width: 110, minScreen: "wide", render: (link) => t(link.notifyEmail ? "link.on" : "link.off") },
     {
       type: "custom",
       key: "status",
@@ -327,7 +338,7 @@ export default function LinkPage() {
         label={t(request ? "link.table.request" : "link.table.share")}
         selection={selection}
         bulkForm={BULK_FORM}
-        expanded={(link) => <Detail link={link} />}
+        expanded={(link) => <Detail link={link} request={request} />}
         sort={query.sort}
         onSort={(sort) => go({ sort, page: 1 })}
         sortHref={(sort) => `/link${linkSearch(query, { sort, page: 1 })}`}

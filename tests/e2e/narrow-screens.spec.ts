@@ -67,6 +67,52 @@ test.describe("narrow screens", () => {
     await o.files.close();
   });
 
+  test("tables give the name its room at 1280 px, and expanded rows make no extra columns (1280 and 1440 px, both languages)", async ({ browser }) => {
+    const o = await owner("cols");
+    const name = "quarterly report 2026.pdf";
+    await seedFile(o, `/${name}`, new TextEncoder().encode("report"));
+    await createLink(o, { shareUrlType: 1, shareFiles: [`/${name}`], needPassword: true, shareUrlPasswd: "ab12" });
+    const shots = "/tmp/ferry/screens/link1280";
+    /** The header's cells fill the table: a cell spanning more columns than it shows would add unnamed ones that take width. */
+    const headerFillsTable = async (page: Page) => {
+      const { cells, table } = await page.locator("table").first().evaluate((t) => ({
+        cells: [...t.querySelectorAll("thead th")].reduce((sum, th) => sum + th.getBoundingClientRect().width, 0),
+        table: t.getBoundingClientRect().width,
+      }));
+      expect(Math.abs(cells - table), "columns without a header").toBeLessThan(2);
+    };
+    for (const width of [1280, 1440]) {
+      await withContext(browser, { viewport: { width, height: 800 } }, async (_context, page) => {
+        await signIn(page, o.account, OWNER_PASSWORD);
+        await expect(page).toHaveURL(/\/personal$/);
+        for (const lang of ["en", "zh"] as const) {
+          await page.goto("/link");
+          await hydrated(page);
+          await language(page, lang);
+          const zh = lang === "zh";
+          const row = page.getByRole("row").filter({ hasText: name });
+          const shown = row.locator(`span[title="${name}"]`);
+          expect(await shown.evaluate((e) => e.scrollWidth <= e.clientWidth), "the name reads in full").toBe(true);
+          await expect(page.getByRole("columnheader", { name: zh ? "邮件通知" : /^E-?mail/ })).toHaveCount(width >= 1400 ? 1 : 0);
+          await headerFillsTable(page);
+          await row.getByRole("button", { name: new RegExp(`^${zh ? "展开此行" : "Expand row"}`) }).click();
+          const detail = page.getByRole("row").filter({ hasText: "ab12" });
+          await expect(detail).toBeVisible();
+          await headerFillsTable(page);
+          // The e-mail column's value moves into the expanded row where the column is hidden.
+          await expect(detail.getByText(zh ? "邮件通知" : /^E-?mail/).filter({ visible: true })).toHaveCount(width >= 1400 ? 0 : 1);
+          await page.screenshot({ path: `${shots}/link-expanded-${lang}-${width}.png`, fullPage: true });
+          await page.goto("/personal");
+          await hydrated(page);
+          await expect(page.getByRole("row").filter({ hasText: name })).toBeVisible();
+          await headerFillsTable(page);
+          await page.screenshot({ path: `${shots}/personal-${lang}-${width}.png`, fullPage: true });
+        }
+      });
+    }
+    await o.files.close();
+  });
+
   for (const javaScriptEnabled of [true, false]) {
     const js = javaScriptEnabled ? "js" : "nojs";
 

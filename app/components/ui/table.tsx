@@ -31,8 +31,11 @@ interface ColumnBase<Row> {
   width?: number | string;
   /** Leaves the column out when true (e.g. a permission the viewer lacks). */
   hidden?: boolean | (() => boolean);
-  /** Shows the column only from this screen width up (Tailwind's sm 640 px, md 768 px): a phone keeps the columns that matter. */
-  minScreen?: "sm" | "md";
+  /**
+   * Shows the column only from this screen width up (Tailwind's sm 640 px, md 768 px; wide 1400 px,
+   * the full desktop width): a phone, or a 1280 px laptop, keeps room for the columns that matter.
+   */
+  minScreen?: "sm" | "md" | "wide";
   /** Buttons drawn in the cell of every row, after the cell's content. */
   buttons?: ReadonlyArray<RowButton<Row>>;
   /**
@@ -118,7 +121,7 @@ function useControllable<T>(value: T | undefined, initial: T): [T, (next: T) => 
 
 const columnKey = <Row,>(column: Column<Row>, index: number) =>
   column.key ?? ("dataIndex" in column && column.dataIndex ? column.dataIndex : `${column.type ?? "column"}-${index}`);
-const SCREEN_CLASS = { sm: "hidden sm:table-cell", md: "hidden md:table-cell" } as const;
+const SCREEN_CLASS = { sm: "hidden sm:table-cell", md: "hidden md:table-cell", wide: "hidden min-[1400px]:table-cell" } as const;
 const screenClass = <Row,>(column: Column<Row>) => (column.minScreen ? ` ${SCREEN_CLASS[column.minScreen]}` : "");
 const isHidden = <Row,>(column: Column<Row>) => (typeof column.hidden === "function" ? column.hidden() : column.hidden === true);
 const text = (value: unknown) => (value === null || value === undefined ? "" : String(value));
@@ -187,6 +190,15 @@ export function Table<Row>({
   const keyOf = (row: Row): RowKey => (typeof rowKey === "function" ? rowKey(row) : (row[rowKey] as RowKey));
   const nameOf = (row: Row) => (rowLabel ? rowLabel(row) : String(keyOf(row)));
   const visibleColumns = columns.filter((column) => !isHidden(column));
+  // A row of one cell (the expanded detail, "No data") must not span more columns than the screen
+  // shows: a colSpan past the header's cells makes phantom columns that take the width. It spans the
+  // columns every screen shows, and an empty cell per column a narrow screen hides takes that
+  // column's place where it shows.
+  const alwaysShown = Math.max(1, visibleColumns.filter((column) => !column.minScreen).length);
+  const spanFillers = (className: string) =>
+    visibleColumns
+      .filter((column) => column.minScreen)
+      .map((column, c) => <td key={`filler-${columnKey(column, c)}`} aria-hidden="true" className={`${className}${screenClass(column)}`} />);
 
   const rows = useMemo(() => {
     if (!sortLocally || !sort) return data;
@@ -454,9 +466,10 @@ export function Table<Row>({
               else detailRefs.current.delete(key);
             }}
           >
-            <td colSpan={visibleColumns.length} className="border-b border-gray-100 bg-gray-50 px-3 py-2 text-sm">
+            <td colSpan={alwaysShown} className="border-b border-gray-100 bg-gray-50 px-3 py-2 text-sm">
               {expandedRender(row)}
             </td>
+            {spanFillers("border-b border-gray-100 bg-gray-50")}
           </tr>
         ) : null}
       </Fragment>,
@@ -483,9 +496,10 @@ export function Table<Row>({
         <tbody>
           {empty ? (
             <tr>
-              <td colSpan={Math.max(1, visibleColumns.length)} className="px-3 py-6 text-center text-sm text-gray-600">
+              <td colSpan={alwaysShown} className="px-3 py-6 text-center text-sm text-gray-600">
                 {t("global.no-data")}
               </td>
+              {spanFillers("")}
             </tr>
           ) : (
             <>
