@@ -4,7 +4,7 @@ import { AnonymousCredential, type BlobItem, BlobServiceClient, type BlockBlobCl
 import type { FastifyBaseLogger } from "fastify";
 import type { ErrorName } from "../../contract/errors";
 import { FerryError } from "../errors";
-import { baseName, isUnder, joinName, parentOf, resolveUserPath } from "./paths";
+import { baseName, isUnder, joinName, parentOf, resolveUserPath, STAGING_NAME } from "./paths";
 import { checkNewName, checkRange, contentRange, guardWith, keyPrefix, mapFailure, mapLimit, rechunk, seconds, streamWriter, usableName, usableRest } from "./shared";
 import {
   type Entry,
@@ -29,8 +29,10 @@ import { WALK_DEFAULTS, WalkBudget, type WalkLimits, type WalkOptions } from "./
 /**
  * A storage in an Azure Blob Storage container (block blobs). Keys are the configured blob path
  * plus the normalised relative path, as in s3.ts; a folder is a zero-byte marker blob "<key>/" (a
- * prefix that holds blobs but has no marker is a folder too). Uploads stage blocks on the target's
- * blob and commit the block list at commit(), so nothing is visible before. docs/storage.md,
+ * prefix that holds blobs but has no marker is a folder too). Uploads stage blocks on a blob of their
+ * own in the reserved staging area "<blob path>.ferry-tmp/", commit the block list there and copy the
+ * result to the target (Copy Blob) at commit(), so nothing is visible before and two uploads to one
+ * name never share a blob's uncommitted blocks. docs/storage.md,
  * "Object storage: Azure Blob", lists the calls it makes and what is and is not atomic.
  */
 
@@ -332,9 +334,21 @@ export function createAzureStorage(config: AzureStorageConfig, options: AzureSto
    * (or the SAS in its URL) and usually completes at once; a pending copy is polled.
    */
   const copyKey = async (from: string, to: string, ifAbsent = false) => {
-    const poller = await blob(to).beginCopyFromURL(blob(from).url, { intervalInMs: 250, conditions: ifAbsent ? { ifNoneMatch: "*" } : undefined });
-    const out = await poller.pollUntilDone();
-    if (out.copyStatus !== "success") throw Object.assign(new Error(`copy ended ${out.copyStatus ?? "without a status"}`), { name: "CopyFailed" });
+    const copyOnce = async (conditions: { ifNoneMatch: string } | undefined) => {
+      const poller = await blob(to).beginCopyFromURL(blob(from).url, { intervalInMs: 250, conditions });
+      const out = await poller.pollUntilDone();
+      if (out.copyStatus !== "success") throw Object.assign(new Error(`copy ended ${out.copyStatus ?? "without a status"}`), { name: "CopyFailed" });
+    };
+    if (!ifAbsent) return copyOnce(undefined);
+    try {
+      await copyOnce({ ifNoneMatch: "*" });
+    } catch (err) {
+      if (codeOf(err) !== "BlobAlreadyExists" && codeOf(err) !== "ConditionNotMet") throw err;
+      // Azurite counts a name holding only uncommitted blocks as existing (as for Put Blob, see putBlob):
+      // nothing committed there, so the check made just before holds. A blob there is PathExists.
+      if (await head(to)) throw new FerryError("PathExists");
+      await copyOnce(undefined);
+    }
   };
 
   const walk = async (relative: string, budget: WalkBudget, onItem: (item: Item) => void): Promise<void> => {
@@ -403,6 +417,40 @@ export function createAzureStorage(config: AzureStorageConfig, options: AzureSto
   /** Block ids of one writer: the same length for every block of a blob, as the service requires. */
   const blockId = (writer: string, n: number) => Buffer.from(`${writer}-${String(n).padStart(6, "0")}`).toString("base64");
 
+  /**
+   * The staging area: "<blob path>.ferry-tmp/", a name no user path can reach and every listing,
+   * walk and copy passes over (usableName, usableRest). A large write or a resumable upload stages
+   * its blocks on a blob of its own there, named by its id, so that no other writer, Put Blob, Copy
+   * Blob or Delete Blob on the target's name can drop them.
+   */
+  const staging = `${prefix}${STAGING_NAME}/`;
+  const stagingKey = (kind: "uploads" | "writes", id: string) => `${staging}${kind}/${id}`;
+
+  /**
+   * Places staged blocks at `key`: Put Block List on the staging blob `temp`, Copy Blob to `key`
+   * (If-None-Match: * unless `overwrite`: a file there is PathExists, and the blocks stay committed
+   * on `temp` for a later try), then Delete Blob of `temp`. A commit that names blocks the service no
+   * longer holds is UploadNotFound, unless an earlier try committed them already (the same size).
+   */
+  const placeStaged = async (temp: string, ids: readonly string[], size: number, key: string, overwrite: boolean) => {
+    try {
+      await blob(temp).commitBlockList([...ids]);
+    } catch (err) {
+      if (codeOf(err) !== "InvalidBlockList" || (await head(temp))?.size !== size) throw err;
+    }
+    await copyKey(temp, key, !overwrite);
+    await discard(temp);
+  };
+
+  /** Drops a staging blob (its committed blob or uncommitted blocks); a failure is logged, cleanupStale goes on from there. */
+  const discard = async (temp: string) => {
+    try {
+      await discardUncommitted(temp);
+    } catch (err) {
+      log?.warn({ err: azureError(err).cause, container: config.container, key: temp }, "Azure: a staging blob could not be deleted");
+    }
+  };
+
   /** One Put Blob of a whole file; with `conditions` (If-None-Match: *) it refuses to replace a committed blob (PathExists). */
   const putBlob = async (key: string, body: Buffer, conditions: { ifNoneMatch: string } | undefined) => {
     try {
@@ -433,6 +481,7 @@ export function createAzureStorage(config: AzureStorageConfig, options: AzureSto
     if (existing?.type === "folder") throw new FerryError("PathIsNotFile");
 
     const writer = randomUUID().replace(/-/g, "");
+    const temp = stagingKey("writes", writer);
     const blocks: string[] = [];
     let pending: Buffer[] = [];
     let held = 0;
@@ -445,14 +494,14 @@ export function createAzureStorage(config: AzureStorageConfig, options: AzureSto
       if (blocks.length >= MAX_BLOCKS) throw new FerryError("FileTooLarge", null, { limit: MAX_BLOCKS * block });
       if (!holding) {
         holding = true;
-        hold(key);
+        hold(temp);
       }
       const id = blockId(writer, blocks.length + 1);
-      await blob(key).stageBlock(id, body, body.length);
+      await blob(temp).stageBlock(id, body, body.length);
       blocks.push(id);
     };
     const letGo = () => {
-      if (holding) release(key);
+      if (holding) release(temp);
       holding = false;
     };
 
@@ -477,25 +526,24 @@ export function createAzureStorage(config: AzureStorageConfig, options: AzureSto
         // A file placed at the path meanwhile: without overwrite the service itself refuses to replace it
         // (If-None-Match: *, BlobAlreadyExists → PathExists), so only a folder needs a look here.
         await checkPlacingFile(target, overwrite);
-        const conditions = overwrite ? undefined : { ifNoneMatch: "*" };
         if (blocks.length === 0) {
           const body = Buffer.concat(pending, held);
-          await putBlob(key, body, conditions);
+          await putBlob(key, body, overwrite ? undefined : { ifNoneMatch: "*" });
         } else {
           if (held > 0) await stage(Buffer.concat(pending, held));
-          await blob(key).commitBlockList(blocks, { conditions });
+          await placeStaged(temp, blocks, written, key, overwrite);
           letGo();
         }
         pending = [];
         held = 0;
         return fileResult(target, { size: written, mtime: Math.floor(now() / 1000) });
       },
-      // Staged blocks cannot be deleted one by one: the service drops them when another block list is
-      // committed on the blob, a Put Blob replaces it, or after 7 days (cleanupStale can go sooner).
+      // The staging blob goes with its blocks (a block staged by a write still on its way stays until cleanupStale).
       drop: async () => {
         dropped = true;
         pending = [];
         held = 0;
+        if (holding) await discard(temp);
         letGo();
       },
     });
@@ -526,14 +574,17 @@ export function createAzureStorage(config: AzureStorageConfig, options: AzureSto
 
   /**
    * Resumable uploads (docs/storage.md, "Resumable uploads"): part n is staged as a block of the
-   * target's blob under an id made of the upload's id and n, so a part sent again replaces its block
-   * and another process can go on from the state alone; complete commits the block list. Nothing is
-   * visible before. The service keeps uncommitted blocks 7 days after the last one staged.
+   * upload's staging blob "<blob path>.ferry-tmp/uploads/<upload id>" under an id made of the
+   * upload's id and n, so a part sent again replaces its block and another process can go on from
+   * the state alone; complete commits the block list there and copies the blob to the target
+   * (placeStaged). Nothing is visible before, and nothing done on the target's name touches the parts.
+   * The service keeps uncommitted blocks 7 days after the last one staged.
    */
   const resumable = (rel: string): ResumableUploads => {
     const target = locate(rel);
     const open = (state: ResumableState): ResumableUpload => {
       const key = keyOf(target);
+      const temp = stagingKey("uploads", state.id);
       const parts = state.size === 0 ? 0 : Math.ceil(state.size / state.partSize);
       const sizeOf = (n: number) => (n < parts ? state.partSize : state.size - (parts - 1) * state.partSize);
       return {
@@ -541,21 +592,22 @@ export function createAzureStorage(config: AzureStorageConfig, options: AzureSto
         writePart: guard(async (n: number, bytes: Uint8Array): Promise<StoredPart> => {
           if (!Number.isSafeInteger(n) || n < 1 || n > parts || bytes.length !== sizeOf(n)) throw new FerryError("InvalidOperation");
           const id = blockId(state.id, n);
-          await blob(key).stageBlock(id, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), bytes.length);
+          await blob(temp).stageBlock(id, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), bytes.length);
           return { number: n, etag: id, size: bytes.length };
         }),
         complete: guard(async (given: readonly StoredPart[], opts: OverwriteOption = {}): Promise<StatResult> => {
           if (given.length !== parts || given.some((p, i) => p.number !== i + 1 || p.size !== sizeOf(p.number) || p.etag !== blockId(state.id, p.number))) throw new FerryError("InvalidOperation");
           const overwrite = opts.overwrite === true;
           await checkPlacingFile(target, overwrite);
-          const conditions = overwrite ? undefined : { ifNoneMatch: "*" };
-          // A refusal (PathExists) commits nothing: the staged blocks stay for a later complete or abort.
-          if (state.id === "") await putBlob(key, Buffer.alloc(0), conditions);
-          else await blob(key).commitBlockList(given.map((p) => p.etag), { conditions });
+          // A refusal (PathExists) keeps the blocks on the staging blob for a later complete or abort.
+          if (state.id === "") await putBlob(key, Buffer.alloc(0), overwrite ? undefined : { ifNoneMatch: "*" });
+          else await placeStaged(temp, given.map((p) => p.etag), state.size, key, overwrite);
           return fileResult(target, { size: state.size, mtime: Math.floor(now() / 1000) });
         }),
-        // Staged blocks cannot be deleted one by one (see beginWrite's drop): they expire, or cleanupStale drops them.
-        abort: async () => undefined,
+        // Delete Blob of the staging blob drops its blocks, committed or not; never throws (discard logs).
+        abort: async () => {
+          if (state.id !== "") await discard(temp);
+        },
       };
     };
     return {
@@ -792,20 +844,26 @@ export function createAzureStorage(config: AzureStorageConfig, options: AzureSto
     }),
 
     /**
-     * Staged blocks left by a crash or a lost client, older than the horizon: names listed with
-     * uncommitted blobs but without a committed one, not written by this process (discardUncommitted).
-     * Their time is the service's Last-Modified of the uncommitted blob.
+     * Staging blobs left by a crash or a lost client, older than the horizon and not used by a writer
+     * of this process: every blob of the staging area, committed (a crash between the commit and its
+     * copy) or holding only uncommitted blocks; their time is the service's Last-Modified. Also names
+     * elsewhere under the blob path with staged blocks but no committed blob (what drivers before the
+     * staging area left on a target's name), past any staging area of a storage below this one (its
+     * driver's own). Each goes by discardUncommitted.
      */
     cleanupStale: guard(async (olderThanMs: number) => {
       const cutoff = now() - olderThanMs;
+      const old = (item: BlobItem) => {
+        const at = item.properties.lastModified?.getTime();
+        return at !== undefined && at <= cutoff && !active.has(item.name);
+      };
+      const stale: string[] = [];
+      for await (const items of flatPages(staging, { uncommitted: true })) for (const item of items) if (old(item)) stale.push(item.name);
       const committed = new Set<string>();
       for await (const items of flatPages(prefix)) for (const item of items) committed.add(item.name);
-      const stale: string[] = [];
       for await (const items of flatPages(prefix, { uncommitted: true })) {
         for (const item of items) {
-          if (committed.has(item.name) || active.has(item.name)) continue;
-          const at = item.properties.lastModified?.getTime();
-          if (at === undefined || at > cutoff) continue;
+          if (committed.has(item.name) || !usableRest(item.name.slice(prefix.length)) || !old(item)) continue;
           stale.push(item.name);
         }
       }
@@ -815,7 +873,7 @@ export function createAzureStorage(config: AzureStorageConfig, options: AzureSto
         try {
           if (await discardUncommitted(key)) removed++;
         } catch (err) {
-          // One name that cannot go does not stop the rest; the service drops its blocks after 7 days anyway.
+          // One name that cannot go does not stop the rest; the service drops uncommitted blocks after 7 days anyway.
           log?.warn({ err: azureError(err).cause, container: config.container, key }, "Azure: staged blocks could not be discarded");
         }
       }

@@ -3,7 +3,7 @@ import { AccountSASPermissions, AccountSASResourceTypes, AccountSASServices, typ
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { FerryError } from "../../server/errors";
 import { type AzureStorageConfig, type AzureStorageOptions, checkAzureConfig, createAzureStorage, MIN_BLOCK } from "../../server/storage/azure";
-import type { Storage } from "../../server/storage/storage";
+import type { Storage, StoredPart } from "../../server/storage/storage";
 import { AZURITE_ACCOUNT, type AzuriteServer, startAzurite } from "../support/azurite";
 import { freePort } from "../support/ports";
 import { failure, readAll } from "../support/storage-conformance";
@@ -130,23 +130,43 @@ describe("blobs written by other tools", () => {
   });
 });
 
+/** The names in the staging area of the storage's blob path, committed or holding only staged blocks. */
+const stagingBlobs = () => keys(true, `${prefix}/.ferry-tmp/`);
+const STAGED_WRITE = /^writes\/[0-9a-f]{32}$/;
+const STAGED_UPLOAD = /^uploads\/[0-9a-f]{32}$/;
+
 describe("writes: staged blocks", () => {
-  it("stages blocks on the target's name and commits them at commit(); nothing is a blob before", async () => {
+  it("stages blocks on a blob of its own in the staging area, commits them there and copies the blob to the target at commit(); nothing is a blob before", async () => {
     const writer = await storage.beginWrite("/big.bin");
     const payload = Buffer.alloc(2 * BLOCK + 10);
     for (let i = 0; i < payload.length; i += 1000) payload[i] = i % 251;
     await writer.write(payload);
     expect(await keys()).toEqual([]);
     expect(await storage.list("/")).toEqual([]);
-    // The two full blocks are staged on the blob's name (uncommitted); the last 10 bytes wait in memory.
-    expect(await keys(true)).toEqual(["big.bin"]);
-    const staged = await raw.getBlockBlobClient(`${prefix}/big.bin`).getBlockList("uncommitted");
+    // The two full blocks are staged on the writer's staging blob (uncommitted); the last 10 bytes wait in memory.
+    const [temp, ...more] = await keys(true);
+    expect(more).toEqual([]);
+    expect(temp).toMatch(/^\.ferry-tmp\/writes\/[0-9a-f]{32}$/);
+    const staged = await raw.getBlockBlobClient(`${prefix}/${temp}`).getBlockList("uncommitted");
     expect(staged.uncommittedBlocks?.map((b) => b.size)).toEqual([BLOCK, BLOCK]);
     await writer.commit();
-    expect(await keys()).toEqual(["big.bin"]);
-    const committed = await raw.getBlockBlobClient(`${prefix}/big.bin`).getBlockList("committed");
-    expect(committed.committedBlocks?.map((b) => b.size)).toEqual([BLOCK, BLOCK, 10]);
+    expect(await keys(true)).toEqual(["big.bin"]);
+    expect((await storage.stat("/big.bin")).size).toBe(payload.length);
     expect((await readAll(await storage.createReadStream("/big.bin"))).equals(payload)).toBe(true);
+  });
+
+  it("two large writes to one name both commit: the second replaces the first (overwrite), or is refused with PathExists, never UploadNotFound", async () => {
+    const first = await storage.beginWrite("/same.bin", { overwrite: true });
+    const second = await storage.beginWrite("/same.bin", { overwrite: true });
+    const third = await storage.beginWrite("/same.bin");
+    await first.write(Buffer.alloc(2 * BLOCK, 1));
+    await second.write(Buffer.alloc(2 * BLOCK + 5, 2));
+    await third.write(Buffer.alloc(2 * BLOCK, 3));
+    expect((await first.commit()).size).toBe(2 * BLOCK);
+    expect((await second.commit()).size).toBe(2 * BLOCK + 5);
+    expect(await failure(third.commit())).toBe("PathExists");
+    expect((await readAll(await storage.createReadStream("/same.bin"))).equals(Buffer.alloc(2 * BLOCK + 5, 2))).toBe(true);
+    expect(await keys(true)).toEqual(["same.bin"]);
   });
 
   it("a small file is one Put Blob: no blocks", async () => {
@@ -156,14 +176,18 @@ describe("writes: staged blocks", () => {
     expect((await storage.stat("/small.txt")).size).toBe(BLOCK - 1);
   });
 
-  it("an aborted write's blocks stay staged, invisible, until cleanupStale of another process drops them past the horizon", async () => {
-    const writer = await storage.beginWrite("/gone.bin");
-    await writer.write(Buffer.alloc(2 * BLOCK, 1));
-    await writer.abort();
+  it("an aborted write deletes its staging blob; a crashed one's stays, invisible, until cleanupStale of another process drops it past the horizon", async () => {
+    const aborted = await storage.beginWrite("/gone.bin");
+    await aborted.write(Buffer.alloc(2 * BLOCK, 1));
+    await aborted.abort();
+    expect(await keys(true)).toEqual([]);
+    // A process that dies mid-write: its writer is never aborted.
+    const crashed = await open().beginWrite("/gone.bin");
+    await crashed.write(Buffer.alloc(2 * BLOCK, 1));
     expect(await keys()).toEqual([]);
-    expect(await keys(true)).toEqual(["gone.bin"]);
+    expect(await stagingBlobs()).toEqual([expect.stringMatching(STAGED_WRITE)]);
     expect(await storage.list("/")).toEqual([]);
-    // Within the horizon nothing goes; past it (a later clock) the staged blocks go and nothing is left.
+    // Within the horizon nothing goes; past it (a later clock) the staging blob goes and nothing is left.
     const restarted = open();
     expect(await restarted.cleanupStale(60 * 60 * 1000)).toBe(0);
     const later = open({}, { now: () => Date.now() + 2 * 60 * 60 * 1000 });
@@ -172,12 +196,21 @@ describe("writes: staged blocks", () => {
     expect(await later.list("/")).toEqual([]);
   });
 
+  it("cleanupStale drops blocks an older driver left on a target's name, never a committed file", async () => {
+    await rawPut("kept.txt", "kept");
+    await raw.getBlockBlobClient(`${prefix}/old.bin`).stageBlock(Buffer.from("x-000001").toString("base64"), Buffer.from("old"), 3);
+    expect(await keys(true)).toEqual(["kept.txt", "old.bin"]);
+    const later = open({}, { now: () => Date.now() + 2 * 60 * 60 * 1000 });
+    expect(await later.cleanupStale(60 * 60 * 1000)).toBe(1);
+    expect(await keys(true)).toEqual(["kept.txt"]);
+  });
+
   it("cleanupStale never touches committed files, nor blocks another writer of this process is staging", async () => {
     await put("/kept.txt", "kept");
     const live = await storage.beginWrite("/live.bin");
     await live.write(Buffer.alloc(BLOCK, 2));
     expect(await storage.cleanupStale(0)).toBe(0);
-    expect(await keys(true)).toEqual(["kept.txt", "live.bin"]);
+    expect(await keys(true)).toEqual([expect.stringMatching(/^\.ferry-tmp\/writes\//), "kept.txt"]);
     await live.write(Buffer.from("end"));
     expect((await live.commit()).size).toBe(BLOCK + 3);
     expect((await storage.stat("/kept.txt")).size).toBe(4);
@@ -185,6 +218,100 @@ describe("writes: staged blocks", () => {
 
   it("refuses staged local files (uploads go into the container directly)", async () => {
     expect(await failure(storage.adopt({ kind: "local-file", path: "/tmp/x" }, "/x"))).toBe("UnsupportedOperation");
+  });
+});
+
+describe("resumable uploads: a staging blob of their own", () => {
+  const bytesOf = (size: number, seed: number) => {
+    const out = Buffer.alloc(size);
+    for (let i = 0; i < size; i++) out[i] = (i * 31 + seed) % 251;
+    return out;
+  };
+  const slices = (bytes: Buffer) => Array.from({ length: Math.ceil(bytes.length / BLOCK) }, (_, i) => bytes.subarray(i * BLOCK, Math.min((i + 1) * BLOCK, bytes.length)));
+  const send = async (upload: { writePart(n: number, b: Uint8Array): Promise<StoredPart> }, bytes: Buffer, only?: number[]) => {
+    const parts: StoredPart[] = [];
+    for (const [i, slice] of slices(bytes).entries()) if (!only || only.includes(i + 1)) parts[i] = await upload.writePart(i + 1, slice);
+    return parts;
+  };
+
+  it("two uploads to one name: the first completes, the second's parts stay and complete (PathExists first without overwrite, never UploadNotFound)", async () => {
+    const a = bytesOf(2 * BLOCK + 100, 1);
+    const b = bytesOf(3 * BLOCK + 7, 2);
+    const first = await storage.resumable!("/report.pdf")!.begin(a.length);
+    const second = await storage.resumable!("/report.pdf")!.begin(b.length);
+    // Interleaved, as two group members' browsers would send them.
+    const firstParts = await send(first, a, [1]);
+    const secondParts = await send(second, b, [1, 2]);
+    firstParts.push(...(await send(first, a, [2, 3])).slice(1));
+    secondParts.push(...(await send(second, b, [3, 4])).slice(2));
+    expect(await storage.list("/")).toEqual([]);
+    expect((await first.complete(firstParts)).size).toBe(a.length);
+    expect((await readAll(await storage.createReadStream("/report.pdf"))).equals(a)).toBe(true);
+    expect(await failure(second.complete(secondParts))).toBe("PathExists");
+    expect((await readAll(await storage.createReadStream("/report.pdf"))).equals(a)).toBe(true);
+    // The staging blob is not shown anywhere: list, usage, stat of the reserved name, a copy of the root's contents.
+    expect((await storage.list("/")).map((e) => e.name)).toEqual(["report.pdf"]);
+    expect(await storage.usage("/")).toEqual({ size: a.length, files: 1, folders: 0 });
+    expect(await failure(storage.stat("/.ferry-tmp"))).toBe("InvalidPath");
+    // Resumed by another process from the state alone, the second upload completes with overwrite.
+    const resumed = open().resumable!("/report.pdf")!.resume(JSON.parse(JSON.stringify(second.state)));
+    expect((await resumed.complete(secondParts, { overwrite: true })).size).toBe(b.length);
+    expect((await readAll(await storage.createReadStream("/report.pdf"))).equals(b)).toBe(true);
+    expect(await keys(true)).toEqual(["report.pdf"]);
+  });
+
+  it("overwriting, replacing by a large write and deleting the file while an upload to its name is under way leave the upload's parts intact", async () => {
+    await put("/f.bin", "old");
+    const bytes = bytesOf(3 * BLOCK + 11, 3);
+    const upload = await storage.resumable!("/f.bin")!.begin(bytes.length);
+    const parts = await send(upload, bytes, [1, 2]);
+    await put("/f.bin", "newer", true);
+    const big = await storage.beginWrite("/f.bin", { overwrite: true });
+    await big.write(Buffer.alloc(2 * BLOCK + 1, 9));
+    await big.commit();
+    await storage.copy("/f.bin", "/g.bin");
+    await storage.rename("/g.bin", "/f.bin", { overwrite: true });
+    await storage.remove("/f.bin");
+    parts.push(...(await send(upload, bytes, [3, 4])).slice(2));
+    expect((await upload.complete(parts)).size).toBe(bytes.length);
+    expect((await readAll(await storage.createReadStream("/f.bin"))).equals(bytes)).toBe(true);
+    expect(await keys(true)).toEqual(["f.bin"]);
+  });
+
+  it("abort deletes the upload's staging blob, also after a refused complete committed it; cleanupStale drops a forgotten one past the horizon", async () => {
+    const bytes = bytesOf(2 * BLOCK + 1, 4);
+    const upload = await storage.resumable!("/a.bin")!.begin(bytes.length);
+    await send(upload, bytes, [1, 2]);
+    expect(await stagingBlobs()).toEqual([`uploads/${upload.state.id}`]);
+    await upload.abort();
+    await upload.abort();
+    expect(await keys(true)).toEqual([]);
+
+    await put("/taken", "x");
+    const refused = await storage.resumable!("/taken")!.begin(bytes.length);
+    const parts = await send(refused, bytes);
+    expect(await failure(refused.complete(parts))).toBe("PathExists");
+    await refused.abort();
+    expect(await keys(true)).toEqual(["taken"]);
+    expect(await failure(refused.complete(parts, { overwrite: true }))).toBe("UploadNotFound");
+
+    const forgotten = await storage.resumable!("/f.bin")!.begin(bytes.length);
+    await send(forgotten, bytes, [1]);
+    expect(await stagingBlobs()).toEqual([expect.stringMatching(STAGED_UPLOAD)]);
+    expect(await open().cleanupStale(60 * 60 * 1000)).toBe(0);
+    expect(await open({}, { now: () => Date.now() + 2 * 60 * 60 * 1000 }).cleanupStale(60 * 60 * 1000)).toBe(1);
+    expect(await keys(true)).toEqual(["taken"]);
+  });
+
+  it("copy and rename without overwrite onto a name holding only another writer's staged blocks place the file (Azurite counts that name as existing)", async () => {
+    await put("/a.txt", "abc");
+    await put("/b.txt", "bcd");
+    for (const name of ["c.txt", "d.txt"]) await raw.getBlockBlobClient(`${prefix}/${name}`).stageBlock(Buffer.from("other-000001").toString("base64"), Buffer.from("zz"), 2);
+    await storage.copy("/a.txt", "/c.txt");
+    await storage.rename("/b.txt", "/d.txt");
+    expect((await readAll(await storage.createReadStream("/c.txt"))).toString()).toBe("abc");
+    expect((await readAll(await storage.createReadStream("/d.txt"))).toString()).toBe("bcd");
+    expect(await failure(storage.copy("/a.txt", "/d.txt"))).toBe("PathExists");
   });
 });
 
