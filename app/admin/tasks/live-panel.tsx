@@ -1,5 +1,5 @@
-import { Form, useFetcher, useNavigate } from "@remix-run/react";
-import { useEffect, useState } from "react";
+import { Form, useFetcher, useNavigate, useNavigation } from "@remix-run/react";
+import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import type { LiveTask } from "../../../contract/tasks";
 import { formatSize } from "../../../contract/sizes";
@@ -30,20 +30,30 @@ export function useWho() {
  * The live values: the loader's snapshot first, then (with JavaScript) the resource route's answer
  * every LIVE_POLL_MS while the tab is visible; a new snapshot (after a Stop, a search) replaces
  * them at once. An engine that stops answering keeps the last values on screen, marked stale.
+ * Each poll is tagged with the generation of the snapshot (and search) it was asked under: an answer
+ * to a poll asked before the latest snapshot is dropped, so a transfer just stopped does not come
+ * back for a moment. No poll is asked while a navigation (a Stop, a search) is under way.
  * Without JavaScript the snapshot stays, with a Refresh link.
  */
 function useLive(initial: LiveData, query: TasksQuery): { live: LiveData; stale: boolean } {
   const fetcher = useFetcher<LiveData>({ key: "transfer-tasks-live" });
+  const navigation = useNavigation();
   const search = liveEngineQuery(query);
   const [live, setLive] = useState(initial);
   const [stale, setStale] = useState(false);
+  /** Bumped by every new snapshot or search; `asked` is the generation the last poll was asked under. */
+  const generation = useRef(0);
+  const asked = useRef(-1);
   useEffect(() => {
+    generation.current += 1;
     setLive(initial);
     setStale(false);
-  }, [initial]);
+  }, [initial, search]);
   useEffect(() => {
     const polled = fetcher.data;
     if (!polled) return;
+    // Asked before the snapshot now shown (or for another search): older than what is on screen.
+    if (asked.current !== generation.current) return;
     if (polled.unreachable) setStale(true);
     else {
       setLive(polled);
@@ -53,12 +63,14 @@ function useLive(initial: LiveData, query: TasksQuery): { live: LiveData; stale:
   useEffect(() => {
     const url = `/admin/transfer/tasks/live${tasksSearch({ ...query, tab: "live", confirm: "", detail: null })}`;
     const timer = setInterval(() => {
-      if (document.visibilityState === "visible" && fetcher.state === "idle") fetcher.load(url);
+      if (document.visibilityState !== "visible" || fetcher.state !== "idle" || navigation.state !== "idle") return;
+      asked.current = generation.current;
+      fetcher.load(url);
     }, LIVE_POLL_MS);
     return () => clearInterval(timer);
     // The query's engine form names everything the poll depends on.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [search, fetcher.state]);
+  }, [search, fetcher.state, navigation.state]);
   return { live, stale };
 }
 
