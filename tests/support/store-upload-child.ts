@@ -9,6 +9,9 @@ import { Readable } from "node:stream";
 import { createS3Storage, type S3StorageConfig } from "../../server/storage/s3";
 import { UploadStore } from "../../server/uploads/store";
 
+// Kept alive until the test kills it: a body that never ends holds no handle of its own, so once
+// the store's sockets go idle the loop would be empty and Node would end the process by itself.
+setInterval(() => undefined, 60_000);
 const spec = JSON.parse(process.env.FERRY_CHILD ?? "{}") as { dir: string; config: S3StorageConfig; id: string; file: string; stopAt: number };
 const storage = createS3Storage(spec.config);
 const store = await UploadStore.open(spec.dir, 60_000);
