@@ -297,6 +297,10 @@ export async function copyDatabase(options: { sourceUrl: string; target: Connect
           if (columnsOf.get(t)?.join() !== targetColumns.get(t)?.join()) throw new Error(`table ${t} has other columns in the target`);
         }
 
+        // Migrations seed rows (the built-in storage, 0018): the copy brings the current database's own
+        // rows instead, so the target's tables are emptied first (children before parents).
+        for (const t of [...order].reverse()) await target.kysely.deleteFrom(t).execute();
+
         progress.tables = [];
         for (const t of order) {
           const { rows } = await sql<{ n: number }>`select count(*) as n from ${sql.table(t)}`.execute(src);

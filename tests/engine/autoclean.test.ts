@@ -377,6 +377,33 @@ describe("runs and the schedule", () => {
     expect(s.cleared()).toBe(true);
   });
 
+  it("a policy turned on or changed while the engine runs waits a whole interval from then: time for a dry run first", async () => {
+    const s = setup(null);
+    await put(root, "old.txt", aged(400 * DAY));
+    await s.schedule.tick();
+    // Turned on ten days after the start: not due at once, but one interval after the pass that saw it.
+    s.clock.t = NOW + 10 * DAY;
+    s.target.policy = byModified("7d", null);
+    await s.schedule.tick();
+    expect(await exists(path.join(root, "old.txt"))).toBe(true);
+    expect(s.schedule.nextRunAt(7)).toBe(NOW + 11 * DAY);
+    s.clock.t = NOW + 11 * DAY;
+    await s.schedule.tick();
+    expect(await exists(path.join(root, "old.txt"))).toBe(false);
+    // Made stricter after that run: the run under the old policy does not count.
+    await put(root, "old-2.txt", aged(400 * DAY));
+    s.clock.t = NOW + 11 * DAY + 1000;
+    s.target.policy = byModified("1y", null);
+    await s.schedule.tick();
+    s.clock.t = NOW + 12 * DAY;
+    await s.schedule.tick();
+    expect(await exists(path.join(root, "old-2.txt"))).toBe(true);
+    s.clock.t = NOW + 12 * DAY + 1000;
+    await s.schedule.tick();
+    expect(await exists(path.join(root, "old-2.txt"))).toBe(false);
+    await s.schedule.stop();
+  });
+
   it("a storage with auto-clean off is never run by the schedule; a dry run may try a policy", async () => {
     const s = setup(null);
     await put(root, "old.txt", aged(400 * DAY));

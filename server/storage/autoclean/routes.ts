@@ -29,7 +29,7 @@ export function autoCleanRoutes(autoClean: AutoClean, schedule: () => AutoCleanS
       handler: async ({ params }) => {
         const target = await autoClean.target(params.id);
         const s = schedule();
-        return { running: autoClean.isRunning(target.id), nextRunAt: target.policy && s ? s.nextRunAt(target.id) : null, list: autoClean.runs(target.id) };
+        return { running: autoClean.isRunning(target.id), nextRunAt: target.policy && s ? s.nextRunAt(target.id, target.policy) : null, list: autoClean.runs(target.id) };
       },
     }),
   ];

@@ -7,8 +7,10 @@ import type { AutoClean } from "./service";
  * `tickMs` whether a storage is due by the engine's clock, so the interval follows the clock the
  * tests move, and one storage after the other is cleaned (a walk is disk work; two at once would
  * only compete). A storage is due one interval after its last run, or after the engine started
- * when this process has not cleaned it yet: turning auto-clean on leaves time for a dry run first,
- * and "Run now" runs at once.
+ * when this process has not cleaned it yet. A policy turned on or changed while the engine runs
+ * (or a storage added with one) counts from the pass that first sees it, and a run under an
+ * earlier policy does not count: turning auto-clean on, or making it stricter, always leaves a
+ * whole interval for a dry run first. "Run now" runs at once.
  */
 
 export interface ScheduleTimers {
@@ -19,8 +21,8 @@ export interface ScheduleTimers {
 export interface AutoCleanSchedule {
   /** Runs the storages that are due now, one after the other (what the timer calls). */
   tick(): Promise<void>;
-  /** When storage `id` is due next (unix ms). */
-  nextRunAt(id: number): number;
+  /** When storage `id` is due next (unix ms); with its current `policy`, a changed one counts from now. */
+  nextRunAt(id: number, policy?: unknown): number;
   /** Stops the timer, stops a run going on and waits for it. */
   stop(): Promise<void>;
 }
@@ -40,7 +42,25 @@ export function startAutoCleanSchedule(options: {
   let ticking: Promise<void> | null = null;
   let stopped = false;
 
-  const nextRunAt = (id: number) => (autoClean.lastRunAt(id) ?? startedAt) + intervalMs;
+  /** Per storage: its policy as last seen by a pass, and since when (unix ms). */
+  const seen = new Map<number, { policy: string; since: number }>();
+  let firstPass = true;
+
+  /** When the storage's current policy was first seen: the engine's start for what the first pass finds. */
+  const policySince = (id: number, policy: unknown): number => {
+    const key = JSON.stringify(policy ?? null);
+    const known = seen.get(id);
+    if (known?.policy === key) return known.since;
+    const since = firstPass && !known ? startedAt : clock.now();
+    seen.set(id, { policy: key, since });
+    return since;
+  };
+
+  const nextRunAt = (id: number, policy?: unknown) => {
+    const since = policy === undefined ? (seen.get(id)?.since ?? startedAt) : policySince(id, policy);
+    const last = autoClean.lastRunAt(id);
+    return (last !== null && last >= since ? last : since) + intervalMs;
+  };
 
   async function runDue() {
     let targets;
@@ -50,9 +70,11 @@ export function startAutoCleanSchedule(options: {
       log.warn({ err }, "auto-clean: reading the storages failed");
       return;
     }
-    for (const target of targets) {
+    const pass = targets.map((target) => ({ target, due: nextRunAt(target.id, target.policy) }));
+    firstPass = false;
+    for (const { target, due } of pass) {
       if (stopped) return;
-      if (!target.policy || clock.now() < nextRunAt(target.id)) continue;
+      if (!target.policy || clock.now() < due) continue;
       try {
         await autoClean.runScheduled(target);
       } catch (err) {
