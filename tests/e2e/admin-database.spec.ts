@@ -85,7 +85,7 @@ test("en: the page shows SQLite; a test connection to MariaDB succeeds, a wrong 
     await expect(page.getByRole("status").filter({ hasText: /^Copied and verified: \d+ rows in \d+ tables\. Restart the server to switch to mysql:\/\/root@127\.0\.0\.1:3306\// })).toBeVisible({ timeout: 30_000 });
     await expect(page.getByRole("status").filter({ hasText: "Waiting for a restart" })).toBeVisible();
     const result = page.getByRole("table", { name: "Rows copied per table" });
-    await expect(result.getByRole("row").filter({ hasText: "users" }).getByText("Same rows")).toBeVisible();
+    await expect(result.getByRole("row").filter({ hasText: "sessions" }).getByText("Same rows")).toBeVisible();
     await expect(page.getByRole("button", { name: "Restart now" })).toBeVisible();
     await consoleScreens(page, "admin-database-copied-en");
     await page.mouse.move(0, 0);
