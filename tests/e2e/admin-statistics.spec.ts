@@ -99,8 +99,13 @@ for (const l of LOCALES) {
       await page.getByRole("button", { name: l.show }).click();
       await expect(page).toHaveURL(/range=7d/);
       await expect(page.getByRole("table", { name: l.users }).getByRole("row").filter({ hasText: account })).toHaveCount(1);
-      await page.getByLabel(l.from).fill("2020-01-01");
-      await page.getByLabel(l.to).fill("2020-01-02");
+      // The 7-day answer may still be rendering and put its own dates back: fill again until the dates hold.
+      await expect(async () => {
+        await page.getByLabel(l.from).fill("2020-01-01");
+        await page.getByLabel(l.to).fill("2020-01-02");
+        await expect(page.getByLabel(l.from)).toHaveValue("2020-01-01", { timeout: 1000 });
+        await expect(page.getByLabel(l.to)).toHaveValue("2020-01-02", { timeout: 1000 });
+      }).toPass({ timeout: 10_000 });
       await expect(page.getByLabel(l.range, { exact: true })).toHaveValue("custom");
       await page.getByRole("button", { name: l.show }).click();
       await expect(page).toHaveURL(/range=custom/);
