@@ -1,4 +1,4 @@
-import { utimesSync as setTimesNow } from "node:fs";
+import { renameSync, symlinkSync, utimesSync as setTimesNow } from "node:fs";
 import { lstat, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -271,6 +271,36 @@ describe("what is never touched", () => {
     expect((await lstat(path.join(root, "link-to-file"))).isSymbolicLink()).toBe(true);
     expect((await lstat(path.join(root, "dangling"))).isSymbolicLink()).toBe(true);
   });
+
+  for (const recycling of [false, true]) {
+    it(`a folder swapped for a link to a folder outside between the walk and the ${recycling ? "move" : "delete"} is left, and nothing outside is touched`, async () => {
+      const recycle = recycling ? path.join(dir, "recycle") : null;
+      await put(root, "a-first.txt", aged(400 * DAY));
+      await put(root, "users/alice/docs/old.txt", aged(400 * DAY), "alice's");
+      await put(root, "users/alice/docs/zz.txt", aged(400 * DAY), "alice's too");
+      await put(root, "users/bob/old.txt", aged(400 * DAY), "bob's");
+      await put(outside, "unrelated.txt", aged(400 * DAY));
+      // The walk saw users/alice/docs; right after the first file went, the folder moves outside
+      // the root (same files, same inodes) and a link to it takes its place.
+      const moved = path.join(outside, "docs");
+      const onItem = (item: { path: string }) => {
+        if (item.path !== "/a-first.txt") return;
+        renameSync(path.join(root, "users/alice/docs"), moved);
+        symlinkSync(moved, path.join(root, "users/alice/docs"));
+      };
+      const before = await snapshot(root);
+      const report = await clean(byModified("1y", recycle), { onItem });
+      expect(report).toMatchObject({ skippedChanged: 2, errors: [], items: [{ path: "/a-first.txt" }, { path: "/users/bob/old.txt" }] });
+      // Outside: the moved folder with both files as they were, and nothing else changed.
+      const after = await snapshot(outside);
+      expect(Object.keys(after)).toEqual(["docs", "docs/old.txt", "docs/zz.txt", "unrelated.txt"]);
+      expect(after["docs/old.txt"]).toBe(before["users/alice/docs/old.txt"]);
+      expect(after["docs/zz.txt"]).toBe(before["users/alice/docs/zz.txt"]);
+      if (recycle) expect((await readdir(recycle, { recursive: true })).sort()).toEqual(["a-first.txt", "users", "users/bob", "users/bob/old.txt"]);
+      // The run's staging folder is gone again.
+      expect(await readdir(path.join(root, ".ferry-tmp"))).toEqual([]);
+    });
+  }
 
   it("a file used between the walk and its move is checked again and left", async () => {
     await put(root, "a.txt", aged(50 * DAY));

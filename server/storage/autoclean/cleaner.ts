@@ -1,8 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { constants, type Stats } from "node:fs";
-import { copyFile, link, lstat, mkdir, open, readdir, rename, unlink } from "node:fs/promises";
+import { copyFile, link, lstat, mkdir, open, readdir, rename, rmdir, unlink } from "node:fs/promises";
 import path from "node:path";
 import { FerryError } from "../../errors";
-import { isErrno, isInside, isReservedName } from "../paths";
+import { isErrno, isInside, isReservedName, STAGING_NAME } from "../paths";
 import { type InUse } from "../in-use";
 import { WALK_DEFAULTS, WalkBudget, type WalkLimits } from "../walk";
 
@@ -14,6 +15,14 @@ import { WALK_DEFAULTS, WalkBudget, type WalkLimits } from "../walk";
  * the staging area and every reserved name, the recycle path itself, symbolic links (neither
  * followed nor cleaned), anything that is no regular file, and files the engine has open (a
  * download reading it, a write placing a file at its path).
+ *
+ * Between the walk and the action a folder on a file's path may be swapped for a symbolic link
+ * (someone with shell access, a sync tool): acting on the old path would then reach outside the
+ * root. So before a file is taken, every folder from the root down to it is looked at again with
+ * lstat and must be the folder (device and inode) the walk went through; then the file is renamed
+ * into a private folder in the root's staging area, checked to be the file the walk saw, and only
+ * that staged name is deleted or moved. A swap in the instant between the check and the rename
+ * moves the wrong file into the staging folder, where the check finds it and puts it back.
  */
 
 export const CLEAN_AGE_DAYS = { "7d": 7, "1m": 30, "3m": 90, "6m": 180, "1y": 365 } as const;
@@ -125,6 +134,27 @@ async function exists(absolute: string): Promise<boolean> {
   }
 }
 
+/** A folder the walk went through: where, and which one (device, inode). */
+interface FolderRef {
+  absolute: string;
+  dev: number;
+  ino: number;
+}
+
+/** True when every folder of `chain` is still that folder, and no symbolic link. */
+async function sameFolders(chain: readonly FolderRef[]): Promise<boolean> {
+  for (const folder of chain) {
+    const info = await lstat(folder.absolute).catch(() => null);
+    if (!info?.isDirectory() || info.dev !== folder.dev || info.ino !== folder.ino) return false;
+  }
+  return true;
+}
+
+const refOf = (absolute: string, info: Stats): FolderRef => ({ absolute, dev: info.dev, ino: info.ino });
+
+/** Thrown by `take` when the file or a folder on its path is not what the walk saw. */
+const CHANGED = Symbol("changed");
+
 const sameFile = (a: Stats, b: Stats) => a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
 
 async function syncFile(absolute: string): Promise<void> {
@@ -205,12 +235,67 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
   const budget = new WalkBudget(options.limits ?? WALK_DEFAULTS, { signal });
   /** Thrown to end the walk at maxFiles. */
   const FULL = Symbol("full");
-  /** What the walk found old enough, in walk order; acted on after the walk. */
-  const found: { absolute: string; rel: string; seen: Stats }[] = [];
+  /** What the walk found old enough, in walk order, with the folders it went through to it; acted on after the walk. */
+  const found: { absolute: string; rel: string; seen: Stats; folders: readonly FolderRef[] }[] = [];
 
-  const take = async ({ absolute, rel, seen }: (typeof found)[number]) => {
+  /** The run's private folder in the root's staging area (made on first use), and the folders to it. */
+  let staging = null as { folders: FolderRef[]; next: number } | null;
+  const stagingFolder = async (rootRef: FolderRef) => {
+    if (staging && (await sameFolders(staging.folders))) return staging;
+    const area = path.join(root, STAGING_NAME);
+    await mkdir(area, { mode: 0o700 }).catch((err) => {
+      if (!isErrno(err, "EEXIST")) throw err;
+    });
+    const own = path.join(area, `autoclean-${randomUUID()}`);
+    await mkdir(own, { mode: 0o700 });
+    const folders = [rootRef, refOf(area, await lstat(area)), refOf(own, await lstat(own))];
+    if (!(await sameFolders(folders))) throw CHANGED;
+    staging = { folders, next: 0 };
+    return staging;
+  };
+
+  /**
+   * Renames the file into the staging folder and answers the staged name, after checking it is the
+   * file the walk saw. null: the file lies on another file system than the root (a mount inside
+   * the storage), where it is taken in place after a fresh look at its folders.
+   */
+  const stage = async (entry: (typeof found)[number], info: Stats): Promise<string | null> => {
+    const own = await stagingFolder(entry.folders[0]!);
+    const staged = path.join(own.folders[2]!.absolute, String(own.next++));
+    try {
+      await rename(entry.absolute, staged);
+    } catch (err) {
+      if (isErrno(err, "EXDEV")) {
+        if (!(await sameFolders(entry.folders))) throw CHANGED;
+        return null;
+      }
+      if (isErrno(err, "ENOENT")) throw CHANGED;
+      throw err;
+    }
+    const got = await lstat(staged).catch(() => null);
+    if (!got || got.dev !== info.dev || got.ino !== info.ino) {
+      // Another file came (a folder was swapped between the look and the rename): it goes back.
+      if (got) await moveNoClobber(staged, entry.absolute, got).catch(() => undefined);
+      throw CHANGED;
+    }
+    return staged;
+  };
+
+  /** After a failure: the staged file goes back to its place (beside it, " (n)", when the name was taken meanwhile). */
+  const unstage = async (staged: string, entry: (typeof found)[number], info: Stats) => {
+    if (!(await sameFolders(entry.folders))) return; // stays staged; the error is reported
+    await moveNoClobber(staged, entry.absolute, info).catch(() => undefined);
+  };
+
+  const take = async (entry: (typeof found)[number]) => {
+    const { absolute, rel, seen } = entry;
     budget.check();
-    // Again, right before acting: a file used, replaced or opened since the walk saw it stays.
+    // Again, right before acting: a file used, replaced or opened since the walk saw it stays, and
+    // so does one whose folders are no longer the ones the walk went through.
+    if (!(await sameFolders(entry.folders))) {
+      report.skippedChanged++;
+      return;
+    }
     const info = await lstat(absolute).catch(() => null);
     if (!info) return; // gone meanwhile
     if (!info.isFile() || info.dev !== seen.dev || info.ino !== seen.ino || !isOld(info)) {
@@ -222,17 +307,27 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
       return;
     }
     const item: CleanItem = { path: rel, size: info.size, time: Math.floor(timeOf(info)), action: recycle ? "recycle" : "delete" };
+    let staged: string | null = null;
     try {
       if (recycle) {
         const to = path.join(recycle, ...rel.split("/").filter(Boolean));
         if (dryRun) item.to = await freeName(to);
         else {
+          staged = await stage(entry, info);
           await mkdir(path.dirname(to), { recursive: true, mode: 0o700 });
-          item.to = await moveNoClobber(absolute, to, info);
+          item.to = await moveNoClobber(staged ?? absolute, to, info);
         }
-      } else if (!dryRun) await unlink(absolute);
+      } else if (!dryRun) {
+        staged = await stage(entry, info);
+        await unlink(staged ?? absolute);
+      }
     } catch (err) {
-      if (isErrno(err, "ENOENT") && !(await exists(absolute).catch(() => true))) return; // gone meanwhile
+      if (err === CHANGED) {
+        report.skippedChanged++;
+        return;
+      }
+      if (staged) await unstage(staged, entry, info);
+      if (isErrno(err, "ENOENT") && !staged && !(await exists(absolute).catch(() => true))) return; // gone meanwhile
       const error = codeOf(err);
       report.errors.push({ path: rel, code: error.code, message: isErrnoLike(err) ? err.code : error.errorName });
       return;
@@ -244,7 +339,7 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
     if (!dryRun) options.onItem?.(item);
   };
 
-  const visit = async (dir: string, rel: string, depth: number): Promise<void> => {
+  const visit = async (dir: string, rel: string, depth: number, folders: readonly FolderRef[]): Promise<void> => {
     budget.folder(depth);
     let names: string[];
     try {
@@ -269,11 +364,11 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
       }
       const childRel = `${rel === "/" ? "" : rel}/${name}`;
       if (info.isDirectory()) {
-        if (budget.mayDescend(depth)) await visit(absolute, childRel, depth + 1);
+        if (budget.mayDescend(depth)) await visit(absolute, childRel, depth + 1, [...folders, refOf(absolute, info)]);
         else report.truncated = true;
       } else if (info.isFile() && isOld(info)) {
         if (found.length >= maxFiles) throw FULL;
-        found.push({ absolute, rel: childRel, seen: info });
+        found.push({ absolute, rel: childRel, seen: info, folders });
       }
       // symbolic links, sockets, fifos and devices: never followed, never cleaned
     }
@@ -287,7 +382,7 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
   // First the walk (read-only), then the moves, each after a fresh look at its file.
   const stops = (err: unknown) => err === FULL || (err instanceof FerryError && (err.errorName === "WalkLimit" || err.errorName === "StoppedByClient"));
   try {
-    await budget.run(() => visit(root, "/", 0));
+    await budget.run(() => visit(root, "/", 0, [refOf(root, rootInfo)]));
   } catch (err) {
     // A bound ends the walk with what it found so far; the next run goes on.
     if (!stops(err)) throw err;
@@ -299,6 +394,9 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
     // Shutdown: the rest waits for the next run.
     if (!stops(err)) throw err;
     report.truncated = true;
+  } finally {
+    // Empty unless a file could not go back to its place (reported as an error).
+    if (staging) await rmdir(staging.folders[2]!.absolute).catch(() => undefined);
   }
   return report;
 }
