@@ -434,6 +434,28 @@ describe("runs and the schedule", () => {
     await s.schedule.stop();
   });
 
+  it("a symbolic link planted in the recycle path is never followed: the run fails, says why in the log, and moves nothing through it", async () => {
+    const recycle = path.join(dir, "recycle");
+    const s = setup(byModified("7d", recycle));
+    await put(root, "users/alice/old.txt", aged(8 * DAY), "alice's");
+    await mkdir(path.join(outside, "planted"));
+    await mkdir(recycle);
+    await symlink(path.join(outside, "planted"), path.join(recycle, "users"));
+
+    await expect(s.autoClean.run(7, { dryRun: true }, { kind: "admin", userId: 1 })).rejects.toMatchObject({ errorName: "PathFormatError" });
+    await expect(s.autoClean.run(7, {}, { kind: "admin", userId: 1 })).rejects.toMatchObject({ errorName: "PathFormatError", data: { path: path.join(recycle, "users") } });
+    expect(await readdir(path.join(outside, "planted"))).toEqual([]);
+    expect(await readFile(path.join(root, "users/alice/old.txt"), "utf8")).toBe("alice's");
+    expect(s.autoClean.runs(7)).toMatchObject([{ failed: "PathFormatError", moved: 0 }]);
+    expect(s.logged).toEqual([
+      expect.objectContaining({ kind: "autoclean_run", result: "failed", code: 4156, detail: `by modified, older than 7d; failed (PathFormatError); the recycle path holds a symbolic link: ${path.join(recycle, "users")}` }),
+    ]);
+    // With the link gone, the next run moves the file.
+    await rm(path.join(recycle, "users"));
+    expect(await s.autoClean.run(7, {}, { kind: "admin", userId: 1 })).toMatchObject({ moved: 1 });
+    await s.schedule.stop();
+  });
+
   it("a storage with auto-clean off is never run by the schedule; a dry run may try a policy", async () => {
     const s = setup(null);
     await put(root, "old.txt", aged(400 * DAY));

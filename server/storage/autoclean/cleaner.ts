@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { constants, type Stats } from "node:fs";
-import { copyFile, link, lstat, mkdir, open, readdir, rename, rmdir, unlink } from "node:fs/promises";
+import { copyFile, link, lstat, mkdir, open, readdir, realpath, rename, rmdir, unlink } from "node:fs/promises";
 import path from "node:path";
 import { FerryError } from "../../errors";
 import { isErrno, isInside, isReservedName, STAGING_NAME } from "../paths";
@@ -115,6 +115,49 @@ export function checkRecyclePath(root: string, recyclePath: string): string {
   return resolved;
 }
 
+/** Why a run refuses its recycle path as it finds it on disk (FerryError data.reason). */
+export const RECYCLE_LINK = "the recycle path holds a symbolic link";
+
+/** The real path of `absolute`, also when its end does not exist yet (the real path of its deepest existing folder, then the rest). */
+export async function realLocation(absolute: string): Promise<string> {
+  try {
+    return await realpath(absolute);
+  } catch (err) {
+    const parent = path.dirname(absolute);
+    if (!isErrno(err, "ENOENT") || parent === absolute) throw err;
+    return path.join(await realLocation(parent), path.basename(absolute));
+  }
+}
+
+/**
+ * Looks at every folder of `folder` from the file system's root down with lstat: a symbolic link
+ * anywhere refuses the run (PathFormatError, data.reason RECYCLE_LINK), since moving through it
+ * would place the file wherever the link points. `create`: missing folders are made (mode 0700);
+ * else false when one is missing (a dry run).
+ */
+async function recycleFolder(folder: string, create: boolean): Promise<boolean> {
+  let current = path.parse(folder).root;
+  for (const part of folder.slice(current.length).split(path.sep).filter(Boolean)) {
+    current = path.join(current, part);
+    let info = await lstat(current).catch((err) => {
+      if (isErrno(err, "ENOENT")) return null;
+      throw err;
+    });
+    if (!info) {
+      if (!create) return false;
+      await mkdir(current, { mode: 0o700 }).catch((err) => {
+        if (!isErrno(err, "EEXIST")) throw err;
+      });
+      info = await lstat(current);
+    }
+    if (info.isSymbolicLink()) throw new FerryError("PathFormatError", { reason: RECYCLE_LINK, path: current });
+    if (!info.isDirectory()) throw Object.assign(new Error(`not a folder: ${current}`), { code: "ENOTDIR" });
+  }
+  return true;
+}
+
+const isRecycleLink = (err: unknown) => err instanceof FerryError && err.data?.reason === RECYCLE_LINK;
+
 /** "a.txt" → "a (n).txt"; names starting with a dot keep it ("…/.profile (2)"). */
 export function suffixed(file: string, n: number): string {
   const dir = path.dirname(file);
@@ -227,6 +270,9 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
   const root = path.resolve(options.root);
   const dryRun = options.dryRun === true;
   const recycle = policy.recyclePath ? checkRecyclePath(root, policy.recyclePath) : null;
+  // Files move to the recycle path's real place, resolved once; every folder on the way is then
+  // checked with lstat before each move (recycleFolder). `to` is answered in the admin's spelling.
+  const recycleReal = recycle ? await realLocation(recycle) : null;
   const maxFiles = options.maxFiles ?? DEFAULT_MAX_FILES;
   const ageMs = cleanAgeMs(policy.age);
   const timeOf = (info: Stats) => (policy.by === "accessed" ? info.atimeMs : info.mtimeMs);
@@ -309,14 +355,17 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
     const item: CleanItem = { path: rel, size: info.size, time: Math.floor(timeOf(info)), action: recycle ? "recycle" : "delete" };
     let staged: string | null = null;
     try {
-      if (recycle) {
-        const to = path.join(recycle, ...rel.split("/").filter(Boolean));
-        if (dryRun) item.to = await freeName(to);
+      if (recycle && recycleReal) {
+        const to = path.join(recycleReal, ...rel.split("/").filter(Boolean));
+        let placed: string;
+        if (dryRun) placed = (await recycleFolder(path.dirname(to), false)) ? await freeName(to) : to;
         else {
+          await recycleFolder(path.dirname(to), true);
           staged = await stage(entry, info);
-          await mkdir(path.dirname(to), { recursive: true, mode: 0o700 });
-          item.to = await moveNoClobber(staged ?? absolute, to, info);
+          await recycleFolder(path.dirname(to), false);
+          placed = await moveNoClobber(staged ?? absolute, to, info);
         }
+        item.to = path.join(recycle, path.relative(recycleReal, placed));
       } else if (!dryRun) {
         staged = await stage(entry, info);
         await unlink(staged ?? absolute);
@@ -327,6 +376,7 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
         return;
       }
       if (staged) await unstage(staged, entry, info);
+      if (isRecycleLink(err)) throw err; // the whole run is refused
       if (isErrno(err, "ENOENT") && !staged && !(await exists(absolute).catch(() => true))) return; // gone meanwhile
       const error = codeOf(err);
       report.errors.push({ path: rel, code: error.code, message: isErrnoLike(err) ? err.code : error.errorName });

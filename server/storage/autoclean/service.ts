@@ -130,7 +130,9 @@ export function createAutoClean(deps: AutoCleanDeps) {
       const failure = error instanceof FerryError ? error : new FerryError("FileSystemError");
       if (!dryRun) {
         remember(summary(target, policy, trigger, null, started, failure));
-        deps.log.recordOperation({ ...actor, kind: "autoclean_run", target: target.name, detail: describe(policy), result: "failed", code: failure.code });
+        const { reason, path: where } = failure.data ?? {};
+        const why = typeof reason === "string" ? `; ${reason}${typeof where === "string" ? `: ${where}` : ""}` : "";
+        deps.log.recordOperation({ ...actor, kind: "autoclean_run", target: target.name, detail: `${describe(policy)}; failed (${failure.errorName})${why}`, result: "failed", code: failure.code });
       }
       throw error;
     }
