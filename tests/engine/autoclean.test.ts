@@ -178,6 +178,38 @@ describe("recycle or delete", () => {
   });
 });
 
+describe("the recycle path's real place", () => {
+  it("a recycle path outside the root that leads into it through a link is refused: the run would clean its own recycle bin", async () => {
+    await put(root, "bin/old.txt", aged(999 * DAY), "recycled long ago");
+    await symlink(path.join(root, "bin"), path.join(outside, "bin-link"));
+    await expect(clean(byModified("7d", path.join(outside, "bin-link")))).rejects.toMatchObject({ errorName: "PathFormatError" });
+    await expect(clean(byModified("7d", path.join(outside, "bin-link/deeper")), { dryRun: true })).rejects.toMatchObject({ errorName: "PathFormatError" });
+    expect(await readdir(path.join(root, "bin"))).toEqual(["old.txt"]);
+  });
+
+  it("a recycle path inside the root that leads out through a link, or one that really holds the root, is refused", async () => {
+    await put(root, "old.txt", aged(999 * DAY));
+    await mkdir(path.join(outside, "elsewhere"));
+    await symlink(path.join(outside, "elsewhere"), path.join(root, "bin"));
+    await expect(clean(byModified("7d", path.join(root, "bin")))).rejects.toMatchObject({ errorName: "PathFormatError" });
+    await symlink(dir, path.join(outside, "up"));
+    await expect(clean(byModified("7d", path.join(outside, "up")))).rejects.toMatchObject({ errorName: "PathFormatError" });
+    await expect(clean(byModified("7d", path.join(outside, "up/storage")))).rejects.toMatchObject({ errorName: "PathFormatError" });
+    expect(await readdir(path.join(outside, "elsewhere"))).toEqual([]);
+    expect(await exists(path.join(root, "old.txt"))).toBe(true);
+  });
+
+  it("a recycle path inside the root is never cleaned, also when the walk reaches it by another path than the one saved", async () => {
+    await put(root, "a/bin/gone.txt", aged(999 * DAY), "recycled long ago");
+    await put(root, "a/old.txt", aged(999 * DAY), "old");
+    await symlink(path.join(root, "a"), path.join(root, "link"));
+    const report = await clean(byModified("7d", path.join(root, "link/bin")));
+    expect(report.items).toEqual([{ path: "/a/old.txt", size: 3, time: NOW - 999 * DAY, action: "recycle", to: path.join(root, "link/bin/a/old.txt") }]);
+    expect(await readFile(path.join(root, "a/bin/gone.txt"), "utf8")).toBe("recycled long ago");
+    expect(await readFile(path.join(root, "a/bin/a/old.txt"), "utf8")).toBe("old");
+  });
+});
+
 describe("dry run", () => {
   it("changes nothing and lists exactly what the real run then does", async () => {
     const recycle = path.join(dir, "recycle");
@@ -545,6 +577,19 @@ describe("in the engine: the admin API, a download held open, the operation log,
     expect((await run({})).body.code).toBe(4104);
     expect((await run({ dryRun: true, cleanBy: "modified", recyclePath: t.dataDir })).body.code).toBe(4156);
     expect((await run({ dryRun: false, cleanBy: "modified" })).body.code).toBe(4102);
+  });
+
+  it("saving a recycle path checks it by real paths (4156): not a link from outside into the storage's folder", async () => {
+    const patch = (recyclePath: string) => t.call("PATCH", "/api/admin/storages/1", { token: admin, body: { recyclePath } });
+    const link = path.join(t.dataDir, "bin-link");
+    await mkdir(path.join(home, "bin"), { recursive: true });
+    await symlink(path.join(home, "bin"), link);
+    expect((await patch(link)).body.code).toBe(4156);
+    expect((await patch(path.join(link, "deeper"))).body.code).toBe(4156);
+    expect((await patch(t.engine.services.spaces.root)).body.code).toBe(4156);
+    expect((await patch(recycle)).body).toMatchObject({ code: 200, data: { recyclePath: recycle } });
+    await rm(link);
+    await rm(path.join(home, "bin"), { recursive: true });
   });
 
   it("a download held open mid-stream is skipped; a dry run lists exactly what run now does; each move is in the operation log", async () => {

@@ -25,6 +25,7 @@ import type { StoragesTable } from "../../db/schema";
 import { FerryError, fail } from "../../errors";
 import type { SecretBox } from "../../mail/secret";
 import { parseVirtualDirectories } from "../../files/spaces";
+import { checkRecyclePlace } from "../autoclean/cleaner";
 import { BUILTIN_STORAGE_ID, createDriver, type DriverOptions, localRootOf, placeOfSpec, s3ConfigOf, azureConfigOf, sealContext, type StorageRegistry, type StorageSpec, type StoredConfig, type StoredSecrets, storedObject } from "../registry";
 
 /**
@@ -216,8 +217,19 @@ export function createStorageAdmin({ db, clock, registry, box, driver, dataDir =
     fail("StorageTypeNotFound");
   }
 
-  function checkCleaning(body: Partial<StorageBody>) {
-    if (body.recyclePath && !path.isAbsolute(body.recyclePath.trim())) fail("PathFormatError");
+  /**
+   * A recycle path is absolute; on a local storage it is also checked against the storage's folder
+   * by real paths, as every run checks it (checkRecyclePlace): not the folder, not holding it, and
+   * inside it only when it really is.
+   */
+  async function checkCleaning(spec: StorageSpec, recyclePath: string | undefined) {
+    const recycle = recyclePath?.trim();
+    if (!recycle) return;
+    if (spec.provider !== "local") {
+      if (!path.isAbsolute(recycle)) fail("PathFormatError");
+      return;
+    }
+    await checkRecyclePlace(localRootOf(spec, registry.builtinRoot), recycle);
   }
 
   function checkName(name: string): string {
@@ -301,7 +313,7 @@ export function createStorageAdmin({ db, clock, registry, box, driver, dataDir =
       const name = checkName(body.name);
       const spec: StorageSpec = { provider: body.provider, config: defined(configOf(body.provider, body)), secrets: secretsOf(body.provider, body) };
       await check(spec, false);
-      checkCleaning(body);
+      await checkCleaning(spec, body.recyclePath);
       await checkLocalApart(spec, null);
       await makeLocalFolder(spec);
       const now = clock.now();
@@ -356,7 +368,8 @@ export function createStorageAdmin({ db, clock, registry, box, driver, dataDir =
       if (moved) await refuseInUse(id);
       const spec: StorageSpec = { provider, config, secrets };
       await check(spec, builtin);
-      checkCleaning(patch);
+      // The saved recycle path too when only the folder moved: both are checked together.
+      await checkCleaning(spec, patch.recyclePath ?? before.recycle_path);
       if (!builtin && (changedProvider || norm("path", config) !== norm("path", old.config))) await checkLocalApart(spec, id);
       const name = patch.name === undefined ? undefined : checkName(patch.name);
       if (!builtin && config.path !== old.config.path) await makeLocalFolder(spec);

@@ -103,9 +103,10 @@ export const DEFAULT_MAX_FILES = 10_000;
 const MAX_SUFFIX = 999;
 
 /**
- * An administrator's recycle path for a root: absolute, normalised, not the root, not holding the
- * root (files would move inside the storage again). Inside the root is allowed: it is then never
- * cleaned, but users whose home holds it see it. PathFormatError otherwise.
+ * An administrator's recycle path for a root, as written: absolute, normalised, not the root, not
+ * holding the root (files would move inside the storage again). Inside the root is allowed: it is
+ * then never cleaned, but users whose home holds it see it. PathFormatError otherwise. The same
+ * on the real paths: checkRecyclePlace.
  */
 export function checkRecyclePath(root: string, recyclePath: string): string {
   if (!path.isAbsolute(recyclePath) || recyclePath.includes("\0")) throw new FerryError("PathFormatError");
@@ -113,6 +114,29 @@ export function checkRecyclePath(root: string, recyclePath: string): string {
   const base = path.resolve(root);
   if (resolved === base || isInside(resolved, base)) throw new FerryError("PathFormatError");
   return resolved;
+}
+
+/**
+ * checkRecyclePath, then the same rules on the real paths (symbolic links resolved, as far as the
+ * folders exist), and the recycle path must lie where it says: inside the root only when it really
+ * is. A path outside that leads inside through a link would have the run clean its own recycle
+ * bin; one inside that leads out would move files where the administrator did not choose. Answers
+ * the normalised path and its real place; PathFormatError otherwise. Checked when the policy is
+ * saved and at the start of every run.
+ */
+export async function checkRecyclePlace(root: string, recyclePath: string): Promise<{ path: string; real: string }> {
+  const resolved = checkRecyclePath(root, recyclePath);
+  const base = path.resolve(root);
+  let realRoot: string;
+  let real: string;
+  try {
+    [realRoot, real] = await Promise.all([realLocation(base), realLocation(resolved)]);
+  } catch {
+    throw new FerryError("PathFormatError"); // a loop of links, a file where a folder should be
+  }
+  if (real === realRoot || isInside(real, realRoot)) throw new FerryError("PathFormatError");
+  if (isInside(base, resolved) !== isInside(realRoot, real)) throw new FerryError("PathFormatError");
+  return { path: resolved, real };
 }
 
 /** Why a run refuses its recycle path as it finds it on disk (FerryError data.reason). */
@@ -269,10 +293,13 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
   const { policy, inUse, signal } = options;
   const root = path.resolve(options.root);
   const dryRun = options.dryRun === true;
-  const recycle = policy.recyclePath ? checkRecyclePath(root, policy.recyclePath) : null;
   // Files move to the recycle path's real place, resolved once; every folder on the way is then
   // checked with lstat before each move (recycleFolder). `to` is answered in the admin's spelling.
-  const recycleReal = recycle ? await realLocation(recycle) : null;
+  const place = policy.recyclePath ? await checkRecyclePlace(root, policy.recyclePath) : null;
+  const recycle = place?.path ?? null;
+  const recycleReal = place?.real ?? null;
+  // The recycle folder as it is now (when it lies inside the root): the walk leaves it, by whatever path it is reached.
+  const recycleInfo = recycleReal ? await lstat(recycleReal).catch(() => null) : null;
   const maxFiles = options.maxFiles ?? DEFAULT_MAX_FILES;
   const ageMs = cleanAgeMs(policy.age);
   const timeOf = (info: Stats) => (policy.by === "accessed" ? info.atimeMs : info.mtimeMs);
@@ -404,7 +431,6 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
     for (const name of names) {
       if (isReservedName(name)) continue; // the staging area (uploads, copies and removals in progress)
       const absolute = path.join(dir, name);
-      if (absolute === recycle) continue; // the recycle path is never cleaned (when it lies inside the root)
       let info: Stats;
       try {
         info = await lstat(absolute);
@@ -414,6 +440,7 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
       }
       const childRel = `${rel === "/" ? "" : rel}/${name}`;
       if (info.isDirectory()) {
+        if (recycleInfo?.isDirectory() && info.dev === recycleInfo.dev && info.ino === recycleInfo.ino) continue; // the recycle path is never cleaned
         if (budget.mayDescend(depth)) await visit(absolute, childRel, depth + 1, [...folders, refOf(absolute, info)]);
         else report.truncated = true;
       } else if (info.isFile() && isOld(info)) {
