@@ -217,9 +217,11 @@ export class TransferManager {
       // The tab running an upload saves its progress and its failure: uploads shown as running there follow it.
       window.addEventListener("storage", (event) => {
         if (event.storageArea !== this.storage || !event.key?.startsWith("ferry.transfers.")) return;
-        for (const entry of loadUploads(this.storage, context.account)) {
+        const saved = loadUploads(this.storage, context.account);
+        for (const entry of saved) {
           if (this.store.get(entry.id)?.elsewhere) this.followElsewhere(entry);
         }
+        this.dropGone(saved);
       });
     }
   }
@@ -768,6 +770,24 @@ export class TransferManager {
     }
     if (item.status === TransferStatus.UploadFailed) this.store.update(entry.id, { status: TransferStatus.Uploading, errorMsgKey: null, errorVars: undefined });
     this.store.progress(entry.id, entry.offset);
+  }
+
+  /**
+   * Uploads the other tab removed or finished leave this list too: a row shown as running there, or
+   * one taken over from it and not running here. The lock can reach this tab before the other tab's
+   * change of the saved list does (localStorage reaches other tabs later), so takeOver may have read
+   * the upload as still saved.
+   */
+  private dropGone(saved: readonly SavedUpload[]) {
+    const kept = new Set(saved.map((entry) => entry.id));
+    for (const item of this.store.getSnapshot()) {
+      if (item.kind !== "upload" || kept.has(item.id)) continue;
+      const job = this.jobs.get(item.id);
+      if (!item.elsewhere && !(job && !job.file && !job.tus)) continue;
+      this.jobs.delete(item.id);
+      this.locks?.release(item.id);
+      this.store.remove(item.id);
+    }
   }
 
   /** The tab that held upload `id` let it go: continue it here if it is still unfinished. */
