@@ -1,5 +1,20 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Engine files whose subject is not the database: the wire protocols, TLS, file-system paths,
+ * thumbnails, the built binary and installers. They meet the database only to sign in, which every
+ * other engine file does too, so `test:engine:db` (PostgreSQL, MariaDB) leaves them out; they run on
+ * SQLite in `test:engine`. Files that do database work across processes (cli, process,
+ * dashboard-process, uploads-crash) stay in.
+ */
+const DATABASE_NEUTRAL = [
+  "bad-input", "cli-defaults", "client-address", "client-tls", "clients", "downloads", "engine-build", "files-paths",
+  "folder-walks", "installers", "licence-sign", "names", "refused-bodies", "symlink-forbidden", "thumbnails", "tls",
+  "upload-chunks", "upload-mkdir", "upload-protocol", "uploads-hash", "uploads-patch", "uploads-store",
+].map((name) => `tests/engine/${name}.test.ts`);
+const TIMED = ["tests/engine/speed-limits.test.ts", "tests/engine/speed-periods.test.ts"];
+const ENGINE = { environment: "node", testTimeout: 30_000, hookTimeout: 60_000, maxWorkers: 2 } as const;
+
 export default defineConfig({
   test: {
     projects: [
@@ -7,17 +22,9 @@ export default defineConfig({
       // Web units (interface kit, helpers) in a DOM, next to what they test.
       { test: { name: "web", include: ["app/**/*.test.{ts,tsx}"], environment: "happy-dom", setupFiles: ["app/test-setup.ts"] } },
       // The engine suite starts real engines; on 2 cores two files at a time keep scrypt and I/O honest.
-      {
-        test: {
-          name: "engine",
-          include: ["tests/engine/**/*.test.ts"],
-          exclude: ["tests/engine/speed-limits.test.ts", "tests/engine/speed-periods.test.ts"],
-          environment: "node",
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
-          maxWorkers: 2,
-        },
-      },
+      { test: { name: "engine", include: ["tests/engine/**/*.test.ts"], exclude: TIMED, ...ENGINE } },
+      // The engine files that touch the database, for the PostgreSQL and MariaDB runs (`test:engine:db`).
+      { test: { name: "engine-db", include: ["tests/engine/**/*.test.ts"], exclude: [...TIMED, ...DATABASE_NEUTRAL], ...ENGINE } },
       // Speed limits measure transfer rates against the limit (±10 %): alone, after the rest of the
       // engine suite, so another file's engines do not take the CPU a limited stream's timers need.
       {
