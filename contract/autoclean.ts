@@ -25,7 +25,7 @@ export type AutoCleanRunBody = z.infer<typeof autoCleanRunBody>;
 export const autoCleanItem = z.object({
   path: z.string().describe("The file, below the storage's root."),
   size: z.number().int(),
-  time: z.number().int().describe("Its last access or last modification (what the storage cleans by), unix ms."),
+  time: z.number().int().describe("What the storage cleans by: its last access, or the later of its last modification and last change (ctime), unix ms."),
   action: z.enum(["recycle", "delete"]),
   to: z.string().optional().describe("recycle: where it went (or would go) in the recycle path; a taken name gets \" (n)\"."),
 });

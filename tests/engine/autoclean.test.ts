@@ -20,9 +20,15 @@ import type { OperationEntry } from "../../server/logs/recorder";
  * open files (downloads read through the local storage driver).
  */
 
-const NOW = Date.UTC(2026, 10, 27, 12, 0, 0);
 const SECOND = 1000;
 const DAY = 86_400_000;
+/**
+ * The engine's clock, years after the real one: utimes sets a file's change time (ctime) to the
+ * real now, and "modified" looks at the later of mtime and ctime, so the files of these tests are
+ * as old as their mtime says as long as that lies after the real now.
+ */
+const AHEAD = 3000 * DAY;
+const NOW = Math.ceil(Date.now() / DAY) * DAY + AHEAD;
 
 let dir: string;
 let root: string;
@@ -97,7 +103,23 @@ describe("ages", () => {
     });
   }
 
-  it("by accessed looks at the last access only, by modified at the last modification only", async () => {
+  it("by modified, a file copied in with its old modification time kept counts from when it came (its change time)", async () => {
+    // utimes sets the change time to the real now, as cp -p or rsync -t do.
+    await put(root, "copied-in.txt", { atime: Date.now() - 400 * DAY, mtime: Date.now() - 400 * DAY });
+    const now = Date.now() + SECOND;
+    const report = await runClean({ root, policy: byModified("7d"), now, inUse: filesInUse });
+    expect(report).toMatchObject({ deleted: 0, items: [] });
+    expect(await exists(path.join(root, "copied-in.txt"))).toBe(true);
+    // Seven days after it came it is old.
+    const ctime = (await lstat(path.join(root, "copied-in.txt"))).ctimeMs;
+    const later = await runClean({ root, policy: byModified("7d"), now: ctime + 7 * DAY, inUse: filesInUse, dryRun: true });
+    expect(later.items).toEqual([{ path: "/copied-in.txt", size: "copied-in.txt".length, time: Math.floor(ctime), action: "delete" }]);
+    // By accessed only the access time counts.
+    const accessed = await runClean({ root, policy: { by: "accessed", age: "1y", recyclePath: null }, now, inUse: filesInUse, dryRun: true });
+    expect(accessed.items.map((i) => i.path)).toEqual(["/copied-in.txt"]);
+  });
+
+  it("by accessed looks at the last access only, by modified at the last modification (or change) only", async () => {
     const readLately = { atime: NOW - DAY, mtime: NOW - 400 * DAY };
     const touchedLately = { atime: NOW - 400 * DAY, mtime: NOW - DAY };
     await put(root, "read-lately.txt", readLately);
@@ -285,8 +307,8 @@ describe("what is never touched", () => {
 
     await writer.commit();
     expect(await readFile(path.join(root, "users/carol/report.docx"), "utf8")).toBe("new version");
-    // The new version is new: nothing to clean, and the staging area is still never touched.
-    expect(await clean(byModified("1y"))).toMatchObject({ skippedInUse: 0, deleted: 0 });
+    // The new version is new (written now, by the real clock): nothing to clean, and the staging area is still never touched.
+    expect(await clean(byModified("1y"), { now: Date.now() })).toMatchObject({ skippedInUse: 0, deleted: 0 });
     expect(await exists(path.join(root, ".ferry-tmp/old.upload"))).toBe(true);
   });
 
@@ -549,6 +571,8 @@ describe("in the engine: the admin API, a download held open, the operation log,
 
   beforeAll(async () => {
     t = await startTestEngine();
+    // See AHEAD: the files' mtimes must lie after the real now (their ctime).
+    t.clock.advance(AHEAD);
     admin = await t.adminToken();
     alice = await t.createUser("alice", { permission: PERMISSION_FULL });
     files = await connectFiles(t.fileUrl, alice.socketToken);

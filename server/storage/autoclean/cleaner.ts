@@ -45,7 +45,7 @@ export interface CleanItem {
   /** Path below the storage root, "/a/b.txt". */
   path: string;
   size: number;
-  /** The time the policy looks at (last access or last modification), unix ms. */
+  /** The time the policy looks at (last access, or the later of last modification and last change), unix ms. */
   time: number;
   action: "recycle" | "delete";
   /** Where it went (recycle): absolute path in the recycle path, with a " (n)" suffix when the name was taken. */
@@ -302,7 +302,9 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
   const recycleInfo = recycleReal ? await lstat(recycleReal).catch(() => null) : null;
   const maxFiles = options.maxFiles ?? DEFAULT_MAX_FILES;
   const ageMs = cleanAgeMs(policy.age);
-  const timeOf = (info: Stats) => (policy.by === "accessed" ? info.atimeMs : info.mtimeMs);
+  // "Modified" is the later of the modification and the change time: a file copied in with its old
+  // modification time kept (cp -p, rsync -t, an unpacked archive) is new to this storage.
+  const timeOf = (info: Stats) => (policy.by === "accessed" ? info.atimeMs : Math.max(info.mtimeMs, info.ctimeMs));
   const isOld = (info: Stats) => options.now - timeOf(info) >= ageMs;
   const report: CleanReport = { dryRun, startedAt: options.now, finishedAt: options.now, moved: 0, deleted: 0, skippedInUse: 0, skippedChanged: 0, bytes: 0, errors: [], truncated: false, items: [] };
   const budget = new WalkBudget(options.limits ?? WALK_DEFAULTS, { signal });
