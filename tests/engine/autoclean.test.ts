@@ -1,5 +1,5 @@
 import { renameSync, symlinkSync, utimesSync as setTimesNow } from "node:fs";
-import { lstat, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, utimes, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, truncate, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -197,6 +197,58 @@ describe("recycle or delete", () => {
     await expect(clean(byModified("7d", root))).rejects.toMatchObject({ errorName: "PathFormatError" });
     await expect(clean(byModified("7d", dir))).rejects.toMatchObject({ errorName: "PathFormatError" });
     await expect(clean(byModified("7d", "relative/bin"))).rejects.toMatchObject({ errorName: "PathFormatError" });
+  });
+});
+
+describe("a recycle path on another file system", () => {
+  let other: string;
+  beforeEach(async () => {
+    // /dev/shm is a tmpfs: another file system than the temporary folder's.
+    other = await mkdtemp("/dev/shm/ferry-autoclean-");
+    expect((await stat(other)).dev).not.toBe((await stat(root)).dev);
+  });
+  afterEach(async () => {
+    await rm(other, { recursive: true, force: true });
+  });
+
+  it("gets a copy under a temporary name, synced, then named; content and times kept, the original gone", async () => {
+    await put(root, "docs/a.txt", { atime: NOW - 40 * DAY, mtime: NOW - 50 * DAY }, "a's bytes");
+    await put(other, "docs/a.txt", aged(0), "recycled earlier");
+    const temporaries: string[] = [];
+    const report = await clean(byModified("1m", other), {
+      afterCopy: async (temporary) => {
+        temporaries.push(temporary);
+        // While the bytes are copied, no file has the name in the recycle path yet.
+        expect(path.dirname(temporary)).toBe(path.join(other, "docs"));
+        expect(await exists(path.join(other, "docs/a (1).txt"))).toBe(false);
+      },
+    });
+    expect(report).toMatchObject({ moved: 1, errors: [], items: [{ path: "/docs/a.txt", to: path.join(other, "docs/a (1).txt") }] });
+    expect(temporaries).toHaveLength(1);
+    expect(await readFile(path.join(other, "docs/a (1).txt"), "utf8")).toBe("a's bytes");
+    const moved = await stat(path.join(other, "docs/a (1).txt"));
+    expect([moved.atimeMs, moved.mtimeMs]).toEqual([NOW - 40 * DAY, NOW - 50 * DAY]);
+    expect((await readdir(path.join(other, "docs"))).sort()).toEqual(["a (1).txt", "a.txt"]);
+    expect(await readdir(path.join(root, "docs"))).toEqual([]);
+  });
+
+  it("a copy that fails half-way leaves no partial file in the recycle path, and the original in its place", async () => {
+    await put(root, "docs/big.bin", aged(50 * DAY), "x".repeat(64 * 1024));
+    await put(root, "docs/small.txt", aged(50 * DAY), "small");
+    const report = await clean(byModified("1m", other), {
+      afterCopy: async (temporary) => {
+        if (!temporary.startsWith(path.join(other, "docs/"))) return;
+        if ((await stat(temporary)).size < 64 * 1024) return;
+        // The recycle file system fills up half-way through the big file.
+        await truncate(temporary, 32 * 1024);
+        throw Object.assign(new Error("no space left on device"), { code: "ENOSPC" });
+      },
+    });
+    expect(report).toMatchObject({ moved: 1, errors: [{ path: "/docs/big.bin", code: 4173, message: "ENOSPC" }], items: [{ path: "/docs/small.txt" }] });
+    expect(await readdir(path.join(other, "docs"))).toEqual(["small.txt"]);
+    expect(await readFile(path.join(root, "docs/big.bin"), "utf8")).toBe("x".repeat(64 * 1024));
+    expect(await readdir(path.join(root, "docs"))).toEqual(["big.bin"]);
+    expect(await readdir(path.join(root, ".ferry-tmp"))).toEqual([]);
   });
 });
 

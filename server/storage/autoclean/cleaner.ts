@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { constants, type Stats } from "node:fs";
-import { copyFile, link, lstat, mkdir, open, readdir, realpath, rename, rmdir, unlink } from "node:fs/promises";
+import { copyFile, link, lstat, mkdir, open, readdir, realpath, rename, rmdir, unlink, utimes } from "node:fs/promises";
 import path from "node:path";
 import { FerryError } from "../../errors";
 import { isErrno, isInside, isReservedName, STAGING_NAME } from "../paths";
@@ -96,6 +96,8 @@ export interface CleanOptions {
   signal?: AbortSignal;
   /** Told after each file moved or deleted (the operation log, usage counts). */
   onItem?(item: CleanItem): void;
+  /** Test seam: called with the temporary copy's name when a file is copied to a recycle path on another file system, before the copy is synced and named. */
+  afterCopy?(temporary: string): void | Promise<void>;
 }
 
 export const DEFAULT_MAX_FILES = 10_000;
@@ -233,47 +235,72 @@ async function syncFile(absolute: string): Promise<void> {
   }
 }
 
+const noHardLinks = (err: unknown) => isErrno(err, "EPERM") || isErrno(err, "ENOTSUP") || isErrno(err, "EOPNOTSUPP") || isErrno(err, "EMLINK");
+
 /**
- * Moves `from` to `to` or, when that name is taken, to the first free "name (n)": never over an
- * existing file. link() refuses a taken name atomically; across file systems (EXDEV) the file is
- * copied with COPYFILE_EXCL, synced, checked unchanged and then unlinked. Answers where it went.
+ * Gives the file `from` the name `to` or, when that is taken, the first free "name (n)": never
+ * over an existing file, since link() refuses a taken name atomically. `from` keeps its name too,
+ * except on file systems without hard links, where it is renamed after a look (a name taken in
+ * between is replaced). EXDEV is thrown as is. Answers the name.
  */
-async function moveNoClobber(from: string, to: string, seen: Stats): Promise<string> {
+async function linkNoClobber(from: string, to: string): Promise<string> {
   for (let n = 0; n <= MAX_SUFFIX; n++) {
     const candidate = n === 0 ? to : suffixed(to, n);
     try {
       await link(from, candidate);
-      await unlink(from);
       return candidate;
     } catch (err) {
       if (isErrno(err, "EEXIST")) continue;
-      if (isErrno(err, "EXDEV")) {
-        try {
-          await copyFile(from, candidate, constants.COPYFILE_EXCL);
-        } catch (copyErr) {
-          if (isErrno(copyErr, "EEXIST")) continue;
-          throw copyErr;
-        }
-        await syncFile(candidate);
-        // Changed while it was copied: the copy is not what is there now; keep the original.
-        const again = await lstat(from).catch(() => null);
-        if (!again || !sameFile(again, seen)) {
-          await unlink(candidate).catch(() => undefined);
-          throw new FerryError("FileBusy");
-        }
-        await unlink(from);
-        return candidate;
-      }
-      // File systems without hard links: check, then rename (a name taken in between is replaced).
-      if (isErrno(err, "EPERM") || isErrno(err, "ENOTSUP") || isErrno(err, "EOPNOTSUPP") || isErrno(err, "EMLINK")) {
-        if (await exists(candidate)) continue;
-        await rename(from, candidate);
-        return candidate;
-      }
-      throw err;
+      if (!noHardLinks(err)) throw err;
+      if (await exists(candidate)) continue;
+      await rename(from, candidate);
+      return candidate;
     }
   }
   throw new FerryError("PathExists");
+}
+
+/**
+ * Moves `from` to `to` or the first free "name (n)" (linkNoClobber), across file systems too
+ * (copyAcross). Answers where it went.
+ */
+async function moveNoClobber(from: string, to: string, seen: Stats, afterCopy?: (temporary: string) => void | Promise<void>): Promise<string> {
+  let placed: string;
+  try {
+    placed = await linkNoClobber(from, to);
+  } catch (err) {
+    if (isErrno(err, "EXDEV")) return copyAcross(from, to, seen, afterCopy);
+    throw err;
+  }
+  await unlink(from).catch((err) => {
+    if (!isErrno(err, "ENOENT")) throw err; // renamed already (no hard links)
+  });
+  return placed;
+}
+
+/**
+ * A move to another file system: the file is copied to a temporary name beside its place, given
+ * its times, synced and checked unchanged (a copy of a file written meanwhile is not what is
+ * there now: FileBusy), and only then named (linkNoClobber); the original goes last. So the
+ * recycle path never holds a partial file under a real name, and a failure (a full disk, an I/O
+ * error) leaves the original where it was and removes the temporary copy.
+ */
+async function copyAcross(from: string, to: string, seen: Stats, afterCopy?: (temporary: string) => void | Promise<void>): Promise<string> {
+  const temporary = path.join(path.dirname(to), `.ferry-part-${randomUUID()}`);
+  try {
+    await copyFile(from, temporary, constants.COPYFILE_EXCL);
+    await afterCopy?.(temporary);
+    await utimes(temporary, seen.atime, seen.mtime);
+    await syncFile(temporary);
+    const again = await lstat(from).catch(() => null);
+    if (!again || !sameFile(again, seen)) throw new FerryError("FileBusy");
+    const placed = await linkNoClobber(temporary, to);
+    await unlink(from);
+    return placed;
+  } finally {
+    // Gone already when it was renamed to its name (no hard links).
+    await unlink(temporary).catch(() => undefined);
+  }
 }
 
 /** In a dry run: the name moveNoClobber would pick now. */
@@ -392,7 +419,7 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
           await recycleFolder(path.dirname(to), true);
           staged = await stage(entry, info);
           await recycleFolder(path.dirname(to), false);
-          placed = await moveNoClobber(staged ?? absolute, to, info);
+          placed = await moveNoClobber(staged ?? absolute, to, info, options.afterCopy);
         }
         item.to = path.join(recycle, path.relative(recycleReal, placed));
       } else if (!dryRun) {
