@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { CLEAN_AGES } from "./storage";
 
 /**
  * Auto-clean of a local storage (admin spec section 3, Storage; docs/storage.md "Auto-clean";
@@ -6,9 +7,6 @@ import * as z from "zod";
  * the last runs.
  */
 
-/** Ages past which a file is cleaned: 7 days, 1 month (30 days), 3 months (90), half a year (180), 1 year (365). */
-export const AUTO_CLEAN_AGES = ["7d", "1m", "3m", "6m", "1y"] as const;
-const CLEAN_AGES = AUTO_CLEAN_AGES;
 
 export const autoCleanParams = z.object({ id: z.coerce.number().int().positive() }).strict();
 

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { constants, type Stats } from "node:fs";
 import { copyFile, link, lstat, mkdir, open, readdir, realpath, rename, rmdir, unlink, utimes } from "node:fs/promises";
 import path from "node:path";
+import type { CLEAN_AGES } from "../../../contract/storage";
 import { FerryError } from "../../errors";
 import { isErrno, isInside, isReservedName, STAGING_NAME } from "../paths";
 import { type InUse } from "../in-use";
@@ -25,8 +26,9 @@ import { WALK_DEFAULTS, WalkBudget, type WalkLimits } from "../walk";
  * moves the wrong file into the staging folder, where the check finds it and puts it back.
  */
 
-export const CLEAN_AGE_DAYS = { "7d": 7, "1m": 30, "3m": 90, "6m": 180, "1y": 365 } as const;
-export type CleanAge = keyof typeof CLEAN_AGE_DAYS;
+export type CleanAge = (typeof CLEAN_AGES)[number];
+/** The days of each age of the contract's list (contract/storage.ts). */
+export const CLEAN_AGE_DAYS: Readonly<Record<CleanAge, number>> = { "7d": 7, "1m": 30, "3m": 90, "6m": 180, "1y": 365 };
 export type CleanBy = "accessed" | "modified";
 const DAY_MS = 86_400_000;
 

@@ -1,4 +1,4 @@
-import { AUTO_CLEAN_AGES } from "../../../contract/autoclean";
+import { CLEAN_AGES } from "../../../contract/storage";
 import { FerryError } from "../../errors";
 import type { Services } from "../../services";
 import { filesInUse } from "../in-use";
@@ -25,7 +25,7 @@ interface Row {
   recycle_path: string;
 }
 
-const isAge = (v: string): v is CleanAge => (AUTO_CLEAN_AGES as readonly string[]).includes(v);
+const isAge = (v: string): v is CleanAge => (CLEAN_AGES as readonly string[]).includes(v);
 
 function targetOf(row: Row, builtinRoot: string): CleanTarget {
   const local = row.provider === "local";
