@@ -104,6 +104,13 @@ export const configSchema = z.object({
   FERRY_THUMBNAIL_MAX_BYTES: z.coerce.number().int().min(1024).default(30 * 1024 * 1024).describe("Largest image file the engine makes a thumbnail of, in bytes; larger ones are refused (code 4300)."),
   FERRY_THUMBNAIL_MAX_PIXELS: z.coerce.number().int().min(1).default(50_000_000).describe("Most pixels (width × height) of an image the engine decodes for a thumbnail; larger ones are refused (code 4300)."),
   FERRY_THUMBNAIL_CACHE_BYTES: z.coerce.number().int().min(0).default(256 * 1024 * 1024).describe("Disk space of the thumbnail cache (<data dir>/thumbnails); the least recently used are removed beyond it."),
+  FERRY_UPLOAD_BUFFER_BYTES: z.coerce
+    .number()
+    .int()
+    .min(5 * 1024 * 1024)
+    .default(256 * 1024 * 1024)
+    .describe("Memory, in bytes, that all uploads into object storage together may hold for the parts they are filling; past it a request with bytes is refused for now (503, Retry-After). Keep it several times the largest slice size of an S3 storage."),
+  FERRY_UPLOAD_BUFFER_IDLE: seconds.default(600).describe("Seconds after which an upload into object storage that sent no byte loses the bytes it holds in memory (its offset goes back to its stored parts; the client sends them again)."),
   FERRY_SHARE_RATE_WINDOW: seconds.default(900).describe("Window, seconds, of the per-address limits on share tokens and counted downloads."),
   FERRY_SHARE_TOKENS_PER_ADDRESS: seconds.default(30).describe("Share tokens (GET /api/share/link/info) one client address is issued per window; more are refused with 4238."),
   FERRY_SHARE_LIVE_TOKENS: seconds.default(10).describe("Unexpired share tokens kept per link and client address; a new one replaces the oldest."),
@@ -195,6 +202,8 @@ export interface Config {
   zipMaxEntries: number;
   /** Thumbnails (docs/file-server.md, "Thumbnails"): largest source file and image, and the cache's size. */
   thumbnails: { maxBytes: number; maxPixels: number; cacheBytes: number };
+  /** Uploads into object storage (docs/file-server.md, "Uploads into object storage"): memory for parts being filled, all uploads together, and how long an idle upload keeps its share. */
+  uploadBuffers: { maxBytes: number; idleMs: number };
   /** Events (docs/events.md): the events directory (FERRY_EVENT_BIN_DIR, null: none), runs at once, runs queued at most. */
   events: { binDir: string | null; concurrency: number; maxQueued: number };
   /** FERRY_BENCH_LOGS_OFF: the bench's baseline without the operation and transfer logs (docs/bench.md, "Log cost"). */
@@ -273,6 +282,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     walkMaxEntries: c.FERRY_WALK_MAX_ENTRIES,
     zipMaxEntries: c.FERRY_ZIP_MAX_ENTRIES,
     thumbnails: { maxBytes: c.FERRY_THUMBNAIL_MAX_BYTES, maxPixels: c.FERRY_THUMBNAIL_MAX_PIXELS, cacheBytes: c.FERRY_THUMBNAIL_CACHE_BYTES },
+    uploadBuffers: { maxBytes: c.FERRY_UPLOAD_BUFFER_BYTES, idleMs: c.FERRY_UPLOAD_BUFFER_IDLE * 1000 },
     events: { binDir: c.FERRY_EVENT_BIN_DIR ? path.resolve(c.FERRY_EVENT_BIN_DIR) : null, concurrency: c.FERRY_EVENT_CONCURRENCY, maxQueued: c.FERRY_EVENT_QUEUE },
     logsOff: c.FERRY_BENCH_LOGS_OFF === "1",
   };

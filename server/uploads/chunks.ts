@@ -28,6 +28,8 @@ export interface ChunkContext {
   refuse(error: FerryError, status?: number): void;
   /** Called once every byte of the upload is stored. */
   finished(id: string): void;
+  /** Logs a failure the client is answered 500 for. */
+  failed(error: unknown): void;
 }
 
 export const isChunk = (req: IncomingMessage) => req.method === "PATCH" && req.headers[CHUNK_HEADER.toLowerCase()] === "1";
@@ -135,10 +137,14 @@ async function handleStoreChunk(req: IncomingMessage, res: ServerResponse, id: s
     try {
       await store.writeStore(req, id, start, end - start);
     } catch (error) {
-      if (!res.headersSent && !req.socket.destroyed) {
-        if (error instanceof FerryError && error.errorName === "UploadNotFound") return ctx.refuse(error, 404);
-        ctx.refuse(new FerryError("CannotWriteFile"), 500);
-      }
+      // The rest of a refused body is read and thrown away (bounded by linger.ts), so the connection serves the client's next request.
+      req.resume();
+      if (res.headersSent || req.socket.destroyed) return;
+      if (error instanceof FerryError && error.errorName === "UploadNotFound") return ctx.refuse(error, 404);
+      // Full memory (UploadsBusy: 503, Retry-After) and the local disk's errors as they are; the rest is the store's.
+      if (error instanceof FerryError && error.errorName === "UploadsBusy") return ctx.refuse(error);
+      ctx.failed(error);
+      ctx.refuse(error instanceof FerryError && error.errorName !== "InvalidData" ? error : new FerryError("CannotWriteFile"));
       return;
     }
     if (progress.dropped) return ctx.refuse(new FerryError("UploadNotFound"), 404);

@@ -1,7 +1,7 @@
 import { createBLAKE3, type IHasher } from "hash-wasm";
 import type { Readable } from "node:stream";
 import { FerryError } from "../errors";
-import type { ResumableState, ResumableUpload, StoredPart } from "../storage/storage";
+import { type ResumableState, type ResumableUpload, type StoredPart, storageError } from "../storage/storage";
 
 /**
  * Uploads into a space whose storage is an object store (docs/file-server.md, "Uploads into object
@@ -15,7 +15,41 @@ import type { ResumableState, ResumableUpload, StoredPart } from "../storage/sto
  * lives; a crash loses them, and HEAD then answers the offset of the stored parts, from which the
  * client sends again. Each part is hashed just before it is sent, so the saved hasher state always
  * matches the stored parts.
+ *
+ * Those waiting bytes are bounded engine-wide (PartBudget, FERRY_UPLOAD_BUFFER_BYTES). An upload
+ * that starts filling a part claims the whole part from the budget (or the rest of the file, when
+ * less), so one that has begun can always finish its part: a budget counted byte by byte would let
+ * uploads that each hold most of a part refuse one another for good. When no part fits, a body is
+ * refused before it is taken (UploadsBusy, 503 with Retry-After; nothing is lost, the client tries
+ * again). An upload that sent nothing for FERRY_UPLOAD_BUFFER_IDLE loses its waiting bytes and its
+ * claim (its offset goes back to the stored parts, as after a crash), so idle uploads cannot hold
+ * the budget for the whole day an upload lives.
  */
+
+/** Why a body was refused for the budget (`data.reason`): the HTTP side answers it with 503 and Retry-After. */
+export const BUFFER_FULL_REASON = "the engine holds as many upload bytes in memory as it may: try again shortly";
+export const bufferFull = (error: unknown) => error instanceof FerryError && error.errorName === "UploadsBusy" && (error.data as { reason?: unknown } | null)?.reason === BUFFER_FULL_REASON;
+
+/** The engine-wide budget of memory for the parts that uploads into object stores fill and send, in bytes claimed. */
+export class PartBudget {
+  private used = 0;
+  constructor(readonly limit: number) {}
+
+  get held() {
+    return this.used;
+  }
+
+  /** Claims `n` more bytes if they fit; false (nothing claimed) when they would pass the limit. */
+  take(n: number): boolean {
+    if (this.used + n > this.limit) return false;
+    this.used += n;
+    return true;
+  }
+
+  give(n: number) {
+    this.used -= n;
+  }
+}
 
 /** What an upload's record keeps of an upload into an object store. */
 export interface StoreRecord {
@@ -37,9 +71,16 @@ export async function freshHasherState(): Promise<string> {
 
 /** The live side of an upload into an object store (one per upload the engine has seen bytes of since it started). */
 export class StoreUploadProgress {
-  /** Bytes of the part being filled, after the stored parts (in memory only). */
+  /**
+   * Bytes after the stored parts (in memory only), as the chunks that arrived: copied into one
+   * buffer once, when a part is cut from them. `held` counts them and the part being sent.
+   */
   private pending: Buffer[] = [];
   held = 0;
+  /** What this upload claims of the budget while it holds bytes: the part it fills (0 when it holds none). */
+  private claimed = 0;
+  /** When a body last brought bytes or ended (Date.now()), for dropIdle. */
+  private lastActive = Date.now();
   /** Set when the upload is terminated, committed or dropped. */
   dropped = false;
   /** A body is being taken (one at a time: the bytes go to the store in order). */
@@ -54,12 +95,13 @@ export class StoreUploadProgress {
     private readonly hasher: IHasher,
     /** Writes the record (atomically); called after each stored part, one at a time. */
     private readonly save: (record: StoreRecord, hash: string | null) => Promise<void>,
+    private readonly budget: PartBudget,
   ) {}
 
-  static async open(upload: ResumableUpload, record: StoreRecord, save: (record: StoreRecord, hash: string | null) => Promise<void>): Promise<StoreUploadProgress> {
+  static async open(upload: ResumableUpload, record: StoreRecord, save: (record: StoreRecord, hash: string | null) => Promise<void>, budget: PartBudget): Promise<StoreUploadProgress> {
     const hasher = await createBLAKE3(256);
     hasher.load(Buffer.from(record.hasher, "base64"));
-    return new StoreUploadProgress(upload, record, hasher, save);
+    return new StoreUploadProgress(upload, record, hasher, save, budget);
   }
 
   get size() {
@@ -78,31 +120,75 @@ export class StoreUploadProgress {
   /**
    * Takes a body's bytes at `offset` (which must be this.offset), sending every full part (and the
    * last one when the file is complete) before taking more. Returns the bytes taken; a body that
-   * stops early keeps what arrived. A part the store refuses drops the bytes after the stored parts
-   * and fails with CannotWriteFile: the client goes on from the stored offset.
+   * stops early keeps what arrived. A part the store refuses, or a record that cannot be written
+   * after it, drops the bytes after the recorded parts and fails (CannotWriteFile, or the local
+   * disk's error): the client goes on from the recorded offset. An upload that holds no bytes and
+   * finds no room for its next part in the budget fails with UploadsBusy before taking a byte.
    */
   async take(body: AsyncIterable<Buffer>, offset: number, limit: number): Promise<number> {
     if (offset !== this.offset || this.busy) throw new FerryError("InvalidData", { reason: "Upload-Offset is not the stored offset" });
     this.busy = true;
+    this.lastActive = Date.now();
     let taken = 0;
     try {
       for await (const chunk of body) {
         if (this.dropped) throw new FerryError("UploadNotFound");
         if (taken + chunk.length > limit || this.offset + chunk.length > this.size) throw new FerryError("InvalidData", { reason: "more bytes than the declared Upload-Length" });
-        // The caller may reuse its buffer once it was taken.
+        if (this.claimed === 0) {
+          const claim = Math.min(this.record.state.partSize, this.size - this.stored);
+          if (!this.budget.take(claim)) throw new FerryError("UploadsBusy", { reason: BUFFER_FULL_REASON });
+          this.claimed = claim;
+        }
+        // A copy: the caller may reuse its buffer, and a slice would keep a larger one alive.
         this.pending.push(Buffer.from(chunk));
         this.held += chunk.length;
         taken += chunk.length;
-        await this.sendFull();
+        this.lastActive = Date.now();
+        try {
+          await this.sendFull();
+        } catch (error) {
+          // Not the body's end: the store or the local disk failed, which the client must hear of.
+          throw error instanceof FerryError ? error : storageError(error);
+        }
       }
     } catch (error) {
       if (error instanceof FerryError) throw error;
       // The body stopped (the client went away): what arrived stays.
     } finally {
       this.busy = false;
+      this.lastActive = Date.now();
+      if (this.dropped) this.release();
       this.wake();
     }
     return taken;
+  }
+
+  /** Forgets the bytes after the stored parts and gives their claim back to the budget. */
+  private release() {
+    this.budget.give(this.claimed);
+    this.claimed = 0;
+    this.held = 0;
+    this.pending = [];
+  }
+
+  /** The upload is terminated, committed or dropped: its bytes in memory go (a body being taken stops at its next chunk). */
+  drop() {
+    this.dropped = true;
+    this.release();
+    this.wake();
+  }
+
+  /**
+   * Drops the waiting bytes of an upload that took none for `idleMs` (no body being taken): the
+   * offset goes back to the stored parts and the client sends the rest again from there (HEAD
+   * tells it). Returns the bytes freed.
+   */
+  dropIdle(now: number, idleMs: number): number {
+    if (this.busy || this.held === 0 || now - this.lastActive < idleMs) return 0;
+    const freed = this.held;
+    this.release();
+    this.wake();
+    return freed;
   }
 
   private wake() {
@@ -139,12 +225,26 @@ export class StoreUploadProgress {
     }
   }
 
+  /** The first `length` pending bytes as one new buffer (the only copy made of them); the rest stays pending. */
+  private cut(length: number): Buffer {
+    const out = Buffer.allocUnsafe(length);
+    let at = 0;
+    while (at < length) {
+      const first = this.pending[0]!;
+      const n = Math.min(first.length, length - at);
+      first.copy(out, at, 0, n);
+      at += n;
+      if (n === first.length) this.pending.shift();
+      else this.pending[0] = first.subarray(n);
+    }
+    return out;
+  }
+
   private async sendFull() {
     const partSize = this.record.state.partSize;
     while (this.held >= partSize || (this.held > 0 && this.offset === this.size)) {
       const length = Math.min(partSize, this.held);
-      const all = Buffer.concat(this.pending, this.held);
-      const bytes = all.subarray(0, length);
+      const bytes = this.cut(length);
       const before = this.hasher.save();
       this.hasher.update(bytes);
       let part: StoredPart;
@@ -153,16 +253,31 @@ export class StoreUploadProgress {
       } catch (error) {
         // The part and what followed it are not stored: the hash goes back to the stored parts, the client resends.
         this.hasher.load(before);
-        this.pending = [];
-        this.held = 0;
+        this.release();
         throw error instanceof FerryError && error.errorName === "UploadNotFound" ? error : new FerryError("CannotWriteFile");
       }
-      this.pending = this.held > length ? [all.subarray(length)] : [];
-      this.held -= length;
-      const record: StoreRecord = { ...this.record, parts: [...this.record.parts, part], hasher: Buffer.from(this.hasher.save()).toString("base64") };
+      if (this.dropped) throw new FerryError("UploadNotFound");
+      const previous = this.record;
+      const record: StoreRecord = { ...previous, parts: [...previous.parts, part], hasher: Buffer.from(this.hasher.save()).toString("base64") };
+      const hash = storedBytes(record) === this.size ? this.hasher.digest("hex") : null;
+      try {
+        await this.persist(() => this.save(record, hash));
+        if (this.dropped) throw new FerryError("UploadNotFound");
+      } catch (error) {
+        if (error instanceof FerryError && error.errorName === "UploadNotFound") throw error;
+        // The part is in the store but not in the record: back to what the record says (the part
+        // is sent again under the same number, which the store replaces), so a restart and this
+        // process agree on the offset, and the client hears of the failure instead of a short write.
+        this.hasher.load(before);
+        this.release();
+        throw storageError(error);
+      }
       this.record = record;
-      const hash = this.stored === this.size ? this.hasher.digest("hex") : null;
-      await this.persist(() => this.save(record, hash));
+      this.held -= length;
+      // The next part (maybe the shorter last one) claims no more than this one did.
+      const next = this.held === 0 ? 0 : Math.min(this.record.state.partSize, this.size - this.stored);
+      this.budget.give(this.claimed - next);
+      this.claimed = next;
       this.wake();
     }
   }
@@ -175,7 +290,11 @@ export class StoreUploadProgress {
   }
 }
 
-/** A body as Buffers, for `StoreUploadProgress.take`. */
+/**
+ * A body as Buffers, for `StoreUploadProgress.take`. A take that stops early (refused) leaves the
+ * stream as it is: destroying a request would close its connection before the refusal is sent
+ * (the file server reads on and discards the rest, server/fileserver/linger.ts).
+ */
 export async function* buffersOf(readable: Readable): AsyncGenerator<Buffer> {
-  for await (const chunk of readable) yield typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
+  for await (const chunk of readable.iterator({ destroyOnReturn: false })) yield typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { PassThrough, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { type CancellationContext, type DataStore, ERRORS, type Server, StreamLimiter, type Upload } from "@tus/server";
+import { FerryError } from "../errors";
 
 /**
  * A PATCH's body straight from the Node request to the upload store.
@@ -72,15 +73,27 @@ export function feedPatchBodiesDirectly(tus: Server): void {
       if (!proxy.destroyed) proxy.end();
     };
     context.signal.addEventListener("abort", onAbort, { once: true });
+    /** A catalogue error of the store (an upload into object storage: object-store.ts), which the pipeline would report as the stream's premature close. */
+    let refusal: FerryError | null = null;
     try {
       let offset = upload.offset;
       // The last step gets the limiter itself (a Readable), as in tus.
       await pipeline(source.pipe(proxy), new StreamLimiter(maxFileSize), async (stream: AsyncIterable<Buffer>) => {
-        offset = await patch.store.write(stream as Readable, upload.id, upload.offset);
+        try {
+          offset = await patch.store.write(stream as Readable, upload.id, upload.offset);
+        } catch (error) {
+          if (error instanceof FerryError) refusal = error;
+          throw error;
+        }
       });
       return offset;
     } catch (error) {
       source.unpipe(proxy);
+      if (refusal) {
+        // The rest of the refused body is read and thrown away (bounded by linger.ts), so the connection serves the client's next request.
+        source.resume();
+        throw refusal;
+      }
       const isSourceError = hasSourceError && error === sourceError;
       const isAbortError = error instanceof Error && error.name === "AbortError";
       throw isSourceError || isAbortError ? ERRORS.ABORTED : error;

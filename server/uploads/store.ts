@@ -8,7 +8,7 @@ import { ERRORS, type KvStore, Upload } from "@tus/server";
 import type { Throttle } from "../speed/throttle";
 import { type ByteRange, CHUNKS_EXTENSION } from "../../contract/upload-chunks";
 import type { ResumableUploads } from "../storage/storage";
-import { buffersOf, freshHasherState, type StoreRecord, StoreUploadProgress, storedBytes } from "./object-store";
+import { buffersOf, freshHasherState, PartBudget, type StoreRecord, StoreUploadProgress, storedBytes } from "./object-store";
 import { prefixOf, RangeWriter, UploadProgress } from "./progress";
 
 /**
@@ -91,6 +91,10 @@ export const EXTENSIONS = ["creation", "creation-with-upload", "termination", "e
 /** The upload speed limit of an upload's owner in its space (server/speed/); null when none applies. */
 export type UploadThrottle = (userId: number, groupId: number) => Promise<Throttle | null>;
 
+/** The defaults of FERRY_UPLOAD_BUFFER_BYTES and FERRY_UPLOAD_BUFFER_IDLE (server/config.ts). */
+export const DEFAULT_BUFFER_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_BUFFER_IDLE_MS = 10 * 60 * 1000;
+
 export class UploadStore extends FileStore {
   readonly records: AtomicFileKvStore;
   /**
@@ -107,6 +111,13 @@ export class UploadStore extends FileStore {
   uploadsOf?: (metadata: Record<string, string | null> | undefined) => Promise<ResumableUploads | null>;
   /** The live side of uploads into an object store (object-store.ts), by id. */
   private readonly storeProgress = new Map<string, Promise<StoreUploadProgress | null>>();
+  /**
+   * The bytes uploads into object stores may hold in memory, all together, and how long an
+   * upload's may wait without a new byte (FERRY_UPLOAD_BUFFER_BYTES, FERRY_UPLOAD_BUFFER_IDLE; the
+   * file server sets both from the configuration before the first upload).
+   */
+  partBudget = new PartBudget(DEFAULT_BUFFER_BYTES);
+  bufferIdleMs = DEFAULT_BUFFER_IDLE_MS;
 
   constructor(directory: string, expirationMs: number) {
     const records = new AtomicFileKvStore(directory);
@@ -159,8 +170,11 @@ export class UploadStore extends FileStore {
         const uploads = await this.uploadsOf?.(record.metadata);
         if (!uploads) throw ERRORS.FILE_WRITE_ERROR;
         const upload = uploads.resume(record.store.state);
-        return StoreUploadProgress.open(upload, record.store, (store, hash) =>
-          this.records.get(id).then((current) => (current && !current.committed ? this.records.set(id, { ...current, store, ...(hash ? { hash } : {}) }) : undefined)),
+        return StoreUploadProgress.open(
+          upload,
+          record.store,
+          (store, hash) => this.records.get(id).then((current) => (current && !current.committed ? this.records.set(id, { ...current, store, ...(hash ? { hash } : {}) }) : undefined)),
+          this.partBudget,
         );
       })();
       this.storeProgress.set(id, loading);
@@ -210,12 +224,21 @@ export class UploadStore extends FileStore {
     if (!progress) throw ERRORS.FILE_NOT_FOUND;
     if (offset !== progress.offset) throw ERRORS.INVALID_OFFSET;
     const throttle = await this.throttleOf(id);
+    let source = readable;
     try {
-      const source = throttle ? readable.pipe(throttle.transform()) : readable;
-      // A throttle's stream ends with an error when the body does: what arrived stays taken.
-      if (throttle) readable.once("error", (error) => source.destroy(error));
+      if (throttle) {
+        const throttled = readable.pipe(throttle.transform());
+        source = throttled;
+        // A throttle's stream ends with an error when the body does: what arrived stays taken.
+        readable.once("error", (error) => throttled.destroy(error));
+      }
       return await progress.take(buffersOf(source), offset, limit);
     } finally {
+      if (source !== readable) {
+        // A refused body's rest is no longer the throttle's to carry.
+        readable.unpipe(source);
+        source.destroy();
+      }
       throttle?.release();
     }
   }
@@ -296,9 +319,7 @@ export class UploadStore extends FileStore {
     const live = this.storeProgress.get(id);
     this.storeProgress.delete(id);
     void live?.then(
-      (p) => {
-        if (p) p.dropped = true;
-      },
+      (p) => p?.drop(),
       () => undefined,
     );
     const loading = this.progress.get(id);
@@ -306,6 +327,19 @@ export class UploadStore extends FileStore {
     void loading?.then((p) => {
       if (p) p.dropped = true;
     });
+  }
+
+  /**
+   * Drops the bytes in memory of uploads into object stores that took none for `idleMs`: their
+   * offset goes back to their stored parts (object-store.ts). Returns the bytes freed.
+   */
+  async dropIdleBuffers(now = Date.now(), idleMs = this.bufferIdleMs): Promise<number> {
+    let freed = 0;
+    for (const loading of [...this.storeProgress.values()]) {
+      const live = await loading.catch(() => null);
+      if (live) freed += live.dropIdle(now, idleMs);
+    }
+    return freed;
   }
 
   /** Forgets the progress of uploads whose record is gone. */
@@ -365,7 +399,7 @@ export class UploadStore extends FileStore {
     const loading = this.storeProgress.get(id);
     this.storeProgress.delete(id);
     const live = loading ? await loading.catch(() => null) : null;
-    if (live) live.dropped = true;
+    live?.drop();
     if (!record?.store || record.committed) return;
     try {
       const uploads = await this.uploadsOf?.(record.metadata);

@@ -23,6 +23,7 @@ import { type ChunkContext, handleChunk, isChunk, UPLOAD_EXPOSED_HEADERS } from 
 import { createBatchUploads } from "./batch";
 import { feedPatchBodiesDirectly } from "./patch-body";
 import { carriesBytes, createUploadLimits, fileOf } from "./protocol-limits";
+import { PartBudget, bufferFull } from "./object-store";
 import { type UploadRecord, UploadStore } from "./store";
 import { sessionHasClient } from "../fileserver/clients";
 
@@ -84,6 +85,12 @@ const STATUS: Partial<Record<number, number>> = {
   [ErrorCode.UploadPartTooLarge]: 413,
   [ErrorCode.UploadsBusy]: 429,
 };
+/**
+ * The engine's memory for uploads into object storage is full (object-store.ts): 503, which tus
+ * clients retry by themselves (a 429 they do not), with the busy code the web waits on.
+ */
+const BUFFER_FULL_STATUS = 503;
+const statusOf = (error: FerryError) => (bufferFull(error) ? BUFFER_FULL_STATUS : (STATUS[error.code] ?? errorByCode(error.code)?.status ?? 500));
 
 const errorBody = (error: FerryError, lang: Lang) => JSON.stringify(envelope(error.code, lang, error.data, error.vars));
 
@@ -92,7 +99,7 @@ class Refusal {
   readonly status_code: number;
   readonly body: string;
   constructor(error: FerryError, lang: Lang) {
-    this.status_code = STATUS[error.code] ?? errorByCode(error.code)?.status ?? 500;
+    this.status_code = statusOf(error);
     this.body = errorBody(error, lang);
   }
 }
@@ -119,6 +126,8 @@ const nodeRequest = (req: { runtime?: { node?: { req: object } } }) => req.runti
 
 export const uploadParts: FileServerPart = async (services, log, clientAddress) => {
   const store = await UploadStore.open(path.join(services.spaces.root, STAGING_NAME, "tus"), UPLOAD_EXPIRY_MS);
+  store.partBudget = new PartBudget(services.config.uploadBuffers.maxBytes);
+  store.bufferIdleMs = services.config.uploadBuffers.idleMs;
   // The owner's upload limit, and the group space's, on every byte stored (server/speed/).
   store.throttle = (userId, groupId) => services.speed.throttle(userId, groupId, "upload");
   // A target on an object store takes the upload's bytes as parts straight away (object-store.ts); its owner's space says which storage.
@@ -136,6 +145,8 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
   const limits = createUploadLimits(services);
   const batch = createBatchUploads(services, store, limits, clientAddress);
   const callers = new WeakMap<object, Caller>();
+  /** The response of each request tus handles: a refusal mapped in onResponseError may need a header (Retry-After). */
+  const responses = new WeakMap<object, ServerResponse>();
   /** The upload a creation with a body made, by its request: a stop drops it (server/tasks/). */
   const createdBy = new WeakMap<object, string>();
   const callerOf = (req: Parameters<typeof nodeRequest>[0]): Caller => {
@@ -182,17 +193,31 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
       hashes.start(upload.id);
       return {};
     },
-    onResponseError(req, error) {
+    async onResponseError(req, error) {
+      const node = nodeRequest(req)!;
+      // A creation that failed after its reservation (the store refused the upload, the record
+      // could not be written): the room goes back now, not in a day, and a client's retry reserves anew.
+      const created = req.method === "POST" ? createdBy.get(node) : undefined;
+      if (created && !(await store.records.get(created))) {
+        await services.quota.release([created]).catch((err: unknown) => log.warn({ err }, "releasing a failed upload's reservation failed"));
+      }
       if (error instanceof Refusal) return undefined;
+      const lang = callers.get(node)?.lang ?? visitorUploads.callerOf(node)?.lang ?? "en";
+      if (error instanceof FerryError) {
+        // The store's and the local disk's failures (object-store.ts) in catalogue terms, as every other refusal.
+        const status_code = statusOf(error);
+        if (status_code === BUFFER_FULL_STATUS || status_code === 429) responses.get(node)?.setHeader("retry-after", "1");
+        else if (status_code >= 500) log.error({ err: error.cause ?? error, code: error.code }, "tus upload request failed");
+        return { status_code, body: errorBody(error, lang) };
+      }
       const status = "status_code" in error ? error.status_code : 500;
       const mapped = fromTus(status);
       if (!mapped) {
         if (status >= 500) log.error({ err: error }, "tus upload request failed");
         return undefined;
       }
-      const caller = callers.get(nodeRequest(req)!);
       // Keep tus's status (409, 410, 413…): tus clients act on it.
-      return { status_code: status, body: errorBody(mapped, caller?.lang ?? visitorUploads.callerOf(nodeRequest(req)!)?.lang ?? "en") };
+      return { status_code: status, body: errorBody(mapped, lang) };
     },
   });
 
@@ -270,7 +295,7 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
     };
     if (req.headers.origin) headers["access-control-allow-origin"] = req.headers.origin;
     // A busy refusal is for now only: the client tries again (tus-js-client's retries, the web's queue).
-    if (status_code === 429) headers["retry-after"] = "1";
+    if (status_code === 429 || status_code === BUFFER_FULL_STATUS) headers["retry-after"] = "1";
     res.writeHead(status_code, headers);
     res.end(body);
   }
@@ -281,6 +306,7 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
     now: () => services.clock.now(),
     refuse: (error, status) => refuse(req, res, error, lang, status),
     finished: (id) => hashes.start(id),
+    failed: (error) => log.error({ err: error instanceof FerryError ? (error.cause ?? error) : error, code: error instanceof FerryError ? error.code : undefined }, "upload chunk failed"),
   });
 
   /**
@@ -302,6 +328,7 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
 
   async function handle(req: IncomingMessage, res: ServerResponse, url: URL) {
     const lang = langFromHeader(req.headers["accept-language"]);
+    responses.set(req, res);
     if (!originAllowed(req.headers.origin, req.headers.host, services.config.webOrigins)) {
       res.writeHead(403, { "content-type": "text/plain; charset=utf-8" });
       res.end("origin not allowed");
@@ -402,12 +429,16 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
   await sweep();
   const timer = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
   timer.unref();
+  // Idle uploads' bytes in memory go after FERRY_UPLOAD_BUFFER_IDLE, looked for a few times within it.
+  const idleTimer = setInterval(() => void store.dropIdleBuffers().catch(() => undefined), Math.max(1000, Math.min(60_000, store.bufferIdleMs / 4)));
+  idleTimer.unref();
 
   return {
     handlers: [{ prefix: FILE_SERVER_PATHS.uploads, handle }],
     commands: { commit: commitCommand(services, store, locker, hashes) },
     async close() {
       clearInterval(timer);
+      clearInterval(idleTimer);
     },
   };
 };

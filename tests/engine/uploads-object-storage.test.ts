@@ -23,6 +23,8 @@ import { blake3Hex, tusClient } from "../support/tus-client";
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 const MIB = 1024 * 1024;
+/** The engine's memory for parts being filled (FERRY_UPLOAD_BUFFER_BYTES), small enough for a test to fill. */
+const BUFFER_BYTES = 16 * MIB;
 let t: TestEngine;
 let s3: S3Server;
 let files: FileClient;
@@ -35,7 +37,7 @@ const read = async (p: string) => readAll(await home().createReadStream(p));
 
 beforeAll(async () => {
   s3 = await startS3rver("ferry");
-  t = await startTestEngine();
+  t = await startTestEngine({ FERRY_UPLOAD_BUFFER_BYTES: String(BUFFER_BYTES) });
   const token = await t.adminToken();
   const added = await t.call("POST", "/api/admin/storages", { token, body: { name: "Objects", provider: "s3compatible", endpoint: s3.endpoint, bucket: s3.bucket, region: "us-east-1", path: "objects", sliceSize: 5 * MIB, ...S3RVER_KEYS } });
   expect(added.body.code).toBe(200);
@@ -141,5 +143,52 @@ describe("uploads into an S3 storage", () => {
     expect(reply.body.data.files.map((f) => f.ok)).toEqual([true, true]);
     for (const f of list) expect((await read(f.path)).equals(f.data)).toBe(true);
     expect((await readdir(staging())).filter((n) => n.startsWith("batch-"))).toEqual([]);
+  });
+
+  it("past the engine's memory for parts a new upload's PATCH is refused with 503, Retry-After and the busy code, losing nothing; uploads filling a part go on; it goes through once room is freed", async () => {
+    const tus = tusClient(t.fileUrl, socketToken);
+    const size = 10 * MIB;
+    const data = randomBytes(size);
+    // Three uploads fill a part each (5 MiB claimed of 16): no room for a fourth part.
+    const holders: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { id } = await tus.create({ groupId: String(groupId), path: `/hold-${i}.bin` }, size);
+      expect((await tus.patch(id!, 0, data.subarray(0, 3 * MIB))).status).toBe(204);
+      holders.push(id!);
+    }
+    const { id } = await tus.create({ groupId: String(groupId), path: "/waits.bin" }, size);
+    const refused = await tus.patch(id!, 0, data.subarray(0, MIB));
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect(refused.body).toMatchObject({ code: ErrorCode.UploadsBusy });
+    expect((await tus.head(id!)).headers.get("upload-offset")).toBe("0");
+    // A Ferry chunk is refused the same way.
+    const chunk = await fetch(tus.urlOf(id!), {
+      method: "PATCH",
+      headers: { "tus-resumable": "1.0.0", authorization: `Bearer ${socketToken}`, "ferry-chunk": "1", "upload-offset": "0", "content-type": "application/offset+octet-stream" },
+      body: data.subarray(0, MIB),
+    });
+    expect(chunk.status).toBe(503);
+    expect(chunk.headers.get("retry-after")).toBe("1");
+    // The holders kept their bytes and go on filling their parts.
+    expect((await tus.head(holders[0]!)).headers.get("upload-offset")).toBe(String(3 * MIB));
+    expect((await tus.patch(holders[0]!, 3 * MIB, data.subarray(3 * MIB, 6 * MIB))).status).toBe(204);
+    // One holder ends: the retried PATCH goes through, and the upload completes.
+    expect((await tus.remove(holders.shift()!)).status).toBe(204);
+    expect((await tus.patch(id!, 0, data)).status).toBe(204);
+    expect((await files.ok("commit", { uploadId: id!, hash: await blake3Hex(data) })).size).toBe(size);
+    expect((await read("/waits.bin")).equals(data)).toBe(true);
+    for (const holder of holders) expect((await tus.remove(holder)).status).toBe(204);
+  });
+
+  it("an upload the store refuses at creation (larger than its 10,000 parts) answers 413 FileTooLarge and keeps no quota reservation", async () => {
+    const reservations = () => t.engine.services.quota.reservationsBefore(Number.MAX_SAFE_INTEGER);
+    const before = (await reservations()).sort();
+    const tus = tusClient(t.fileUrl, socketToken);
+    // 10,000 parts of 5 MiB: about 48.8 GiB; the server's own limit (100 GiB) lets 60 GiB through to the store.
+    const created = await tus.create({ groupId: String(groupId), path: "/huge.bin" }, 60 * 1024 * MIB);
+    expect(created.status).toBe(413);
+    expect(created.body).toMatchObject({ code: ErrorCode.FileTooLarge });
+    expect((await reservations()).sort()).toEqual(before);
   });
 });

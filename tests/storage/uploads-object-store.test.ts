@@ -9,6 +9,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createS3Storage, MIN_SLICE, type S3StorageConfig } from "../../server/storage/s3";
 import type { Storage } from "../../server/storage/storage";
 import { blake3Of } from "../../server/uploads/hash";
+import { FerryError } from "../../server/errors";
+import { PartBudget } from "../../server/uploads/object-store";
 import { UploadStore } from "../../server/uploads/store";
 import { S3RVER_KEYS, startS3rver, type S3Server } from "../support/s3";
 import { failure, readAll } from "../support/storage-conformance";
@@ -64,6 +66,16 @@ function body(bytes: Buffer): Readable {
     at += size;
   }
   return Readable.from(chunks);
+}
+
+/** The catalogue name of a rejection, or null when it resolved. */
+async function refusal(promise: Promise<unknown>): Promise<string | null> {
+  try {
+    await promise;
+    return null;
+  } catch (error) {
+    return error instanceof FerryError ? error.errorName : String(error);
+  }
 }
 
 /** Places the upload's stored parts at its target, as commit does. */
@@ -171,5 +183,68 @@ describe("uploads into an object store", () => {
     expect(await store.sweep(Date.now() + 120_000)).toBe(1);
     expect(await store.records.get(other)).toBeUndefined();
     expect(await storage.list("/")).toEqual([]);
+  });
+
+  it("claims a part of the engine's budget per upload filling one: another upload is refused (UploadsBusy) before it takes a byte, the one filling its part goes on", async () => {
+    store.partBudget = new PartBudget(MIN_SLICE + MIB);
+    const a = randomBytes(2 * MIN_SLICE + 10);
+    const b = randomBytes(MIN_SLICE + 1000);
+    const idA = await create(a.length, "/a.bin");
+    const idB = await create(b.length, "/b.bin");
+    expect(await store.write(body(a.subarray(0, 3 * MIB)), idA, 0)).toBe(3 * MIB);
+    expect(store.partBudget.held).toBe(MIN_SLICE);
+    expect(await refusal(store.write(body(b.subarray(0, 4 * MIB)), idB, 0))).toBe("UploadsBusy");
+    expect((await store.getUpload(idB)).offset).toBe(0);
+    // A, which holds its claim, fills its part and the next one although the budget has no room for another.
+    expect(await store.write(body(a.subarray(3 * MIB, MIN_SLICE + 3 * MIB)), idA, 3 * MIB)).toBe(MIN_SLICE + 3 * MIB);
+    expect((await store.records.get(idA))!.store!.parts).toHaveLength(1);
+    expect(store.partBudget.held).toBe(MIN_SLICE);
+    expect(await refusal(store.write(body(b), idB, 0))).toBe("UploadsBusy");
+    // A's last part is stored: its claim goes back and B goes through.
+    expect(await store.write(body(a.subarray(MIN_SLICE + 3 * MIB)), idA, MIN_SLICE + 3 * MIB)).toBe(a.length);
+    expect(store.partBudget.held).toBe(0);
+    expect(await store.write(body(b), idB, 0)).toBe(b.length);
+    expect(store.partBudget.held).toBe(0);
+    for (const [id, file, at] of [[idA, a, "/a.bin"], [idB, b, "/b.bin"]] as const) {
+      expect((await store.records.get(id))!.hash).toBe(await blake3Of(Readable.from([file])));
+      expect((await complete(id)).size).toBe(file.length);
+      expect((await readAll(await storage.createReadStream(at))).equals(file)).toBe(true);
+    }
+  });
+
+  it("an idle upload's waiting bytes are dropped after the idle time: HEAD answers the stored parts' offset and the client sends the rest again", async () => {
+    const file = randomBytes(2 * MIN_SLICE + 77);
+    const id = await create(file.length);
+    expect(await store.write(body(file.subarray(0, MIN_SLICE + 3 * MIB)), id, 0)).toBe(MIN_SLICE + 3 * MIB);
+    expect(await store.dropIdleBuffers(Date.now(), 10 * 60_000)).toBe(0);
+    expect((await store.getUpload(id)).offset).toBe(MIN_SLICE + 3 * MIB);
+    expect(await store.dropIdleBuffers(Date.now() + 10 * 60_000, 10 * 60_000)).toBe(3 * MIB);
+    expect((await store.getUpload(id)).offset).toBe(MIN_SLICE);
+    expect(store.partBudget.held).toBe(0);
+    await expect(store.write(body(file.subarray(MIN_SLICE + 3 * MIB)), id, MIN_SLICE + 3 * MIB)).rejects.toBeDefined();
+    expect(await store.write(body(file.subarray(MIN_SLICE)), id, MIN_SLICE)).toBe(file.length);
+    expect((await store.records.get(id))!.hash).toBe(await blake3Of(Readable.from([file])));
+    expect((await complete(id)).size).toBe(file.length);
+    expect((await readAll(await storage.createReadStream("/up.bin"))).equals(file)).toBe(true);
+  });
+
+  it("a record that cannot be written after a stored part fails the PATCH with the disk's error (no silent short write); the client resends from the recorded offset", async () => {
+    const file = randomBytes(MIN_SLICE + 2 * MIB);
+    const id = await create(file.length);
+    // The local disk fills up just when the record with the first part is written.
+    const set = store.records.set.bind(store.records);
+    let failures = 1;
+    store.records.set = async (key, value) => {
+      if (value.store?.parts.length && failures-- > 0) throw Object.assign(new Error("no space left on device"), { code: "ENOSPC" });
+      return set(key, value);
+    };
+    expect(await refusal(store.write(body(file.subarray(0, MIN_SLICE + MIB)), id, 0))).toBe("DiskFull");
+    expect((await store.getUpload(id)).offset).toBe(0);
+    expect((await store.records.get(id))!.store!.parts).toEqual([]);
+    expect(store.partBudget.held).toBe(0);
+    expect(await store.write(body(file), id, 0)).toBe(file.length);
+    expect((await store.records.get(id))!.hash).toBe(await blake3Of(Readable.from([file])));
+    expect((await complete(id)).size).toBe(file.length);
+    expect((await readAll(await storage.createReadStream("/up.bin"))).equals(file)).toBe(true);
   });
 });
