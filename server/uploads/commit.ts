@@ -117,8 +117,13 @@ export async function placeUpload(services: Services, userId: number, space: Spa
  * one). A mismatch drops the upload (its parts aborted in the store); otherwise the checks of every
  * commit run and the store's completion places the file. A refusal (quota, the path taken) keeps
  * the parts, as a local upload keeps its data file: the user may make room and commit again, and
- * expiry aborts them. When the store no longer knows the upload, it was completed before the
- * engine stopped: it counts as committed if the file at the path is exactly these bytes.
+ * expiry aborts them.
+ *
+ * Just before the completion is asked for, the record says so (`completing`): when the store did
+ * complete but its answer never came back (the engine stopped, the connection dropped), a commit
+ * asked again finds the file at the path with the upload's size and counts it as committed,
+ * instead of refusing the path as taken. When the store no longer knows the upload and the record
+ * has no such mark, it counts as committed only if the file at the path is exactly these bytes.
  */
 async function commitStore(services: Services, store: UploadStore, userId: number, space: Space, target: UploadTarget, uploadId: string, record: UploadRecord, hash: string | undefined): Promise<SocketResults["commit"]> {
   const size = record.size ?? 0;
@@ -132,10 +137,33 @@ async function commitStore(services: Services, store: UploadStore, userId: numbe
     await services.quota.release([uploadId]);
     throw new FerryError("HashCheckError");
   }
+  if (record.completing?.path === target.path) {
+    const existing = await space.storage.stat(target.path).catch(() => null);
+    if (existing?.type === "file" && existing.size === size) {
+      // Should the completion not have gone through after all, its parts go now rather than at expiry.
+      await space.storage
+        .resumable?.(target.path)
+        ?.resume(stored.state)
+        .abort()
+        .catch(() => undefined);
+      await services.hashes.record(space.key, existing.path, size, existing.mtime, actual);
+      return { path: existing.path, size, hash: actual };
+    }
+  }
   const upload = space.storage.resumable?.(target.path)?.resume(stored.state);
   if (!upload) throw new FerryError("UploadNotFound");
+  const complete = async () => {
+    await store.records.set(uploadId, { ...record, hash: actual, completing: { path: target.path, at: new Date().toISOString() } });
+    try {
+      return await upload.complete(stored.parts, { overwrite: target.overwrite });
+    } catch (error) {
+      // Refused before the store was asked (the path taken meanwhile, its parent gone): nothing completed.
+      if (error instanceof FerryError && NOT_COMPLETED.has(error.errorName)) await store.records.set(uploadId, { ...record, hash: actual });
+      throw error;
+    }
+  };
   try {
-    const result = await placeUpload(services, userId, space, target, size, () => upload.complete(stored.parts, { overwrite: target.overwrite }), actual);
+    const result = await placeUpload(services, userId, space, target, size, complete, actual);
     return { path: result.path, size: result.size, hash: actual };
   } catch (error) {
     if (!(error instanceof FerryError && error.errorName === "UploadNotFound")) throw error;
@@ -146,6 +174,9 @@ async function commitStore(services: Services, store: UploadStore, userId: numbe
     return { path: existing.path, size, hash: actual };
   }
 }
+
+/** What a resumable upload's complete() refuses with before it asks the store (storage/s3.ts): the upload is still open. */
+const NOT_COMPLETED = new Set(["PathExists", "PathIsNotFile", "PathIsFile", "PathNotFound", "InvalidOperation"]);
 
 /**
  * The `commit` socket command (docs/file-server.md, "Uploads"): compares the client's hash with

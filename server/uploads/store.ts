@@ -41,6 +41,13 @@ export interface UploadRecord {
   committed?: { path: string; size: number; hash: string };
   /** An upload into an object store (object-store.ts): its bytes are parts in the store, not a data file here. */
   store?: StoreRecord;
+  /**
+   * Written by a commit of an upload into an object store just before it asks the store to
+   * complete the upload at `path` (the outcome is unknown until the answer: the engine may stop,
+   * or the answer may be lost). A later commit that finds the file there with the upload's size
+   * counts it as committed.
+   */
+  completing?: { path: string; at: string };
 }
 
 /** A tus KvStore whose writes are atomic (temp file + rename): a crash never leaves half a record. */

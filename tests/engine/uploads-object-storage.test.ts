@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { readdir } from "node:fs/promises";
-import { request } from "node:http";
+import { createServer, request, type Server } from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ErrorCode } from "../../contract/errors";
@@ -30,6 +30,36 @@ let s3: S3Server;
 let files: FileClient;
 let socketToken: string;
 let groupId: number;
+let adminToken: string;
+let proxy: Server;
+/** While true the proxy in front of s3rver passes a CompleteMultipartUpload on but loses the store's answer. */
+let loseCompletions = false;
+
+/**
+ * An HTTP proxy to s3rver that can lose the answer to CompleteMultipartUpload (POST ?uploadId=…)
+ * after s3rver has completed the upload, as a dropped connection or an engine stopped right after
+ * the request would: the object is there, the engine never heard so.
+ */
+async function startProxy(target: string): Promise<{ server: Server; endpoint: string }> {
+  const upstream = new URL(target);
+  const server = createServer((req, res) => {
+    const completion = req.method === "POST" && /[?&]uploadId=/.test(req.url ?? "");
+    const out = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      if (completion && loseCompletions) {
+        answer.resume();
+        answer.once("end", () => req.socket.destroy());
+        return;
+      }
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    out.on("error", () => res.destroy());
+    req.pipe(out);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address() as { port: number };
+  return { server, endpoint: `http://127.0.0.1:${address.port}` };
+}
 
 const home = () => createS3Storage({ endpoint: s3.endpoint, bucket: s3.bucket, ...S3RVER_KEYS, path: "objects/groups/Cloud" });
 const staging = () => path.join(t.engine.services.spaces.root, ".ferry-tmp", "tus");
@@ -39,6 +69,7 @@ beforeAll(async () => {
   s3 = await startS3rver("ferry");
   t = await startTestEngine({ FERRY_UPLOAD_BUFFER_BYTES: String(BUFFER_BYTES) });
   const token = await t.adminToken();
+  adminToken = token;
   const added = await t.call("POST", "/api/admin/storages", { token, body: { name: "Objects", provider: "s3compatible", endpoint: s3.endpoint, bucket: s3.bucket, region: "us-east-1", path: "objects", sliceSize: 5 * MIB, ...S3RVER_KEYS } });
   expect(added.body.code).toBe(200);
   const group = await t.call("POST", "/api/admin/groups", { token, body: { name: "Cloud", storageId: added.body.data.id } });
@@ -53,6 +84,7 @@ afterAll(async () => {
   await files?.close();
   await t?.stop();
   await s3?.stop();
+  await new Promise((resolve) => (proxy ? proxy.close(resolve) : resolve(undefined)));
 });
 
 describe("uploads into an S3 storage", () => {
@@ -179,6 +211,37 @@ describe("uploads into an S3 storage", () => {
     expect((await files.ok("commit", { uploadId: id!, hash: await blake3Hex(data) })).size).toBe(size);
     expect((await read("/waits.bin")).equals(data)).toBe(true);
     for (const holder of holders) expect((await tus.remove(holder)).status).toBe(204);
+  });
+
+  it("a commit asked again after the store completed the upload but its answer was lost counts as committed, not as a taken path", async () => {
+    const started = await startProxy(s3.endpoint);
+    proxy = started.server;
+    const added = await t.call("POST", "/api/admin/storages", { token: adminToken, body: { name: "Flaky", provider: "s3compatible", endpoint: started.endpoint, bucket: s3.bucket, region: "us-east-1", path: "flaky", sliceSize: 5 * MIB, ...S3RVER_KEYS } });
+    expect(added.body.code).toBe(200);
+    const group = await t.call("POST", "/api/admin/groups", { token: adminToken, body: { name: "Flaky", storageId: added.body.data.id } });
+    expect(group.body.code).toBe(200);
+    const user = await t.createUser("flaky_uploader", { permission: PERMISSION_FULL });
+    expect((await t.call("PUT", `/api/admin/groups/${group.body.data.id}/members/${user.id}`, { token: adminToken, body: { groupPermission: PERMISSION_FULL } })).body.code).toBe(200);
+    const client = await connectFiles(t.fileUrl, user.socketToken);
+    try {
+      const data = randomBytes(6 * MIB + 3);
+      const tus = tusClient(t.fileUrl, user.socketToken);
+      const { id } = await tus.create({ groupId: String(group.body.data.id), path: "/lost.bin" }, data.length);
+      expect((await tus.patch(id!, 0, data)).status).toBe(204);
+      const hash = await blake3Hex(data);
+      loseCompletions = true;
+      const first = await client.cmd("commit", { uploadId: id!, hash });
+      loseCompletions = false;
+      expect(first.code).not.toBe(200);
+      const flaky = createS3Storage({ endpoint: s3.endpoint, bucket: s3.bucket, ...S3RVER_KEYS, path: "flaky/groups/Flaky" });
+      // The store did complete it: the file is there.
+      expect((await readAll(await flaky.createReadStream("/lost.bin"))).equals(data)).toBe(true);
+      expect(await client.ok("commit", { uploadId: id!, hash })).toEqual({ path: "/lost.bin", size: data.length, hash });
+      expect((await client.ok("list", { groupId: group.body.data.id, path: "/" })).names).toContain("lost.bin");
+    } finally {
+      loseCompletions = false;
+      await client.close();
+    }
   });
 
   it("an upload the store refuses at creation (larger than its 10,000 parts) answers 413 FileTooLarge and keeps no quota reservation", async () => {
