@@ -1,5 +1,5 @@
 import { renameSync, symlinkSync, utimesSync as setTimesNow } from "node:fs";
-import { lstat, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, truncate, utimes, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, readFile, readdir, realpath, rm, stat, symlink, truncate, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -256,7 +256,8 @@ describe("the recycle path's real place", () => {
   it("a recycle path outside the root that leads into it through a link is refused: the run would clean its own recycle bin", async () => {
     await put(root, "bin/old.txt", aged(999 * DAY), "recycled long ago");
     await symlink(path.join(root, "bin"), path.join(outside, "bin-link"));
-    await expect(clean(byModified("7d", path.join(outside, "bin-link")))).rejects.toMatchObject({ errorName: "PathFormatError" });
+    const bin = await realpath(path.join(root, "bin"));
+    await expect(clean(byModified("7d", path.join(outside, "bin-link")))).rejects.toMatchObject({ errorName: "PathFormatError", data: { path: bin } });
     await expect(clean(byModified("7d", path.join(outside, "bin-link/deeper")), { dryRun: true })).rejects.toMatchObject({ errorName: "PathFormatError" });
     expect(await readdir(path.join(root, "bin"))).toEqual(["old.txt"]);
   });
@@ -407,6 +408,16 @@ describe("what is never touched", () => {
       expect(await readdir(path.join(root, ".ferry-tmp"))).toEqual([]);
     });
   }
+
+  it("a link planted as the root's staging area is not followed: the files stay and say why", async () => {
+    await put(root, "old.txt", aged(400 * DAY), "kept");
+    await mkdir(path.join(outside, "staging"));
+    await symlink(path.join(outside, "staging"), path.join(root, ".ferry-tmp"));
+    const report = await clean(byModified("1y"));
+    expect(report).toMatchObject({ deleted: 0, errors: [{ path: "/old.txt", code: 4173, message: "FileSystemError" }] });
+    expect(await readdir(path.join(outside, "staging"))).toEqual([]);
+    expect(await readFile(path.join(root, "old.txt"), "utf8")).toBe("kept");
+  });
 
   it("a file used between the walk and its move is checked again and left", async () => {
     await put(root, "a.txt", aged(50 * DAY));

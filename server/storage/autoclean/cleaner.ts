@@ -138,8 +138,8 @@ export async function checkRecyclePlace(root: string, recyclePath: string): Prom
   } catch {
     throw new FerryError("PathFormatError"); // a loop of links, a file where a folder should be
   }
-  if (real === realRoot || isInside(real, realRoot)) throw new FerryError("PathFormatError");
-  if (isInside(base, resolved) !== isInside(realRoot, real)) throw new FerryError("PathFormatError");
+  if (real === realRoot || isInside(real, realRoot)) throw new FerryError("PathFormatError", { reason: "the recycle path really is the storage's folder or holds it", path: real });
+  if (isInside(base, resolved) !== isInside(realRoot, real)) throw new FerryError("PathFormatError", { reason: "the recycle path leads through a symbolic link to the other side of the storage's folder", path: real });
   return { path: resolved, real };
 }
 
@@ -350,6 +350,8 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
     await mkdir(area, { mode: 0o700 }).catch((err) => {
       if (!isErrno(err, "EEXIST")) throw err;
     });
+    // A link planted there would have the files staged (and our folder made) wherever it points.
+    if (!(await lstat(area)).isDirectory()) throw new FerryError("FileSystemError", { reason: "the staging area is no folder", path: area });
     const own = path.join(area, `autoclean-${randomUUID()}`);
     await mkdir(own, { mode: 0o700 });
     const folders = [rootRef, refOf(area, await lstat(area)), refOf(own, await lstat(own))];
