@@ -28,6 +28,8 @@ export default defineConfig({
   retries: 0,
   forbidOnly: !!process.env.CI,
   reporter: "list",
+  // The 15 slowest files over a minute, listed at the end of the run (where CI's log tail shows them).
+  reportSlowTests: { max: 15, threshold: 60_000 },
   globalTeardown: "./tests/support/e2e-teardown.ts",
   use: {
     baseURL: WEB_URL,
