@@ -3,6 +3,7 @@ import { EXPOSED_HEADERS, TUS_RESUMABLE } from "@tus/server";
 import type { Lang } from "../../contract/envelope";
 import { FerryError } from "../errors";
 import { CHUNK_HEADER, formatRanges, MAX_RANGES, RANGES_HEADER } from "../../contract/upload-chunks";
+import type { Turn } from "./object-store";
 import type { UploadStore } from "./store";
 
 /**
@@ -107,7 +108,8 @@ export const STORE_CHUNK_IDLE_MS = 30_000;
  * in order (each part is hashed as it is sent, and no bytes wait on the local disk), so a chunk
  * waits, its body unread, until every byte before it is in and no other body is being taken, then
  * goes through the same path as a plain PATCH. The client's parallel connections stay open and
- * fill one after another.
+ * fill one after another; at most MAX_WAITING_CHUNKS wait (more: 409), and a chunk whose body
+ * stalls for STORE_CHUNK_IDLE_MS while others wait is stopped (409), so its resend can go on.
  */
 async function handleStoreChunk(req: IncomingMessage, res: ServerResponse, id: string, ctx: ChunkContext, created: number): Promise<void> {
   const { store } = ctx;
@@ -125,8 +127,9 @@ async function handleStoreChunk(req: IncomingMessage, res: ServerResponse, id: s
     const gone = new AbortController();
     const onClose = () => gone.abort();
     req.once("close", onClose);
+    let turn: Turn;
     try {
-      await progress.waitTurn(start, STORE_CHUNK_IDLE_MS, gone.signal);
+      turn = await progress.waitTurn(start, STORE_CHUNK_IDLE_MS, gone.signal);
     } catch (error) {
       req.off("close", onClose);
       if (error instanceof FerryError && error.errorName === "InvalidData") return ctx.refuse(new FerryError("InvalidData", { ...(error.data as object), ranges: ranges() }), 409);
@@ -135,7 +138,7 @@ async function handleStoreChunk(req: IncomingMessage, res: ServerResponse, id: s
     }
     req.off("close", onClose);
     try {
-      await store.writeStore(req, id, start, end - start);
+      await store.writeStore(req, id, start, end - start, turn);
     } catch (error) {
       // The rest of a refused body is read and thrown away (bounded by linger.ts), so the connection serves the client's next request.
       req.resume();
@@ -143,8 +146,10 @@ async function handleStoreChunk(req: IncomingMessage, res: ServerResponse, id: s
       if (error instanceof FerryError && error.errorName === "UploadNotFound") return ctx.refuse(error, 404);
       // Full memory (UploadsBusy: 503, Retry-After) and the local disk's errors as they are; the rest is the store's.
       if (error instanceof FerryError && error.errorName === "UploadsBusy") return ctx.refuse(error);
+      // Stopped after its body stalled (its turn went on): what arrived stays, the client asks HEAD and resends.
+      if (error instanceof FerryError && error.errorName === "InvalidData") return ctx.refuse(new FerryError("InvalidData", { ...(error.data as object), ranges: ranges() }), 409);
       ctx.failed(error);
-      ctx.refuse(error instanceof FerryError && error.errorName !== "InvalidData" ? error : new FerryError("CannotWriteFile"));
+      ctx.refuse(error instanceof FerryError ? error : new FerryError("CannotWriteFile"));
       return;
     }
     if (progress.dropped) return ctx.refuse(new FerryError("UploadNotFound"), 404);

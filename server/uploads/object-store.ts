@@ -30,6 +30,15 @@ import { type ResumableState, type ResumableUpload, type StoredPart, storageErro
 export const BUFFER_FULL_REASON = "the engine holds as many upload bytes in memory as it may: try again shortly";
 export const bufferFull = (error: unknown) => error instanceof FerryError && error.errorName === "UploadsBusy" && (error.data as { reason?: unknown } | null)?.reason === BUFFER_FULL_REASON;
 
+/** Chunks of one upload that may wait for their turn at once (StoreUploadProgress.waitTurn); more are refused (409). */
+export const MAX_WAITING_CHUNKS = 8;
+
+/** The right to take the next body of an upload, handed out by waitTurn; `take` checks it. */
+export type Turn = object;
+
+/** What a take hands back when another request freed its stalled turn. */
+const PREEMPTED = Symbol("preempted");
+
 /** The engine-wide budget of memory for the parts that uploads into object stores fill and send, in bytes claimed. */
 export class PartBudget {
   private used = 0;
@@ -83,8 +92,16 @@ export class StoreUploadProgress {
   private lastActive = Date.now();
   /** Set when the upload is terminated, committed or dropped. */
   dropped = false;
-  /** A body is being taken (one at a time: the bytes go to the store in order). */
-  private busy = false;
+  /**
+   * Who takes the next body (one at a time: the bytes go to the store in order): a turn waitTurn
+   * handed out, or a take under way; null when free. Claimed in the same step as it is checked, so
+   * two requests can never both be given it.
+   */
+  private holder: Turn | null = null;
+  /** Stops the take under way where it waits for its body's next bytes (waitTurn, when the body stalled); null while it sends a part. */
+  private preemptTake: (() => void) | null = null;
+  /** Chunks in waitTurn now. */
+  private waiters = 0;
   /** Called when a take ends or the offset moves. */
   private readonly waiting = new Set<() => void>();
   private persisting: Promise<void> = Promise.resolve();
@@ -117,21 +134,40 @@ export class StoreUploadProgress {
     return this.stored + this.held;
   }
 
+  private get busy() {
+    return this.holder !== null;
+  }
+
   /**
-   * Takes a body's bytes at `offset` (which must be this.offset), sending every full part (and the
+   * Takes a body's bytes at `offset` (which must be this.offset), with the `turn` waitTurn gave
+   * (or none, when no other body is being taken), sending every full part (and the
    * last one when the file is complete) before taking more. Returns the bytes taken; a body that
    * stops early keeps what arrived. A part the store refuses, or a record that cannot be written
    * after it, drops the bytes after the recorded parts and fails (CannotWriteFile, or the local
    * disk's error): the client goes on from the recorded offset. An upload that holds no bytes and
-   * finds no room for its next part in the budget fails with UploadsBusy before taking a byte.
+   * finds no room for its next part in the budget fails with UploadsBusy before taking a byte. A
+   * body that brought nothing for the idle time while a chunk waited for its turn is stopped there
+   * (InvalidData, 409: what it brought stays; waitTurn gives the turn on).
    */
-  async take(body: AsyncIterable<Buffer>, offset: number, limit: number): Promise<number> {
-    if (offset !== this.offset || this.busy) throw new FerryError("InvalidData", { reason: "Upload-Offset is not the stored offset" });
-    this.busy = true;
+  async take(body: AsyncIterable<Buffer>, offset: number, limit: number, turn?: Turn): Promise<number> {
+    if (offset !== this.offset || this.holder !== (turn ?? null)) throw new FerryError("InvalidData", { reason: "Upload-Offset is not the stored offset" });
+    const mine: Turn = turn ?? {};
+    this.holder = mine;
     this.lastActive = Date.now();
+    let preempt = () => undefined as void;
+    const preempted = new Promise<typeof PREEMPTED>((resolve) => (preempt = () => resolve(PREEMPTED)));
+    const chunks = body[Symbol.asyncIterator]();
     let taken = 0;
     try {
-      for await (const chunk of body) {
+      for (;;) {
+        // Only a wait for the body can be stopped, never a part on its way to the store.
+        this.lastActive = Date.now();
+        this.preemptTake = preempt;
+        const next = await Promise.race([chunks.next(), preempted]);
+        this.preemptTake = null;
+        if (next === PREEMPTED) throw new FerryError("InvalidData", { reason: "no bytes arrived for too long: another request took the turn" });
+        if (next.done) break;
+        const chunk = next.value;
         if (this.dropped) throw new FerryError("UploadNotFound");
         if (taken + chunk.length > limit || this.offset + chunk.length > this.size) throw new FerryError("InvalidData", { reason: "more bytes than the declared Upload-Length" });
         if (this.claimed === 0) {
@@ -155,12 +191,22 @@ export class StoreUploadProgress {
       if (error instanceof FerryError) throw error;
       // The body stopped (the client went away): what arrived stays.
     } finally {
-      this.busy = false;
+      this.holder = null;
+      this.preemptTake = null;
+      // As `for await` would: the source is let go (a stalled one's pending read settles on its own).
+      void chunks.return?.()?.catch(() => undefined);
       this.lastActive = Date.now();
       if (this.dropped) this.release();
       this.wake();
     }
     return taken;
+  }
+
+  /** Gives back a turn waitTurn handed out whose body was never taken (the request failed before). */
+  releaseTurn(turn: Turn) {
+    if (this.holder !== turn) return;
+    this.holder = null;
+    this.wake();
   }
 
   /** Forgets the bytes after the stored parts and gives their claim back to the budget. */
@@ -197,31 +243,59 @@ export class StoreUploadProgress {
 
   /**
    * Waits until a chunk starting at `start` can be taken: every byte before it in (the offset is
-   * `start`) and no other body being taken. Parallel chunks on an object store are thereby taken
-   * in byte order, each waiting with its body unread (TCP holds it). Fails with InvalidData (409,
-   * which the web retries after asking HEAD) when the bytes before it stop arriving for `idleMs`,
-   * when it overlaps stored bytes, or when `signal` aborts (the client went away).
+   * `start`) and no other body being taken, then hands out the turn to take it (to pass to `take`,
+   * or to `releaseTurn`). Parallel chunks on an object store are thereby taken in byte order, each
+   * waiting with its body unread (TCP holds it). Fails with InvalidData (409, which the web retries
+   * after asking HEAD) when the bytes before it stop arriving for `idleMs`, when it overlaps stored
+   * bytes, when MAX_WAITING_CHUNKS already wait, or when `signal` aborts (the client went away).
+   * A body being taken that brought no byte for `idleMs` is stopped, so a stalled connection does
+   * not hold the turn until its socket times out: its client's resend (or the next chunk) goes on.
    */
-  async waitTurn(start: number, idleMs: number, signal: AbortSignal): Promise<void> {
-    for (;;) {
-      if (this.dropped) throw new FerryError("UploadNotFound");
-      if (start < this.offset) throw new FerryError("InvalidData", { reason: "the chunk overlaps stored bytes" });
-      if (start === this.offset && !this.busy) return;
-      const before = this.offset;
-      const moved = await new Promise<boolean>((resolve) => {
-        const done = (value: boolean) => {
-          clearTimeout(timer);
-          this.waiting.delete(wake);
-          signal.removeEventListener("abort", aborted);
-          resolve(value);
-        };
-        const wake = () => done(true);
-        const aborted = () => done(false);
-        const timer = setTimeout(() => done(this.offset !== before), idleMs);
-        this.waiting.add(wake);
-        signal.addEventListener("abort", aborted, { once: true });
-      });
-      if (!moved || signal.aborted) throw new FerryError("InvalidData", { reason: "the bytes before the chunk did not arrive: send them first" });
+  async waitTurn(start: number, idleMs: number, signal: AbortSignal): Promise<Turn> {
+    let waiting = false;
+    try {
+      for (;;) {
+        if (this.dropped) throw new FerryError("UploadNotFound");
+        if (start < this.offset) throw new FerryError("InvalidData", { reason: "the chunk overlaps stored bytes" });
+        if (start === this.offset && !this.busy) {
+          // Checked and claimed in one step: no other waiter or PATCH can pass in between.
+          const turn: Turn = {};
+          this.holder = turn;
+          this.lastActive = Date.now();
+          return turn;
+        }
+        if (!waiting) {
+          if (this.waiters >= MAX_WAITING_CHUNKS) throw new FerryError("InvalidData", { reason: `at most ${MAX_WAITING_CHUNKS} chunks of an upload wait for their turn: send fewer at once` });
+          this.waiters++;
+          waiting = true;
+        }
+        const before = this.offset;
+        const woke = await new Promise<"woken" | "idle" | "aborted">((resolve) => {
+          const done = (value: "woken" | "idle" | "aborted") => {
+            clearTimeout(timer);
+            this.waiting.delete(wake);
+            signal.removeEventListener("abort", aborted);
+            resolve(value);
+          };
+          const wake = () => done("woken");
+          const aborted = () => done("aborted");
+          const timer = setTimeout(() => done(this.offset !== before ? "woken" : "idle"), idleMs);
+          this.waiting.add(wake);
+          if (signal.aborted) aborted();
+          else signal.addEventListener("abort", aborted, { once: true });
+        });
+        if (woke === "aborted") throw new FerryError("InvalidData", { reason: "the bytes before the chunk did not arrive: send them first" });
+        if (woke === "idle") {
+          // Nothing arrived for idleMs: a take holding the turn all that time is stalled; free it and look again.
+          if (this.preemptTake && Date.now() - this.lastActive >= idleMs) {
+            this.preemptTake();
+            continue;
+          }
+          throw new FerryError("InvalidData", { reason: "the bytes before the chunk did not arrive: send them first" });
+        }
+      }
+    } finally {
+      if (waiting) this.waiters--;
     }
   }
 

@@ -8,7 +8,7 @@ import { ERRORS, type KvStore, Upload } from "@tus/server";
 import type { Throttle } from "../speed/throttle";
 import { type ByteRange, CHUNKS_EXTENSION } from "../../contract/upload-chunks";
 import type { ResumableUploads } from "../storage/storage";
-import { buffersOf, freshHasherState, PartBudget, type StoreRecord, StoreUploadProgress, storedBytes } from "./object-store";
+import { buffersOf, freshHasherState, PartBudget, type StoreRecord, StoreUploadProgress, storedBytes, type Turn } from "./object-store";
 import { prefixOf, RangeWriter, UploadProgress } from "./progress";
 
 /**
@@ -225,22 +225,24 @@ export class UploadStore extends FileStore {
     }
   }
 
-  /** Sends a body at `offset` of an upload into an object store (object-store.ts) through its owner's throttle; the bytes taken. */
-  async writeStore(readable: Readable, id: string, offset: number, limit: number): Promise<number> {
+  /** Sends a body at `offset` of an upload into an object store (object-store.ts) through its owner's throttle, with the `turn` a chunk waited for; the bytes taken. */
+  async writeStore(readable: Readable, id: string, offset: number, limit: number, turn?: Turn): Promise<number> {
     const progress = await this.storeProgressOf(id);
     if (!progress) throw ERRORS.FILE_NOT_FOUND;
-    if (offset !== progress.offset) throw ERRORS.INVALID_OFFSET;
-    const throttle = await this.throttleOf(id);
+    let throttle: Throttle | null = null;
     let source = readable;
     try {
+      if (offset !== progress.offset) throw ERRORS.INVALID_OFFSET;
+      throttle = await this.throttleOf(id);
       if (throttle) {
         const throttled = readable.pipe(throttle.transform());
         source = throttled;
         // A throttle's stream ends with an error when the body does: what arrived stays taken.
         readable.once("error", (error) => throttled.destroy(error));
       }
-      return await progress.take(buffersOf(source), offset, limit);
+      return await progress.take(buffersOf(source), offset, limit, turn);
     } finally {
+      if (turn) progress.releaseTurn(turn);
       if (source !== readable) {
         // A refused body's rest is no longer the throttle's to carry.
         readable.unpipe(source);

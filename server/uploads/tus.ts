@@ -205,7 +205,8 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
       const lang = callers.get(node)?.lang ?? visitorUploads.callerOf(node)?.lang ?? "en";
       if (error instanceof FerryError) {
         // The store's and the local disk's failures (object-store.ts) in catalogue terms, as every other refusal.
-        const status_code = statusOf(error);
+        // An offset the store does not take (a body stopped after it stalled, object-store.ts) is tus's 409: the client asks HEAD and resends.
+        const status_code = error.errorName === "InvalidData" ? 409 : statusOf(error);
         if (status_code === BUFFER_FULL_STATUS || status_code === 429) responses.get(node)?.setHeader("retry-after", "1");
         else if (status_code >= 500) log.error({ err: error.cause ?? error, code: error.code }, "tus upload request failed");
         return { status_code, body: errorBody(error, lang) };

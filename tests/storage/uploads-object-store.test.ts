@@ -10,7 +10,7 @@ import { createS3Storage, MIN_SLICE, type S3StorageConfig } from "../../server/s
 import type { Storage } from "../../server/storage/storage";
 import { blake3Of } from "../../server/uploads/hash";
 import { FerryError } from "../../server/errors";
-import { PartBudget } from "../../server/uploads/object-store";
+import { MAX_WAITING_CHUNKS, PartBudget } from "../../server/uploads/object-store";
 import { UploadStore } from "../../server/uploads/store";
 import { S3RVER_KEYS, startS3rver, type S3Server } from "../support/s3";
 import { failure, readAll } from "../support/storage-conformance";
@@ -161,7 +161,7 @@ describe("uploads into an object store", () => {
     const id = await create(file.length);
     const progress = (await store.storeProgressOf(id))!;
     const gone = new AbortController();
-    const later = progress.waitTurn(MIN_SLICE, 10_000, gone.signal).then(() => store.writeStore(body(file.subarray(MIN_SLICE)), id, MIN_SLICE, 1000));
+    const later = progress.waitTurn(MIN_SLICE, 10_000, gone.signal).then((turn) => store.writeStore(body(file.subarray(MIN_SLICE)), id, MIN_SLICE, 1000, turn));
     await new Promise((r) => setTimeout(r, 100));
     expect(progress.offset).toBe(0);
     await store.writeStore(body(file.subarray(0, MIN_SLICE)), id, 0, MIN_SLICE);
@@ -246,5 +246,54 @@ describe("uploads into an object store", () => {
     expect((await store.records.get(id))!.hash).toBe(await blake3Of(Readable.from([file])));
     expect((await complete(id)).size).toBe(file.length);
     expect((await readAll(await storage.createReadStream("/up.bin"))).equals(file)).toBe(true);
+  });
+
+  it("hands the turn to one chunk at a time: two chunks at the same offset cannot both be given it", async () => {
+    const file = randomBytes(2 * MIB);
+    const id = await create(file.length);
+    const progress = (await store.storeProgressOf(id))!;
+    const gone = new AbortController();
+    const first = progress.waitTurn(0, 10_000, gone.signal);
+    const second = progress.waitTurn(0, 10_000, gone.signal);
+    expect(await store.writeStore(body(file), id, 0, file.length, await first)).toBe(file.length);
+    // The second waited while the first held the turn, and now overlaps its bytes.
+    expect(await refusal(second)).toBe("InvalidData");
+    expect((await store.records.get(id))!.hash).toBe(await blake3Of(Readable.from([file])));
+  });
+
+  it(`refuses a chunk past ${MAX_WAITING_CHUNKS} waiting for their turn on one upload`, async () => {
+    const file = randomBytes(MIN_SLICE + 1000);
+    const id = await create(file.length);
+    const progress = (await store.storeProgressOf(id))!;
+    const gone = new AbortController();
+    const waiting = Array.from({ length: MAX_WAITING_CHUNKS }, (_, i) => progress.waitTurn(1000 * (i + 1), 60_000, gone.signal).catch((e: unknown) => e));
+    const extra = progress.waitTurn(1000 * (MAX_WAITING_CHUNKS + 1), 60_000, gone.signal).catch((e: unknown) => e);
+    gone.abort();
+    const reasons = (await Promise.all([...waiting, extra])).map((e) => ((e as FerryError).data as { reason: string }).reason);
+    expect(reasons.slice(0, MAX_WAITING_CHUNKS).every((r) => r.includes("did not arrive"))).toBe(true);
+    expect(reasons[MAX_WAITING_CHUNKS]).toContain(`at most ${MAX_WAITING_CHUNKS} chunks`);
+  });
+
+  it("a body that stalls while holding the turn is stopped after the idle time; what it brought stays and the resend from there takes the turn", async () => {
+    const file = randomBytes(MIN_SLICE + 3 * MIB);
+    const id = await create(file.length);
+    const progress = (await store.storeProgressOf(id))!;
+    const sent = 2 * MIB;
+    // A connection that sent 2 MiB and then nothing more, still open.
+    const stalled = Readable.from(
+      (async function* () {
+        yield file.subarray(0, sent);
+        await new Promise(() => undefined);
+      })(),
+    );
+    const first = store.writeStore(stalled, id, 0, file.length, await progress.waitTurn(0, 100, new AbortController().signal)).catch((e: unknown) => e);
+    for (let i = 0; i < 200 && progress.offset < sent; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(progress.offset).toBe(sent);
+    // The client's resend from what arrived waits for the turn: the stalled body is stopped and the turn goes on.
+    const turn = await progress.waitTurn(sent, 100, new AbortController().signal);
+    expect(((await first) as FerryError).errorName).toBe("InvalidData");
+    expect(await store.writeStore(body(file.subarray(sent)), id, sent, file.length - sent, turn)).toBe(file.length - sent);
+    expect((await store.records.get(id))!.hash).toBe(await blake3Of(Readable.from([file])));
+    expect((await complete(id)).size).toBe(file.length);
   });
 });
