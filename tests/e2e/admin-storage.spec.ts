@@ -138,11 +138,17 @@ async function localCleanStorage(name: string): Promise<{ storage: AdminStorage;
   return { storage, dir };
 }
 
-for (const { locale, title, table, edit, dryRun, summary, list, dialogName, nameLabel, cancel } of [
-  { locale: "en-US", title: "Storage", table: "Storages", edit: "Edit", dryRun: "Dry run", summary: "A run would move 0 and delete 0 files", list: "Files a run would clean", dialogName: "Edit storage", nameLabel: "Name", cancel: "Cancel" },
-  { locale: "zh-CN", title: "存储", table: "存储列表", edit: "编辑", dryRun: "试运行", summary: "运行将移动 0 个、删除 0 个文件", list: "运行将清理的文件", dialogName: "编辑存储", nameLabel: "名称", cancel: "取消" },
+for (const { locale, title, table, edit, dryRun, summary, list, dialogName, nameLabel, cancel, note, runNow, confirmTitle, confirmText, ran } of [
+  {
+    locale: "en-US", title: "Storage", table: "Storages", edit: "Edit", dryRun: "Dry run", summary: "A run would move 0 and delete 0 files", list: "Files a run would clean", dialogName: "Edit storage", nameLabel: "Name", cancel: "Cancel",
+    note: "Dry run and Run now use the saved settings: files not modified for 7 days are deleted.", runNow: "Run now", confirmTitle: "Run auto-clean now?", confirmText: "with the saved settings: files not modified for 7 days are deleted", ran: "Moved 0 and deleted 0 files",
+  },
+  {
+    locale: "zh-CN", title: "存储", table: "存储列表", edit: "编辑", dryRun: "试运行", summary: "运行将移动 0 个、删除 0 个文件", list: "运行将清理的文件", dialogName: "编辑存储", nameLabel: "名称", cancel: "取消",
+    note: "试运行和立即运行使用已保存的设置：超过7天未修改的文件将被删除。", runNow: "立即运行", confirmTitle: "立即运行自动清理？", confirmText: "超过7天未修改的文件将被删除", ran: "已移动 0 个、删除 0 个文件",
+  },
 ]) {
-  test(`a saved local storage's dialog shows its auto-clean dry run (${locale})`, async ({ browser }) => {
+  test(`a saved local storage's dialog shows its auto-clean dry run, and runs it after a confirmation naming the saved settings (${locale})`, async ({ browser }) => {
     test.setTimeout(90_000);
     const name = uniqueAccount("clean");
     const { storage, dir } = await localCleanStorage(name);
@@ -157,6 +163,24 @@ for (const { locale, title, table, edit, dryRun, summary, list, dialogName, name
       await expect(dialog.getByRole("table", { name: list })).toBeVisible();
       await auditPage(page, `storage auto-clean dry run (${locale})`);
       await shot(page, `storage-autoclean-${locale.slice(0, 2)}`);
+
+      // The dialog's form may hold unsaved changes: the panel says which settings a run uses.
+      await expect(dialog.getByText(note)).toBeVisible();
+      // Run now asks first; Cancel runs nothing.
+      await dialog.getByRole("button", { name: runNow }).click();
+      const confirm = page.getByRole("dialog", { name: confirmTitle });
+      await expect(confirm).toContainText(name);
+      await expect(confirm).toContainText(confirmText);
+      await auditPage(page, `storage auto-clean run confirmation (${locale})`);
+      await shot(page, `storage-autoclean-confirm-${locale.slice(0, 2)}`);
+      await confirm.getByRole("button", { name: cancel, exact: true }).click();
+      await expect(confirm).toBeHidden();
+      await expect(dialog.getByRole("status")).toContainText(summary);
+      // Confirmed, it runs and says what it did.
+      await dialog.getByRole("button", { name: runNow }).click();
+      await confirm.getByRole("button", { name: runNow }).click();
+      await expect(confirm).toBeHidden();
+      await expect(dialog.getByRole("status")).toContainText(ran);
       await dialog.getByRole("button", { name: cancel, exact: true }).click();
       await expect(dialog).toBeHidden();
       await context.close();

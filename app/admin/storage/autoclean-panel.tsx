@@ -1,21 +1,31 @@
 import { useFetcher } from "@remix-run/react";
+import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { Button } from "~/components/ui/button";
+import { Modal } from "~/components/ui/modal";
 import { Table, type Column } from "~/components/ui/table";
 import type { AutoCleanItem } from "../../../contract/autoclean";
+import type { AdminStorage } from "../../../contract/storage";
 import type { AutoCleanAnswer } from "./autoclean.server";
 
 /**
  * A local storage's auto-clean buttons (docs/storage.md, "Auto-clean"): "Dry run" lists what a run
- * would move or delete, "Run now" runs with the saved settings and lists what it did. Both post
- * intent "autoclean" to the storage screen's action (autoCleanAction), so they work without
- * JavaScript too when the page renders the action's answer.
+ * would move or delete, "Run now" runs, after a confirmation that says what it will do, and lists
+ * what it did. Both use the storage's saved settings (the panel says which: the dialog's form above
+ * may hold unsaved changes) and post intent "autoclean" to the storage screen's action
+ * (autoCleanAction). The storage screen needs JavaScript (its dialogs), and so does this panel.
  */
-export function AutoCleanPanel({ storageId, answer: fallback }: { storageId: number; answer?: AutoCleanAnswer | null }) {
+export function AutoCleanPanel({ storage }: { storage: AdminStorage }) {
   const { t } = useTranslation();
   const fetcher = useFetcher<AutoCleanAnswer>();
-  const answer = fetcher.data ?? fallback ?? null;
+  const [confirming, setConfirming] = useState(false);
+  const answer = fetcher.data ?? null;
   const busy = fetcher.state !== "idle";
+  const by = storage.cleanBy === "off" ? null : storage.cleanBy;
+  const policy = !by
+    ? t("admin.autoclean.policy.off")
+    : t(storage.recyclePath ? "admin.autoclean.policy.recycle" : "admin.autoclean.policy.delete", { by: t(`admin.autoclean.by.${by}`), age: t(`admin.autoclean.age.${storage.cleanAge}`), to: storage.recyclePath });
+  const run = (dryRun: boolean) => fetcher.submit({ intent: "autoclean", id: String(storage.id), dryRun: dryRun ? "1" : "0" }, { method: "post" });
   const columns: Column<AutoCleanItem>[] = [
     { key: "path", title: t("admin.autoclean.col.path"), dataIndex: "path", type: "ellipsis" },
     { key: "size", title: t("admin.autoclean.col.size"), dataIndex: "size", width: 110 },
@@ -24,16 +34,18 @@ export function AutoCleanPanel({ storageId, answer: fallback }: { storageId: num
   ];
   return (
     <section aria-label={t("admin.autoclean.title")} className="mt-4 space-y-3">
-      <fetcher.Form method="post" className="flex gap-2">
-        <input type="hidden" name="intent" value="autoclean" />
-        <input type="hidden" name="id" value={storageId} />
-        <Button type="submit" name="dryRun" value="1" variant="outlined" disabled={busy}>
+      <p className="text-sm text-gray-600">{t("admin.autoclean.saved-note", { policy })}</p>
+      <div className="flex gap-2">
+        <Button variant="outlined" disabled={busy} onClick={() => run(true)}>
           {t("admin.autoclean.dry-run")}
         </Button>
-        <Button type="submit" name="dryRun" value="0" disabled={busy}>
+        <Button disabled={busy} onClick={() => setConfirming(true)}>
           {t("admin.autoclean.run-now")}
         </Button>
-      </fetcher.Form>
+      </div>
+      <Modal open={confirming} danger title={t("admin.autoclean.confirm.title")} confirmLabel={t("admin.autoclean.run-now")} onClose={() => setConfirming(false)} onConfirm={() => run(false)}>
+        <p>{t("admin.autoclean.confirm.message", { name: storage.name, policy })}</p>
+      </Modal>
       {answer && !answer.ok ? (
         <p role="alert" className="text-sm text-red-600">
           {t(`error.${answer.code}`)}

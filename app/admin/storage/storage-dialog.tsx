@@ -199,7 +199,7 @@ export function StorageDialog({ open, storage, onClose }: { open: boolean; stora
           </div>
         </div>
       </fetcher.Form>
-      {storage?.provider === "local" && provider === "local" && <AutoCleanPanel storageId={storage.id} />}
+      {storage?.provider === "local" && provider === "local" && <AutoCleanPanel storage={storage} />}
     </Modal>
   );
 }
