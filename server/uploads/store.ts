@@ -230,23 +230,23 @@ export class UploadStore extends FileStore {
     const progress = await this.storeProgressOf(id);
     if (!progress) throw ERRORS.FILE_NOT_FOUND;
     let throttle: Throttle | null = null;
-    let source = readable;
+    let throttled: ReturnType<Throttle["transform"]> | null = null;
     try {
       if (offset !== progress.offset) throw ERRORS.INVALID_OFFSET;
       throttle = await this.throttleOf(id);
       if (throttle) {
-        const throttled = readable.pipe(throttle.transform());
-        source = throttled;
+        const stream = readable.pipe(throttle.transform());
+        throttled = stream;
         // A throttle's stream ends with an error when the body does: what arrived stays taken.
-        readable.once("error", (error) => throttled.destroy(error));
+        readable.once("error", (error) => stream.destroy(error));
       }
-      return await progress.take(buffersOf(source), offset, limit, turn);
+      return await progress.take(buffersOf(throttled ?? readable), offset, limit, turn);
     } finally {
       if (turn) progress.releaseTurn(turn);
-      if (source !== readable) {
+      if (throttled) {
         // A refused body's rest is no longer the throttle's to carry.
-        readable.unpipe(source);
-        source.destroy();
+        readable.unpipe(throttled);
+        throttled.destroy();
       }
       throttle?.release();
     }
