@@ -28,9 +28,9 @@ async function curl(args: string[], timeoutMs: number, upload: boolean): Promise
   return parse(result.stdout, upload);
 }
 
-/** GET to /dev/null. */
-export async function download(url: string, timeoutMs: number): Promise<Transfer> {
-  const t = await curl(["--output", "/dev/null", url], timeoutMs, false);
+/** GET to /dev/null; `args`: more of curl's options (part objects: an S3 signature). */
+export async function download(url: string, timeoutMs: number, args: string[] = []): Promise<Transfer> {
+  const t = await curl(["--output", "/dev/null", ...args, url], timeoutMs, false);
   if (t.status !== 200) throw new Error(`GET ${url} answered HTTP ${t.status}`);
   return t;
 }

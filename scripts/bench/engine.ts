@@ -41,7 +41,10 @@ export interface EngineProcess {
   salt: string;
   child: ChildProcess;
   call<T>(method: string, apiPath: string, body?: unknown, token?: string): Promise<Envelope<T>>;
-  createUser(account: string): Promise<BenchUser>;
+  /** `settings`: more of the user's settings (part objects: a home on another storage, `storageId`); `homeDir` is then meaningless. */
+  createUser(account: string, settings?: Omit<CreateUserBody, "account" | "password">): Promise<BenchUser>;
+  /** The admin's token, for admin REST calls (the first use changes the initial password). */
+  adminToken(): Promise<string>;
   /** Signs in a user made by an earlier process on the same data directory (createUser's password). */
   signIn(account: string): Promise<BenchUser>;
   stop(): Promise<void>;
@@ -163,8 +166,9 @@ export async function startEngineProcess(dataDir: string, extraEnv: Record<strin
     child,
     call,
     signIn,
-    async createUser(account) {
-      const body: CreateUserBody = { account, password: USER_PASSWORD, home: `/users/${account}`, needUpdatePwd: false, permission: PERMISSION_FULL };
+    adminToken: admin,
+    async createUser(account, settings = {}) {
+      const body: CreateUserBody = { account, password: USER_PASSWORD, home: `/users/${account}`, needUpdatePwd: false, permission: PERMISSION_FULL, ...settings };
       const created = await call("POST", "/api/admin/users", body, await admin());
       if (created.code !== 200) throw new Error(`creating ${account} answered ${created.code} ${created.message}`);
       return signIn(account);

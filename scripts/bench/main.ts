@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the engine's transfer speed as ratios to nginx and bare Node measured in the same
- * run on the same file, its memory under load, a large listing and what its logs cost (docs/bench.md).
- *   npm run bench -- [--size 1G] [--rounds 3] [--only download,upload,ui,rss,list,logs,wan,ui4g,smallfiles] [--wan-profiles a,b,c] [--wan-ui-only] [--json]
+ * run on the same file, its memory under load, a large listing, what its logs cost and its transfers
+ * into object storage against the AWS SDK (docs/bench.md).
+ *   npm run bench -- [--size 1G] [--rounds 3] [--only download,upload,ui,rss,list,logs,wan,ui4g,smallfiles,objects] [--wan-profiles a,b,c] [--wan-ui-only] [--json]
  */
 import { link, open, readdir, rm } from "node:fs/promises";
 import path from "node:path";
@@ -12,6 +13,7 @@ import { type BenchUser, type EngineProcess, startEngineProcess } from "./engine
 import { type Ferry, connectFerry } from "./ferry";
 import { cleanup, installSignalHandlers, log, run, tempDir } from "./lifecycle";
 import { measureListing } from "./listing";
+import { objectRows, OBJECTS_MAX_SIZE } from "./objects";
 import { LOG_PHASES, measureLogCost } from "./logs";
 import { type ExtraKey, METRICS, type MetricKey, type Outcome, rounded, table, verdictOf } from "./report";
 import { measureRss } from "./rss";
@@ -25,7 +27,7 @@ import { isWanUiProfile, wanUiRows } from "./wan-ui";
 import { type Profile, PROFILES } from "./wan-link";
 
 const MIB = 1024 * 1024;
-const PARTS = ["download", "upload", "ui", "rss", "list", "logs", "wan", "ui4g", "smallfiles"] as const;
+const PARTS = ["download", "upload", "ui", "rss", "list", "logs", "wan", "ui4g", "smallfiles", "objects"] as const;
 type Part = (typeof PARTS)[number];
 
 interface Options {
@@ -146,7 +148,7 @@ async function bench(options: Options) {
   const notNeeded = "not needed by the parts asked for";
   const nginx = needs("download", "upload", "ui") ? await started<NginxBaseline>("nginx", () => startNginx(filesDir)) : notNeeded;
   const node = needs("download", "upload") ? await started<NodeBaseline>("the Node baseline", () => startNodeServer(filesDir)) : notNeeded;
-  const engine = needs("download", "upload", "ui", "rss", "list", "ui4g", "smallfiles") ? await started<EngineProcess>("the engine", async () => startEngineProcess(await tempDir("engine"))) : notNeeded;
+  const engine = needs("download", "upload", "ui", "rss", "list", "ui4g", "smallfiles", "objects") ? await started<EngineProcess>("the engine", async () => startEngineProcess(await tempDir("engine"))) : notNeeded;
   let user: BenchUser | string = typeof engine === "string" ? engine : "";
   let ferry: Ferry | string = typeof engine === "string" ? engine : "";
   if (typeof engine !== "string") {
@@ -386,6 +388,18 @@ async function bench(options: Options) {
     else {
       const rows = await smallFilesRow({ engine, user, rounds: options.rounds });
       for (const [key, o] of Object.entries(rows.headline)) set(key as MetricKey, o.value, o.reason);
+      Object.assign(raw, rows.raw);
+      Object.assign(details, rows.details);
+    }
+  }
+
+  if (options.only.has("objects")) {
+    log(`object storage: uploads and downloads through the engine into s3rver against the AWS SDK driving it directly (${(Math.min(options.size, OBJECTS_MAX_SIZE) / MIB).toFixed(0)} MiB)…`);
+    if (typeof engine === "string") for (const key of ["objects_upload_vs_sdk", "objects_download_vs_sdk"] as const) set(key, null, engine);
+    else {
+      const rows = await objectRows({ engine, file, size: options.size, hash, rounds: options.rounds, timeoutMs: transferTimeout });
+      for (const [key, o] of Object.entries(rows.headline)) set(key as MetricKey, o.value, o.reason);
+      Object.assign(extra, rows.extra);
       Object.assign(raw, rows.raw);
       Object.assign(details, rows.details);
     }

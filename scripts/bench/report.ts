@@ -23,7 +23,9 @@ export type MetricKey =
   | "wan_ui_upload_vs_chromium_put"
   | "wan_ui_parallel_download_vs_single"
   | "small_files_ui_vs_nginx_put"
-  | "upload_4g_last_byte_to_uploaded_s";
+  | "upload_4g_last_byte_to_uploaded_s"
+  | "objects_upload_vs_sdk"
+  | "objects_download_vs_sdk";
 
 interface Target {
   op: ">=" | "<" | "<=";
@@ -58,6 +60,10 @@ export const METRICS: { key: MetricKey; label: string; unit: string; target: Tar
   { key: "wan_ui_parallel_download_vs_single", label: "WAN a/b (the lower): UI download with parallel ranges ÷ the browser's single stream (server CUBIC)", unit: "×", target: { op: ">=", value: 4 } },
   { key: "small_files_ui_vs_nginx_put", label: "5,000 files of 4 KiB through the UI ÷ Chromium PUTs to nginx, 6 in flight", unit: "×", target: { op: ">=", value: 1 } },
   { key: "upload_4g_last_byte_to_uploaded_s", label: "4 GiB upload: last byte to \"Uploaded\" in the panel", unit: "s", target: { op: "<=", value: 1 } },
+  // Issue 17, part objects: no target; s3rver is a file-backed emulator, so the ratio says what the
+  // engine adds between a client and the store, not how fast a real store is.
+  { key: "objects_upload_vs_sdk", label: "upload into S3 storage (s3rver) through the engine (curl, tus, commit) ÷ the AWS SDK's multipart upload, same part size, one part at a time", unit: "×", target: null },
+  { key: "objects_download_vs_sdk", label: "download from S3 storage (s3rver) through the engine (curl) ÷ the AWS SDK's GetObject, body dropped", unit: "×", target: null },
 ];
 
 /**
@@ -78,6 +84,8 @@ export const EXTRA_RATIOS = [
     { key: `wan_${p}_cubic_vs_link`, label: `WAN ${p}: engine download (curl) with server CUBIC ÷ link rate`, after: `wan_${p}_download_vs_link` },
     { key: `wan_${p}_nginx_cubic_vs_link`, label: `WAN ${p}: nginx download (curl) with server CUBIC ÷ link rate`, after: `wan_${p}_download_vs_link` },
   ] as const),
+  { key: "objects_upload_vs_sdk_parallel", label: "upload into S3 storage through the engine ÷ the AWS SDK's multipart upload with 4 parts in flight (lib-storage's default)", after: "objects_upload_vs_sdk" },
+  { key: "objects_download_vs_curl_direct", label: "download from S3 storage through the engine ÷ curl's own signed GET straight to s3rver (the same client both sides)", after: "objects_download_vs_sdk" },
   // The web client's WAN rows per profile (wan-ui.ts); the headline is the lower of the two.
   ...(["a", "b"] as const).flatMap((p) => [
     { key: `wan_${p}_ui_upload_vs_chromium_put`, label: `WAN ${p}: UI upload (parallel chunks, client CUBIC) ÷ Chromium's one PUT to nginx`, after: "wan_ui_upload_vs_chromium_put" },
