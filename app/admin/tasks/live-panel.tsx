@@ -9,12 +9,12 @@ import { ConfirmedAction } from "~/components/ui/confirmed-action";
 import { InlineConfirm } from "~/components/ui/inline-confirm";
 import { Pagination } from "~/components/ui/pagination";
 import { Progress } from "~/components/ui/progress";
-import { SelectInput } from "~/components/ui/select-input";
 import { Table, type Column } from "~/components/ui/table";
 import { TextInput } from "~/components/ui/text-input";
 import type { LiveData } from "./data.server";
 import { clockDuration, liveEngineQuery, secondsLeft, tasksSearch, type TasksQuery } from "./query";
 import { ThroughputChart } from "./throughput-chart";
+import { DirectionSelect } from "./direction-select";
 
 /** How often the page asks for the live values while it is shown (ms). */
 export const LIVE_POLL_MS = 1500;
@@ -178,17 +178,7 @@ export function LivePanel({ initial, query }: { initial: LiveData; query: TasksQ
       <Form method="get" action="/admin/transfer/tasks" role="search" aria-label={t("admin.tasks.search")} className="flex flex-wrap items-end gap-3">
         <input type="hidden" name="size" value={query.size} />
         <TextInput type="search" name="search" label={t("admin.tasks.search.text")} placeholder={t("admin.tasks.search.text.placeholder")} defaultValue={query.search} maxLength={200} className="w-64" />
-        <SelectInput
-          name="direction"
-          label={t("admin.tasks.direction")}
-          defaultValue={query.direction}
-          options={[
-            { value: "", label: t("global.all") },
-            { value: "upload", label: t("admin.tasks.direction.upload") },
-            { value: "download", label: t("admin.tasks.direction.download") },
-          ]}
-          className="w-36"
-        />
+        <DirectionSelect defaultValue={query.direction} />
         <Button type="submit">{t("global.search")}</Button>
         <ButtonLink href={here({ search: "", direction: "", page: 1 })} variant="outlined">
           {t("global.reset")}

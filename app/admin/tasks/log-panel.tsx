@@ -12,6 +12,7 @@ import { Table, type Column } from "~/components/ui/table";
 import { TextInput } from "~/components/ui/text-input";
 import { useWho } from "./live-panel";
 import { clockDuration, tasksSearch, type TasksQuery } from "./query";
+import { DirectionSelect } from "./direction-select";
 
 /** The transfer log (table transfer_log) with search, paging and a detail view (`?tab=log&detail=<id>`). */
 export function LogPanel({ page, detail, query }: { page: TransferLogPage; detail: TransferLogDetail | null; query: TasksQuery }) {
@@ -53,17 +54,7 @@ export function LogPanel({ page, detail, query }: { page: TransferLogPage; detai
         <input type="hidden" name="size" value={query.size} />
         <TextInput name="user" label={t("admin.tasks.log.user")} placeholder={t("admin.tasks.log.user.placeholder")} defaultValue={query.user} maxLength={64} className="w-40" />
         <TextInput type="search" name="text" label={t("admin.tasks.log.text")} placeholder={t("admin.tasks.log.text.placeholder")} defaultValue={query.text} maxLength={200} className="w-56" />
-        <SelectInput
-          name="direction"
-          label={t("admin.tasks.direction")}
-          defaultValue={query.direction}
-          options={[
-            { value: "", label: t("global.all") },
-            { value: "upload", label: t("admin.tasks.direction.upload") },
-            { value: "download", label: t("admin.tasks.direction.download") },
-          ]}
-          className="w-36"
-        />
+        <DirectionSelect defaultValue={query.direction} />
         <SelectInput
           name="result"
           label={t("admin.tasks.log.result")}
