@@ -7,7 +7,7 @@ import type { Readable } from "node:stream";
 import { FerryError } from "../errors";
 import { filesInUse } from "./in-use";
 import { lstatNames, STAT_FIELDS } from "./lstat-pool";
-import { assertLinkInside, assertNoSymlinkEscape, baseName, confinementWalk, isErrno, isInside, isReservedName, joinName, normaliseUserPath, parentOf, resolveUserPath, STAGING_NAME, type ResolvedPath } from "./paths";
+import { assertLinkInside, assertNoSymlinkEscape, AUTOCLEAN_HOLDING, baseName, confinementWalk, isErrno, isInside, isReservedName, joinName, normaliseUserPath, parentOf, resolveUserPath, STAGING_NAME, type ResolvedPath } from "./paths";
 import { checkNewName, checkRange, guardWith, mapLimit, streamWriter } from "./shared";
 import {
   type Entry,
@@ -644,6 +644,9 @@ export function createLocalStorage(root: string, options: LocalStorageOptions = 
       let removed = 0;
       for (const name of names) {
         if (active.has(name)) continue;
+        // Auto-clean's holding folder holds users' files after a crash, not temporary data: the
+        // next auto-clean run puts them back or finishes them. "autoclean-<uuid>": an earlier layout's.
+        if (name === AUTOCLEAN_HOLDING || name.startsWith(`${AUTOCLEAN_HOLDING}-`)) continue;
         const info = await lstatOrNull(path.join(staging, name));
         if (!info || info.mtimeMs > cutoff) continue;
         await rm(path.join(staging, name), { recursive: true, force: true });

@@ -20,6 +20,12 @@ export const SEGMENT_MAX = 255;
  * every depth: no user path may name it, and listings never show it.
  */
 export const STAGING_NAME = ".ferry-tmp";
+/**
+ * Auto-clean's holding folder in a root's staging area (".ferry-tmp/autoclean/<run id>/<path>"):
+ * files on their way to the recycle path or to deletion. The stale clean-up never removes it: after
+ * a crash it holds users' files, which the next auto-clean run puts back or finishes.
+ */
+export const AUTOCLEAN_HOLDING = "autoclean";
 
 export interface ResolvedPath {
   /** Normalised (NFC) path inside the root, always starting with "/"; the root itself is "/". */

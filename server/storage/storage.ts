@@ -223,7 +223,10 @@ export interface Storage {
    * made per request, dropped with it.
    */
   cached(): Storage;
-  /** Removes temporary data older than `olderThanMs` left by a crash or a lost client; returns how many entries went. */
+  /**
+   * Removes temporary data older than `olderThanMs` left by a crash or a lost client; returns how
+   * many entries went. Never auto-clean's holding folder (paths.ts, AUTOCLEAN_HOLDING): users' files.
+   */
   cleanupStale(olderThanMs: number): Promise<number>;
 }
 

@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { renameSync, symlinkSync, utimesSync as setTimesNow } from "node:fs";
 import { lstat, mkdir, mkdtemp, readFile, readdir, realpath, rm, stat, symlink, truncate, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -7,7 +9,7 @@ import { PERMISSION_FULL } from "../../contract/permissions";
 import { autoCleanScheduleOf } from "../../server/storage/autoclean/wiring";
 import { startTestEngine, type TestEngine } from "../support/engine";
 import { connectFiles, type FileClient } from "../support/file-client";
-import { type CleanAge, type CleanPolicy, cleanAgeMs, runClean } from "../../server/storage/autoclean/cleaner";
+import { type CleanAge, type CleanItem, type CleanPolicy, cleanAgeMs, runClean } from "../../server/storage/autoclean/cleaner";
 import { startAutoCleanSchedule } from "../../server/storage/autoclean/schedule";
 import { type CleanTarget, createAutoClean } from "../../server/storage/autoclean/service";
 import { createInUse, filesInUse } from "../../server/storage/in-use";
@@ -248,6 +250,112 @@ describe("a recycle path on another file system", () => {
     expect(await readdir(path.join(other, "docs"))).toEqual(["small.txt"]);
     expect(await readFile(path.join(root, "docs/big.bin"), "utf8")).toBe("x".repeat(64 * 1024));
     expect(await readdir(path.join(root, "docs"))).toEqual(["big.bin"]);
+    expect(await readdir(path.join(root, ".ferry-tmp"))).toEqual([]);
+  });
+});
+
+describe("a run that crashed with a file held (kill -9)", () => {
+  const repo = path.resolve(import.meta.dirname, "../..");
+  let other: string;
+  beforeEach(async () => {
+    other = await mkdtemp("/dev/shm/ferry-autoclean-");
+  });
+  afterEach(async () => {
+    await rm(other, { recursive: true, force: true });
+  });
+
+  /** Runs auto-clean to the recycle path `other` (another file system: a copy) in a child process, killed once a file is held. */
+  async function crashWhileHeld(): Promise<void> {
+    const child = spawn(process.execPath, ["--import", "tsx", "tests/support/autoclean-child.ts"], {
+      cwd: repo,
+      env: { ...process.env, FERRY_CHILD: JSON.stringify({ root, recycle: other, now: NOW }) },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, signal) => resolve(signal)));
+    let out = "";
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on("data", (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes("held")) resolve();
+      });
+      void exited.then(() => reject(new Error(`the run ended before it held a file: ${out}`)));
+    });
+    child.kill("SIGKILL");
+    expect(await exited).toBe("SIGKILL");
+  }
+
+  const held = async () => (await readdir(path.join(root, ".ferry-tmp"), { recursive: true })).filter((p) => p.endsWith(".txt"));
+
+  it("the staging area's stale clean-up keeps the held file, and the next run finishes its move to the recycle path", async () => {
+    await put(root, "docs/a.txt", aged(400 * DAY), "a's bytes");
+    await crashWhileHeld();
+    // Neither in its place nor in the recycle path: only held, under its path.
+    expect(await exists(path.join(root, "docs/a.txt"))).toBe(false);
+    expect(await exists(path.join(other, "docs/a.txt"))).toBe(false);
+    expect(await held()).toEqual([expect.stringMatching(/^autoclean\/[0-9a-f-]{36}\/docs\/a\.txt$/)]);
+    // The engine starts again two hours later and clears staging data older than an hour.
+    const restarted = createLocalStorage(root, { now: () => Date.now() + 2 * 60 * 60 * 1000 });
+    expect(await restarted.cleanupStale(60 * 60 * 1000)).toBe(0);
+    expect(await held()).toHaveLength(1);
+    const items: CleanItem[] = [];
+    const report = await clean(byModified("1y", other), { onItem: (item) => items.push(item) });
+    expect(report).toMatchObject({ moved: 1, errors: [], items: [{ path: "/docs/a.txt", action: "recycle", to: path.join(other, "docs/a.txt") }] });
+    expect(items.map((i) => i.path)).toEqual(["/docs/a.txt"]);
+    expect(await readFile(path.join(other, "docs/a.txt"), "utf8")).toBe("a's bytes");
+    expect(await readdir(path.join(root, ".ferry-tmp"))).toEqual([]);
+  });
+
+  for (const recycling of [true, false]) {
+    it(`a held file goes back where its name is free; else it is ${recycling ? "moved to the recycle path" : "deleted, the policy being delete"}`, async () => {
+      const recycle = recycling ? path.join(dir, "recycle") : null;
+      // What a run that crashed leaves: files held under their path in its run folder.
+      const run = path.join(root, ".ferry-tmp/autoclean", randomUUID());
+      await put(run, "docs/free.txt", aged(10 * DAY), "free's");
+      await put(run, "docs/taken.txt", aged(10 * DAY), "held taken.txt");
+      await put(run, "linked/x.txt", aged(10 * DAY), "held x.txt");
+      await put(root, "docs/taken.txt", aged(0), "a new taken.txt");
+      // A folder on the way swapped for a link to a folder outside: the file is not put back through it.
+      await mkdir(path.join(outside, "elsewhere"));
+      await symlink(path.join(outside, "elsewhere"), path.join(root, "linked"));
+      const items: CleanItem[] = [];
+      const report = await clean(byModified("1m", recycle), { onItem: (item) => items.push(item) });
+      const action = recycling ? "recycle" : "delete";
+      expect(report).toMatchObject({ errors: [], items: [{ path: "/docs/taken.txt", action }, { path: "/linked/x.txt", action }] });
+      expect(items.map((i) => i.path)).toEqual(["/docs/taken.txt", "/linked/x.txt"]);
+      // Put back, and young enough for this policy: it stays.
+      expect(await readFile(path.join(root, "docs/free.txt"), "utf8")).toBe("free's");
+      expect(await readFile(path.join(root, "docs/taken.txt"), "utf8")).toBe("a new taken.txt");
+      expect(await readdir(path.join(outside, "elsewhere"))).toEqual([]);
+      if (recycle) {
+        expect(await readFile(path.join(recycle, "docs/taken.txt"), "utf8")).toBe("held taken.txt");
+        expect(await readFile(path.join(recycle, "linked/x.txt"), "utf8")).toBe("held x.txt");
+      }
+      expect(await readdir(path.join(root, ".ferry-tmp"))).toEqual([]);
+    });
+  }
+
+  it("a dry run leaves held files held; a run going on in this process is not taken for a crashed one", async () => {
+    const crashed = path.join(root, ".ferry-tmp/autoclean", randomUUID());
+    await put(crashed, "docs/a.txt", aged(400 * DAY), "a's bytes");
+    expect(await clean(byModified("1y"), { dryRun: true })).toMatchObject({ items: [] });
+    expect(await held()).toEqual([path.join("autoclean", path.basename(crashed), "docs/a.txt")]);
+    // A second run starts while the first holds b.txt: it finishes only the crashed run's file.
+    await rm(crashed, { recursive: true });
+    await put(root, "b.txt", aged(400 * DAY), "b's bytes");
+    const recycle = path.join(dir, "recycle");
+    let second: Promise<unknown> | null = null;
+    const first = await clean(byModified("1y", other), {
+      afterCopy: async () => {
+        expect(await held()).toEqual([expect.stringMatching(/\/b\.txt$/)]);
+        await put(crashed, "docs/a.txt", aged(400 * DAY), "a's bytes");
+        second ??= clean(byModified("1y", recycle));
+        await second;
+      },
+    });
+    expect(await second).toMatchObject({ errors: [], items: [{ path: "/docs/a.txt", to: path.join(recycle, "docs/a.txt") }] });
+    expect(first).toMatchObject({ errors: [], items: [{ path: "/b.txt", to: path.join(other, "b.txt") }] });
+    expect(await readFile(path.join(recycle, "docs/a.txt"), "utf8")).toBe("a's bytes");
+    expect(await readFile(path.join(other, "b.txt"), "utf8")).toBe("b's bytes");
     expect(await readdir(path.join(root, ".ferry-tmp"))).toEqual([]);
   });
 });

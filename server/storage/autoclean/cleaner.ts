@@ -4,7 +4,7 @@ import { copyFile, link, lstat, mkdir, open, readdir, realpath, rename, rmdir, u
 import path from "node:path";
 import type { CLEAN_AGES } from "../../../contract/storage";
 import { FerryError } from "../../errors";
-import { isErrno, isInside, isReservedName, STAGING_NAME } from "../paths";
+import { AUTOCLEAN_HOLDING, isErrno, isInside, isReservedName, STAGING_NAME } from "../paths";
 import { type InUse } from "../in-use";
 import { WALK_DEFAULTS, WalkBudget, type WalkLimits } from "../walk";
 
@@ -21,9 +21,17 @@ import { WALK_DEFAULTS, WalkBudget, type WalkLimits } from "../walk";
  * (someone with shell access, a sync tool): acting on the old path would then reach outside the
  * root. So before a file is taken, every folder from the root down to it is looked at again with
  * lstat and must be the folder (device and inode) the walk went through; then the file is renamed
- * into a private folder in the root's staging area, checked to be the file the walk saw, and only
- * that staged name is deleted or moved. A swap in the instant between the check and the rename
- * moves the wrong file into the staging folder, where the check finds it and puts it back.
+ * into the run's private folder in the root's staging area, checked to be the file the walk saw,
+ * and only that staged name is deleted or moved. A swap in the instant between the check and the
+ * rename moves the wrong file into the staging folder, where the check finds it and puts it back.
+ *
+ * The staged name is the file's path below the root, in the run's folder of the holding folder
+ * (".ferry-tmp/autoclean/<run id>/users/alice/a.txt"): the rename that takes the file also writes
+ * where it came from, so a run killed (kill -9, power loss) with a file staged leaves all that is
+ * needed to finish. The stale clean-up of the staging area never removes the holding folder
+ * (local.ts), and each real run first finishes what earlier runs left there (recover): a file goes
+ * back to its place when that name is free, else to the recycle path, and is deleted only when the
+ * policy deletes. No file is ever lost to a crash.
  */
 
 export type CleanAge = (typeof CLEAN_AGES)[number];
@@ -103,6 +111,9 @@ export interface CleanOptions {
 }
 
 export const DEFAULT_MAX_FILES = 10_000;
+/** The run folders (in the holding folder) of this process's runs going on: recover leaves them alone. */
+const liveRuns = new Set<string>();
+
 /** Names tried for a file whose name is taken in the recycle path: "a (1).txt" … "a (999).txt". */
 const MAX_SUFFIX = 999;
 
@@ -305,6 +316,49 @@ async function copyAcross(from: string, to: string, seen: Stats, afterCopy?: (te
   }
 }
 
+/** Removes `folders` (listed each after its parent) and then `top`, those that are empty: a folder still holding a file stays. */
+async function removeEmpty(top: string, folders: readonly string[]): Promise<void> {
+  for (const folder of [...folders].reverse()) await rmdir(folder).catch(() => undefined);
+  await rmdir(top).catch(() => undefined);
+}
+
+/**
+ * Puts a held file back at `original` (below `rootRef`) when that name is free and every folder on
+ * the way is still there as a folder, never a symbolic link (a folder is not made anew and a link
+ * not followed: the file then goes by the policy). The name is taken with link(), which refuses a
+ * taken one; the folders are looked at again after it, and a swap in between takes the new name
+ * back (the held name still has the file). False when the file stays held.
+ */
+async function putBack(held: string, heldInfo: Stats, original: string, rootRef: FolderRef): Promise<boolean> {
+  const chain: FolderRef[] = [rootRef];
+  let current = rootRef.absolute;
+  for (const part of path.relative(rootRef.absolute, path.dirname(original)).split(path.sep).filter(Boolean)) {
+    current = path.join(current, part);
+    const info = await lstat(current).catch(() => null);
+    if (!info?.isDirectory()) return false;
+    chain.push(refOf(current, info));
+  }
+  if (!(await sameFolders(chain))) return false;
+  try {
+    await link(held, original);
+  } catch (err) {
+    if (isErrno(err, "EEXIST") || isErrno(err, "EXDEV")) return false; // taken, or now on a file system mounted there
+    if (!noHardLinks(err)) throw err;
+    if (await exists(original)) return false;
+    await rename(held, original);
+    return true;
+  }
+  if (!(await sameFolders(chain))) {
+    const placed = await lstat(original).catch(() => null);
+    if (placed && placed.dev === heldInfo.dev && placed.ino === heldInfo.ino) await unlink(original).catch(() => undefined);
+    return false;
+  }
+  await unlink(held).catch((err) => {
+    if (!isErrno(err, "ENOENT")) throw err;
+  });
+  return true;
+}
+
 /** In a dry run: the name moveNoClobber would pick now. */
 async function freeName(to: string): Promise<string> {
   for (let n = 0; n <= MAX_SUFFIX; n++) {
@@ -342,32 +396,72 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
   /** What the walk found old enough, in walk order, with the folders it went through to it; acted on after the walk. */
   const found: { absolute: string; rel: string; seen: Stats; folders: readonly FolderRef[] }[] = [];
 
-  /** The run's private folder in the root's staging area (made on first use), and the folders to it. */
-  let staging = null as { folders: FolderRef[]; next: number } | null;
+  const area = path.join(root, STAGING_NAME);
+  const holding = path.join(area, AUTOCLEAN_HOLDING);
+  /** A run folder of this run in the holding folder, and the folders made in it (removed again at the end when empty). */
+  interface RunFolder {
+    own: string;
+    made: string[];
+  }
+  const runFolders: RunFolder[] = [];
+  /** The run folder in use (made on first use), and the folders from the root to it. */
+  let staging = null as (RunFolder & { folders: FolderRef[] }) | null;
   const stagingFolder = async (rootRef: FolderRef) => {
     if (staging && (await sameFolders(staging.folders))) return staging;
-    const area = path.join(root, STAGING_NAME);
-    await mkdir(area, { mode: 0o700 }).catch((err) => {
-      if (!isErrno(err, "EEXIST")) throw err;
-    });
-    // A link planted there would have the files staged (and our folder made) wherever it points.
-    if (!(await lstat(area)).isDirectory()) throw new FerryError("FileSystemError", { reason: "the staging area is no folder", path: area });
-    const own = path.join(area, `autoclean-${randomUUID()}`);
-    await mkdir(own, { mode: 0o700 });
-    const folders = [rootRef, refOf(area, await lstat(area)), refOf(own, await lstat(own))];
-    if (!(await sameFolders(folders))) throw CHANGED;
-    staging = { folders, next: 0 };
-    return staging;
+    for (let attempt = 0; ; attempt++) {
+      for (const folder of [area, holding]) {
+        await mkdir(folder, { mode: 0o700 }).catch((err) => {
+          if (!isErrno(err, "EEXIST")) throw err;
+        });
+        // A link planted there would have the files staged (and our folder made) wherever it points.
+        if (!(await lstat(folder)).isDirectory()) throw new FerryError("FileSystemError", { reason: "the staging area is no folder", path: folder });
+      }
+      const own = path.join(holding, randomUUID());
+      // Known before it exists, so another run's recover never takes it for a crashed run's.
+      liveRuns.add(own);
+      const run: RunFolder = { own, made: [] };
+      runFolders.push(run);
+      try {
+        await mkdir(own, { mode: 0o700 });
+      } catch (err) {
+        // Another run on this root removed the empty holding folder in between.
+        if (isErrno(err, "ENOENT") && attempt < 2) continue;
+        throw err;
+      }
+      const folders = [rootRef, refOf(area, await lstat(area)), refOf(holding, await lstat(holding)), refOf(own, await lstat(own))];
+      if (!(await sameFolders(folders))) throw CHANGED;
+      staging = { ...run, folders };
+      return staging;
+    }
+  };
+
+  /** A file's name in a run folder: its path below the root, the folders made as needed (mode 0700), none a link. */
+  const heldName = async (run: RunFolder, rel: string): Promise<string> => {
+    const parts = rel.split("/").filter(Boolean);
+    let current = run.own;
+    for (const part of parts.slice(0, -1)) {
+      current = path.join(current, part);
+      const made = await mkdir(current, { mode: 0o700 }).then(
+        () => true,
+        (err: unknown) => {
+          if (isErrno(err, "EEXIST")) return false;
+          throw err;
+        },
+      );
+      if (made) run.made.push(current);
+      if (!(await lstat(current)).isDirectory()) throw new FerryError("FileSystemError", { reason: "the holding folder holds no folder", path: current });
+    }
+    return path.join(current, parts.at(-1)!);
   };
 
   /**
-   * Renames the file into the staging folder and answers the staged name, after checking it is the
-   * file the walk saw. null: the file lies on another file system than the root (a mount inside
-   * the storage), where it is taken in place after a fresh look at its folders.
+   * Renames the file into the run folder under its path and answers the staged name, after
+   * checking it is the file the walk saw. null: the file lies on another file system than the root
+   * (a mount inside the storage), where it is taken in place after a fresh look at its folders.
    */
   const stage = async (entry: (typeof found)[number], info: Stats): Promise<string | null> => {
-    const own = await stagingFolder(entry.folders[0]!);
-    const staged = path.join(own.folders[2]!.absolute, String(own.next++));
+    const run = await stagingFolder(entry.folders[0]!);
+    const staged = await heldName(run, entry.rel);
     try {
       await rename(entry.absolute, staged);
     } catch (err) {
@@ -391,6 +485,69 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
   const unstage = async (staged: string, entry: (typeof found)[number], info: Stats) => {
     if (!(await sameFolders(entry.folders))) return; // stays staged; the error is reported
     await moveNoClobber(staged, entry.absolute, info).catch(() => undefined);
+  };
+
+  /** Counts a file moved or deleted and tells onItem (the operation log, usage counts). */
+  const done = (item: CleanItem, size: number) => {
+    if (item.action === "recycle") report.moved++;
+    else report.deleted++;
+    report.bytes += size;
+    report.items.push(item);
+    if (!dryRun) options.onItem?.(item);
+  };
+
+  /**
+   * Finishes what runs that crashed left in the holding folder (never a run of this process going
+   * on): each held file goes back to its place when the name is free and its folders are still
+   * there (putBack; the walk then decides again), else to the recycle path, and is deleted only
+   * when the policy deletes. One that cannot go (an error, reported) stays held for the next run.
+   * A file the crashed run had already placed is gone from the holding folder, one it had not yet
+   * taken is in its place: nothing is done twice or lost.
+   */
+  const recover = async (rootRef: FolderRef) => {
+    // Only through plain folders: a link planted as either is not followed.
+    for (const folder of [area, holding]) if (!(await lstat(folder).catch(() => null))?.isDirectory()) return;
+    for (const name of (await readdir(holding)).sort()) {
+      const runFolder = path.join(holding, name);
+      if (liveRuns.has(runFolder) || !(await lstat(runFolder).catch(() => null))?.isDirectory()) continue;
+      const folders: string[] = [];
+      const files: { held: string; rel: string }[] = [];
+      const collect = async (folder: string, rel: string): Promise<void> => {
+        for (const child of (await readdir(folder)).sort()) {
+          if (isReservedName(child)) continue; // never staged: a walk does not enter such a name
+          const absolute = path.join(folder, child);
+          const info = await lstat(absolute).catch(() => null);
+          if (info?.isDirectory()) {
+            folders.push(absolute);
+            await collect(absolute, `${rel}/${child}`);
+          } else if (info?.isFile()) files.push({ held: absolute, rel: `${rel}/${child}` });
+          // anything else was not put there by a run: left
+        }
+      };
+      await collect(runFolder, "");
+      for (const file of files) await finish(file.held, file.rel, rootRef);
+      await removeEmpty(runFolder, folders);
+    }
+  };
+
+  const finish = async (held: string, rel: string, rootRef: FolderRef) => {
+    const info = await lstat(held).catch(() => null);
+    if (!info?.isFile()) return;
+    const item: CleanItem = { path: rel, size: info.size, time: Math.floor(timeOf(info)), action: recycle ? "recycle" : "delete" };
+    try {
+      if (await putBack(held, info, path.join(root, ...rel.split("/").filter(Boolean)), rootRef)) return;
+      if (recycle && recycleReal) {
+        const to = path.join(recycleReal, ...rel.split("/").filter(Boolean));
+        await recycleFolder(path.dirname(to), true);
+        item.to = path.join(recycle, path.relative(recycleReal, await moveNoClobber(held, to, info, options.afterCopy)));
+      } else await unlink(held);
+    } catch (err) {
+      if (isRecycleLink(err)) throw err; // the whole run is refused; the file stays held
+      const error = codeOf(err);
+      report.errors.push({ path: rel, code: error.code, message: isErrnoLike(err) ? err.code : error.errorName });
+      return;
+    }
+    done(item, info.size);
   };
 
   const take = async (entry: (typeof found)[number]) => {
@@ -442,11 +599,7 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
       report.errors.push({ path: rel, code: error.code, message: isErrnoLike(err) ? err.code : error.errorName });
       return;
     }
-    if (recycle) report.moved++;
-    else report.deleted++;
-    report.bytes += info.size;
-    report.items.push(item);
-    if (!dryRun) options.onItem?.(item);
+    done(item, info.size);
   };
 
   const visit = async (dir: string, rel: string, depth: number, folders: readonly FolderRef[]): Promise<void> => {
@@ -489,6 +642,8 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
     budget.end();
     throw new FerryError("StoragePathLost");
   }
+  // What a crashed run left is finished first: a file put back is then walked like any other.
+  if (!dryRun) await recover(refOf(root, rootInfo));
   // First the walk (read-only), then the moves, each after a fresh look at its file.
   const stops = (err: unknown) => err === FULL || (err instanceof FerryError && (err.errorName === "WalkLimit" || err.errorName === "StoppedByClient"));
   try {
@@ -505,8 +660,13 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
     if (!stops(err)) throw err;
     report.truncated = true;
   } finally {
-    // Empty unless a file could not go back to its place (reported as an error).
-    if (staging) await rmdir(staging.folders[2]!.absolute).catch(() => undefined);
+    // Empty unless a file could not go back to its place (reported as an error): then it stays
+    // held under its path, for the next run's recover.
+    for (const run of runFolders) {
+      await removeEmpty(run.own, run.made);
+      liveRuns.delete(run.own);
+    }
+    if (!dryRun) await rmdir(holding).catch(() => undefined);
   }
   return report;
 }
