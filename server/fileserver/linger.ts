@@ -20,11 +20,12 @@ const LINGER_POLL_MS = 50;
 
 export function lingerAfterAnswer(req: IncomingMessage, res: ServerResponse, limits = { bytes: LINGER_BYTES, ms: LINGER_MS }): void {
   res.once("finish", () => {
-    // The body was read to its end (an upload's bytes, or none at all): nothing to bound.
-    if (req.complete || req.socket.destroyed) return;
     // Node discards the rest of the body itself (IncomingMessage._dump: the parser drops it without
-    // a 'data' event), so what it discards is counted from the socket's received bytes.
-    const socket = req.socket;
+    // a 'data' event), so what it discards is counted from the socket's received bytes. The socket
+    // may be gone already (closed by the client, or taken off a request the server destroyed).
+    const socket = req.socket as IncomingMessage["socket"] | null;
+    // The body was read to its end (an upload's bytes, or none at all): nothing to bound.
+    if (req.complete || !socket || socket.destroyed) return;
     const from = socket.bytesRead;
     const started = Date.now();
     const timer = setInterval(() => {

@@ -1,11 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
-import { AnonymousCredential, type BlobItem, BlobServiceClient, type BlockBlobClient, type ContainerClient, StorageSharedKeyCredential } from "@azure/storage-blob";
+import http from "node:http";
+import https from "node:https";
+import { AnonymousCredential, type BlobItem, BlobServiceClient, type BlockBlobClient, type ContainerClient, newPipeline, type RequestPolicyFactory, StorageSharedKeyCredential } from "@azure/storage-blob";
 import type { FastifyBaseLogger } from "fastify";
 import type { ErrorName } from "../../contract/errors";
 import { FerryError } from "../errors";
+import { guardedAgent, LINK_LOCAL_REFUSED, type Resolver } from "./endpoint-guard";
 import { baseName, isUnder, joinName, parentOf, resolveUserPath, STAGING_NAME } from "./paths";
-import { checkNewName, checkRange, contentRange, guardWith, keyPrefix, mapFailure, mapLimit, rechunk, seconds, streamWriter, usableName, usableRest } from "./shared";
+import { checkNewName, checkRange, contentRange, guardWith, keyPrefix, mapFailure, mapLimit, rechunk, seconds, streamingReader, streamWriter, usableName, usableRest } from "./shared";
 import {
   type Entry,
   type EntryType,
@@ -57,6 +60,8 @@ export interface AzureStorageOptions {
   parallel?: number;
   /** Bytes per staged block, 64 KiB – 4000 MiB (default 8 MiB); a file smaller than one block is one Put Blob. */
   blockSize?: number;
+  /** How the endpoint's name is resolved before each connection (endpoint-guard.ts); default: dns.lookup. */
+  resolve?: Resolver;
 }
 
 export type AzureLog = Pick<FastifyBaseLogger, "warn">;
@@ -166,7 +171,7 @@ const AZURE_NAMES: Record<string, ErrorName> = {
   OperationTimedOut: "StorageConnectionFailed",
   ServerBusy: "StorageConnectionFailed",
 };
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EPIPE", "REQUEST_SEND_ERROR", "ESOCKETTIMEDOUT"]);
+const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EPIPE", "REQUEST_SEND_ERROR", "ESOCKETTIMEDOUT", LINK_LOCAL_REFUSED]);
 
 interface SdkError {
   name?: string;
@@ -192,6 +197,28 @@ interface Item {
   size: number;
 }
 
+/**
+ * Sends every request through agents of our own whose sockets resolve the endpoint with
+ * guardedLookup (endpoint-guard.ts), so a name resolving to a link-local address is refused at each
+ * connection. The SDK's node client uses a request's agent when one is set (instead of its own pool);
+ * core-http-compat passes a v1 policy's `agent` through to that request.
+ */
+function guardedAgents(resolve: Resolver | undefined): RequestPolicyFactory {
+  const agentOptions = { keepAlive: true };
+  const agents = {
+    http: guardedAgent((lookup) => new http.Agent({ ...agentOptions, lookup }), resolve),
+    https: guardedAgent((lookup) => new https.Agent({ ...agentOptions, lookup }), resolve),
+  };
+  return {
+    create: (next) => ({
+      sendRequest: (request) => {
+        request.agent = request.url.startsWith("https:") ? agents.https : agents.http;
+        return next.sendRequest(request);
+      },
+    }),
+  };
+}
+
 export function createAzureStorage(config: AzureStorageConfig, options: AzureStorageOptions = {}): Storage {
   checkAzureConfig(config);
   const account = parseConnectionString(config.connectionString);
@@ -205,14 +232,14 @@ export function createAzureStorage(config: AzureStorageConfig, options: AzureSto
   const sasSignature = /(?:^|&)sig=([^&]+)/.exec(account.sas ?? "")?.[1];
   const secrets = [account.accountKey, account.sas, sasSignature, sasSignature && decodeURIComponent(sasSignature)].filter((s): s is string => typeof s === "string" && s.length >= 4);
 
-  const pipeline = {
+  const credential = account.accountKey ? new StorageSharedKeyCredential(account.accountName!, account.accountKey) : new AnonymousCredential();
+  const pipeline = newPipeline(credential, {
     // The SDK's default waits 4 s, 8 s, 16 s between its 4 tries: an unreachable store held a request for half a minute.
     retryOptions: { maxTries: 3, retryDelayInMs: 500, maxRetryDelayInMs: 5000 },
     userAgentOptions: { userAgentPrefix: "ferry" },
-  };
-  const service = account.accountKey
-    ? new BlobServiceClient(account.url, new StorageSharedKeyCredential(account.accountName!, account.accountKey), pipeline)
-    : new BlobServiceClient(`${account.url}?${account.sas}`, new AnonymousCredential(), pipeline);
+  });
+  pipeline.factories.push(guardedAgents(options.resolve));
+  const service = new BlobServiceClient(account.accountKey ? account.url : `${account.url}?${account.sas}`, pipeline);
   const container: ContainerClient = service.getContainerClient(config.container);
   const blob = (key: string): BlockBlobClient => container.getBlockBlobClient(key);
 
@@ -781,30 +808,13 @@ export function createAzureStorage(config: AzureStorageConfig, options: AzureSto
         if ((await find(target))?.type === "folder") throw new FerryError("PathIsNotFile");
         return missing(target);
       }
-      const size = file.size;
-      return {
-        size,
-        read: guard(async (buffer: Uint8Array, length: number, position: number) => {
-          const end = Math.min(position + length, size, position + buffer.length) - 1;
-          if (end < position) return 0;
-          // If-Match: a file replaced since it was opened fails the read instead of mixing two contents.
-          const out = await blob(key).download(position, end + 1 - position, { conditions: { ifMatch: file.etag }, maxRetryRequests: 3 });
-          const body = out.readableStreamBody;
-          if (!body) return 0;
-          const from = contentRange(out.contentRange)?.start ?? 0;
-          if (from > position) {
-            (body as Readable).destroy?.();
-            throw new FerryError("CannotReadFile");
-          }
-          let n = 0;
-          for await (const chunk of rechunk(body, STREAM_BUFFER, position - from, end + 1 - position)) {
-            buffer.set(chunk, n);
-            n += chunk.length;
-          }
-          return n;
-        }),
-        close: async () => undefined,
-      };
+      // If-Match: a file replaced since it was opened fails the read instead of mixing two contents.
+      const reader = streamingReader(file.size, async (start, end) => {
+        const out = await blob(key).download(start, end + 1 - start, { conditions: { ifMatch: file.etag }, maxRetryRequests: 3 });
+        if (!out.readableStreamBody) throw new FerryError("CannotReadFile");
+        return { body: out.readableStreamBody, from: contentRange(out.contentRange)?.start ?? 0 };
+      });
+      return { size: file.size, read: guard(reader.read), close: reader.close };
     }),
 
     usage: guard(async (dirRel: string, opts: WalkOptions = {}): Promise<Usage> => {

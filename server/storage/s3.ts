@@ -21,8 +21,9 @@ import { Readable, type Duplex } from "node:stream";
 import type { FastifyBaseLogger } from "fastify";
 import type { ErrorName } from "../../contract/errors";
 import { FerryError } from "../errors";
+import { guardedAgent, LINK_LOCAL_REFUSED, type Resolver } from "./endpoint-guard";
 import { baseName, isUnder, joinName, parentOf, resolveUserPath } from "./paths";
-import { checkNewName, checkRange, contentRange, guardWith, keyPrefix, mapFailure, mapLimit, rechunk, seconds, streamWriter, usableName, usableRest } from "./shared";
+import { checkNewName, checkRange, contentRange, guardWith, keyPrefix, mapFailure, mapLimit, rechunk, seconds, streamingReader, streamWriter, usableName, usableRest } from "./shared";
 import {
   type Entry,
   type EntryType,
@@ -86,6 +87,8 @@ export interface S3StorageOptions {
   connectTimeoutMs?: number;
   /** The engine's logger, for what fails where no caller can be told (an abort's clean-up); default: nothing is logged. */
   log?: S3Log;
+  /** How the endpoint's name is resolved before each connection (endpoint-guard.ts); default: dns.lookup. */
+  resolve?: Resolver;
 }
 
 /** What the driver logs with: the engine's logger (pino, through Fastify). */
@@ -148,7 +151,7 @@ const S3_NAMES: Record<string, ErrorName> = {
   TimeoutError: "StorageConnectionFailed",
   RequestTimeout: "StorageConnectionFailed",
 };
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EPIPE"]);
+const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EPIPE", LINK_LOCAL_REFUSED]);
 
 interface SdkError {
   name?: string;
@@ -220,8 +223,9 @@ export function createS3Storage(config: S3StorageConfig, options: S3StorageOptio
       socketTimeout: options.socketTimeoutMs ?? 120_000,
       // The connect timeout is the agents' (connectWithin): the SDK's would count the wait for a free socket.
       connectionTimeout: 0,
-      httpAgent: storeAgent(new http.Agent(agentOptions), "connect", connectMs),
-      httpsAgent: storeAgent(new https.Agent(agentOptions), "secureConnect", connectMs),
+      // Each connection resolves the endpoint again and refuses a link-local address (endpoint-guard.ts).
+      httpAgent: storeAgent(guardedAgent((lookup) => new http.Agent({ ...agentOptions, lookup }), options.resolve), "connect", connectMs),
+      httpsAgent: storeAgent(guardedAgent((lookup) => new https.Agent({ ...agentOptions, lookup }), options.resolve), "secureConnect", connectMs),
       // The SDK's warning that every socket is taken and requests queue up goes to the engine's log.
       logger: { debug: () => undefined, info: () => undefined, warn: (message: unknown) => log?.warn({ message: String(message) }, "S3 client"), error: (message: unknown) => log?.warn({ message: String(message) }, "S3 client") },
     },
@@ -761,29 +765,12 @@ export function createS3Storage(config: S3StorageConfig, options: S3StorageOptio
         if ((await find(target))?.type === "folder") throw new FerryError("PathIsNotFile");
         return missing(target);
       }
-      const size = file.size;
-      return {
-        size,
-        read: guard(async (buffer: Uint8Array, length: number, position: number) => {
-          const end = Math.min(position + length, size, position + buffer.length) - 1;
-          if (end < position) return 0;
-          // IfMatch: a file replaced since it was opened fails the read instead of mixing two contents.
-          const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: `bytes=${position}-${end}`, IfMatch: file.etag }));
-          const body = out.Body as Readable;
-          const from = contentRange(out.ContentRange)?.start ?? 0;
-          if (from > position) {
-            body.destroy();
-            throw new FerryError("CannotReadFile");
-          }
-          let n = 0;
-          for await (const chunk of rechunk(body, STREAM_BUFFER, position - from, end + 1 - position)) {
-            buffer.set(chunk, n);
-            n += chunk.length;
-          }
-          return n;
-        }),
-        close: async () => undefined,
-      };
+      // IfMatch: a file replaced since it was opened fails the read instead of mixing two contents.
+      const reader = streamingReader(file.size, async (start, end) => {
+        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: `bytes=${start}-${end}`, IfMatch: file.etag }));
+        return { body: out.Body as Readable, from: contentRange(out.ContentRange)?.start ?? 0 };
+      });
+      return { size: file.size, read: guard(reader.read), close: reader.close };
     }),
 
     usage: guard(async (dirRel: string, opts: WalkOptions = {}): Promise<Usage> => {

@@ -2,6 +2,7 @@ import { inspect } from "node:util";
 import { AccountSASPermissions, AccountSASResourceTypes, AccountSASServices, type ContainerClient, generateAccountSASQueryParameters, StorageSharedKeyCredential } from "@azure/storage-blob";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { FerryError } from "../../server/errors";
+import { LINK_LOCAL_REFUSED, type Resolver } from "../../server/storage/endpoint-guard";
 import { type AzureStorageConfig, type AzureStorageOptions, checkAzureConfig, createAzureStorage, MIN_BLOCK } from "../../server/storage/azure";
 import type { Storage, StoredPart } from "../../server/storage/storage";
 import { AZURITE_ACCOUNT, type AzuriteServer, startAzurite } from "../support/azurite";
@@ -316,13 +317,17 @@ describe("resumable uploads: a staging blob of their own", () => {
 });
 
 describe("reads", () => {
-  it("an open reader whose file was replaced fails with CannotReadFile instead of mixing contents (If-Match)", async () => {
+  it("an open reader whose file was replaced never mixes contents: it reads on from the body it holds, and a new request fails with CannotReadFile (If-Match)", async () => {
     await put("/f.bin", Buffer.alloc(4096, 1));
     const reader = await storage.openReader("/f.bin");
     const buffer = new Uint8Array(100);
     expect(await reader.read(buffer, 100, 0)).toBe(100);
     await put("/f.bin", Buffer.alloc(4096, 2), true);
-    expect(await failure(reader.read(buffer, 100, 100))).toBe("CannotReadFile");
+    // The next bytes in order come from the request already open: the old content, whole.
+    expect(await reader.read(buffer, 100, 100)).toBe(100);
+    expect(buffer.every((b) => b === 1)).toBe(true);
+    // A read elsewhere needs a new request, which the replaced blob's ETag refuses.
+    expect(await failure(reader.read(buffer, 100, 3000))).toBe("CannotReadFile");
     await reader.close();
   });
 
@@ -407,5 +412,46 @@ describe("configuration and errors", () => {
     const err = await caught(away.list("/"));
     expect((err as FerryError).errorName).toBe("StorageConnectionFailed");
     secretFree(err, AZURITE_ACCOUNT.key);
+  });
+});
+
+describe("endpoints resolving to link-local addresses", () => {
+  // A name without a dot: Azurite reads the account from the path for it (a dotted name would be a production-style account host).
+  const NAME = "blobstore";
+  /** A resolver that answers `address` for NAME and records the names asked. */
+  const resolving = (address: string) => {
+    const asked: string[] = [];
+    const resolve: Resolver = async (hostname) => {
+      asked.push(hostname);
+      return hostname === NAME ? [{ address, family: 4 }] : [];
+    };
+    return { asked, resolve };
+  };
+  const named = () => ({ connectionString: server.connectionString.replace("//127.0.0.1:", `//${NAME}:`) });
+
+  it("refuses to connect when the blob endpoint's name resolves to 169.254.169.254 (StorageConnectionFailed, no socket to it)", async () => {
+    const { asked, resolve } = resolving("169.254.169.254");
+    const err = await caught(open(named(), { resolve }).list("/"));
+    expect(asked).toContain(NAME);
+    expect((err as FerryError).errorName).toBe("StorageConnectionFailed");
+    // The refusal itself, not a connection that was tried and failed.
+    expect(String((err as FerryError).cause)).toContain(LINK_LOCAL_REFUSED);
+    secretFree(err, AZURITE_ACCOUNT.key);
+  });
+
+  it("uses the guarded resolver for every connection: a name resolving to loopback reaches Azurite", async () => {
+    const { asked, resolve } = resolving("127.0.0.1");
+    const store = open(named(), { resolve });
+    await put("/via-name.txt", "abc", false, store);
+    expect((await readAll(await store.createReadStream("/via-name.txt"))).toString()).toBe("abc");
+    expect(await keys()).toContain("via-name.txt");
+    expect(asked).toContain(NAME);
+  });
+
+  it("refuses a link-local address written in the blob endpoint before any socket is made", async () => {
+    const store = open({ connectionString: `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT.name};AccountKey=${AZURITE_ACCOUNT.key};BlobEndpoint=http://169.254.169.254/${AZURITE_ACCOUNT.name};` });
+    const err = await caught(store.list("/"));
+    expect((err as FerryError).errorName).toBe("StorageConnectionFailed");
+    expect(String((err as FerryError).cause)).toContain(LINK_LOCAL_REFUSED);
   });
 });

@@ -1,0 +1,90 @@
+import { randomBytes } from "node:crypto";
+import { Readable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { streamingReader } from "../../server/storage/shared";
+
+/**
+ * The positional reader of the object-store drivers (server/storage/shared.ts): reads that follow
+ * each other come from one ranged request per window; the requests are counted here against an
+ * object held in memory, answered as a store does (a body in chunks, its first offset).
+ */
+const MIB = 1024 * 1024;
+
+function store(object: Buffer, { chunk = 64 * 1024, ignoreStart = false, shortBy = 0 } = {}) {
+  const asked: [number, number][] = [];
+  const open = async (start: number, end: number) => {
+    asked.push([start, end]);
+    const from = ignoreStart ? 0 : start;
+    const bytes = object.subarray(from, Math.max(from, end + 1 - shortBy));
+    const pieces: Buffer[] = [];
+    for (let i = 0; i < bytes.length; i += chunk) pieces.push(bytes.subarray(i, i + chunk));
+    return { body: Readable.from(pieces), from };
+  };
+  return { asked, open };
+}
+
+async function readAll(reader: ReturnType<typeof streamingReader>, size: number, step: number) {
+  const out = Buffer.alloc(size);
+  const buffer = new Uint8Array(step);
+  let at = 0;
+  for (;;) {
+    const n = await reader.read(buffer, step, at);
+    if (n === 0) break;
+    out.set(buffer.subarray(0, n), at);
+    at += n;
+  }
+  return out.subarray(0, at);
+}
+
+describe("streamingReader", () => {
+  it("reads a whole object in order with one request per window, byte-identical", async () => {
+    const object = randomBytes(5 * MIB + 123);
+    const { asked, open } = store(object);
+    const reader = streamingReader(object.length, open, 2 * MIB);
+    expect((await readAll(reader, object.length, MIB)).equals(object)).toBe(true);
+    expect(asked).toEqual([
+      [0, 2 * MIB - 1],
+      [2 * MIB, 4 * MIB - 1],
+      [4 * MIB, object.length - 1],
+    ]);
+    await reader.close();
+  });
+
+  it("opens a new request where a read does not follow the last one, and asks at least for the read's length", async () => {
+    const object = randomBytes(3 * MIB);
+    const { asked, open } = store(object);
+    const reader = streamingReader(object.length, open, MIB / 2);
+    const buffer = new Uint8Array(MIB);
+    expect(await reader.read(buffer, 100, 0)).toBe(100);
+    expect(await reader.read(buffer, MIB, 2 * MIB)).toBe(MIB);
+    expect(Buffer.from(buffer).equals(object.subarray(2 * MIB))).toBe(true);
+    expect(asked).toEqual([
+      [0, MIB / 2 - 1],
+      [2 * MIB, 3 * MIB - 1],
+    ]);
+    await reader.close();
+  });
+
+  it("skips what a store sends before the position when it ignored the range's start", async () => {
+    const object = randomBytes(MIB);
+    const { open } = store(object, { ignoreStart: true });
+    const reader = streamingReader(object.length, open, MIB);
+    const buffer = new Uint8Array(1000);
+    expect(await reader.read(buffer, 1000, 5000)).toBe(1000);
+    expect(Buffer.from(buffer).equals(object.subarray(5000, 6000))).toBe(true);
+  });
+
+  it("refuses a body that starts after the position asked for (CannotReadFile)", async () => {
+    const reader = streamingReader(100, async () => ({ body: Readable.from([Buffer.alloc(10)]), from: 50 }));
+    await expect(reader.read(new Uint8Array(10), 10, 0)).rejects.toMatchObject({ errorName: "CannotReadFile" });
+  });
+
+  it("gives fewer bytes, then 0, when the store's body ends early (the object shrank)", async () => {
+    const object = randomBytes(1000);
+    const { open } = store(object, { shortBy: 400 });
+    const reader = streamingReader(object.length, open, MIB);
+    const buffer = new Uint8Array(1000);
+    expect(await reader.read(buffer, 1000, 0)).toBe(600);
+    expect(Buffer.from(buffer.subarray(0, 600)).equals(object.subarray(0, 600))).toBe(true);
+  });
+});
