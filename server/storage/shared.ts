@@ -283,13 +283,24 @@ export function streamingReader(size: number, open: (start: number, end: number)
       const want = Math.min(position + length, size, position + buffer.length) - position;
       if (want <= 0) return 0;
       let n = 0;
+      let retried = false;
       while (n < want) {
         if (!current || current.position !== position + n || current.position > current.end) await start(position + n, want - n);
         const open = current!;
         let chunk = open.held;
         open.held = null;
         if (!chunk) {
-          const next = await open.chunks.next();
+          let next: IteratorResult<Buffer>;
+          try {
+            next = await open.chunks.next();
+          } catch (err) {
+            // A body held open while the client was slow may have been cut by the store or the
+            // socket's idle timeout: one new request from here (If-Match still guards the content).
+            drop();
+            if (retried) throw err;
+            retried = true;
+            continue;
+          }
           if (next.done) {
             // The store ended the body before the window's end: the object is shorter than it was.
             drop();

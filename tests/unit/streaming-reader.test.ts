@@ -88,3 +88,30 @@ describe("streamingReader", () => {
     expect(Buffer.from(buffer.subarray(0, 600)).equals(object.subarray(0, 600))).toBe(true);
   });
 });
+
+describe("streamingReader after a cut body", () => {
+  it("asks again once from where it stopped when the open body fails, and fails when the new one fails too", async () => {
+    const object = randomBytes(MIB);
+    const asked: number[] = [];
+    let cuts = 1;
+    const open = async (start: number, end: number) => {
+      asked.push(start);
+      const bytes = object.subarray(start, end + 1);
+      async function* body() {
+        yield bytes.subarray(0, 1000);
+        if (cuts-- > 0) throw new Error("socket timeout");
+        yield bytes.subarray(1000);
+      }
+      return { body: Readable.from(body()), from: start };
+    };
+    const reader = streamingReader(object.length, open, MIB);
+    const buffer = new Uint8Array(MIB);
+    expect(await reader.read(buffer, 1000, 0)).toBe(1000);
+    // The open body is cut after its first 1000 bytes: the next read asks again at 1000.
+    expect(await reader.read(buffer, 5000, 1000)).toBe(5000);
+    expect(Buffer.from(buffer.subarray(0, 5000)).equals(object.subarray(1000, 6000))).toBe(true);
+    expect(asked).toEqual([0, 1000]);
+    cuts = 2;
+    await expect(reader.read(buffer, MIB, 500_000)).rejects.toThrow("socket timeout");
+  });
+});
