@@ -23,7 +23,7 @@ export type AutoCleanRunBody = z.infer<typeof autoCleanRunBody>;
 export const autoCleanItem = z.object({
   path: z.string().describe("The file, below the storage's root."),
   size: z.number().int(),
-  time: z.number().int().describe("What the storage cleans by: its last access, or the later of its last modification and last change (ctime), unix ms."),
+  time: z.number().int().describe("What the storage cleans by: by accessed the latest of its last access, modification and change (ctime); by modified the later of its last modification and change; unix ms."),
   action: z.enum(["recycle", "delete"]),
   to: z.string().optional().describe("recycle: where it went (or would go) in the recycle path; a taken name gets \" (n)\"."),
 });
@@ -35,7 +35,7 @@ const counts = {
   skippedInUse: z.number().int().describe("Old enough but open by a download or an upload: left for a later run."),
   skippedChanged: z.number().int().describe("Old enough when walked but used or replaced just before the move: left."),
   bytes: z.number().int().describe("Bytes of the files moved or deleted."),
-  errors: z.array(z.object({ path: z.string(), code: z.number().int(), message: z.string() })).describe("Files that could not be moved or deleted."),
+  errors: z.array(z.object({ path: z.string(), code: z.number().int(), message: z.string() })).describe("Files that could not be moved or deleted, and folders that could not be read; message keeps why and where (an errno with its text, or an error name with its reason and path)."),
   truncated: z.boolean().describe("The run stopped at a bound (files per run, walk limits) or at shutdown; the next run goes on."),
 };
 

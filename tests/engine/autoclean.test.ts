@@ -1,10 +1,11 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { renameSync, symlinkSync, utimesSync as setTimesNow } from "node:fs";
+import type * as FsPromises from "node:fs/promises";
 import { lstat, mkdir, mkdtemp, readFile, readdir, realpath, rm, stat, symlink, truncate, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { PERMISSION_FULL } from "../../contract/permissions";
 import { autoCleanScheduleOf } from "../../server/storage/autoclean/wiring";
 import { startTestEngine, type TestEngine } from "../support/engine";
@@ -21,6 +22,47 @@ import type { OperationEntry } from "../../server/logs/recorder";
  * with utimes, the engine's clock as a number the test chooses, the process's real registry of
  * open files (downloads read through the local storage driver).
  */
+
+/**
+ * Seams in the file system the engine uses, for what a test cannot bring about from outside in
+ * time: the order of syncs and removals (a power cut between them), a folder swapped in the very
+ * instant of a rename, a folder the run may not read (the tests run as root). All pass through to
+ * the real calls.
+ */
+const fsSeams = vi.hoisted(() => ({
+  /** When set, "sync <path>" and "unlink <path>" are recorded in order. */
+  events: null as string[] | null,
+  rename: null as ((from: string, to: string, real: () => Promise<void>) => Promise<void>) | null,
+  readdir: null as ((dir: string) => void) | null,
+}));
+vi.mock("node:fs/promises", async (importOriginal) => {
+  const real = await importOriginal<typeof FsPromises>();
+  const open: typeof real.open = async (file, ...rest) => {
+    const handle = await real.open(file, ...rest);
+    const sync = handle.sync.bind(handle);
+    handle.sync = async () => {
+      fsSeams.events?.push(`sync ${String(file)}`);
+      return sync();
+    };
+    return handle;
+  };
+  const unlink: typeof real.unlink = async (file) => {
+    fsSeams.events?.push(`unlink ${String(file)}`);
+    return real.unlink(file);
+  };
+  const rename: typeof real.rename = (from, to) => (fsSeams.rename ? fsSeams.rename(String(from), String(to), () => real.rename(from, to)) : real.rename(from, to));
+  const readdir = ((dir: string, ...rest: unknown[]) => {
+    fsSeams.readdir?.(String(dir));
+    return (real.readdir as (...args: unknown[]) => unknown)(dir, ...rest);
+  }) as typeof real.readdir;
+  const mocked = { ...real, open, unlink, rename, readdir };
+  return { ...mocked, default: mocked };
+});
+afterEach(() => {
+  fsSeams.events = null;
+  fsSeams.rename = null;
+  fsSeams.readdir = null;
+});
 
 const SECOND = 1000;
 const DAY = 86_400_000;
@@ -116,24 +158,32 @@ describe("ages", () => {
     const ctime = (await lstat(path.join(root, "copied-in.txt"))).ctimeMs;
     const later = await runClean({ root, policy: byModified("7d"), now: ctime + 7 * DAY, inUse: filesInUse, dryRun: true });
     expect(later.items).toEqual([{ path: "/copied-in.txt", size: "copied-in.txt".length, time: Math.floor(ctime), action: "delete" }]);
-    // By accessed only the access time counts.
-    const accessed = await runClean({ root, policy: { by: "accessed", age: "1y", recyclePath: null }, now, inUse: filesInUse, dryRun: true });
-    expect(accessed.items.map((i) => i.path)).toEqual(["/copied-in.txt"]);
+    // By accessed too: its access time was kept as well (cp -p), but it came just now.
+    const accessed = await runClean({ root, policy: { by: "accessed", age: "7d", recyclePath: null }, now, inUse: filesInUse });
+    expect(accessed).toMatchObject({ deleted: 0, items: [] });
+    expect(await exists(path.join(root, "copied-in.txt"))).toBe(true);
+    const accessedLater = await runClean({ root, policy: { by: "accessed", age: "7d", recyclePath: null }, now: ctime + 7 * DAY, inUse: filesInUse, dryRun: true });
+    expect(accessedLater.items.map((i) => [i.path, i.time])).toEqual([["/copied-in.txt", Math.floor(ctime)]]);
   });
 
-  it("by accessed looks at the last access only, by modified at the last modification (or change) only", async () => {
+  it("by accessed looks at the latest of access, modification and change (a noatime mount sees no reads, but writes); by modified at modification or change only", async () => {
     const readLately = { atime: NOW - DAY, mtime: NOW - 400 * DAY };
     const touchedLately = { atime: NOW - 400 * DAY, mtime: NOW - DAY };
     await put(root, "read-lately.txt", readLately);
     await put(root, "written-lately.txt", touchedLately);
+    await put(root, "unused.txt", aged(400 * DAY));
 
     const accessed = await clean({ by: "accessed", age: "1y", recyclePath: null }, { dryRun: true });
-    expect(accessed.items.map((i) => [i.path, i.time])).toEqual([["/written-lately.txt", NOW - 400 * DAY]]);
+    expect(accessed.items.map((i) => [i.path, i.time])).toEqual([["/unused.txt", NOW - 400 * DAY]]);
     const modified = await clean(byModified("1y"), { dryRun: true });
-    expect(modified.items.map((i) => [i.path, i.time])).toEqual([["/read-lately.txt", NOW - 400 * DAY]]);
+    expect(modified.items.map((i) => [i.path, i.time])).toEqual([
+      ["/read-lately.txt", NOW - 400 * DAY],
+      ["/unused.txt", NOW - 400 * DAY],
+    ]);
 
     await clean({ by: "accessed", age: "1y", recyclePath: null });
-    expect(await exists(path.join(root, "written-lately.txt"))).toBe(false);
+    expect(await exists(path.join(root, "unused.txt"))).toBe(false);
+    expect(await exists(path.join(root, "written-lately.txt"))).toBe(true);
     expect(await exists(path.join(root, "read-lately.txt"))).toBe(true);
   });
 });
@@ -158,6 +208,21 @@ describe("recycle or delete", () => {
     expect(await exists(path.join(root, "users/alice/docs/new.pdf"))).toBe(true);
     // The folder the moved file was in stays, now empty.
     expect(await readdir(path.join(root, "groups/3"))).toEqual([]);
+  });
+
+  it("the recycle folder is synced after the file is named there and before the original goes: a power cut keeps one of the two", async () => {
+    const recycle = path.join(await realpath(dir), "recycle");
+    await put(root, "docs/a.txt", aged(40 * DAY), "a's bytes");
+    fsSeams.events = [];
+    const report = await clean(byModified("1m", recycle));
+    expect(report).toMatchObject({ moved: 1, errors: [] });
+    const events = fsSeams.events;
+    const synced = events.indexOf(`sync ${path.join(recycle, "docs")}`);
+    // The original is the held name (.ferry-tmp/autoclean/<run id>/docs/a.txt).
+    const removed = events.findIndex((e) => e.startsWith(`unlink ${path.join(root, ".ferry-tmp", "autoclean")}`) && e.endsWith("/docs/a.txt"));
+    expect(synced).toBeGreaterThanOrEqual(0);
+    expect(removed).toBeGreaterThan(synced);
+    expect(await readFile(path.join(recycle, "docs/a.txt"), "utf8")).toBe("a's bytes");
   });
 
   it("deletes when the storage has no recycle path", async () => {
@@ -234,6 +299,41 @@ describe("a recycle path on another file system", () => {
     expect(await readdir(path.join(root, "docs"))).toEqual([]);
   });
 
+  it("the recycle folder is synced after the copy is named there and before the original goes", async () => {
+    await put(root, "docs/a.txt", aged(40 * DAY), "a's bytes");
+    fsSeams.events = [];
+    const report = await clean(byModified("1m", other));
+    expect(report).toMatchObject({ moved: 1, errors: [] });
+    const events = fsSeams.events;
+    const synced = events.indexOf(`sync ${path.join(await realpath(other), "docs")}`);
+    const removed = events.findIndex((e) => e.startsWith(`unlink ${path.join(root, ".ferry-tmp", "autoclean")}`) && e.endsWith("/docs/a.txt"));
+    expect(synced).toBeGreaterThanOrEqual(0);
+    expect(removed).toBeGreaterThan(synced);
+  });
+
+  it("a file that answers EXDEV on its own root's device is no mount inside the storage: a folder swapped to another file system and back is not acted on in place", async () => {
+    await put(root, "docs/a.txt", aged(400 * DAY), "the walked file");
+    await put(other, "docs/a.txt", aged(400 * DAY), "a file on another file system");
+    const parked = path.join(outside, "docs-parked");
+    fsSeams.rename = async (from, to, real) => {
+      if (from !== path.join(root, "docs/a.txt") || !to.includes(".ferry-tmp")) return real();
+      // In the instant of the take: docs is a link to the other file system, then back again.
+      renameSync(path.join(root, "docs"), parked);
+      symlinkSync(path.join(other, "docs"), path.join(root, "docs"));
+      try {
+        await real();
+      } finally {
+        await rm(path.join(root, "docs"));
+        renameSync(parked, path.join(root, "docs"));
+      }
+    };
+    const report = await clean(byModified("1y"));
+    expect(report).toMatchObject({ deleted: 0, items: [], errors: [{ path: "/docs/a.txt", code: 4173, message: expect.stringContaining("another file system") }] });
+    expect(report.errors[0]!.message).toContain(path.join(root, "docs/a.txt"));
+    expect(await readFile(path.join(root, "docs/a.txt"), "utf8")).toBe("the walked file");
+    expect(await readFile(path.join(other, "docs/a.txt"), "utf8")).toBe("a file on another file system");
+  });
+
   it("a copy that fails half-way leaves no partial file in the recycle path, and the original in its place", async () => {
     await put(root, "docs/big.bin", aged(50 * DAY), "x".repeat(64 * 1024));
     await put(root, "docs/small.txt", aged(50 * DAY), "small");
@@ -246,7 +346,7 @@ describe("a recycle path on another file system", () => {
         throw Object.assign(new Error("no space left on device"), { code: "ENOSPC" });
       },
     });
-    expect(report).toMatchObject({ moved: 1, errors: [{ path: "/docs/big.bin", code: 4173, message: "ENOSPC" }], items: [{ path: "/docs/small.txt" }] });
+    expect(report).toMatchObject({ moved: 1, errors: [{ path: "/docs/big.bin", code: 4173, message: "ENOSPC: no space left on device" }], items: [{ path: "/docs/small.txt" }] });
     expect(await readdir(path.join(other, "docs"))).toEqual(["small.txt"]);
     expect(await readFile(path.join(root, "docs/big.bin"), "utf8")).toBe("x".repeat(64 * 1024));
     expect(await readdir(path.join(root, "docs"))).toEqual(["big.bin"]);
@@ -522,9 +622,72 @@ describe("what is never touched", () => {
     await mkdir(path.join(outside, "staging"));
     await symlink(path.join(outside, "staging"), path.join(root, ".ferry-tmp"));
     const report = await clean(byModified("1y"));
-    expect(report).toMatchObject({ deleted: 0, errors: [{ path: "/old.txt", code: 4173, message: "FileSystemError" }] });
+    expect(report).toMatchObject({ deleted: 0, errors: [{ path: "/old.txt", code: 4173, message: `FileSystemError: the staging area is no folder (${path.join(root, ".ferry-tmp")})` }] });
     expect(await readdir(path.join(outside, "staging"))).toEqual([]);
     expect(await readFile(path.join(root, "old.txt"), "utf8")).toBe("kept");
+  });
+
+  it("a file from outside that came through a folder swapped in the instant of the take is not put into the storage when the folder is swapped back; the error says where it is held", async () => {
+    await put(root, "docs/a.txt", aged(400 * DAY), "the walked file");
+    await put(outside, "docs/a.txt", aged(400 * DAY), "outside's file");
+    const parked = path.join(outside, "docs-parked");
+    fsSeams.rename = async (from, to, real) => {
+      if (from !== path.join(root, "docs/a.txt") || !to.includes(".ferry-tmp")) return real();
+      renameSync(path.join(root, "docs"), parked);
+      symlinkSync(path.join(outside, "docs"), path.join(root, "docs"));
+      try {
+        await real();
+      } finally {
+        await rm(path.join(root, "docs"));
+        renameSync(parked, path.join(root, "docs"));
+      }
+    };
+    const report = await clean(byModified("1y"));
+    expect(report).toMatchObject({ deleted: 0, items: [], errors: [{ path: "/docs/a.txt", code: 4173 }] });
+    // Nothing from outside in the storage's folder: the walked file alone, as it was.
+    expect(await readdir(path.join(root, "docs"))).toEqual(["a.txt"]);
+    expect(await readFile(path.join(root, "docs/a.txt"), "utf8")).toBe("the walked file");
+    const held = /\((\/.*)\)$/.exec(report.errors[0]!.message)?.[1];
+    expect(held).toContain(path.join(root, ".ferry-tmp", "autoclean"));
+    expect(await readFile(held!, "utf8")).toBe("outside's file");
+    // Its origin unknown, no later run puts it anywhere or deletes it.
+    fsSeams.rename = null;
+    expect(await clean(byModified("1y"))).toMatchObject({ deleted: 1, items: [{ path: "/docs/a.txt" }], errors: [] });
+    expect(await readFile(held!, "utf8")).toBe("outside's file");
+  });
+
+  it("a file whose move failed while a folder on its path was swapped for a link stays held, and the error says why and where", async () => {
+    const other = await mkdtemp("/dev/shm/ferry-autoclean-");
+    try {
+      await put(root, "docs/a.txt", aged(400 * DAY), "the walked file");
+      const moved = path.join(outside, "docs");
+      const report = await clean(byModified("1y", other), {
+        afterCopy: () => {
+          renameSync(path.join(root, "docs"), moved);
+          symlinkSync(moved, path.join(root, "docs"));
+          throw Object.assign(new Error("input/output error"), { code: "EIO" });
+        },
+      });
+      expect(report).toMatchObject({ moved: 0, errors: [{ path: "/docs/a.txt", code: 4173, message: expect.stringContaining("EIO: input/output error") }] });
+      const held = /\((\/.*)\)$/.exec(report.errors[0]!.message)?.[1];
+      expect(held).toContain(path.join(root, ".ferry-tmp", "autoclean"));
+      expect(await readFile(held!, "utf8")).toBe("the walked file");
+      // Not put back through the link: nothing outside changed.
+      expect(await readdir(moved)).toEqual([]);
+    } finally {
+      await rm(other, { recursive: true, force: true });
+    }
+  });
+
+  it("a folder the run cannot read is left with an error; the run goes on with the rest", async () => {
+    await put(root, "a-locked/old.txt", aged(400 * DAY));
+    await put(root, "b/old.txt", aged(400 * DAY));
+    fsSeams.readdir = (folder) => {
+      if (folder === path.join(root, "a-locked")) throw Object.assign(new Error(`EACCES: permission denied, scandir '${folder}'`), { code: "EACCES" });
+    };
+    const report = await clean(byModified("1y"));
+    expect(report).toMatchObject({ deleted: 1, items: [{ path: "/b/old.txt" }], errors: [{ path: "/a-locked", code: 4173, message: `EACCES: permission denied, scandir '${path.join(root, "a-locked")}'` }] });
+    expect(await exists(path.join(root, "a-locked/old.txt"))).toBe(true);
   });
 
   it("a file used between the walk and its move is checked again and left", async () => {
@@ -853,5 +1016,17 @@ describe("in the engine: the admin API, a download held open, the operation log,
       { account: "auto-clean", role: "admin", target: "Local:/users/alice/docs/fresh.txt" },
       { account: "auto-clean", role: "admin", target: "Local:/users/alice/stale.log" },
     ]);
+  });
+
+  it("an age the database holds that is no known one turns auto-clean off for the storage, not some default age", async () => {
+    await setClean({ clean_by: "modified", clean_age: "2w", recycle_path: "" });
+    const old = await putOld("/very-old.txt", 400);
+    expect((await run({})).body.code).toBe(4104);
+    const schedule = autoCleanScheduleOf(t.engine.services)!;
+    t.clock.advance(2 * DAY);
+    admin = await t.adminToken();
+    await schedule.tick();
+    expect(await exists(old)).toBe(true);
+    await setClean({ clean_by: "off", clean_age: "1m" });
   });
 });

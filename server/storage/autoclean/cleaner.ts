@@ -55,7 +55,7 @@ export interface CleanItem {
   /** Path below the storage root, "/a/b.txt". */
   path: string;
   size: number;
-  /** The time the policy looks at (last access, or the later of last modification and last change), unix ms. */
+  /** The time the policy looks at (accessed: the latest of access, modification and change; modified: the later of the last two), unix ms. */
   time: number;
   action: "recycle" | "delete";
   /** Where it went (recycle): absolute path in the recycle path, with a " (n)" suffix when the name was taken. */
@@ -63,9 +63,11 @@ export interface CleanItem {
 }
 
 export interface CleanError {
+  /** The file, or the folder that could not be read, below the root. */
   path: string;
   /** The catalogue code (FileSystemError unless a FerryError said otherwise). */
   code: number;
+  /** Why and where (errorOf): an errno with its text, or an error name with its reason and path. */
   message: string;
 }
 
@@ -248,6 +250,19 @@ async function syncFile(absolute: string): Promise<void> {
   }
 }
 
+/**
+ * Makes a new name in `folder` durable: until the folder itself is synced, a power cut may forget
+ * the link() that named the file, and the original must not be removed before that.
+ */
+async function syncFolder(folder: string): Promise<void> {
+  const handle = await open(folder, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 const noHardLinks = (err: unknown) => isErrno(err, "EPERM") || isErrno(err, "ENOTSUP") || isErrno(err, "EOPNOTSUPP") || isErrno(err, "EMLINK");
 
 /**
@@ -285,6 +300,7 @@ async function moveNoClobber(from: string, to: string, seen: Stats, afterCopy?: 
     if (isErrno(err, "EXDEV")) return copyAcross(from, to, seen, afterCopy);
     throw err;
   }
+  await syncFolder(path.dirname(placed));
   await unlink(from).catch((err) => {
     if (!isErrno(err, "ENOENT")) throw err; // renamed already (no hard links)
   });
@@ -308,6 +324,7 @@ async function copyAcross(from: string, to: string, seen: Stats, afterCopy?: (te
     const again = await lstat(from).catch(() => null);
     if (!again || !sameFile(again, seen)) throw new FerryError("FileBusy");
     const placed = await linkNoClobber(temporary, to);
+    await syncFolder(path.dirname(placed));
     await unlink(from);
     return placed;
   } finally {
@@ -325,18 +342,24 @@ async function removeEmpty(top: string, folders: readonly string[]): Promise<voi
 /**
  * Puts a held file back at `original` (below `rootRef`) when that name is free and every folder on
  * the way is still there as a folder, never a symbolic link (a folder is not made anew and a link
- * not followed: the file then goes by the policy). The name is taken with link(), which refuses a
- * taken one; the folders are looked at again after it, and a swap in between takes the new name
- * back (the held name still has the file). False when the file stays held.
+ * not followed: the file then goes by the policy). With `expected` (the folders the walk went
+ * through) they must be those very folders: a folder swapped for a link, or swapped back after a
+ * file from elsewhere came through it, must not decide where a file lands. The name is taken with
+ * link(), which refuses a taken one; the folders are looked at again after it, and a swap in
+ * between takes the new name back (the held name still has the file). False when the file stays held.
  */
-async function putBack(held: string, heldInfo: Stats, original: string, rootRef: FolderRef): Promise<boolean> {
-  const chain: FolderRef[] = [rootRef];
-  let current = rootRef.absolute;
-  for (const part of path.relative(rootRef.absolute, path.dirname(original)).split(path.sep).filter(Boolean)) {
-    current = path.join(current, part);
-    const info = await lstat(current).catch(() => null);
-    if (!info?.isDirectory()) return false;
-    chain.push(refOf(current, info));
+async function putBack(held: string, heldInfo: Stats, original: string, rootRef: FolderRef, expected?: readonly FolderRef[]): Promise<boolean> {
+  let chain: readonly FolderRef[] | undefined = expected;
+  if (!chain) {
+    const found: FolderRef[] = [rootRef];
+    let current = rootRef.absolute;
+    for (const part of path.relative(rootRef.absolute, path.dirname(original)).split(path.sep).filter(Boolean)) {
+      current = path.join(current, part);
+      const info = await lstat(current).catch(() => null);
+      if (!info?.isDirectory()) return false;
+      found.push(refOf(current, info));
+    }
+    chain = found;
   }
   if (!(await sameFolders(chain))) return false;
   try {
@@ -353,6 +376,7 @@ async function putBack(held: string, heldInfo: Stats, original: string, rootRef:
     if (placed && placed.dev === heldInfo.dev && placed.ino === heldInfo.ino) await unlink(original).catch(() => undefined);
     return false;
   }
+  await syncFolder(path.dirname(original));
   await unlink(held).catch((err) => {
     if (!isErrno(err, "ENOENT")) throw err;
   });
@@ -371,6 +395,23 @@ async function freeName(to: string): Promise<string> {
 const isErrnoLike = (err: unknown): err is NodeJS.ErrnoException & { code: string } => err instanceof Error && typeof (err as NodeJS.ErrnoException).code === "string";
 const codeOf = (err: unknown) => (err instanceof FerryError ? err : new FerryError("FileSystemError"));
 
+/**
+ * A reported error for `rel`: the catalogue code and a message that keeps why and where, so an
+ * administrator can act on it ("ENOSPC: no space left on device, copyfile '…' -> '…'", "FileSystemError:
+ * the staging area is no folder (/srv/…/.ferry-tmp)"); an errno alone says neither.
+ */
+function errorOf(rel: string, err: unknown): CleanError {
+  const error = codeOf(err);
+  if (err instanceof FerryError) {
+    const data = (err.data ?? {}) as { reason?: unknown; path?: unknown };
+    const reason = typeof data.reason === "string" ? `: ${data.reason}` : "";
+    const where = typeof data.path === "string" ? ` (${data.path})` : "";
+    return { path: rel, code: error.code, message: `${err.errorName}${reason}${where}` };
+  }
+  if (isErrnoLike(err)) return { path: rel, code: error.code, message: err.message.startsWith(`${err.code}:`) ? err.message : `${err.code}: ${err.message}` };
+  return { path: rel, code: error.code, message: err instanceof Error ? `${error.errorName}: ${err.message}` : error.errorName };
+}
+
 /** One run over a local storage's root. A dry run walks and decides the same way and changes nothing. */
 export async function runClean(options: CleanOptions): Promise<CleanReport> {
   const { policy, inUse, signal } = options;
@@ -387,7 +428,9 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
   const ageMs = cleanAgeMs(policy.age);
   // "Modified" is the later of the modification and the change time: a file copied in with its old
   // modification time kept (cp -p, rsync -t, an unpacked archive) is new to this storage.
-  const timeOf = (info: Stats) => (policy.by === "accessed" ? info.atimeMs : Math.max(info.mtimeMs, info.ctimeMs));
+  // "Accessed" is the latest of all three: a copy keeping its old access time is new too, and on a
+  // noatime (or relatime) mount the access time lags, while a file written is used all the same.
+  const timeOf = (info: Stats) => (policy.by === "accessed" ? Math.max(info.atimeMs, info.mtimeMs, info.ctimeMs) : Math.max(info.mtimeMs, info.ctimeMs));
   const isOld = (info: Stats) => options.now - timeOf(info) >= ageMs;
   const report: CleanReport = { dryRun, startedAt: options.now, finishedAt: options.now, moved: 0, deleted: 0, skippedInUse: 0, skippedChanged: 0, bytes: 0, errors: [], truncated: false, items: [] };
   const budget = new WalkBudget(options.limits ?? WALK_DEFAULTS, { signal });
@@ -460,31 +503,53 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
    * (a mount inside the storage), where it is taken in place after a fresh look at its folders.
    */
   const stage = async (entry: (typeof found)[number], info: Stats): Promise<string | null> => {
-    const run = await stagingFolder(entry.folders[0]!);
+    const rootRef = entry.folders[0]!;
+    const run = await stagingFolder(rootRef);
     const staged = await heldName(run, entry.rel);
     try {
       await rename(entry.absolute, staged);
     } catch (err) {
       if (isErrno(err, "EXDEV")) {
-        if (!(await sameFolders(entry.folders))) throw CHANGED;
-        return null;
+        // Only a file really on another device than the root, its folders the walk's, is a mount
+        // inside the storage. Else a folder was swapped for a link to another file system and
+        // maybe back again: acting in place would act wherever the path leads next.
+        const now = await lstat(entry.absolute).catch(() => null);
+        const mounted = now?.isFile() && now.dev !== rootRef.dev && now.dev === info.dev && now.ino === info.ino;
+        if (mounted && (await sameFolders(entry.folders))) return null;
+        throw new FerryError("FileSystemError", { reason: "the file is on another file system than the storage's folder, but not as a mount inside it (a folder on its path was swapped?): left", path: entry.absolute });
       }
       if (isErrno(err, "ENOENT")) throw CHANGED;
       throw err;
     }
     const got = await lstat(staged).catch(() => null);
     if (!got || got.dev !== info.dev || got.ino !== info.ino) {
-      // Another file came (a folder was swapped between the look and the rename): it goes back.
-      if (got) await moveNoClobber(staged, entry.absolute, got).catch(() => undefined);
+      // Another file came (a folder was swapped between the look and the rename, or the file
+      // replaced): it goes back to its exact name only through the walk's folders. A swap back
+      // meanwhile would else pull a file from outside into the storage.
+      if (got && !(await putBack(staged, got, entry.absolute, rootRef, entry.folders).catch(() => false))) {
+        // Where it came from is unknown: kept aside directly in the holding folder, where recover
+        // (which finishes run folders only) never puts it anywhere or deletes it by the policy.
+        const aside = path.join(holding, `unknown-${randomUUID()}-${path.basename(staged)}`);
+        const where = await rename(staged, aside).then(
+          () => aside,
+          () => staged,
+        );
+        throw new FerryError("FileSystemError", { reason: "another file than the one walked came when it was taken (a folder swapped?) and could not go back: it is kept aside", path: where });
+      }
       throw CHANGED;
     }
     return staged;
   };
 
-  /** After a failure: the staged file goes back to its place (beside it, " (n)", when the name was taken meanwhile). */
-  const unstage = async (staged: string, entry: (typeof found)[number], info: Stats) => {
-    if (!(await sameFolders(entry.folders))) return; // stays staged; the error is reported
-    await moveNoClobber(staged, entry.absolute, info).catch(() => undefined);
+  /**
+   * After a failure: the staged file goes back to its name, only through the folders the walk went
+   * through and only when the name is still free. Else it stays held (the next run's recover
+   * finishes it) and the error says where.
+   */
+  const unstage = async (staged: string, entry: (typeof found)[number], info: Stats, err: unknown): Promise<unknown> => {
+    if (await putBack(staged, info, entry.absolute, entry.folders[0]!, entry.folders).catch(() => false)) return err;
+    const why = errorOf(entry.rel, err).message;
+    return new FerryError("FileSystemError", { reason: `${why}; the file could not go back to its place and is held`, path: staged });
   };
 
   /** Counts a file moved or deleted and tells onItem (the operation log, usage counts). */
@@ -543,8 +608,7 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
       } else await unlink(held);
     } catch (err) {
       if (isRecycleLink(err)) throw err; // the whole run is refused; the file stays held
-      const error = codeOf(err);
-      report.errors.push({ path: rel, code: error.code, message: isErrnoLike(err) ? err.code : error.errorName });
+      report.errors.push(errorOf(rel, err));
       return;
     }
     done(item, info.size);
@@ -592,11 +656,15 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
         report.skippedChanged++;
         return;
       }
-      if (staged) await unstage(staged, entry, info);
+      if (staged) {
+        const reported = await unstage(staged, entry, info, err);
+        if (isRecycleLink(err)) throw err; // the whole run is refused
+        report.errors.push(errorOf(rel, reported));
+        return;
+      }
       if (isRecycleLink(err)) throw err; // the whole run is refused
       if (isErrno(err, "ENOENT") && !staged && !(await exists(absolute).catch(() => true))) return; // gone meanwhile
-      const error = codeOf(err);
-      report.errors.push({ path: rel, code: error.code, message: isErrnoLike(err) ? err.code : error.errorName });
+      report.errors.push(errorOf(rel, err));
       return;
     }
     done(item, info.size);
@@ -609,7 +677,9 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
       names = await readdir(dir);
     } catch (err) {
       if (isErrno(err, "ENOENT") || isErrno(err, "ENOTDIR")) return; // removed or replaced while we walked
-      throw err;
+      // One folder the run cannot read (permissions, an I/O error) costs its files, not the run.
+      report.errors.push(errorOf(rel, err));
+      return;
     }
     budget.entries(names.length);
     // Code-unit order, so a dry run and the run after it meet the files in the same order.
@@ -621,8 +691,8 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
       try {
         info = await lstat(absolute);
       } catch (err) {
-        if (isErrno(err, "ENOENT")) continue;
-        throw err;
+        if (!isErrno(err, "ENOENT")) report.errors.push(errorOf(`${rel === "/" ? "" : rel}/${name}`, err));
+        continue;
       }
       const childRel = `${rel === "/" ? "" : rel}/${name}`;
       if (info.isDirectory()) {
