@@ -8,6 +8,7 @@ import { createLocalStorage } from "./local";
 import { BUILTIN_STORAGE_ID, parseLocation } from "./locations";
 import { normaliseUserPath, resolveUserPath } from "./paths";
 import type { AzureStorageConfig } from "./azure";
+import type { Resolver } from "./endpoint-guard";
 import type { S3Log, S3StorageConfig } from "./s3";
 import type { Storage } from "./storage";
 import { WALK_DEFAULTS, type WalkLimits } from "./walk";
@@ -106,6 +107,8 @@ export interface DriverOptions {
   log?: S3Log;
   /** Connect timeout of S3 drivers (tests of an unreachable endpoint shorten it). */
   connectTimeoutMs?: number;
+  /** How S3 and Azure drivers resolve their endpoint before each connection (endpoint-guard.ts); default: dns.lookup. */
+  resolve?: Resolver;
 }
 
 /** The absolute folder of a local storage. */
@@ -126,11 +129,11 @@ export async function createDriver(spec: StorageSpec, folder: string, options: D
   if (isS3Provider(spec.provider)) {
     // Loaded on first use: the operator CLI and engines without object storage never load the AWS SDK.
     const { createS3Storage } = await import("./s3");
-    return createS3Storage(s3ConfigOf(spec, folder), { walk: options.walk ?? WALK_DEFAULTS, log: options.log, connectTimeoutMs: options.connectTimeoutMs });
+    return createS3Storage(s3ConfigOf(spec, folder), { walk: options.walk ?? WALK_DEFAULTS, log: options.log, connectTimeoutMs: options.connectTimeoutMs, resolve: options.resolve });
   }
   if (spec.provider === "azure") {
     const { createAzureStorage } = await import("./azure");
-    return createAzureStorage(azureConfigOf(spec, folder), { walk: options.walk ?? WALK_DEFAULTS, log: options.log });
+    return createAzureStorage(azureConfigOf(spec, folder), { walk: options.walk ?? WALK_DEFAULTS, log: options.log, resolve: options.resolve });
   }
   throw new FerryError("StorageTypeNotFound");
 }

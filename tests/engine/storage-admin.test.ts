@@ -1,3 +1,4 @@
+import dns from "node:dns";
 import { mkdir, mkdtemp, readFile, rm, stat, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -329,6 +330,35 @@ describe("storages: review rules (places apart, places kept while used, the buil
     for (const endpoint of ["http://169.254.169.254", "http://[fe80::1]:9000", "http://metadata.google.internal"]) {
       expect((await admin("POST", "/api/admin/storages/test", s3Body({ name: undefined, endpoint }))).code).toBe(ErrorCode.StorageConfigFailed);
       expect((await admin("POST", "/api/admin/storages", s3Body({ name: "Metadata", endpoint }))).code).toBe(ErrorCode.StorageConfigFailed);
+    }
+  });
+
+  it("a connection test refuses an endpoint whose name resolves to a link-local address when it connects, also after the name changed (DNS rebinding)", async () => {
+    // A name s3rver takes for path-style requests, resolved here by the engine's own dns.lookup (stood in for).
+    const name = "s3.amazonaws.com";
+    let answer = ["127.0.0.1"];
+    const asked: string[] = [];
+    const system = dns.lookup.bind(dns);
+    type Callback = (err: Error | null, address: string | dns.LookupAddress[], family?: number) => void;
+    const stand = vi.spyOn(dns, "lookup").mockImplementation(((hostname: string, options: dns.LookupOptions, callback: Callback) => {
+      if (hostname !== name) return (system as (...args: unknown[]) => void)(hostname, options, callback);
+      asked.push(hostname);
+      const addresses = answer.map((address) => ({ address, family: 4 }));
+      if (options.all) callback(null, addresses);
+      else callback(null, addresses[0]!.address, 4);
+    }) as unknown as typeof dns.lookup);
+    try {
+      const endpoint = s3.endpoint.replace("127.0.0.1", name);
+      expect((await admin("POST", "/api/admin/storages/test", s3Body({ name: undefined, endpoint }))).code).toBe(200);
+      expect(asked).toContain(name);
+      // The loopback address first: a connection that took the first address would still reach s3rver
+      // (and none is ever made to the metadata address), but a name that also leads there is refused.
+      answer = ["127.0.0.1", "169.254.169.254"];
+      const refused = await admin("POST", "/api/admin/storages/test", s3Body({ name: undefined, endpoint }));
+      expect(refused.code).toBe(ErrorCode.StorageConnectionFailed);
+      expect(JSON.stringify(refused)).not.toContain("169.254");
+    } finally {
+      stand.mockRestore();
     }
   });
 });

@@ -4,6 +4,7 @@ import { inspect } from "node:util";
 import { ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { FerryError } from "../../server/errors";
+import { LINK_LOCAL_REFUSED, type Resolver } from "../../server/storage/endpoint-guard";
 import { checkS3Config, createS3Storage, MIN_SLICE, s3Prefix, type S3Log, type S3StorageConfig, type S3StorageOptions } from "../../server/storage/s3";
 import type { Storage } from "../../server/storage/storage";
 import { freePort } from "../support/ports";
@@ -433,5 +434,54 @@ describe("configuration and errors", () => {
     );
     expect((err as FerryError).errorName).toBe("StorageConnectionFailed");
     secretFree(err, "unreachable-secret-1");
+  });
+});
+
+describe("endpoints resolving to link-local addresses", () => {
+  // A name s3rver takes for path-style requests (any other name it reads as a bucket's virtual host).
+  const NAME = "s3.amazonaws.com";
+  /** A resolver that answers `address` for NAME and records the names asked. */
+  const resolving = (address: string) => {
+    const asked: string[] = [];
+    const resolve: Resolver = async (hostname) => {
+      asked.push(hostname);
+      return hostname === NAME ? [{ address, family: 4 }] : [];
+    };
+    return { asked, resolve };
+  };
+  const endpoint = () => `http://${NAME}:${new URL(server.endpoint).port}`;
+
+  it("refuses to connect when the endpoint's name resolves to 169.254.169.254 (StorageConnectionFailed, no socket to it)", async () => {
+    const { asked, resolve } = resolving("169.254.169.254");
+    const store = createS3Storage(config({ endpoint: endpoint() }), { resolve, connectTimeoutMs: 200 });
+    const err = await store.list("/").then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(asked).toContain(NAME);
+    expect((err as FerryError).errorName).toBe("StorageConnectionFailed");
+    // The refusal itself, not a connection that was tried and failed.
+    expect(String((err as FerryError).cause)).toContain(LINK_LOCAL_REFUSED);
+  });
+
+  it("uses the guarded resolver for every connection: a name resolving to loopback reaches s3rver", async () => {
+    const { asked, resolve } = resolving("127.0.0.1");
+    const store = createS3Storage(config({ endpoint: endpoint() }), { resolve });
+    const writer = await store.beginWrite("/via-name.txt");
+    await writer.write(Buffer.from("abc"));
+    await writer.commit();
+    expect((await readAll(await store.createReadStream("/via-name.txt"))).toString()).toBe("abc");
+    expect((await storage.stat("/via-name.txt")).size).toBe(3);
+    expect(asked).toContain(NAME);
+  });
+
+  it("refuses a link-local address written in the endpoint before any socket is made", async () => {
+    const store = createS3Storage(config({ endpoint: "http://169.254.169.254" }), { connectTimeoutMs: 200 });
+    const err = await store.list("/").then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect((err as FerryError).errorName).toBe("StorageConnectionFailed");
+    expect(String((err as FerryError).cause)).toContain(LINK_LOCAL_REFUSED);
   });
 });

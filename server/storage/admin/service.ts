@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { mkdir } from "node:fs/promises";
-import { BlockList, isIP } from "node:net";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { type Selectable, sql } from "kysely";
@@ -26,6 +25,7 @@ import { FerryError, fail } from "../../errors";
 import type { SecretBox } from "../../mail/secret";
 import { parseVirtualDirectories } from "../../files/spaces";
 import { checkRecyclePlace } from "../autoclean/cleaner";
+import { checkEndpointHost } from "../endpoint-guard";
 import { BUILTIN_STORAGE_ID, createDriver, type DriverOptions, localRootOf, placeOfSpec, s3ConfigOf, azureConfigOf, sealContext, type StorageRegistry, type StorageSpec, type StoredConfig, type StoredSecrets, storedObject } from "../registry";
 
 /**
@@ -49,26 +49,6 @@ export interface StorageAdminDeps {
   driver: Omit<DriverOptions, "connectTimeoutMs">;
   /** The engine's data directory (its database, secrets, the built-in storage); by default the built-in root's parent (server/services.ts). */
   dataDir?: string;
-}
-
-/** Addresses an endpoint may never name: link-local ones (169.254.0.0/16, fe80::/10), where cloud metadata services answer. */
-const LINK_LOCAL = new BlockList();
-LINK_LOCAL.addSubnet("169.254.0.0", 16, "ipv4");
-LINK_LOCAL.addSubnet("fe80::", 10, "ipv6");
-const METADATA_HOSTS = new Set(["metadata", "metadata.google.internal", "metadata.goog"]);
-
-/** StorageConfigFailed when an endpoint URL names a link-local address or a cloud metadata host. */
-export function checkEndpointHost(endpoint: string | undefined) {
-  if (!endpoint) return;
-  let host: string;
-  try {
-    host = new URL(endpoint).hostname.toLowerCase();
-  } catch {
-    return; // the driver's own checks refuse a malformed endpoint
-  }
-  host = host.replace(/^\[|\]$/g, "").replace(/\.$/, "");
-  const kind = isIP(host);
-  if (METADATA_HOSTS.has(host) || (kind !== 0 && LINK_LOCAL.check(host, kind === 4 ? "ipv4" : "ipv6"))) fail("StorageConfigFailed");
 }
 
 /** The account (AccountName or BlobEndpoint) of an Azure connection string. */
