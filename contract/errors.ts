@@ -315,6 +315,13 @@ const catalogue = {
     en: "At most {{max}} uploads of one sign-in may send data at once; this upload waits and tries again",
     zh: "同一登录最多同时发送 {{max}} 个上传；此上传将等待后重试",
   },
+  UploadMemoryFull: {
+    code: 4211,
+    status: 503,
+    value: "Upload memory full",
+    en: "The server holds as much upload data in memory as it may; this upload waits and tries again",
+    zh: "服务器暂存的上传数据已达上限；此上传将等待后重试",
+  },
 
   // Downloads (docs/file-server.md, "Downloads and previews")
   DownloadSelectionTooLarge: {

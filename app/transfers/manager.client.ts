@@ -938,8 +938,9 @@ export class TransferManager {
       this.requeue(job, 0);
       return;
     }
-    if (code === ErrorCode.UploadsBusy) {
-      // Another page of this sign-in holds the engine's places: wait in the queue, ask again.
+    if (code === ErrorCode.UploadsBusy || code === ErrorCode.UploadMemoryFull) {
+      // Another page of this sign-in holds the engine's places, or the engine's upload memory is
+      // full (uploads into object storage): wait in the queue, ask again.
       this.requeue(job, BUSY_RETRY_MS);
       return;
     }

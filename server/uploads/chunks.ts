@@ -144,8 +144,8 @@ async function handleStoreChunk(req: IncomingMessage, res: ServerResponse, id: s
       req.resume();
       if (res.headersSent || req.socket.destroyed) return;
       if (error instanceof FerryError && error.errorName === "UploadNotFound") return ctx.refuse(error, 404);
-      // Full memory (UploadsBusy: 503, Retry-After) and the local disk's errors as they are; the rest is the store's.
-      if (error instanceof FerryError && error.errorName === "UploadsBusy") return ctx.refuse(error);
+      // Full memory (UploadMemoryFull: 503, Retry-After) and the local disk's errors as they are; the rest is the store's.
+      if (error instanceof FerryError && error.errorName === "UploadMemoryFull") return ctx.refuse(error);
       // Stopped after its body stalled (its turn went on): what arrived stays, the client asks HEAD and resends.
       if (error instanceof FerryError && error.errorName === "InvalidData") return ctx.refuse(new FerryError("InvalidData", { ...(error.data as object), ranges: ranges() }), 409);
       ctx.failed(error);

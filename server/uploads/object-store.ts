@@ -20,15 +20,13 @@ import { type ResumableState, type ResumableUpload, type StoredPart, storageErro
  * that starts filling a part claims the whole part from the budget (or the rest of the file, when
  * less), so one that has begun can always finish its part: a budget counted byte by byte would let
  * uploads that each hold most of a part refuse one another for good. When no part fits, a body is
- * refused before it is taken (UploadsBusy, 503 with Retry-After; nothing is lost, the client tries
+ * refused before it is taken (UploadMemoryFull, 503 with Retry-After; nothing is lost, the client tries
  * again). An upload that sent nothing for FERRY_UPLOAD_BUFFER_IDLE loses its waiting bytes and its
  * claim (its offset goes back to the stored parts, as after a crash), so idle uploads cannot hold
  * the budget for the whole day an upload lives.
  */
 
 /** Why a body was refused for the budget (`data.reason`): the HTTP side answers it with 503 and Retry-After. */
-export const BUFFER_FULL_REASON = "the engine holds as many upload bytes in memory as it may: try again shortly";
-export const bufferFull = (error: unknown) => error instanceof FerryError && error.errorName === "UploadsBusy" && (error.data as { reason?: unknown } | null)?.reason === BUFFER_FULL_REASON;
 
 /** Chunks of one upload that may wait for their turn at once (StoreUploadProgress.waitTurn); more are refused (409). */
 export const MAX_WAITING_CHUNKS = 8;
@@ -145,7 +143,7 @@ export class StoreUploadProgress {
    * stops early keeps what arrived. A part the store refuses, or a record that cannot be written
    * after it, drops the bytes after the recorded parts and fails (CannotWriteFile, or the local
    * disk's error): the client goes on from the recorded offset. An upload that holds no bytes and
-   * finds no room for its next part in the budget fails with UploadsBusy before taking a byte. A
+   * finds no room for its next part in the budget fails with UploadMemoryFull before taking a byte. A
    * body that brought nothing for the idle time while a chunk waited for its turn is stopped there
    * (InvalidData, 409: what it brought stays; waitTurn gives the turn on).
    */
@@ -172,7 +170,7 @@ export class StoreUploadProgress {
         if (taken + chunk.length > limit || this.offset + chunk.length > this.size) throw new FerryError("InvalidData", { reason: "more bytes than the declared Upload-Length" });
         if (this.claimed === 0) {
           const claim = Math.min(this.record.state.partSize, this.size - this.stored);
-          if (!this.budget.take(claim)) throw new FerryError("UploadsBusy", { reason: BUFFER_FULL_REASON });
+          if (!this.budget.take(claim)) throw new FerryError("UploadMemoryFull");
           this.claimed = claim;
         }
         // A copy: the caller may reuse its buffer, and a slice would keep a larger one alive.

@@ -23,7 +23,7 @@ import { type ChunkContext, handleChunk, isChunk, UPLOAD_EXPOSED_HEADERS } from 
 import { createBatchUploads } from "./batch";
 import { feedPatchBodiesDirectly } from "./patch-body";
 import { carriesBytes, createUploadLimits, fileOf } from "./protocol-limits";
-import { PartBudget, bufferFull } from "./object-store";
+import { PartBudget } from "./object-store";
 import { type UploadRecord, UploadStore } from "./store";
 import { sessionHasClient } from "../fileserver/clients";
 
@@ -84,13 +84,13 @@ const STATUS: Partial<Record<number, number>> = {
   [ErrorCode.FileTooLarge]: 413,
   [ErrorCode.UploadPartTooLarge]: 413,
   [ErrorCode.UploadsBusy]: 429,
+  // The engine's memory for uploads into object storage is full (object-store.ts): 503, which tus
+  // clients retry by themselves (a 429 they do not).
+  [ErrorCode.UploadMemoryFull]: 503,
 };
-/**
- * The engine's memory for uploads into object storage is full (object-store.ts): 503, which tus
- * clients retry by themselves (a 429 they do not), with the busy code the web waits on.
- */
-const BUFFER_FULL_STATUS = 503;
-const statusOf = (error: FerryError) => (bufferFull(error) ? BUFFER_FULL_STATUS : (STATUS[error.code] ?? errorByCode(error.code)?.status ?? 500));
+const statusOf = (error: FerryError) => STATUS[error.code] ?? errorByCode(error.code)?.status ?? 500;
+/** Answers a client asks again after a second: the sign-in's places are taken, or the engine's upload memory is. */
+const RETRY_SOON = new Set([429, 503]);
 
 const errorBody = (error: FerryError, lang: Lang) => JSON.stringify(envelope(error.code, lang, error.data, error.vars));
 
@@ -207,7 +207,7 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
         // The store's and the local disk's failures (object-store.ts) in catalogue terms, as every other refusal.
         // An offset the store does not take (a body stopped after it stalled, object-store.ts) is tus's 409: the client asks HEAD and resends.
         const status_code = error.errorName === "InvalidData" ? 409 : statusOf(error);
-        if (status_code === BUFFER_FULL_STATUS || status_code === 429) responses.get(node)?.setHeader("retry-after", "1");
+        if (RETRY_SOON.has(status_code)) responses.get(node)?.setHeader("retry-after", "1");
         else if (status_code >= 500) log.error({ err: error.cause ?? error, code: error.code }, "tus upload request failed");
         return { status_code, body: errorBody(error, lang) };
       }
@@ -296,7 +296,7 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
     };
     if (req.headers.origin) headers["access-control-allow-origin"] = req.headers.origin;
     // A busy refusal is for now only: the client tries again (tus-js-client's retries, the web's queue).
-    if (status_code === 429 || status_code === BUFFER_FULL_STATUS) headers["retry-after"] = "1";
+    if (RETRY_SOON.has(status_code)) headers["retry-after"] = "1";
     res.writeHead(status_code, headers);
     res.end(body);
   }

@@ -192,7 +192,7 @@ describe("uploads into an S3 storage", () => {
     const refused = await tus.patch(id!, 0, data.subarray(0, MIB));
     expect(refused.status).toBe(503);
     expect(refused.headers.get("retry-after")).toBe("1");
-    expect(refused.body).toMatchObject({ code: ErrorCode.UploadsBusy });
+    expect(refused.body).toMatchObject({ code: ErrorCode.UploadMemoryFull });
     expect((await tus.head(id!)).headers.get("upload-offset")).toBe("0");
     // A Ferry chunk is refused the same way.
     const chunk = await fetch(tus.urlOf(id!), {

@@ -185,7 +185,7 @@ describe("uploads into an object store", () => {
     expect(await storage.list("/")).toEqual([]);
   });
 
-  it("claims a part of the engine's budget per upload filling one: another upload is refused (UploadsBusy) before it takes a byte, the one filling its part goes on", async () => {
+  it("claims a part of the engine's budget per upload filling one: another upload is refused (UploadMemoryFull) before it takes a byte, the one filling its part goes on", async () => {
     store.partBudget = new PartBudget(MIN_SLICE + MIB);
     const a = randomBytes(2 * MIN_SLICE + 10);
     const b = randomBytes(MIN_SLICE + 1000);
@@ -193,13 +193,13 @@ describe("uploads into an object store", () => {
     const idB = await create(b.length, "/b.bin");
     expect(await store.write(body(a.subarray(0, 3 * MIB)), idA, 0)).toBe(3 * MIB);
     expect(store.partBudget.held).toBe(MIN_SLICE);
-    expect(await refusal(store.write(body(b.subarray(0, 4 * MIB)), idB, 0))).toBe("UploadsBusy");
+    expect(await refusal(store.write(body(b.subarray(0, 4 * MIB)), idB, 0))).toBe("UploadMemoryFull");
     expect((await store.getUpload(idB)).offset).toBe(0);
     // A, which holds its claim, fills its part and the next one although the budget has no room for another.
     expect(await store.write(body(a.subarray(3 * MIB, MIN_SLICE + 3 * MIB)), idA, 3 * MIB)).toBe(MIN_SLICE + 3 * MIB);
     expect((await store.records.get(idA))!.store!.parts).toHaveLength(1);
     expect(store.partBudget.held).toBe(MIN_SLICE);
-    expect(await refusal(store.write(body(b), idB, 0))).toBe("UploadsBusy");
+    expect(await refusal(store.write(body(b), idB, 0))).toBe("UploadMemoryFull");
     // A's last part is stored: its claim goes back and B goes through.
     expect(await store.write(body(a.subarray(MIN_SLICE + 3 * MIB)), idA, MIN_SLICE + 3 * MIB)).toBe(a.length);
     expect(store.partBudget.held).toBe(0);
