@@ -42,7 +42,7 @@ export function virtualAlias(alias: string): string | null {
 /** The storage a home or a virtual directory's target is on (GET /api/admin/storages). */
 const storageId = z.number().int().positive();
 
-/** A virtual directory: `alias` appears at the top of the user's personal space and is the folder `path` of Ferry's storage. */
+/** A virtual directory: `alias` appears at the top of the user's personal space and is the folder `path` of a storage (`storageId`, by default the home's). */
 export const virtualDirectory = z
   .object({
     alias: z.string().max(256).describe("One folder name at the top of the personal space, e.g. /Projects (1097 when malformed or repeated)."),

@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
 import { arch, cpus, hostname, networkInterfaces, release, totalmem, type as osType } from "node:os";
-import path from "node:path";
 import type {
   DashboardConnections,
   DashboardInfo,
@@ -18,6 +17,7 @@ import { countOnlineClients } from "../fileserver/clients";
 import type { UserSockets } from "../fileserver/user-sockets";
 import { fail } from "../errors";
 import type { Services } from "../services";
+import { localRootOf, type StoredConfig, storedObject } from "../storage/registry";
 import { VERSION } from "../version";
 import type { Sampler } from "./samples";
 
@@ -83,9 +83,11 @@ export function createDashboard({ services, lifecycle, sampler, userSockets }: D
     };
   }
 
-  /** Each filesystem Ferry keeps something on, once, with df's numbers. */
+  /** Each filesystem Ferry keeps something on, once, with df's numbers: the data directory, the built-in storage and every local storage. */
   async function storage(): Promise<DashboardStorage> {
-    const places = [path.join(config.dataDir, "storage"), config.dataDir];
+    const locals = await db.kysely.selectFrom("storages").select("config").where("provider", "=", "local").execute();
+    const builtin = services.storages.builtinRoot;
+    const places = [...new Set([builtin, config.dataDir, ...locals.map((row) => localRootOf({ config: storedObject<StoredConfig>(row.config) }, builtin))])];
     const { disks } = await readDisks(places);
     return { disks: disks.map((d) => ({ id: String(d.dev), paths: d.paths, total: d.size, used: d.used, free: d.free })) };
   }

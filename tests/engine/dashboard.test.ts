@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, statfsSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statfsSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
@@ -86,6 +86,25 @@ describe("the dashboard", () => {
     expect(disk!.total).toBe(size);
     expect(Math.abs(disk!.used - used!)).toBeLessThan(tolerance);
     expect(Math.abs(disk!.free - avail!)).toBeLessThan(tolerance);
+  });
+
+  it("reports the filesystem of every local storage the administrator added, once", async () => {
+    // /dev/shm is a tmpfs: a filesystem of its own, apart from the data directory's.
+    const folder = mkdtempSync("/dev/shm/ferry-dashboard-");
+    const token = await t.adminToken();
+    const added = await t.call("POST", "/api/admin/storages", { token, body: { name: "Fast disk", provider: "local", path: folder } });
+    expect(added.body.code).toBe(200);
+    try {
+      const { disks } = await get<DashboardStorage>("/storage");
+      expect(disks).toHaveLength(2);
+      const disk = disks.find((d) => d.paths.includes(folder));
+      expect(disk, JSON.stringify(disks)).toBeDefined();
+      expect(disk!.paths).not.toContain(t.dataDir);
+      expect(disk!.total).toBe(statfsSync(folder).blocks * statfsSync(folder).bsize);
+    } finally {
+      expect((await t.call("DELETE", `/api/admin/storages/${added.body.data.id}`, { token })).body.code).toBe(200);
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it("tells the edition, the accounts created and the limits", async () => {
