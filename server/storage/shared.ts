@@ -241,15 +241,20 @@ export function contentRange(header: string | undefined): { start: number; total
   return match ? { start: Number(match[1]), total: match[2] === "*" ? null : Number(match[2]) } : null;
 }
 
-/** How much one ranged GET of an object store's reader asks for (streamingReader). */
+/** The most one ranged GET of an object store's reader asks for (streamingReader). */
 export const READ_WINDOW = 32 * 1024 * 1024;
+/** What its first GET at a position asks for (at least the read's length); each next one in order asks twice as much. */
+const FIRST_WINDOW = 1024 * 1024;
 
 /**
  * A positional reader over an object store that reads on from one ranged GET while the reads
  * follow each other (a download asks for 1 MiB after 1 MiB): one request per READ_WINDOW instead
  * of one per read, which on a store across a network is a round trip per MiB (S3 downloads went at
  * 0.14–0.24 of a direct GET, docs/bench.md "objects"). A read at another position, or past the
- * window, opens a new GET there. `open(start, end)` (inclusive end) answers the store's body and the
+ * window, opens a new GET there. The windows grow from 1 MiB, doubling while the reads go on in
+ * order, up to `window`: a ranged download of a few MiB (a parallel download's piece) asks the store
+ * for about what it sends, with no 32 MiB body cut short, and a whole file takes a dozen requests.
+ * `open(start, end)` (inclusive end) answers the store's body and the
  * first offset it holds (its Content-Range); it must fail when the object changed since it was
  * opened (If-Match), so no read mixes two contents. Reads are one at a time, as FileReader's are.
  */
@@ -259,9 +264,13 @@ export function streamingReader(size: number, open: (start: number, end: number)
     (current?.body as Readable | undefined)?.destroy?.();
     current = null;
   };
+  let next = Math.min(FIRST_WINDOW, window);
   const start = async (position: number, want: number) => {
+    // Going on in order from the last window: a larger one; elsewhere: from the first size again.
+    const inOrder = current !== null && current.position === position;
     drop();
-    const end = Math.min(size, position + Math.max(window, want)) - 1;
+    next = inOrder ? Math.min(next * 2, window) : Math.min(FIRST_WINDOW, window);
+    const end = Math.min(size, position + Math.max(next, want)) - 1;
     const { body, from } = await open(position, end);
     if (from > position) {
       (body as Readable).destroy?.();

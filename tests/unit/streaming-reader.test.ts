@@ -37,17 +37,36 @@ async function readAll(reader: ReturnType<typeof streamingReader>, size: number,
 }
 
 describe("streamingReader", () => {
-  it("reads a whole object in order with one request per window, byte-identical", async () => {
-    const object = randomBytes(5 * MIB + 123);
+  it("reads a whole object in order with one request per window, the windows doubling from 1 MiB up to the largest, byte-identical", async () => {
+    const object = randomBytes(9 * MIB + 123);
     const { asked, open } = store(object);
     const reader = streamingReader(object.length, open, 2 * MIB);
     expect((await readAll(reader, object.length, MIB)).equals(object)).toBe(true);
     expect(asked).toEqual([
-      [0, 2 * MIB - 1],
-      [2 * MIB, 4 * MIB - 1],
-      [4 * MIB, object.length - 1],
+      [0, MIB - 1],
+      [MIB, 3 * MIB - 1],
+      [3 * MIB, 5 * MIB - 1],
+      [5 * MIB, 7 * MIB - 1],
+      [7 * MIB, 9 * MIB - 1],
+      [9 * MIB, object.length - 1],
     ]);
     await reader.close();
+  });
+
+  it("asks the store for about what a ranged download of a few MiB takes, not a whole window", async () => {
+    const object = randomBytes(40 * MIB);
+    const { asked, open } = store(object);
+    const reader = streamingReader(object.length, open);
+    const buffer = new Uint8Array(MIB);
+    for (let at = 12 * MIB; at < 15 * MIB; at += MIB) {
+      expect(await reader.read(buffer, MIB, at)).toBe(MIB);
+      expect(Buffer.from(buffer).equals(object.subarray(at, at + MIB))).toBe(true);
+    }
+    await reader.close();
+    expect(asked).toEqual([
+      [12 * MIB, 13 * MIB - 1],
+      [13 * MIB, 15 * MIB - 1],
+    ]);
   });
 
   it("opens a new request where a read does not follow the last one, and asks at least for the read's length", async () => {
