@@ -6,7 +6,7 @@ import { fail } from "../errors";
 /**
  * What an object store's endpoint may never reach (docs/security.md, "Storage endpoints"):
  * link-local addresses (169.254.0.0/16, fe80::/10), where cloud metadata services answer with the
- * machine's credentials, and the metadata services' own host names. The administrator's endpoint is
+ * machine's credentials, the metadata services' other addresses (below), and their host names. The administrator's endpoint is
  * checked when it is saved (checkEndpointHost), and every connection of the S3 and Azure drivers is
  * checked again on the addresses its name resolves to (guardedLookup), so a name that resolves there,
  * at once or after a later DNS change (rebinding), is refused too.
@@ -14,12 +14,18 @@ import { fail } from "../errors";
 const LINK_LOCAL = new BlockList();
 LINK_LOCAL.addSubnet("169.254.0.0", 16, "ipv4");
 LINK_LOCAL.addSubnet("fe80::", 10, "ipv6");
+// Metadata services that answer outside the link-local ranges: AWS's IPv6 instance metadata
+// (Nitro), Google Cloud's IPv6 one, Alibaba Cloud's, and Azure's WireServer.
+LINK_LOCAL.addAddress("fd00:ec2::254", "ipv6");
+LINK_LOCAL.addAddress("fd20:ce::254", "ipv6");
+LINK_LOCAL.addAddress("100.100.100.200", "ipv4");
+LINK_LOCAL.addAddress("168.63.129.16", "ipv4");
 const METADATA_HOSTS = new Set(["metadata", "metadata.google.internal", "metadata.goog"]);
 
 /** The code of the error a connection to a link-local address fails with; the drivers map it to StorageConnectionFailed. */
 export const LINK_LOCAL_REFUSED = "ELINKLOCAL";
 
-/** Whether an IP address (v4, v6, v4-mapped v6, with or without a zone) is link-local; false for anything else. */
+/** Whether an IP address (v4, v6, v4-mapped v6, with or without a zone) is link-local or a metadata service's; false for anything else. */
 export function isLinkLocal(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
   const kind = isIP(bare);

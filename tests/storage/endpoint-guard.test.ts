@@ -28,12 +28,17 @@ describe("guardedLookup", () => {
     expect(await lookedUp(lookup, false)).toMatchObject({ err: null, address: "127.0.0.1", family: 4 });
   });
 
-  it("refuses a name when any of its addresses is link-local (IPv4, IPv6, IPv4-mapped IPv6)", async () => {
+  it("refuses a name when any of its addresses is link-local or a metadata service's (IPv4, IPv6, IPv4-mapped IPv6)", async () => {
     for (const bad of [
       { address: "169.254.169.254", family: 4 },
       { address: "fe80::1", family: 6 },
       { address: "fe80::a9fe:a9fe%eth0", family: 6 },
       { address: "::ffff:169.254.169.254", family: 6 },
+      // Metadata services outside the link-local ranges (AWS IPv6, Google IPv6, Alibaba, Azure WireServer).
+      { address: "fd00:ec2::254", family: 6 },
+      { address: "fd20:ce::254", family: 6 },
+      { address: "100.100.100.200", family: 4 },
+      { address: "::ffff:168.63.129.16", family: 6 },
     ]) {
       for (const all of [true, false]) {
         const { err } = await lookedUp(guardedLookup(answering({ address: "127.0.0.1", family: 4 }, bad)), all);
@@ -73,7 +78,7 @@ describe("guardedLookup", () => {
 
 describe("checkEndpointHost", () => {
   it("refuses an endpoint naming a link-local address or a metadata host, and lets others through", () => {
-    for (const endpoint of ["http://169.254.169.254", "http://[fe80::1]:8080", "http://[::ffff:169.254.169.254]", "http://metadata.google.internal./x", "http://METADATA"]) {
+    for (const endpoint of ["http://169.254.169.254", "http://[fe80::1]:8080", "http://[fd00:ec2::254]", "http://100.100.100.200", "http://168.63.129.16", "http://[::ffff:169.254.169.254]", "http://metadata.google.internal./x", "http://METADATA"]) {
       expect(() => checkEndpointHost(endpoint), endpoint).toThrow(FerryError);
     }
     for (const endpoint of [undefined, "", "http://127.0.0.1:9000", "https://s3.eu-west-1.amazonaws.com", "not a url"]) expect(() => checkEndpointHost(endpoint)).not.toThrow();
