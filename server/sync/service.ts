@@ -504,9 +504,12 @@ export function createSync({ db, clock, storages, walk, timeZone, ticker = inter
       const moved =
         task.source.storageId !== current.source.storageId || task.source.path !== current.source.path || task.target.storageId !== current.target.storageId || task.target.path !== current.target.path;
       const rescheduled = JSON.stringify(task.frequency) !== JSON.stringify(current.frequency);
+      // A task that never ran says whether anything is planned for it: a manual task given a schedule waits (idle), and back.
+      const neverRan = current.status === "not_set" || current.status === "idle";
+      const waiting = rescheduled && neverRan ? { status: task.frequency.kind === "manual" ? "not_set" : "idle" } : {};
       await k
         .updateTable("sync_tasks")
-        .set({ ...columnsOf(task), ...(rescheduled ? { next_run_at: nextRunAt(task.frequency, clock.now(), timeZone) } : {}), updated_at: clock.now() })
+        .set({ ...columnsOf(task), ...(rescheduled ? { next_run_at: nextRunAt(task.frequency, clock.now(), timeZone) } : {}), ...waiting, updated_at: clock.now() })
         .where("id", "=", id)
         .execute();
       // Other folders: what earlier runs saw says nothing about them (no deletion may follow from it).

@@ -123,6 +123,12 @@ describe("sync tasks: the administrator API", () => {
 
     const edited = await t.call("PATCH", `/api/admin/sync-tasks/${manual.id}`, { token: admin, body: { name: "Renamed", updateMode: "append", options: { keepMtime: true }, filters: " *.tmp ;; cache " } });
     expect(edited.body.data).toMatchObject({ name: "Renamed", updateMode: "append", options: { keepMtime: true, onlyTopLevel: false }, filters: "*.tmp;cache" });
+    // A task that never ran follows its frequency: given a schedule it waits for it, made manual again it is not set.
+    const daily = await t.call("PATCH", `/api/admin/sync-tasks/${manual.id}`, { token: admin, body: { frequency: { kind: "daily", at: "03:30" } } });
+    expect(daily.body.data).toMatchObject({ status: "idle", frequency: { kind: "daily", at: "03:30" } });
+    expect(daily.body.data.nextRunAt).toBeGreaterThan(t.clock.now());
+    const back = await t.call("PATCH", `/api/admin/sync-tasks/${manual.id}`, { token: admin, body: { frequency: { kind: "manual" } } });
+    expect(back.body.data).toMatchObject({ status: "not_set", nextRunAt: null });
 
     expect((await t.call("DELETE", `/api/admin/sync-tasks/${manual.id}`, { token: admin })).body.code).toBe(200);
     expect((await t.call("GET", `/api/admin/sync-tasks/${manual.id}`, { token: admin })).body.code).toBe(4680);
@@ -308,6 +314,73 @@ describe("sync tasks: schedule, stop, restart, failures", () => {
     admin = await t.adminToken();
     await sleep(1500);
     expect((await t.call("GET", `/api/admin/sync-tasks/${id}/runs`, { token: admin })).body.data.total).toBe(1);
+  });
+
+  it("a daily task runs once when its time of day comes on the engine's clock (in FERRY_TIME_ZONE), and not again until the next day", async () => {
+    // An engine of its own: its clock and its time zone (UTC+8, no DST) are this test's alone.
+    const z = await startTestEngine({ FERRY_TIME_ZONE: "Asia/Shanghai" });
+    onTestFinished(() => z.stop());
+    const sync = syncOf(z.engine.services);
+    const DAY = 24 * 3_600_000;
+    // Two hours ahead on the minute: a time of day that has not come yet today (or tomorrow's, past midnight).
+    const due = Math.floor((z.clock.now() + 2 * 3_600_000) / 60_000) * 60_000;
+    const at = new Intl.DateTimeFormat("en-GB", { timeZone: "Asia/Shanghai", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(due);
+    const moveTo = (instant: number) => z.clock.advance(instant - z.clock.now());
+    const zRoot = path.join(z.dataDir, "storage");
+    await mkdir(path.join(zRoot, "daily/src"), { recursive: true });
+    const created = await z.call("POST", "/api/admin/sync-tasks", {
+      token: await z.adminToken(),
+      body: { name: "daily", source: { storageId: 1, path: "/daily/src" }, target: { storageId: 1, path: "/daily/dst" }, frequency: { kind: "daily", at } },
+    });
+    expect(created.body.code, JSON.stringify(created.body)).toBe(200);
+    const id = created.body.data.id as number;
+    expect(created.body.data).toMatchObject({ status: "idle", nextRunAt: due, frequency: { kind: "daily", at } });
+    await put(path.join(zRoot, "daily/src"), { "/a.txt": "alpha" });
+
+    const runsOf = async () => (await z.call("GET", `/api/admin/sync-tasks/${id}/runs`, { token: await z.adminToken() })).body.data;
+    /** Waits until the task has `n` runs, the newest ended; the task then. */
+    const ranTimes = async (n: number) => {
+      const until = Date.now() + 15_000;
+      for (;;) {
+        const task = (await z.call("GET", `/api/admin/sync-tasks/${id}`, { token: await z.adminToken() })).body.data;
+        if ((await runsOf()).total === n && task.lastRun?.endedAt != null && !RUNNING.includes(task.status)) return task;
+        if (Date.now() > until) throw new Error(`no run ${n}: ${JSON.stringify(task)}`);
+        await sleep(50);
+      }
+    };
+
+    // A second before its time: the scheduler does nothing.
+    moveTo(due - 1000);
+    await sync.tick();
+    expect((await runsOf()).total).toBe(0);
+    expect((await z.call("GET", `/api/admin/sync-tasks/${id}`, { token: await z.adminToken() })).body.data).toMatchObject({ lastRun: null, nextRunAt: due });
+
+    // Its time: one run by the schedule, and the next is the same time tomorrow.
+    moveTo(due);
+    await sync.tick();
+    let task = await ranTimes(1);
+    expect(task.lastRun).toMatchObject({ trigger: "schedule", status: "succeed", filesCopied: 1 });
+    expect(task.nextRunAt).toBe(due + DAY);
+    expect(await tree(path.join(zRoot, "daily/dst"))).toEqual({ "/a.txt": "alpha" });
+
+    // The rest of the day, up to a second before tomorrow's time: no other run.
+    await put(path.join(zRoot, "daily/src"), { "/b.txt": "bravo" });
+    for (const later of [due + 1000, due + 60_000, due + 12 * 3_600_000, due + DAY - 1000]) {
+      moveTo(later);
+      await sync.tick();
+      await sync.tick();
+    }
+    expect((await runsOf()).total).toBe(1);
+    expect((await z.call("GET", `/api/admin/sync-tasks/${id}`, { token: await z.adminToken() })).body.data.nextRunAt).toBe(due + DAY);
+    expect(await tree(path.join(zRoot, "daily/dst"))).toEqual({ "/a.txt": "alpha" });
+
+    // The next day at that time: the second run, and the day after planned.
+    moveTo(due + DAY);
+    await sync.tick();
+    task = await ranTimes(2);
+    expect(task.lastRun).toMatchObject({ trigger: "schedule", status: "succeed", filesCopied: 1 });
+    expect(task.nextRunAt).toBe(due + 2 * DAY);
+    expect(await tree(path.join(zRoot, "daily/dst"))).toEqual({ "/a.txt": "alpha", "/b.txt": "bravo" });
   });
 
   /** A source big enough that a run takes a while: `n` files of 64 KiB in 10 folders. */
