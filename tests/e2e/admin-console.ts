@@ -50,6 +50,23 @@ export async function auditPage(page: Page, what: string) {
 }
 
 /**
+ * axe needs scripts in the page, so a page without JavaScript is audited as the same URL and
+ * session in a context whose script files are blocked: the server's HTML, never hydrated. Only a
+ * page a GET shows (a form's `edit=`, a confirmation's `remove=`), not the answer to a POST.
+ */
+export async function auditWithoutScript(page: Page, locale: string, what: string) {
+  const browser = page.context().browser();
+  if (!browser) throw new Error("auditWithoutScript needs a page of a browser's context");
+  const context = await browser.newContext({ locale, viewport: page.viewportSize() ?? { width: 1440, height: 900 }, storageState: await page.context().storageState() });
+  const copy = await context.newPage();
+  await copy.route(/\.m?js(\?|$)/, (route) => route.abort());
+  await copy.goto(page.url());
+  await expect(copy.getByRole("heading", { level: 1 })).toBeVisible();
+  await auditPage(copy, what);
+  await context.close();
+}
+
+/**
  * A real smtp-server (tests/support/smtp.ts) with this login for a spec's tests: started before them
  * and closed after; the server's mail account, which the tests save, is removed after each test.
  */

@@ -1,12 +1,12 @@
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { Page } from "@playwright/test";
+import type { Browser, Page } from "@playwright/test";
 import type { AdminEvent } from "../../contract/events";
 import { PERMISSION_FULL } from "../../contract/permissions";
 import { e2eEventBinDir } from "../support/e2e-env";
 import { adminToken, createUser, ok, uniqueAccount } from "../support/e2e-helpers";
-import { auditPage, consoleScreens, openConsoleScreen } from "./admin-console";
+import { adminConsolePage, auditPage, auditWithoutScript, consoleScreens, openConsoleScreen } from "./admin-console";
 import { expect, hydrated, openTransfers, screenshot, signIn, test } from "./fixtures";
 
 /**
@@ -150,4 +150,127 @@ test("an event added in the console runs on a user's upload in the browser, and 
   await expect(page.getByText("Event deleted")).toBeVisible();
   await expect.poll(async () => await eventNamed(name)).toBeUndefined();
   await context.close();
+});
+
+const NOJS_SCREENS = "/tmp/ferry/screens/nojs-admin";
+
+/** A 1440 px context in `locale` with the administrator signed in and JavaScript off (signed in with it on). */
+async function noScriptConsole(browser: Browser, locale: string) {
+  const { context: signedIn } = await adminConsolePage(browser, locale);
+  const storageState = await signedIn.storageState();
+  await signedIn.close();
+  const context = await browser.newContext({ javaScriptEnabled: false, storageState, locale, viewport: { width: 1440, height: 900 } });
+  return { context, page: await context.newPage() };
+}
+
+async function noScriptShot(page: Page, name: string) {
+  mkdirSync(NOJS_SCREENS, { recursive: true });
+  await page.screenshot({ path: path.join(NOJS_SCREENS, `${name}.png`), fullPage: true });
+}
+
+test("without JavaScript: add an event in the page's form, edit it, deactivate and activate it, test it, and delete it after the page's confirmation (en, zh)", async ({ browser }) => {
+  test.setTimeout(120_000);
+  const { executable } = writeRecorder();
+  const name = uniqueAccount("nojs-event");
+  const { context, page } = await noScriptConsole(browser, "en-US");
+  await page.goto("/admin/settings/events");
+  await expect(page.getByRole("heading", { level: 1, name: "Events" })).toBeVisible();
+
+  // Add: the form is a section of the page; a refusal comes back to it with what was typed.
+  await page.getByRole("link", { name: "Add event" }).click();
+  await expect(page).toHaveURL(/[?&]edit=new/);
+  let form = page.getByRole("region", { name: "Add event" });
+  await form.getByLabel("Event name").fill(name);
+  await form.getByLabel("Type").selectOption("uploaded");
+  await form.getByLabel("Executable path").fill(executable);
+  await form.getByLabel("Command line").fill("--file '{path");
+  await form.getByRole("button", { name: "Confirm" }).click();
+  form = page.getByRole("region", { name: "Add event" });
+  await expect(form.getByText(/The command line cannot be split into arguments/)).toBeVisible();
+  await expect(form.getByLabel("Event name")).toHaveValue(name);
+  expect(await eventNamed(name)).toBeUndefined();
+  await form.getByLabel("Command line").fill("--file {path} {user}");
+  await form.getByLabel("Completion wait time (seconds)").fill("10");
+  await form.getByLabel("Remark").fill("added without JavaScript");
+  await auditWithoutScript(page, "en-US", "event form without JavaScript (en)");
+  await noScriptShot(page, "events-form-en");
+  await form.getByRole("button", { name: "Confirm" }).click();
+  await expect(page.getByText("Event saved")).toBeVisible();
+  await expect(page.getByRole("region", { name: "Add event" })).toHaveCount(0);
+  const added = await eventNamed(name);
+  expect(added).toMatchObject({ type: "uploaded", status: "activated", executable, args: ["--file", "{path}", "{user}"], waitSeconds: 10, remark: "added without JavaScript" });
+  const row = page.getByRole("row").filter({ hasText: name });
+  await expect(row).toContainText("Activated");
+
+  // Edit: the same form with the event's values.
+  await row.getByRole("link", { name: `Edit ${name}` }).click();
+  form = page.getByRole("region", { name: "Edit event" });
+  await expect(form.getByLabel("Event name")).toHaveValue(name);
+  await expect(form.getByLabel("Command line")).toHaveValue("--file {path} {user}");
+  await form.getByLabel("Type").selectOption("downloaded");
+  await form.getByLabel("Remark").fill("edited without JavaScript");
+  await form.getByRole("button", { name: "Confirm" }).click();
+  await expect(page.getByText("Event saved")).toBeVisible();
+  expect(await eventNamed(name)).toMatchObject({ id: added!.id, type: "downloaded", status: "activated", remark: "edited without JavaScript" });
+  await expect(row).toContainText("Downloaded");
+
+  // Deactivate, then activate: plain forms, each answered by the list and a toast.
+  await row.getByRole("button", { name: `Deactivate ${name}` }).click();
+  await expect(page.getByText("Event deactivated")).toBeVisible();
+  await expect(row).toContainText("Inactivated");
+  expect((await eventNamed(name))?.status).toBe("inactivated");
+  await row.getByRole("button", { name: `Activate ${name}` }).click();
+  await expect(page.getByText("Event activated")).toBeVisible();
+  await expect(row).toContainText("Activated");
+  expect((await eventNamed(name))?.status).toBe("activated");
+
+  // Test: the run shows as a section of the page.
+  await row.getByRole("button", { name: `Test ${name}` }).click();
+  const tested = page.getByRole("region", { name: `Test run of ${name}` });
+  await expect(tested.getByText("The test run succeeded")).toBeVisible();
+  await expect(tested.getByText("Exit code 0")).toBeVisible();
+  await expect(tested.getByLabel("Standard output")).toContainText("got /ferry-event-test/sample file.txt");
+
+  // Delete: the page asks first (Cancel keeps the event), then the event is gone.
+  await row.getByRole("button", { name: `Delete ${name}` }).click();
+  let confirm = page.getByRole("alertdialog", { name: `Delete the event "${name}" and its run log?` });
+  await expect(confirm).toBeVisible();
+  await auditWithoutScript(page, "en-US", "event delete confirmation without JavaScript (en)");
+  await noScriptShot(page, "events-delete-en");
+  await confirm.getByRole("link", { name: "Cancel" }).click();
+  await expect(page.getByRole("alertdialog")).toHaveCount(0);
+  expect(await eventNamed(name)).toBeDefined();
+  await row.getByRole("button", { name: `Delete ${name}` }).click();
+  confirm = page.getByRole("alertdialog", { name: `Delete the event "${name}" and its run log?` });
+  await confirm.getByRole("button", { name: "Delete" }).click();
+  await expect(page.getByText("Event deleted")).toBeVisible();
+  await expect(page.getByRole("row").filter({ hasText: name })).toHaveCount(0);
+  expect(await eventNamed(name)).toBeUndefined();
+  await context.close();
+
+  // Chinese: add in the page's form, deactivate, delete after the confirmation.
+  const zhName = uniqueAccount("nojs-event-zh");
+  const zh = await noScriptConsole(browser, "zh-CN");
+  await zh.page.goto("/admin/settings/events");
+  await zh.page.getByRole("link", { name: "添加事件" }).click();
+  const zhForm = zh.page.getByRole("region", { name: "添加事件" });
+  await zhForm.getByLabel("事件名称").fill(zhName);
+  await zhForm.getByLabel("可执行文件路径").fill(executable);
+  await auditWithoutScript(zh.page, "zh-CN", "event form without JavaScript (zh)");
+  await noScriptShot(zh.page, "events-form-zh");
+  await zhForm.getByRole("button", { name: "确定" }).click();
+  await expect(zh.page.getByText("事件已保存")).toBeVisible();
+  expect(await eventNamed(zhName)).toMatchObject({ status: "activated", executable });
+  const zhRow = zh.page.getByRole("row").filter({ hasText: zhName });
+  await zhRow.getByRole("button", { name: `停用 ${zhName}` }).click();
+  await expect(zh.page.getByText("事件已停用")).toBeVisible();
+  expect((await eventNamed(zhName))?.status).toBe("inactivated");
+  await zhRow.getByRole("button", { name: `删除 ${zhName}` }).click();
+  const zhConfirm = zh.page.getByRole("alertdialog", { name: `删除事件“${zhName}”及其运行日志？` });
+  await auditWithoutScript(zh.page, "zh-CN", "event delete confirmation without JavaScript (zh)");
+  await noScriptShot(zh.page, "events-delete-zh");
+  await zhConfirm.getByRole("button", { name: "删除" }).click();
+  await expect(zh.page.getByText("事件已删除")).toBeVisible();
+  expect(await eventNamed(zhName)).toBeUndefined();
+  await zh.context.close();
 });
