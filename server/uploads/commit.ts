@@ -119,11 +119,16 @@ export async function placeUpload(services: Services, userId: number, space: Spa
  * the parts, as a local upload keeps its data file: the user may make room and commit again, and
  * expiry aborts them.
  *
- * Just before the completion is asked for, the record says so (`completing`): when the store did
- * complete but its answer never came back (the engine stopped, the connection dropped), a commit
- * asked again finds the file at the path with the upload's size and counts it as committed,
- * instead of refusing the path as taken. When the store no longer knows the upload and the record
- * has no such mark, it counts as committed only if the file at the path is exactly these bytes.
+ * Just before the completion is asked for, the record says so (`completing`). The mark alone does
+ * not tell whether the store completed: the request may never have reached it (connection refused
+ * or reset, a 5xx), and another file may have been placed at the path since. So a commit finding
+ * the mark looks at the path first: a file there counts as this upload only when its bytes are the
+ * upload's (BLAKE3 of the object against the recorded hash; the size first, which is cheap; stat
+ * gives no ETag to compare with the multipart one, and Azure's block ids have none). Another file
+ * there is refused as a taken path with the parts kept (unless the commit overwrites), so the user
+ * can make room and commit again; nothing at the path, the completion is asked for again. When the
+ * store no longer knows the upload (it completed already, or expired), it counts as committed only
+ * if the file at the path is exactly these bytes.
  */
 async function commitStore(services: Services, store: UploadStore, userId: number, space: Space, target: UploadTarget, uploadId: string, record: UploadRecord, hash: string | undefined): Promise<SocketResults["commit"]> {
   const size = record.size ?? 0;
@@ -137,10 +142,13 @@ async function commitStore(services: Services, store: UploadStore, userId: numbe
     await services.quota.release([uploadId]);
     throw new FerryError("HashCheckError");
   }
-  if (record.completing?.path === target.path) {
+  const sameBytes = async (existing: StatResult | null) => existing?.type === "file" && existing.size === size && (await blake3Of(await space.storage.createReadStream(existing.path))) === actual;
+  // The record without the mark (deleted, not rewritten from a record that may still carry it).
+  const { completing, ...unmarked } = record;
+  if (completing?.path === target.path) {
     const existing = await space.storage.stat(target.path).catch(() => null);
-    if (existing?.type === "file" && existing.size === size) {
-      // Should the completion not have gone through after all, its parts go now rather than at expiry.
+    if (existing && (await sameBytes(existing))) {
+      // These bytes are at the path: the store completed this upload (or holds the same bytes); parts still open go now rather than at expiry.
       await space.storage
         .resumable?.(target.path)
         ?.resume(stored.state)
@@ -149,16 +157,21 @@ async function commitStore(services: Services, store: UploadStore, userId: numbe
       await services.hashes.record(space.key, existing.path, size, existing.mtime, actual);
       return { path: existing.path, size, hash: actual };
     }
+    if (existing && !target.overwrite) {
+      // Not this upload's bytes: the completion never went through (or the file was replaced since). The parts stay.
+      await store.records.set(uploadId, { ...unmarked, hash: actual });
+      throw new FerryError(existing.type === "file" ? "PathExists" : "PathIsNotFile");
+    }
   }
   const upload = space.storage.resumable?.(target.path)?.resume(stored.state);
   if (!upload) throw new FerryError("UploadNotFound");
   const complete = async () => {
-    await store.records.set(uploadId, { ...record, hash: actual, completing: { path: target.path, at: new Date().toISOString() } });
+    await store.records.set(uploadId, { ...unmarked, hash: actual, completing: { path: target.path, at: new Date().toISOString() } });
     try {
       return await upload.complete(stored.parts, { overwrite: target.overwrite });
     } catch (error) {
       // Refused before the store was asked (the path taken meanwhile, its parent gone): nothing completed.
-      if (error instanceof FerryError && NOT_COMPLETED.has(error.errorName)) await store.records.set(uploadId, { ...record, hash: actual });
+      if (error instanceof FerryError && NOT_COMPLETED.has(error.errorName)) await store.records.set(uploadId, { ...unmarked, hash: actual });
       throw error;
     }
   };
@@ -168,8 +181,7 @@ async function commitStore(services: Services, store: UploadStore, userId: numbe
   } catch (error) {
     if (!(error instanceof FerryError && error.errorName === "UploadNotFound")) throw error;
     const existing = await space.storage.stat(target.path).catch(() => null);
-    if (!existing || existing.type !== "file" || existing.size !== size) throw error;
-    if ((await blake3Of(await space.storage.createReadStream(target.path))) !== actual) throw error;
+    if (!existing || !(await sameBytes(existing))) throw error;
     await services.hashes.record(space.key, existing.path, size, existing.mtime, actual);
     return { path: existing.path, size, hash: actual };
   }

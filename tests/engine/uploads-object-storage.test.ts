@@ -34,16 +34,23 @@ let adminToken: string;
 let proxy: Server;
 /** While true the proxy in front of s3rver passes a CompleteMultipartUpload on but loses the store's answer. */
 let loseCompletions = false;
+/** While true the proxy drops a CompleteMultipartUpload before it reaches s3rver (the connection reset): the store never completes. */
+let dropCompletions = false;
 
 /**
  * An HTTP proxy to s3rver that can lose the answer to CompleteMultipartUpload (POST ?uploadId=…)
  * after s3rver has completed the upload, as a dropped connection or an engine stopped right after
- * the request would: the object is there, the engine never heard so.
+ * the request would: the object is there, the engine never heard so. It can also drop the request
+ * itself before s3rver sees it: the engine has marked the upload completing, the store never did.
  */
 async function startProxy(target: string): Promise<{ server: Server; endpoint: string }> {
   const upstream = new URL(target);
   const server = createServer((req, res) => {
     const completion = req.method === "POST" && /[?&]uploadId=/.test(req.url ?? "");
+    if (completion && dropCompletions) {
+      req.socket.destroy();
+      return;
+    }
     const out = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
       if (completion && loseCompletions) {
         answer.resume();
@@ -65,6 +72,23 @@ const home = () => createS3Storage({ endpoint: s3.endpoint, bucket: s3.bucket, .
 const staging = () => path.join(t.engine.services.spaces.root, ".ferry-tmp", "tus");
 const read = async (p: string) => readAll(await home().createReadStream(p));
 
+/** A group whose home is on an S3 storage reached through the proxy (started once), with a member and their socket. */
+let flaky: { group: { body: { data: { id: number } } }; user: { socketToken: string }; client: FileClient } | null = null;
+async function flakyGroup() {
+  if (flaky) return flaky;
+  const started = await startProxy(s3.endpoint);
+  proxy = started.server;
+  const added = await t.call("POST", "/api/admin/storages", { token: adminToken, body: { name: "Flaky", provider: "s3compatible", endpoint: started.endpoint, bucket: s3.bucket, region: "us-east-1", path: "flaky", sliceSize: 5 * MIB, ...S3RVER_KEYS } });
+  expect(added.body.code).toBe(200);
+  const group = await t.call("POST", "/api/admin/groups", { token: adminToken, body: { name: "Flaky", storageId: added.body.data.id } });
+  expect(group.body.code).toBe(200);
+  const user = await t.createUser("flaky_uploader", { permission: PERMISSION_FULL });
+  expect((await t.call("PUT", `/api/admin/groups/${group.body.data.id}/members/${user.id}`, { token: adminToken, body: { groupPermission: PERMISSION_FULL } })).body.code).toBe(200);
+  flaky = { group, user, client: await connectFiles(t.fileUrl, user.socketToken) };
+  return flaky;
+}
+const flakyHome = () => createS3Storage({ endpoint: s3.endpoint, bucket: s3.bucket, ...S3RVER_KEYS, path: "flaky/groups/Flaky" });
+
 beforeAll(async () => {
   s3 = await startS3rver("ferry");
   t = await startTestEngine({ FERRY_UPLOAD_BUFFER_BYTES: String(BUFFER_BYTES) });
@@ -82,6 +106,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await files?.close();
+  await flaky?.client.close();
   await t?.stop();
   await s3?.stop();
   await new Promise((resolve) => (proxy ? proxy.close(resolve) : resolve(undefined)));
@@ -214,15 +239,7 @@ describe("uploads into an S3 storage", () => {
   });
 
   it("a commit asked again after the store completed the upload but its answer was lost counts as committed, not as a taken path", async () => {
-    const started = await startProxy(s3.endpoint);
-    proxy = started.server;
-    const added = await t.call("POST", "/api/admin/storages", { token: adminToken, body: { name: "Flaky", provider: "s3compatible", endpoint: started.endpoint, bucket: s3.bucket, region: "us-east-1", path: "flaky", sliceSize: 5 * MIB, ...S3RVER_KEYS } });
-    expect(added.body.code).toBe(200);
-    const group = await t.call("POST", "/api/admin/groups", { token: adminToken, body: { name: "Flaky", storageId: added.body.data.id } });
-    expect(group.body.code).toBe(200);
-    const user = await t.createUser("flaky_uploader", { permission: PERMISSION_FULL });
-    expect((await t.call("PUT", `/api/admin/groups/${group.body.data.id}/members/${user.id}`, { token: adminToken, body: { groupPermission: PERMISSION_FULL } })).body.code).toBe(200);
-    const client = await connectFiles(t.fileUrl, user.socketToken);
+    const { group, user, client } = await flakyGroup();
     try {
       const data = randomBytes(6 * MIB + 3);
       const tus = tusClient(t.fileUrl, user.socketToken);
@@ -233,15 +250,41 @@ describe("uploads into an S3 storage", () => {
       const first = await client.cmd("commit", { uploadId: id!, hash });
       loseCompletions = false;
       expect(first.code).not.toBe(200);
-      const flaky = createS3Storage({ endpoint: s3.endpoint, bucket: s3.bucket, ...S3RVER_KEYS, path: "flaky/groups/Flaky" });
       // The store did complete it: the file is there.
-      expect((await readAll(await flaky.createReadStream("/lost.bin"))).equals(data)).toBe(true);
+      expect((await readAll(await flakyHome().createReadStream("/lost.bin"))).equals(data)).toBe(true);
       expect(await client.ok("commit", { uploadId: id!, hash })).toEqual({ path: "/lost.bin", size: data.length, hash });
       expect((await client.ok("list", { groupId: group.body.data.id, path: "/" })).names).toContain("lost.bin");
     } finally {
       loseCompletions = false;
-      await client.close();
     }
+  });
+
+  it("a commit asked again after its completion never reached the store refuses another file at the path (the parts kept) instead of counting it; the upload commits once the path is free", async () => {
+    const { group, user, client } = await flakyGroup();
+    const tus = tusClient(t.fileUrl, user.socketToken);
+    const data = randomBytes(6 * MIB + 9);
+    const hash = await blake3Hex(data);
+    const { id } = await tus.create({ groupId: String(group.body.data.id), path: "/dropped.bin" }, data.length);
+    expect((await tus.patch(id!, 0, data)).status).toBe(204);
+    dropCompletions = true;
+    try {
+      expect((await client.cmd("commit", { uploadId: id!, hash })).code).not.toBe(200);
+    } finally {
+      dropCompletions = false;
+    }
+    expect((await flakyHome().list("/")).map((e) => e.name)).not.toContain("dropped.bin");
+    // Another upload of the same size takes the path meanwhile.
+    const other = randomBytes(data.length);
+    const second = await tus.create({ groupId: String(group.body.data.id), path: "/dropped.bin" }, other.length);
+    expect((await tus.patch(second.id!, 0, other)).status).toBe(204);
+    expect((await client.ok("commit", { uploadId: second.id!, hash: await blake3Hex(other) })).size).toBe(other.length);
+    // The retry is no success for the other file, and leaves it alone.
+    expect(await client.cmd("commit", { uploadId: id!, hash })).toMatchObject({ code: ErrorCode.PathExists });
+    expect((await readAll(await flakyHome().createReadStream("/dropped.bin"))).equals(other)).toBe(true);
+    // The parts were kept: with the path free again the upload commits with its own bytes.
+    await flakyHome().remove("/dropped.bin");
+    expect(await client.ok("commit", { uploadId: id!, hash })).toEqual({ path: "/dropped.bin", size: data.length, hash });
+    expect((await readAll(await flakyHome().createReadStream("/dropped.bin"))).equals(data)).toBe(true);
   });
 
   it("an upload the store refuses at creation (larger than its 10,000 parts) answers 413 FileTooLarge and keeps no quota reservation", async () => {
