@@ -243,6 +243,8 @@ export function contentRange(header: string | undefined): { start: number; total
 
 /** The most one ranged GET of an object store's reader asks for (streamingReader). */
 export const READ_WINDOW = 32 * 1024 * 1024;
+/** How long an open GET is kept while its reader reads nothing (a paused client). */
+const READ_IDLE_MS = 15_000;
 /** What its first GET at a position asks for (at least the read's length); each next one in order asks twice as much. */
 const FIRST_WINDOW = 1024 * 1024;
 
@@ -258,17 +260,38 @@ const FIRST_WINDOW = 1024 * 1024;
  * first offset it holds (its Content-Range); it must fail when the object changed since it was
  * opened (If-Match), so no read mixes two contents. Reads are one at a time, as FileReader's are.
  */
-export function streamingReader(size: number, open: (start: number, end: number) => Promise<{ body: NodeJS.ReadableStream | Readable; from: number }>, window = READ_WINDOW) {
+export function streamingReader(
+  size: number,
+  open: (start: number, end: number) => Promise<{ body: NodeJS.ReadableStream | Readable; from: number }>,
+  window = READ_WINDOW,
+  idleMs = READ_IDLE_MS,
+) {
   let current: { position: number; end: number; chunks: AsyncIterator<Buffer>; body: NodeJS.ReadableStream | Readable; held: Buffer | null } | null = null;
+  let idle: ReturnType<typeof setTimeout> | null = null;
   const drop = () => {
     (current?.body as Readable | undefined)?.destroy?.();
     current = null;
+  };
+  /**
+   * A window read to its end gives its connection back to the pool: its body is read to its end
+   * (which comes at once) instead of destroyed, which would close the keep-alive socket.
+   */
+  const finish = async () => {
+    const done = current;
+    if (!done || done.position <= done.end || done.held) return drop();
+    current = null;
+    try {
+      const rest = await done.chunks.next();
+      if (!rest.done) (done.body as Readable).destroy?.();
+    } catch {
+      // The connection went; nothing was owed on it.
+    }
   };
   let next = Math.min(FIRST_WINDOW, window);
   const start = async (position: number, want: number) => {
     // Going on in order from the last window: a larger one; elsewhere: from the first size again.
     const inOrder = current !== null && current.position === position;
-    drop();
+    await finish();
     next = inOrder ? Math.min(next * 2, window) : Math.min(FIRST_WINDOW, window);
     const end = Math.min(size, position + Math.max(next, want)) - 1;
     const { body, from } = await open(position, end);
@@ -289,6 +312,8 @@ export function streamingReader(size: number, open: (start: number, end: number)
   };
   return {
     async read(buffer: Uint8Array, length: number, position: number): Promise<number> {
+      if (idle) clearTimeout(idle);
+      idle = null;
       const want = Math.min(position + length, size, position + buffer.length) - position;
       if (want <= 0) return 0;
       let n = 0;
@@ -323,10 +348,18 @@ export function streamingReader(size: number, open: (start: number, end: number)
         open.position += take;
         if (take < chunk.length && open.position <= open.end) open.held = chunk.subarray(take);
       }
+      // A caller that stops reading (a paused or very slow client) does not hold the store's
+      // connection: the open body goes after a while, and a later read asks again from there.
+      if (current) {
+        idle = setTimeout(drop, idleMs);
+        idle.unref?.();
+      }
       return n;
     },
     async close(): Promise<void> {
-      drop();
+      if (idle) clearTimeout(idle);
+      idle = null;
+      await finish();
     },
   };
 }

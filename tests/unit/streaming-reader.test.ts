@@ -134,3 +134,39 @@ describe("streamingReader after a cut body", () => {
     await expect(reader.read(buffer, MIB, 500_000)).rejects.toThrow("socket timeout");
   });
 });
+
+describe("streamingReader and the store's connections", () => {
+  function tracked(object: Buffer) {
+    const bodies: Readable[] = [];
+    const open = async (start: number, end: number) => {
+      const body = Readable.from([object.subarray(start, end + 1)]);
+      bodies.push(body);
+      return { body, from: start };
+    };
+    return { bodies, open };
+  }
+
+  it("reads each window's body to its end (its connection goes back to the pool) rather than cutting it", async () => {
+    const object = randomBytes(4 * MIB);
+    const { bodies, open } = tracked(object);
+    const reader = streamingReader(object.length, open, 2 * MIB);
+    expect((await readAll(reader, object.length, MIB)).equals(object)).toBe(true);
+    await reader.close();
+    expect(bodies).toHaveLength(3);
+    expect(bodies.map((b) => b.readableEnded)).toEqual([true, true, true]);
+  });
+
+  it("lets the open body go when the caller stops reading for a while, and asks again from there", async () => {
+    const object = randomBytes(MIB);
+    const { bodies, open } = tracked(object);
+    const reader = streamingReader(object.length, open, MIB, 50);
+    const buffer = new Uint8Array(1000);
+    expect(await reader.read(buffer, 1000, 0)).toBe(1000);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(bodies[0]!.destroyed).toBe(true);
+    expect(await reader.read(buffer, 1000, 1000)).toBe(1000);
+    expect(Buffer.from(buffer).equals(object.subarray(1000, 2000))).toBe(true);
+    expect(bodies).toHaveLength(2);
+    await reader.close();
+  });
+});
