@@ -8,9 +8,11 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { FerryError } from "../../server/errors";
+import { collectEntries, zipStream } from "../../server/fileserver/zip";
 import { STAGING_NAME } from "../../server/storage/paths";
 import type { ResumableState, Storage, StoredPart } from "../../server/storage/storage";
 import { walkStats } from "../../server/storage/walk";
+import { zipFile, zipNames } from "./zip-listing";
 
 /**
  * One storage conformance suite for every driver (local, S3, and Azure next): the behaviour the
@@ -443,6 +445,30 @@ export function storageConformance(harness: ConformanceHarness): void {
       expect(await storage.usage("/a/one")).toEqual({ size: 100, files: 1, folders: 0 });
       expect(await failure(storage.usage("/nope"))).toBe("PathNotFound");
       await pending.abort();
+    });
+  });
+
+  describe("zip", () => {
+    it("streams a folder's zip from the storage: every file byte-identical, empty folders kept, the names relative to the selection", async () => {
+      const big = randomBytes(3 * 1024 * 1024 + 5);
+      await storage.mkdir("/album/sub/empty", { recursive: true });
+      await put("/album/a.txt", "first");
+      await put("/album/sub/b.bin", big);
+      await put("/other.txt", "not selected");
+      const zip = await readAll(await zipStream(storage, await collectEntries(storage, ["/album"])));
+      expect(await zipNames(zip)).toEqual(["album/", "album/a.txt", "album/sub/", "album/sub/b.bin", "album/sub/empty/"]);
+      expect((await zipFile(zip, "album/a.txt")).toString()).toBe("first");
+      expect((await zipFile(zip, "album/sub/b.bin")).equals(big)).toBe(true);
+    });
+
+    it("zips a selection of files and folders side by side, and refuses a missing one before any byte", async () => {
+      await storage.mkdir("/docs");
+      await put("/docs/x.txt", "x");
+      await put("/y.txt", "y");
+      const zip = await readAll(await zipStream(storage, await collectEntries(storage, ["/docs", "/y.txt"])));
+      expect(await zipNames(zip)).toEqual(["docs/", "docs/x.txt", "y.txt"]);
+      expect((await zipFile(zip, "y.txt")).toString()).toBe("y");
+      await expect(collectEntries(storage, ["/docs", "/missing.txt"])).rejects.toMatchObject({ errorName: "PathNotFound" });
     });
   });
 

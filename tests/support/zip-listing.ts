@@ -17,3 +17,15 @@ export async function zipNames(body: Uint8Array): Promise<string[]> {
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/** One file's bytes from a zip archive, as Info-ZIP's `unzip -p` extracts them (checking its CRC). */
+export async function zipFile(body: Uint8Array, name: string): Promise<Buffer> {
+  const dir = await mkdtemp(path.join(tmpdir(), "ferry-zip-"));
+  try {
+    const file = path.join(dir, "archive.zip");
+    await writeFile(file, body);
+    return (await run("unzip", ["-p", file, name], { encoding: "buffer", maxBuffer: 64 * 1024 * 1024 })).stdout;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
