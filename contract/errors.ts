@@ -322,6 +322,13 @@ const catalogue = {
     en: "The server holds as much upload data in memory as it may; this upload waits and tries again",
     zh: "服务器暂存的上传数据已达上限；此上传将等待后重试",
   },
+  UploadPartOverMemory: {
+    code: 4212,
+    status: 413,
+    value: "Upload part over memory",
+    en: "The storage's part size ({{partSize, size}}) is larger than the server's memory for uploads ({{limit, size}}); an administrator must lower the storage's slice size or raise FERRY_UPLOAD_BUFFER_BYTES",
+    zh: "该存储的分片大小（{{partSize, size}}）超过服务器的上传内存（{{limit, size}}）；请管理员调小存储的分片大小或调大 FERRY_UPLOAD_BUFFER_BYTES",
+  },
 
   // Downloads (docs/file-server.md, "Downloads and previews")
   DownloadSelectionTooLarge: {

@@ -36,25 +36,45 @@ export type Turn = object;
 
 /** What a take hands back when another request freed its stalled turn. */
 const PREEMPTED = Symbol("preempted");
+/** What a take's wait for its body hands back when no byte came for the idle time. */
+const IDLE = Symbol("idle");
 
-/** The engine-wide budget of memory for the parts that uploads into object stores fill and send, in bytes claimed. */
+/** A body of an upload into an object store that brings no byte for this long is stopped and its claim freed (at most FERRY_UPLOAD_BUFFER_IDLE). */
+export const BODY_IDLE_MS = 60_000;
+
+/**
+ * The engine-wide budget of memory for the parts that uploads into object stores fill and send, in
+ * bytes claimed. One owner (a user, or a share link's visitors) may claim at most a quarter of it,
+ * but always one part when it holds nothing: one sign-in's many uploads cannot shut out the others.
+ */
 export class PartBudget {
   private used = 0;
+  private readonly owners = new Map<string, number>();
   constructor(readonly limit: number) {}
 
   get held() {
     return this.used;
   }
 
-  /** Claims `n` more bytes if they fit; false (nothing claimed) when they would pass the limit. */
-  take(n: number): boolean {
-    if (this.used + n > this.limit) return false;
+  /** What one owner may hold at most (but for its first part). */
+  get perOwner() {
+    return Math.floor(this.limit / 4);
+  }
+
+  /** Claims `n` more bytes for `owner` if they fit; false (nothing claimed) when they would pass the limit or the owner's share. */
+  take(n: number, owner = ""): boolean {
+    const mine = this.owners.get(owner) ?? 0;
+    if (this.used + n > this.limit || (mine > 0 && mine + n > this.perOwner)) return false;
     this.used += n;
+    this.owners.set(owner, mine + n);
     return true;
   }
 
-  give(n: number) {
+  give(n: number, owner = "") {
     this.used -= n;
+    const mine = (this.owners.get(owner) ?? 0) - n;
+    if (mine > 0) this.owners.set(owner, mine);
+    else this.owners.delete(owner);
   }
 }
 
@@ -111,12 +131,14 @@ export class StoreUploadProgress {
     /** Writes the record (atomically); called after each stored part, one at a time. */
     private readonly save: (record: StoreRecord, hash: string | null) => Promise<void>,
     private readonly budget: PartBudget,
+    /** Whose claims these are (PartBudget's per-owner share): the user, or the share link of a visitor's upload. */
+    private readonly owner: string,
   ) {}
 
-  static async open(upload: ResumableUpload, record: StoreRecord, save: (record: StoreRecord, hash: string | null) => Promise<void>, budget: PartBudget): Promise<StoreUploadProgress> {
+  static async open(upload: ResumableUpload, record: StoreRecord, save: (record: StoreRecord, hash: string | null) => Promise<void>, budget: PartBudget, owner = ""): Promise<StoreUploadProgress> {
     const hasher = await createBLAKE3(256);
     hasher.load(Buffer.from(record.hasher, "base64"));
-    return new StoreUploadProgress(upload, record, hasher, save, budget);
+    return new StoreUploadProgress(upload, record, hasher, save, budget, owner);
   }
 
   get size() {
@@ -145,9 +167,12 @@ export class StoreUploadProgress {
    * disk's error): the client goes on from the recorded offset. An upload that holds no bytes and
    * finds no room for its next part in the budget fails with UploadMemoryFull before taking a byte. A
    * body that brought nothing for the idle time while a chunk waited for its turn is stopped there
-   * (InvalidData, 409: what it brought stays; waitTurn gives the turn on).
+   * (InvalidData, 409: what it brought stays; waitTurn gives the turn on). A body that brings no
+   * byte for `idleMs` is stopped too: the bytes of the part it was filling are dropped and the
+   * claim given back (the offset goes back to the stored parts, as after dropIdle), so a stalled
+   * connection kept open cannot hold a part of the budget (InvalidData, 409; the client resends).
    */
-  async take(body: AsyncIterable<Buffer>, offset: number, limit: number, turn?: Turn): Promise<number> {
+  async take(body: AsyncIterable<Buffer>, offset: number, limit: number, turn?: Turn, idleMs = BODY_IDLE_MS): Promise<number> {
     if (offset !== this.offset || this.holder !== (turn ?? null)) throw new FerryError("InvalidData", { reason: "Upload-Offset is not the stored offset" });
     const mine: Turn = turn ?? {};
     this.holder = mine;
@@ -161,16 +186,23 @@ export class StoreUploadProgress {
         // Only a wait for the body can be stopped, never a part on its way to the store.
         this.lastActive = Date.now();
         this.preemptTake = preempt;
-        const next = await Promise.race([chunks.next(), preempted]);
+        let timer: NodeJS.Timeout | undefined;
+        const idle = new Promise<typeof IDLE>((resolve) => (timer = setTimeout(() => resolve(IDLE), idleMs)));
+        const next = await Promise.race([chunks.next(), preempted, idle]).finally(() => clearTimeout(timer));
         this.preemptTake = null;
         if (next === PREEMPTED) throw new FerryError("InvalidData", { reason: "no bytes arrived for too long: another request took the turn" });
+        if (next === IDLE) {
+          // Stalled: whole parts are stored, the part being filled goes with its claim.
+          this.release();
+          throw new FerryError("InvalidData", { reason: "no bytes arrived for too long: send again from the stored offset" });
+        }
         if (next.done) break;
         const chunk = next.value;
         if (this.dropped) throw new FerryError("UploadNotFound");
         if (taken + chunk.length > limit || this.offset + chunk.length > this.size) throw new FerryError("InvalidData", { reason: "more bytes than the declared Upload-Length" });
         if (this.claimed === 0) {
           const claim = Math.min(this.record.state.partSize, this.size - this.stored);
-          if (!this.budget.take(claim)) throw new FerryError("UploadMemoryFull");
+          if (!this.budget.take(claim, this.owner)) throw new FerryError("UploadMemoryFull");
           this.claimed = claim;
         }
         // A copy: the caller may reuse its buffer, and a slice would keep a larger one alive.
@@ -209,7 +241,7 @@ export class StoreUploadProgress {
 
   /** Forgets the bytes after the stored parts and gives their claim back to the budget. */
   private release() {
-    this.budget.give(this.claimed);
+    this.budget.give(this.claimed, this.owner);
     this.claimed = 0;
     this.held = 0;
     this.pending = [];
@@ -348,7 +380,7 @@ export class StoreUploadProgress {
       this.held -= length;
       // The next part (maybe the shorter last one) claims no more than this one did.
       const next = this.held === 0 ? 0 : Math.min(this.record.state.partSize, this.size - this.stored);
-      this.budget.give(this.claimed - next);
+      this.budget.give(this.claimed - next, this.owner);
       this.claimed = next;
       this.wake();
     }

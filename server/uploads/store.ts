@@ -8,7 +8,8 @@ import { ERRORS, type KvStore, Upload } from "@tus/server";
 import type { Throttle } from "../speed/throttle";
 import { type ByteRange, CHUNKS_EXTENSION } from "../../contract/upload-chunks";
 import type { ResumableUploads } from "../storage/storage";
-import { buffersOf, freshHasherState, PartBudget, type StoreRecord, StoreUploadProgress, storedBytes, type Turn } from "./object-store";
+import { FerryError } from "../errors";
+import { BODY_IDLE_MS, buffersOf, freshHasherState, PartBudget, type StoreRecord, StoreUploadProgress, storedBytes, type Turn } from "./object-store";
 import { prefixOf, RangeWriter, UploadProgress } from "./progress";
 
 /**
@@ -125,6 +126,8 @@ export class UploadStore extends FileStore {
    */
   partBudget = new PartBudget(DEFAULT_BUFFER_BYTES);
   bufferIdleMs = DEFAULT_BUFFER_IDLE_MS;
+  /** A body into an object store that brings no byte for this long (or FERRY_UPLOAD_BUFFER_IDLE, when shorter) is stopped and its claim freed. */
+  bodyIdleMs = BODY_IDLE_MS;
 
   constructor(directory: string, expirationMs: number) {
     const records = new AtomicFileKvStore(directory);
@@ -149,6 +152,9 @@ export class UploadStore extends FileStore {
   override async create(upload: Upload): Promise<Upload> {
     const uploads = await this.uploadsOf?.(upload.metadata);
     if (!uploads) return super.create(upload);
+    // Its first part could never be claimed from the budget: every PATCH would wait with 503 for good.
+    const limit = this.partBudget.limit;
+    if (Math.min(uploads.partSize, upload.size ?? 0) > limit) throw new FerryError("UploadPartOverMemory", { partSize: uploads.partSize, limit }, { partSize: uploads.partSize, limit });
     const begun = await uploads.begin(upload.size ?? 0);
     const record: UploadRecord = {
       id: upload.id,
@@ -182,6 +188,8 @@ export class UploadStore extends FileStore {
           record.store,
           (store, hash) => this.records.get(id).then((current) => (current && !current.committed ? this.records.set(id, { ...current, store, ...(hash ? { hash } : {}) }) : undefined)),
           this.partBudget,
+          // Claims count per user (a visitor's upload per share link): at most a quarter of the budget each.
+          `${record.metadata?.[OWNER_KEY] ?? ""}:${record.metadata?.ferryShare ?? ""}`,
         );
       })();
       this.storeProgress.set(id, loading);
@@ -240,7 +248,7 @@ export class UploadStore extends FileStore {
         // A throttle's stream ends with an error when the body does: what arrived stays taken.
         readable.once("error", (error) => stream.destroy(error));
       }
-      return await progress.take(buffersOf(throttled ?? readable), offset, limit, turn);
+      return await progress.take(buffersOf(throttled ?? readable), offset, limit, turn, Math.min(this.bodyIdleMs, this.bufferIdleMs));
     } finally {
       if (turn) progress.releaseTurn(turn);
       if (throttled) {

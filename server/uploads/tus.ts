@@ -128,6 +128,7 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
   const store = await UploadStore.open(path.join(services.spaces.root, STAGING_NAME, "tus"), UPLOAD_EXPIRY_MS);
   store.partBudget = new PartBudget(services.config.uploadBuffers.maxBytes);
   store.bufferIdleMs = services.config.uploadBuffers.idleMs;
+  const overBudget = new Set<string>();
   // The owner's upload limit, and the group space's, on every byte stored (server/speed/).
   store.throttle = (userId, groupId) => services.speed.throttle(userId, groupId, "upload");
   // A target on an object store takes the upload's bytes as parts straight away (object-store.ts); its owner's space says which storage.
@@ -136,7 +137,13 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
     if (!Number.isSafeInteger(owner)) return null;
     const target = parseTarget(metadata ?? undefined);
     const space = await services.spaces.open(owner, target.groupId);
-    return space.storage.resumable?.(target.path) ?? null;
+    const uploads = space.storage.resumable?.(target.path) ?? null;
+    // Uploads into it are refused at creation (UploadPartOverMemory): the administrator hears why, once per space.
+    if (uploads && uploads.partSize > store.partBudget.limit && !overBudget.has(space.key)) {
+      overBudget.add(space.key);
+      log.warn({ space: space.key, partSize: uploads.partSize, budget: store.partBudget.limit }, "the storage's slice size is larger than FERRY_UPLOAD_BUFFER_BYTES: uploads into it are refused; lower the slice size or raise the budget");
+    }
+    return uploads;
   };
   const locker = new MemoryLocker();
   const hashes = createHashCache(store);

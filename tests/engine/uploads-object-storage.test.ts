@@ -206,12 +206,17 @@ describe("uploads into an S3 storage", () => {
     const tus = tusClient(t.fileUrl, socketToken);
     const size = 10 * MIB;
     const data = randomBytes(size);
-    // Three uploads fill a part each (5 MiB claimed of 16): no room for a fourth part.
+    // Three uploads of three users fill a part each (5 MiB claimed of 16; one user may claim a part, at most 4 MiB more): no room for a fourth part.
     const holders: string[] = [];
+    const holding: ReturnType<typeof tusClient>[] = [];
     for (let i = 0; i < 3; i++) {
-      const { id } = await tus.create({ groupId: String(groupId), path: `/hold-${i}.bin` }, size);
-      expect((await tus.patch(id!, 0, data.subarray(0, 3 * MIB))).status).toBe(204);
+      const user = await t.createUser(`cloud_holder_${i}`, { permission: PERMISSION_FULL });
+      expect((await t.call("PUT", `/api/admin/groups/${groupId}/members/${user.id}`, { token: adminToken, body: { groupPermission: PERMISSION_FULL } })).body.code).toBe(200);
+      const client = tusClient(t.fileUrl, user.socketToken);
+      const { id } = await client.create({ groupId: String(groupId), path: `/hold-${i}.bin` }, size);
+      expect((await client.patch(id!, 0, data.subarray(0, 3 * MIB))).status).toBe(204);
       holders.push(id!);
+      holding.push(client);
     }
     const { id } = await tus.create({ groupId: String(groupId), path: "/waits.bin" }, size);
     const refused = await tus.patch(id!, 0, data.subarray(0, MIB));
@@ -228,14 +233,14 @@ describe("uploads into an S3 storage", () => {
     expect(chunk.status).toBe(503);
     expect(chunk.headers.get("retry-after")).toBe("1");
     // The holders kept their bytes and go on filling their parts.
-    expect((await tus.head(holders[0]!)).headers.get("upload-offset")).toBe(String(3 * MIB));
-    expect((await tus.patch(holders[0]!, 3 * MIB, data.subarray(3 * MIB, 6 * MIB))).status).toBe(204);
+    expect((await holding[0]!.head(holders[0]!)).headers.get("upload-offset")).toBe(String(3 * MIB));
+    expect((await holding[0]!.patch(holders[0]!, 3 * MIB, data.subarray(3 * MIB, 6 * MIB))).status).toBe(204);
     // One holder ends: the retried PATCH goes through, and the upload completes.
-    expect((await tus.remove(holders.shift()!)).status).toBe(204);
+    expect((await holding.shift()!.remove(holders.shift()!)).status).toBe(204);
     expect((await tus.patch(id!, 0, data)).status).toBe(204);
     expect((await files.ok("commit", { uploadId: id!, hash: await blake3Hex(data) })).size).toBe(size);
     expect((await read("/waits.bin")).equals(data)).toBe(true);
-    for (const holder of holders) expect((await tus.remove(holder)).status).toBe(204);
+    for (const [i, holder] of holders.entries()) expect((await holding[i]!.remove(holder)).status).toBe(204);
   });
 
   it("a commit asked again after the store completed the upload but its answer was lost counts as committed, not as a taken path", async () => {
@@ -285,6 +290,23 @@ describe("uploads into an S3 storage", () => {
     await flakyHome().remove("/dropped.bin");
     expect(await client.ok("commit", { uploadId: id!, hash })).toEqual({ path: "/dropped.bin", size: data.length, hash });
     expect((await readAll(await flakyHome().createReadStream("/dropped.bin"))).equals(data)).toBe(true);
+  });
+
+  it("an upload into a storage whose slice size is larger than the engine's memory for parts is refused at creation (413, 4212) instead of waiting with 503 for good", async () => {
+    const added = await t.call("POST", "/api/admin/storages", { token: adminToken, body: { name: "Wide", provider: "s3compatible", endpoint: s3.endpoint, bucket: s3.bucket, region: "us-east-1", path: "wide", sliceSize: 2 * BUFFER_BYTES, ...S3RVER_KEYS } });
+    expect(added.body.code).toBe(200);
+    const group = await t.call("POST", "/api/admin/groups", { token: adminToken, body: { name: "Wide", storageId: added.body.data.id } });
+    expect(group.body.code).toBe(200);
+    const user = await t.createUser("wide_uploader", { permission: PERMISSION_FULL });
+    expect((await t.call("PUT", `/api/admin/groups/${group.body.data.id}/members/${user.id}`, { token: adminToken, body: { groupPermission: PERMISSION_FULL } })).body.code).toBe(200);
+    const tus = tusClient(t.fileUrl, user.socketToken);
+    const created = await tus.create({ groupId: String(group.body.data.id), path: "/wide.bin" }, 3 * BUFFER_BYTES);
+    expect(created.status).toBe(413);
+    expect(created.body).toMatchObject({ code: ErrorCode.UploadPartOverMemory });
+    // A file smaller than the budget needs no more than itself: it goes.
+    const small = randomBytes(MIB);
+    const { id } = await tus.create({ groupId: String(group.body.data.id), path: "/small.bin" }, small.length);
+    expect((await tus.patch(id!, 0, small)).status).toBe(204);
   });
 
   it("an upload the store refuses at creation (larger than its 10,000 parts) answers 413 FileTooLarge and keeps no quota reservation", async () => {

@@ -11,7 +11,7 @@ import type { Storage } from "../../server/storage/storage";
 import { blake3Of } from "../../server/uploads/hash";
 import { FerryError } from "../../server/errors";
 import { MAX_WAITING_CHUNKS, PartBudget } from "../../server/uploads/object-store";
-import { UploadStore } from "../../server/uploads/store";
+import { OWNER_KEY, UploadStore } from "../../server/uploads/store";
 import { S3RVER_KEYS, startS3rver, type S3Server } from "../support/s3";
 import { failure, readAll } from "../support/storage-conformance";
 
@@ -51,9 +51,9 @@ async function openStore(): Promise<UploadStore> {
   return opened;
 }
 
-async function create(size: number, target = "/up.bin"): Promise<string> {
+async function create(size: number, target = "/up.bin", owner?: string): Promise<string> {
   const id = randomBytes(16).toString("hex");
-  await store.create(new Upload({ id, size, offset: 0, metadata: { path: target }, creation_date: new Date().toISOString() }));
+  await store.create(new Upload({ id, size, offset: 0, metadata: { path: target, ...(owner ? { [OWNER_KEY]: owner } : {}) }, creation_date: new Date().toISOString() }));
   return id;
 }
 
@@ -295,5 +295,54 @@ describe("uploads into an object store", () => {
     expect(await store.writeStore(body(file.subarray(sent)), id, sent, file.length - sent, turn)).toBe(file.length - sent);
     expect((await store.records.get(id))!.hash).toBe(await blake3Of(Readable.from([file])));
     expect((await complete(id)).size).toBe(file.length);
+  });
+
+  it("a body that stalls with its connection open is stopped after the body idle time: the part it was filling and its claim go, the stored parts stay, and the client resends from there", async () => {
+    store.partBudget = new PartBudget(2 * MIN_SLICE);
+    store.bodyIdleMs = 200;
+    const file = randomBytes(MIN_SLICE + 3 * MIB);
+    const id = await create(file.length);
+    // A first part stored, then 1 byte and nothing more while the connection stays open.
+    const stalled = Readable.from(
+      (async function* () {
+        yield file.subarray(0, MIN_SLICE);
+        yield file.subarray(MIN_SLICE, MIN_SLICE + 1);
+        await new Promise(() => undefined);
+      })(),
+    );
+    expect(await refusal(store.write(stalled, id, 0))).toBe("InvalidData");
+    expect(store.partBudget.held).toBe(0);
+    expect((await store.getUpload(id)).offset).toBe(MIN_SLICE);
+    expect(await store.write(body(file.subarray(MIN_SLICE)), id, MIN_SLICE)).toBe(file.length);
+    expect((await store.records.get(id))!.hash).toBe(await blake3Of(Readable.from([file])));
+    expect((await complete(id)).size).toBe(file.length);
+  });
+
+  it("one owner claims at most a quarter of the budget (always one part): its next upload waits (UploadMemoryFull), another owner's goes through", async () => {
+    store.partBudget = new PartBudget(4 * MIN_SLICE);
+    const file = randomBytes(MIN_SLICE + 10);
+    const first = await create(file.length, "/one.bin", "7");
+    const second = await create(file.length, "/two.bin", "7");
+    const other = await create(file.length, "/three.bin", "8");
+    expect(await store.write(body(file.subarray(0, MIB)), first, 0)).toBe(MIB);
+    expect(await refusal(store.write(body(file.subarray(0, MIB)), second, 0))).toBe("UploadMemoryFull");
+    expect((await store.getUpload(second)).offset).toBe(0);
+    expect(await store.write(body(file.subarray(0, MIB)), other, 0)).toBe(MIB);
+    expect(store.partBudget.held).toBe(2 * MIN_SLICE);
+    // The first one's part is stored and its claim smaller: the owner's next upload goes on.
+    expect(await store.write(body(file.subarray(MIB, MIN_SLICE)), first, MIB)).toBe(MIN_SLICE);
+    expect(await store.write(body(file.subarray(0, MIB)), second, 0)).toBe(MIB);
+    for (const id of [first, second, other]) await store.remove(id);
+    expect(store.partBudget.held).toBe(0);
+  });
+
+  it("refuses at creation an upload whose first part is larger than the engine's budget (UploadPartOverMemory), beginning nothing; a file smaller than the budget still goes", async () => {
+    store.partBudget = new PartBudget(MIN_SLICE - 1);
+    expect(await refusal(create(MIN_SLICE + 1))).toBe("UploadPartOverMemory");
+    expect(await readdir(path.join(dir, "tus"))).toEqual([]);
+    const small = randomBytes(MIB);
+    const id = await create(small.length);
+    expect(await store.write(body(small), id, 0)).toBe(small.length);
+    expect((await complete(id)).size).toBe(small.length);
   });
 });
