@@ -648,6 +648,13 @@ const catalogue = {
     en: "The storage still holds {{users}} user home(s) or virtual directories and {{groups}} group home(s); move them to another storage first",
     zh: "该存储仍有 {{users}} 个用户主目录或虚拟目录、{{groups}} 个群组主目录，请先将它们移到其他存储",
   },
+  AutoCleanRunning: {
+    code: 4621,
+    status: 400,
+    value: "Auto-clean running",
+    en: "The storage's auto-clean is running on another Ferry server; wait for it to finish",
+    zh: "该存储的自动清理正在另一台 Ferry 服务器上运行，请等待其完成",
+  },
 } as const satisfies Record<string, Omit<ErrorDef, "name">>;
 
 export type ErrorName = keyof typeof catalogue;

@@ -1,5 +1,6 @@
 import { type CreateTableBuilder, type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
 import { eventsMigration } from "../events/migration";
+import { autoCleanMigration } from "../storage/autoclean/migration";
 import { syncMigration } from "../sync/migration";
 import type { Dialect } from "./connect";
 
@@ -432,6 +433,7 @@ const migrations = (dialect: Dialect): Record<string, Migration> => ({
   },
   ...eventsMigration(dialect),
   ...syncMigration(dialect),
+  ...autoCleanMigration(),
 });
 
 /**

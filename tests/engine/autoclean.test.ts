@@ -7,8 +7,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { PERMISSION_FULL } from "../../contract/permissions";
+import { loadConfig } from "../../server/config";
+import { type Engine, startEngine } from "../../server/engine";
+import { LEASE_STALE_MS } from "../../server/storage/autoclean/lease";
 import { autoCleanScheduleOf } from "../../server/storage/autoclean/wiring";
-import { startTestEngine, type TestEngine } from "../support/engine";
+import { SALT, startTestEngine, type TestEngine } from "../support/engine";
 import { connectFiles, type FileClient } from "../support/file-client";
 import { type CleanAge, type CleanItem, type CleanPolicy, cleanAgeMs, runClean } from "../../server/storage/autoclean/cleaner";
 import { startAutoCleanSchedule } from "../../server/storage/autoclean/schedule";
@@ -730,7 +733,7 @@ describe("runs and the schedule", () => {
     now = () => this.t;
   }
 
-  function setup(policy: CleanPolicy | null, options: { maxFiles?: number } = {}) {
+  function setup(policy: CleanPolicy | null, options: { maxFiles?: number; maxEntries?: number } = {}) {
     const clock = new Clock();
     const logged: OperationEntry[] = [];
     const target: CleanTarget = { id: 7, name: "Archive", root, policy };
@@ -744,6 +747,7 @@ describe("runs and the schedule", () => {
       inUse: filesInUse,
       log: { recordOperation: (e) => logged.push(e) },
       maxFiles: options.maxFiles,
+      limits: options.maxEntries ? { maxDepth: 64, maxEntries: options.maxEntries } : undefined,
     });
     let tick: (() => void) | null = null;
     let cleared = false;
@@ -765,7 +769,7 @@ describe("runs and the schedule", () => {
     // The first scheduled run comes one interval after the start.
     await s.schedule.tick();
     expect(await exists(path.join(root, "old-1.txt"))).toBe(true);
-    expect(s.schedule.nextRunAt(7)).toBe(NOW + DAY);
+    expect(await s.schedule.nextRunAt(7)).toBe(NOW + DAY);
     s.clock.t = NOW + DAY - 1;
     await s.schedule.tick();
     expect(s.autoClean.runs(7)).toEqual([]);
@@ -804,7 +808,7 @@ describe("runs and the schedule", () => {
     s.target.policy = byModified("7d", null);
     await s.schedule.tick();
     expect(await exists(path.join(root, "old.txt"))).toBe(true);
-    expect(s.schedule.nextRunAt(7)).toBe(NOW + 11 * DAY);
+    expect(await s.schedule.nextRunAt(7)).toBe(NOW + 11 * DAY);
     s.clock.t = NOW + 11 * DAY;
     await s.schedule.tick();
     expect(await exists(path.join(root, "old.txt"))).toBe(false);
@@ -858,6 +862,38 @@ describe("runs and the schedule", () => {
     expect(s.logged).toEqual([]);
     expect(await exists(path.join(root, "old.txt"))).toBe(true);
     await s.schedule.stop();
+  });
+
+  it("a run stopped by the walk limits is followed by one that walks on from there, round to the beginning: old files past the limit are reached", async () => {
+    const s = setup(byModified("7d"), { maxEntries: 4 });
+    for (const folder of ["a", "b"]) for (const n of [1, 2, 3]) await put(root, `${folder}/${n}.txt`, aged(DAY));
+    await put(root, "c/old.txt", aged(8 * DAY));
+    const runNow = () => s.autoClean.run(7, {}, { kind: "admin", userId: 1 });
+    // a, a/1, a/2, a/3: the fifth entry (b) is past the limit; then b and its files; then c.
+    expect(await runNow()).toMatchObject({ truncated: true, deleted: 0 });
+    expect(await runNow()).toMatchObject({ truncated: true, deleted: 0 });
+    expect(await exists(path.join(root, "c/old.txt"))).toBe(true);
+    // A dry run lists what the next run takes, from the same place.
+    expect(await s.autoClean.run(7, { dryRun: true }, { kind: "admin", userId: 1 })).toMatchObject({ items: [{ path: "/c/old.txt" }] });
+    expect(await runNow()).toMatchObject({ truncated: true, deleted: 1, items: [{ path: "/c/old.txt" }] });
+    expect(await exists(path.join(root, "c/old.txt"))).toBe(false);
+    // That run went on round the end into a (up to a/2): the next one takes a file there.
+    await put(root, "a/old.txt", aged(8 * DAY));
+    expect(await runNow()).toMatchObject({ deleted: 1, items: [{ path: "/a/old.txt" }] });
+    await s.schedule.stop();
+  });
+
+  it("the walk's order is the same on every run: a resumed walk ends where it began, each entry looked at once", async () => {
+    for (const rel of ["a/x.txt", "a/y/z.txt", "b.txt", "c/d/e.txt"]) await put(root, rel, aged(8 * DAY));
+    const dry = (resumeAt: string | null) => clean(byModified("7d"), { dryRun: true, resumeAt });
+    expect((await dry(null)).items.map((i) => i.path)).toEqual(["/a/x.txt", "/a/y/z.txt", "/b.txt", "/c/d/e.txt"]);
+    expect((await dry("/a/y")).items.map((i) => i.path)).toEqual(["/a/y/z.txt", "/b.txt", "/c/d/e.txt", "/a/x.txt"]);
+    expect((await dry("/b.txt")).items.map((i) => i.path)).toEqual(["/b.txt", "/c/d/e.txt", "/a/x.txt", "/a/y/z.txt"]);
+    // A resume point that is gone: the walk starts at what follows it.
+    expect((await dry("/a/w")).items.map((i) => i.path)).toEqual(["/a/x.txt", "/a/y/z.txt", "/b.txt", "/c/d/e.txt"]);
+    expect(await dry("/bb")).toMatchObject({ stoppedAt: null, items: [{ path: "/c/d/e.txt" }, { path: "/a/x.txt" }, { path: "/a/y/z.txt" }, { path: "/b.txt" }] });
+    // Stopped by the limits in the second part: the next walk starts there.
+    expect(await clean(byModified("7d"), { dryRun: true, resumeAt: "/c", limits: { maxDepth: 64, maxEntries: 5 } })).toMatchObject({ truncated: true, stoppedAt: "/a/y" });
   });
 
   it("one run at a time per storage: a second run now answers the running one; stop ends a run between two files", async () => {
@@ -1028,5 +1064,147 @@ describe("in the engine: the admin API, a download held open, the operation log,
     await schedule.tick();
     expect(await exists(old)).toBe(true);
     await setClean({ clean_by: "off", clean_age: "1m" });
+  });
+});
+
+describe("several engines on one database", () => {
+  let t: TestEngine;
+  let other: Engine;
+  let admin: string;
+  let home: string;
+  let storageRoot: string;
+
+  const startOther = (env: Record<string, string> = {}) =>
+    startEngine(loadConfig({ FERRY_DATA_DIR: t.dataDir, DATABASE_URL: t.databaseUrl, FERRY_HOST: "127.0.0.1", FERRY_API_PORT: "0", FERRY_FILE_PORT: "0", FERRY_HASHID_SALT: SALT, FERRY_LOG_LEVEL: "silent", ...env }), t.clock);
+  const on = async (engine: Engine, method: string, p: string, body?: unknown) => {
+    const res = await fetch(engine.apiUrl + p, { method, headers: { authorization: `Bearer ${admin}`, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    return (await res.json()) as { code: number; data: any };
+  };
+  const runOn = (engine: Engine) => on(engine, "POST", "/api/admin/storages/1/autoclean/run", {});
+  const putOld = async (rel: string, days: number, content = rel) => {
+    const file = path.join(home, rel);
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, content);
+    const at = (t.clock.now() - days * DAY) / 1000;
+    await utimes(file, at, at);
+    return file;
+  };
+  const leases = () => (t.engine.services.db.kysely as any).selectFrom("autoclean_leases");
+
+  async function start(env: Record<string, string> = {}) {
+    t = await startTestEngine(env);
+    t.clock.advance(AHEAD);
+    admin = await t.adminToken();
+    const alice = await t.createUser("alice", { permission: PERMISSION_FULL });
+    const space = await t.engine.services.spaces.open(alice.id, 0);
+    storageRoot = t.engine.services.spaces.root;
+    home = path.join(storageRoot, space.home);
+    await t.engine.services.db.kysely.updateTable("storages").set({ clean_by: "modified", clean_age: "1m", recycle_path: "" }).where("id", "=", 1).execute();
+    other = await startOther(env);
+  }
+  async function stop() {
+    await other?.stop();
+    await t?.stop();
+  }
+
+  describe("the lease", () => {
+    beforeAll(() => start());
+    afterAll(() => stop());
+
+    it("a run holds the storage on every engine: Run now elsewhere answers 4621 and the storage shows running there; after the run it runs", async () => {
+      const old = await putOld("/docs/old.txt", 400);
+      // The first engine's run stops right after it took the file into its run folder.
+      let held!: () => void;
+      const holding = new Promise<void>((resolve) => (held = resolve));
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      fsSeams.rename = async (from, to, real) => {
+        await real();
+        if (to.includes(`${path.sep}.ferry-tmp${path.sep}autoclean${path.sep}`)) {
+          held();
+          await gate;
+        }
+      };
+      const first = runOn(t.engine);
+      await holding;
+      expect(await exists(old)).toBe(false);
+      expect(await runOn(other)).toMatchObject({ code: 4621, data: null });
+      expect((await on(other, "GET", "/api/admin/storages/1/autoclean/runs")).data.running).toBe(true);
+      // The lease's run id names the run folder holding the file.
+      const lease = await leases().selectAll().where("storage_id", "=", 1).executeTakeFirstOrThrow();
+      expect(await readdir(path.join(storageRoot, ".ferry-tmp/autoclean"))).toEqual([lease.run_id]);
+      release();
+      expect(await first).toMatchObject({ code: 200, data: { deleted: 1, id: lease.run_id } });
+      expect((await on(other, "GET", "/api/admin/storages/1/autoclean/runs")).data.running).toBe(false);
+      expect(await runOn(other)).toMatchObject({ code: 200, data: { deleted: 0 } });
+    });
+
+    it("recovery leaves the run folder of a run whose lease is live on another engine, and finishes it once that lease lapsed", async () => {
+      const now = t.clock.now();
+      // Another engine runs a storage over the same folder (id 99) with run `live`; `crashed` has no lease.
+      const live = randomUUID();
+      const crashed = randomUUID();
+      await (t.engine.services.db.kysely as any).insertInto("autoclean_leases").values({ storage_id: 99, run_id: live, instance_id: "elsewhere", heartbeat_at: now, last_run_at: null, resume_at: "" }).execute();
+      const holdingFolder = path.join(storageRoot, ".ferry-tmp/autoclean");
+      const rel = path.relative(storageRoot, home);
+      await put(path.join(holdingFolder, live), path.join(rel, "live.txt"), { atime: now - 400 * DAY, mtime: now - 400 * DAY }, "being moved elsewhere");
+      await put(path.join(holdingFolder, crashed), path.join(rel, "crashed.txt"), { atime: now - 400 * DAY, mtime: now - 400 * DAY }, "left by a crash");
+      const report = await runOn(other);
+      expect(report).toMatchObject({ code: 200, data: { errors: [] } });
+      // The crashed run's file went back to its place, and is old: deleted by the walk.
+      expect(report.data.items.map((i: CleanItem) => i.path)).toEqual([`/${rel}/crashed.txt`]);
+      expect(await readFile(path.join(holdingFolder, live, rel, "live.txt"), "utf8")).toBe("being moved elsewhere");
+      expect(await readdir(holdingFolder)).toEqual([live]);
+      // That engine stopped renewing its heartbeat a minute ago: its run is dead, its file finished.
+      await (t.engine.services.db.kysely as any).updateTable("autoclean_leases").set({ heartbeat_at: now - LEASE_STALE_MS - 1 }).where("storage_id", "=", 99).execute();
+      const after = await runOn(t.engine);
+      expect(after.data.items.map((i: CleanItem) => i.path)).toEqual([`/${rel}/live.txt`]);
+      expect(await exists(holdingFolder)).toBe(false);
+    });
+
+    it("the schedule's last run is the database's: a run on one engine moves the next run on every engine", async () => {
+      const schedule = autoCleanScheduleOf(other.services)!;
+      const last = (await runOn(t.engine)).data.finishedAt as number;
+      t.clock.advance(12 * 60 * 60 * 1000);
+      admin = await t.adminToken();
+      const ran = await runOn(t.engine);
+      expect(ran.code).toBe(200);
+      const finished = ran.data.finishedAt as number;
+      expect(finished).toBeGreaterThan(last);
+      expect((await on(other, "GET", "/api/admin/storages/1/autoclean/runs")).data.nextRunAt).toBe(finished + DAY);
+      // A day after the earlier run, but not after this one: the other engine does not run it.
+      const old = await putOld("/later.txt", 400);
+      t.clock.advance(last + DAY - t.clock.now());
+      await schedule.tick();
+      expect(await exists(old)).toBe(true);
+      t.clock.advance(finished + DAY - t.clock.now());
+      await schedule.tick();
+      expect(await exists(old)).toBe(false);
+      admin = await t.adminToken();
+      const scheduled = (await on(other, "GET", "/api/admin/storages/1/autoclean/runs")).data.list[0];
+      expect(scheduled).toMatchObject({ trigger: "schedule", deleted: 1 });
+      // And the first engine counts from that run.
+      expect((await on(t.engine, "GET", "/api/admin/storages/1/autoclean/runs")).data.nextRunAt).toBe(scheduled.finishedAt + DAY);
+    });
+  });
+
+  describe("small walk limits", () => {
+    beforeAll(() => start({ FERRY_WALK_MAX_ENTRIES: "8" }));
+    afterAll(() => stop());
+
+    it("each run walks on from where the last one stopped, whichever engine ran it, and reaches old files past the limit", async () => {
+      for (const folder of ["a", "b", "c"]) for (let n = 0; n < 6; n++) await putOld(`/${folder}/young-${n}.txt`, 1);
+      const old = await putOld("/d/old.txt", 400);
+      let runs = 0;
+      while (runs < 10 && (await exists(old))) {
+        const report = await runOn(runs % 2 === 0 ? t.engine : other);
+        expect(report).toMatchObject({ code: 200, data: { truncated: true } });
+        runs++;
+      }
+      expect(await exists(old)).toBe(false);
+      // It took a few runs, the engines taking turns: the place to go on from is the database's.
+      expect(runs).toBeGreaterThan(2);
+      expect((await leases().select("resume_at").where("storage_id", "=", 1).executeTakeFirstOrThrow()).resume_at).toMatch(/^\/users\/alice/);
+    });
   });
 });

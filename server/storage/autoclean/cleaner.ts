@@ -88,6 +88,12 @@ export interface CleanReport {
   errors: CleanError[];
   /** The run stopped at a bound (maxFiles, or the walk's maxEntries / maxDepth): the next run goes on. */
   truncated: boolean;
+  /**
+   * Where the next walk starts (CleanOptions.resumeAt): the first entry this run did not finish,
+   * when it stopped at maxFiles, the walk's maxEntries or shutdown; null when it went all the way
+   * round (the next walk starts at the beginning).
+   */
+  stoppedAt: string | null;
   items: CleanItem[];
 }
 
@@ -108,6 +114,20 @@ export interface CleanOptions {
   signal?: AbortSignal;
   /** Told after each file moved or deleted (the operation log, usage counts). */
   onItem?(item: CleanItem): void;
+  /** The run's id: its folder in the holding folder is named by it ("<run id>", then "<run id>~<n>"). Default: a new UUID. */
+  runId?: string;
+  /**
+   * True while the run with this id goes on somewhere (another engine on the database holds its
+   * lease): recover leaves its folders alone. Runs of this process are known without asking.
+   */
+  isLive?(runId: string): Promise<boolean>;
+  /**
+   * Where the walk starts (a path below the root, "/b/c.txt"; the last run's stoppedAt): entries
+   * before it in walk order (folders before their content, names by code unit) are left for the
+   * end, where the walk wraps round and goes on from the beginning up to it. A run bounded by the
+   * walk limits so still reaches every file in turn.
+   */
+  resumeAt?: string | null;
   /** Test seam: called with the temporary copy's name when a file is copied to a recycle path on another file system, before the copy is synced and named. */
   afterCopy?(temporary: string): void | Promise<void>;
 }
@@ -115,6 +135,19 @@ export interface CleanOptions {
 export const DEFAULT_MAX_FILES = 10_000;
 /** The run folders (in the holding folder) of this process's runs going on: recover leaves them alone. */
 const liveRuns = new Set<string>();
+
+/** A run folder's name: "<run id>" or "<run id>~<n>" (a run that had to make another). */
+const runIdOf = (folderName: string) => folderName.split("~")[0]!;
+
+/** The path's names, "/a/b" → ["a", "b"]. */
+const segmentsOf = (rel: string) => rel.split("/").filter(Boolean);
+
+/** Walk order of two paths (as names): a folder before its content, names by code unit. */
+function walkOrder(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+  return a.length - b.length;
+}
+const holds = (folder: readonly string[], inner: readonly string[]) => folder.length < inner.length && folder.every((name, i) => inner[i] === name);
 
 /** Names tried for a file whose name is taken in the recycle path: "a (1).txt" … "a (999).txt". */
 const MAX_SUFFIX = 999;
@@ -432,7 +465,8 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
   // noatime (or relatime) mount the access time lags, while a file written is used all the same.
   const timeOf = (info: Stats) => (policy.by === "accessed" ? Math.max(info.atimeMs, info.mtimeMs, info.ctimeMs) : Math.max(info.mtimeMs, info.ctimeMs));
   const isOld = (info: Stats) => options.now - timeOf(info) >= ageMs;
-  const report: CleanReport = { dryRun, startedAt: options.now, finishedAt: options.now, moved: 0, deleted: 0, skippedInUse: 0, skippedChanged: 0, bytes: 0, errors: [], truncated: false, items: [] };
+  const report: CleanReport = { dryRun, startedAt: options.now, finishedAt: options.now, moved: 0, deleted: 0, skippedInUse: 0, skippedChanged: 0, bytes: 0, errors: [], truncated: false, stoppedAt: null, items: [] };
+  const runId = options.runId ?? randomUUID();
   const budget = new WalkBudget(options.limits ?? WALK_DEFAULTS, { signal });
   /** Thrown to end the walk at maxFiles. */
   const FULL = Symbol("full");
@@ -459,7 +493,7 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
         // A link planted there would have the files staged (and our folder made) wherever it points.
         if (!(await lstat(folder)).isDirectory()) throw new FerryError("FileSystemError", { reason: "the staging area is no folder", path: folder });
       }
-      const own = path.join(holding, randomUUID());
+      const own = path.join(holding, runFolders.length === 0 ? runId : `${runId}~${runFolders.length}`);
       // Known before it exists, so another run's recover never takes it for a crashed run's.
       liveRuns.add(own);
       const run: RunFolder = { own, made: [] };
@@ -575,6 +609,9 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
     for (const name of (await readdir(holding)).sort()) {
       const runFolder = path.join(holding, name);
       if (liveRuns.has(runFolder) || !(await lstat(runFolder).catch(() => null))?.isDirectory()) continue;
+      // A run of another engine going on now (its lease is live): its files are its own. Asked
+      // after the folder was seen, and a run's lease is taken before its folder is made.
+      if (await options.isLive?.(runIdOf(name))) continue;
       const folders: string[] = [];
       const files: { held: string; rel: string }[] = [];
       const collect = async (folder: string, rel: string): Promise<void> => {
@@ -670,6 +707,13 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
     done(item, info.size);
   };
 
+  /** Thrown to end the second part of a resumed walk at its start. */
+  const PASS_END = Symbol("pass end");
+  /** The part of the walk going on: from `from` (inclusive) to `until` (exclusive), as names; null: the beginning / the end. */
+  let pass: { from: string[] | null; until: string[] | null } = { from: options.resumeAt ? segmentsOf(options.resumeAt) : null, until: null };
+  /** The entry the walk looks at now: where the next walk starts when this one stops. */
+  let current: string | null = options.resumeAt ?? null;
+
   const visit = async (dir: string, rel: string, depth: number, folders: readonly FolderRef[]): Promise<void> => {
     budget.folder(depth);
     let names: string[];
@@ -681,11 +725,20 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
       report.errors.push(errorOf(rel, err));
       return;
     }
-    budget.entries(names.length);
-    // Code-unit order, so a dry run and the run after it meet the files in the same order.
+    // Code-unit order, so a dry run and the run after it meet the files in the same order, and a
+    // walk can go on where the last one stopped.
     names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const base = segmentsOf(rel);
     for (const name of names) {
       if (isReservedName(name)) continue; // the staging area (uploads, copies and removals in progress)
+      const parts = [...base, name];
+      // The second part of a resumed walk ends where the first began.
+      if (pass.until && walkOrder(parts, pass.until) >= 0) throw PASS_END;
+      // The first part skips what came before the resume point, but enters the folders holding it.
+      const leadsIn = pass.from !== null && holds(parts, pass.from);
+      if (pass.from && walkOrder(parts, pass.from) < 0 && !leadsIn) continue;
+      current = `/${parts.join("/")}`;
+      budget.entries(1);
       const absolute = path.join(dir, name);
       let info: Stats;
       try {
@@ -699,6 +752,8 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
         if (recycleInfo?.isDirectory() && info.dev === recycleInfo.dev && info.ino === recycleInfo.ino) continue; // the recycle path is never cleaned
         if (budget.mayDescend(depth)) await visit(absolute, childRel, depth + 1, [...folders, refOf(absolute, info)]);
         else report.truncated = true;
+      } else if (leadsIn) {
+        continue; // a file now where a folder on the way to the resume point was: walked before
       } else if (info.isFile() && isOld(info)) {
         if (found.length >= maxFiles) throw FULL;
         found.push({ absolute, rel: childRel, seen: info, folders });
@@ -716,19 +771,39 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
   if (!dryRun) await recover(refOf(root, rootInfo));
   // First the walk (read-only), then the moves, each after a fresh look at its file.
   const stops = (err: unknown) => err === FULL || (err instanceof FerryError && (err.errorName === "WalkLimit" || err.errorName === "StoppedByClient"));
+  const resume = options.resumeAt ? segmentsOf(options.resumeAt) : null;
+  const rootRef = refOf(root, rootInfo);
+  const walkPart = async () => {
+    try {
+      await visit(root, "/", 0, [rootRef]);
+    } catch (err) {
+      if (err !== PASS_END) throw err;
+    }
+  };
   try {
-    await budget.run(() => visit(root, "/", 0, [refOf(root, rootInfo)]));
+    await budget.run(async () => {
+      await walkPart();
+      if (!resume) return;
+      // Round the end: from the beginning up to where this walk began.
+      pass = { from: null, until: resume };
+      current = null;
+      await walkPart();
+    });
   } catch (err) {
-    // A bound ends the walk with what it found so far; the next run goes on.
+    // A bound ends the walk with what it found so far; the next run goes on from the entry it
+    // stopped at (a run that always stopped at the same bound would else never get further).
     if (!stops(err)) throw err;
     report.truncated = true;
+    report.stoppedAt = current;
   }
+  let next = 0;
   try {
-    for (const entry of found) await take(entry);
+    for (; next < found.length; next++) await take(found[next]!);
   } catch (err) {
-    // Shutdown: the rest waits for the next run.
+    // Shutdown: the rest waits for the next run, which starts at the first file not taken.
     if (!stops(err)) throw err;
     report.truncated = true;
+    report.stoppedAt = found[next]?.rel ?? report.stoppedAt;
   } finally {
     // Empty unless a file could not go back to its place (reported as an error): then it stays
     // held under its path, for the next run's recover.

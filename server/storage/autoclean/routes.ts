@@ -11,7 +11,7 @@ export function autoCleanRoutes(autoClean: AutoClean, schedule: () => AutoCleanS
       url: "/api/admin/storages/:id/autoclean/run",
       tag: "admin",
       summary:
-        "Run the storage's auto-clean now, or with dryRun list what a run would move or delete and change nothing (a dry run may try unsaved cleanBy, cleanAge, recyclePath). A run while one goes answers that run. 4004 unknown storage, 4104 auto-clean off (or not a local storage), 4156 bad recycle path, 4154 the storage's folder is gone.",
+        "Run the storage's auto-clean now, or with dryRun list what a run would move or delete and change nothing (a dry run may try unsaved cleanBy, cleanAge, recyclePath). A run while one goes in this engine answers that run; while one goes on another engine on the database, 4621. 4004 unknown storage, 4104 auto-clean off (or not a local storage), 4156 bad recycle path, 4154 the storage's folder is gone.",
       auth: "admin",
       params: autoCleanParams,
       body: autoCleanRunBody,
@@ -29,7 +29,7 @@ export function autoCleanRoutes(autoClean: AutoClean, schedule: () => AutoCleanS
       handler: async ({ params }) => {
         const target = await autoClean.target(params.id);
         const s = schedule();
-        return { running: autoClean.isRunning(target.id), nextRunAt: target.policy && s ? s.nextRunAt(target.id, target.policy) : null, list: autoClean.runs(target.id) };
+        return { running: await autoClean.runningAnywhere(target.id), nextRunAt: target.policy && s ? await s.nextRunAt(target.id, target.policy) : null, list: autoClean.runs(target.id) };
       },
     }),
   ];

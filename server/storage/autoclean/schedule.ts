@@ -6,8 +6,10 @@ import type { AutoClean } from "./service";
  * cleaned once per interval (FERRY_AUTOCLEAN_INTERVAL, a day by default). A timer looks every
  * `tickMs` whether a storage is due by the engine's clock, so the interval follows the clock the
  * tests move, and one storage after the other is cleaned (a walk is disk work; two at once would
- * only compete). A storage is due one interval after its last run, or after the engine started
- * when this process has not cleaned it yet. A policy turned on or changed while the engine runs
+ * only compete). A storage is due one interval after its last run, by any engine on the database
+ * (kept with its lease, lease.ts), or after the engine started when none has cleaned it yet; the
+ * run takes the storage's lease and looks again whether it is still due, so of several engines
+ * whose passes find it due at once one cleans it. A policy turned on or changed while the engine runs
  * (or a storage added with one) counts from the pass that first sees it, and a run under an
  * earlier policy does not count: turning auto-clean on, or making it stricter, always leaves a
  * whole interval for a dry run first. "Run now" runs at once.
@@ -22,7 +24,7 @@ export interface AutoCleanSchedule {
   /** Runs the storages that are due now, one after the other (what the timer calls). */
   tick(): Promise<void>;
   /** When storage `id` is due next (unix ms); with its current `policy`, a changed one counts from now. */
-  nextRunAt(id: number, policy?: unknown): number;
+  nextRunAt(id: number, policy?: unknown): Promise<number>;
   /** Stops the timer, stops a run going on and waits for it. */
   stop(): Promise<void>;
 }
@@ -56,9 +58,9 @@ export function startAutoCleanSchedule(options: {
     return since;
   };
 
-  const nextRunAt = (id: number, policy?: unknown) => {
+  const nextRunAt = async (id: number, policy?: unknown) => {
     const since = policy === undefined ? (seen.get(id)?.since ?? startedAt) : policySince(id, policy);
-    const last = autoClean.lastRunAt(id);
+    const last = await autoClean.lastRunAt(id);
     return (last !== null && last >= since ? last : since) + intervalMs;
   };
 
@@ -70,13 +72,20 @@ export function startAutoCleanSchedule(options: {
       log.warn({ err }, "auto-clean: reading the storages failed");
       return;
     }
-    const pass = targets.map((target) => ({ target, due: nextRunAt(target.id, target.policy) }));
-    firstPass = false;
+    const pass: { target: (typeof targets)[number]; due: number }[] = [];
+    try {
+      for (const target of targets) pass.push({ target, due: await nextRunAt(target.id, target.policy) });
+    } catch (err) {
+      log.warn({ err }, "auto-clean: reading the last runs failed");
+      return;
+    } finally {
+      firstPass = false;
+    }
     for (const { target, due } of pass) {
       if (stopped) return;
       if (!target.policy || clock.now() < due) continue;
       try {
-        await autoClean.runScheduled(target);
+        await autoClean.runScheduled(target, async () => clock.now() >= (await nextRunAt(target.id)));
       } catch (err) {
         // Recorded as a failed run (operation log, last runs); the next interval tries again.
         log.warn({ err, storage: target.id }, "auto-clean run failed");

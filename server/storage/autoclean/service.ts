@@ -7,11 +7,14 @@ import type { OperationEntry } from "../../logs/recorder";
 import type { InUse } from "../in-use";
 import type { WalkLimits } from "../walk";
 import { type CleanItem, type CleanPolicy, type CleanReport, checkRecyclePath, runClean } from "./cleaner";
+import { type CleanLeases, LEASE_HEARTBEAT_MS, memoryLeases } from "./lease";
 
 /**
  * Auto-clean runs of the local storages (docs/storage.md, "Auto-clean"): on demand (the
  * administrator's "Run now" and "Dry run") and from the schedule (schedule.ts). One run at a time
- * per storage: asking for a run while one goes answers that run's report. Every file moved or
+ * per storage: asking for a run while one goes in this process answers that run's report; while
+ * one goes on another engine on the database (it holds the storage's lease, lease.ts), "Run now"
+ * answers AutoCleanRunning and the schedule leaves the storage for its next pass. Every file moved or
  * deleted is written to the operation log (autoclean_recycle, autoclean_delete) and so is each run
  * (autoclean_run); dry runs change nothing and are not logged.
  */
@@ -39,16 +42,27 @@ export interface AutoCleanDeps {
   log: Pick<{ recordOperation(entry: OperationEntry): void }, "recordOperation">;
   /** Told of each file a run took (the usage counts of the homes holding it). */
   onRemoved?(target: CleanTarget, item: CleanItem): void;
+  /** The storages' leases, last runs and walk cursors: the database's (wiring.ts); default this process's only. */
+  leases?: CleanLeases;
+  /** How often a run renews its lease (real time); default LEASE_HEARTBEAT_MS. */
+  heartbeatMs?: number;
 }
 
 /** Who asked: the administrator (their user id) or the schedule. */
 export type Trigger = { kind: "admin"; userId: number } | { kind: "schedule" };
 
+/** A run's answer, and where the next walk starts (saved with the lease). */
+interface Reported {
+  report: AutoCleanReport;
+  stoppedAt: string | null;
+}
+
 /** Runs kept per storage for GET …/autoclean/runs. */
 const KEEP_RUNS = 20;
 
 export function createAutoClean(deps: AutoCleanDeps) {
-  const running = new Map<number, Promise<AutoCleanReport>>();
+  const leases = deps.leases ?? memoryLeases();
+  const running = new Map<number, Promise<Reported | null>>();
   const history = new Map<number, AutoCleanRun[]>();
   /** Aborted at shutdown: every run stops between two files. */
   const stopping = new AbortController();
@@ -61,9 +75,9 @@ export function createAutoClean(deps: AutoCleanDeps) {
 
   const describe = (policy: CleanPolicy) => `by ${policy.by}, older than ${policy.age}`;
 
-  function summary(target: CleanTarget, policy: CleanPolicy, trigger: Trigger, report: CleanReport | null, started: number, failed?: FerryError): AutoCleanRun {
+  function summary(id: string, target: CleanTarget, policy: CleanPolicy, trigger: Trigger, report: CleanReport | null, started: number, failed?: FerryError): AutoCleanRun {
     return {
-      id: randomUUID(),
+      id,
       storageId: target.id,
       trigger: trigger.kind,
       dryRun: report?.dryRun ?? false,
@@ -90,7 +104,46 @@ export function createAutoClean(deps: AutoCleanDeps) {
     history.set(run.storageId, list);
   }
 
-  async function execute(target: CleanTarget, policy: CleanPolicy, trigger: Trigger, dryRun: boolean): Promise<AutoCleanReport> {
+  /**
+   * A real run first takes the storage's lease (null when another run holds it; AutoCleanRunning
+   * for the administrator) and, for the schedule, asks `stillDue` again under it: another engine
+   * may have run the storage since the pass looked. The lease is renewed while the run goes; a run
+   * whose lease was taken from it (its heartbeat lapsed) stops between two files.
+   */
+  async function execute(target: CleanTarget, policy: CleanPolicy, trigger: Trigger, dryRun: boolean, stillDue?: () => Promise<boolean>): Promise<Reported | null> {
+    const runId = randomUUID();
+    if (dryRun) return clean(runId, target, policy, trigger, true, (await leases.state(target.id)).resumeAt, stopping.signal);
+    if (!(await leases.take(target.id, runId))) return null;
+    const controller = new AbortController();
+    const stop = () => controller.abort();
+    stopping.signal.addEventListener("abort", stop);
+    if (stopping.signal.aborted) controller.abort();
+    let outcome: { finishedAt: number | null; resumeAt?: string | null } = { finishedAt: null };
+    const heartbeat = setInterval(() => {
+      leases.renew(target.id, runId).then(
+        (held) => held || controller.abort(),
+        () => undefined, // the database is away for a moment: the next beat tries again
+      );
+    }, deps.heartbeatMs ?? LEASE_HEARTBEAT_MS);
+    heartbeat.unref();
+    try {
+      if (stillDue && !(await stillDue())) return null;
+      // Read under the lease: the last run's cursor is final now.
+      const { resumeAt } = await leases.state(target.id);
+      const report = await clean(runId, target, policy, trigger, false, resumeAt, controller.signal);
+      outcome = { finishedAt: report.report.finishedAt, resumeAt: report.stoppedAt };
+      return report;
+    } catch (error) {
+      outcome = { finishedAt: deps.clock.now() };
+      throw error;
+    } finally {
+      clearInterval(heartbeat);
+      stopping.signal.removeEventListener("abort", stop);
+      await leases.release(target.id, runId, outcome);
+    }
+  }
+
+  async function clean(runId: string, target: CleanTarget, policy: CleanPolicy, trigger: Trigger, dryRun: boolean, resumeAt: string | null, signal: AbortSignal): Promise<Reported> {
     const started = deps.clock.now();
     const actor = who(trigger);
     try {
@@ -102,7 +155,10 @@ export function createAutoClean(deps: AutoCleanDeps) {
         inUse: deps.inUse,
         limits: deps.limits,
         maxFiles: deps.maxFiles,
-        signal: stopping.signal,
+        signal,
+        runId,
+        isLive: (id) => leases.isLive(id),
+        resumeAt,
         onItem: (item) => {
           deps.log.recordOperation({
             ...actor,
@@ -113,7 +169,7 @@ export function createAutoClean(deps: AutoCleanDeps) {
           deps.onRemoved?.(target, item);
         },
       });
-      const run = summary(target, policy, trigger, report, started);
+      const run = summary(runId, target, policy, trigger, report, started);
       if (!dryRun) {
         remember(run);
         const first = report.errors[0];
@@ -125,11 +181,11 @@ export function createAutoClean(deps: AutoCleanDeps) {
           ...(first ? { result: "failed" as const, code: first.code } : {}),
         });
       }
-      return { ...run, items: report.items };
+      return { report: { ...run, items: report.items }, stoppedAt: report.stoppedAt };
     } catch (error) {
       const failure = error instanceof FerryError ? error : new FerryError("FileSystemError");
       if (!dryRun) {
-        remember(summary(target, policy, trigger, null, started, failure));
+        remember(summary(runId, target, policy, trigger, null, started, failure));
         const { reason, path: where } = failure.data ?? {};
         const why = typeof reason === "string" ? `; ${reason}${typeof where === "string" ? `: ${where}` : ""}` : "";
         deps.log.recordOperation({ ...actor, kind: "autoclean_run", target: target.name, detail: `${describe(policy)}; failed (${failure.errorName})${why}`, result: "failed", code: failure.code });
@@ -155,38 +211,29 @@ export function createAutoClean(deps: AutoCleanDeps) {
      * Runs the auto-clean of storage `id` now (POST /api/admin/storages/:id/autoclean/run). A real
      * run while one goes answers that run's report; a dry run always walks on its own.
      */
-    run(id: number, body: Partial<AutoCleanRunBody>, trigger: Trigger): Promise<AutoCleanReport> {
-      if (closed) return Promise.reject(new FerryError("InvalidOperation"));
-      const current = body.dryRun ? undefined : running.get(id);
-      if (current) return current;
-      const job = (async () => {
-        const target = await deps.target(id);
-        return execute(target, policyOf(target, body), trigger, body.dryRun === true);
-      })();
-      // Taken at once (before the storage is even read), so a second "Run now" joins this one.
-      if (!body.dryRun) {
-        running.set(id, job);
-        void job.finally(() => running.delete(id)).catch(() => undefined);
-      }
-      inflight.add(job);
-      void job.finally(() => inflight.delete(job)).catch(() => undefined);
-      return job;
+    async run(id: number, body: Partial<AutoCleanRunBody>, trigger: Trigger): Promise<AutoCleanReport> {
+      const done = await start(id, body, trigger);
+      if (!done) throw new FerryError("AutoCleanRunning"); // another engine's run holds the storage
+      return done.report;
     },
 
-    /** The schedule's run of one storage (its saved policy); null when it is off or a run goes already. */
-    async runScheduled(target: CleanTarget): Promise<AutoCleanReport | null> {
+    /** The schedule's run of one storage (its saved policy); null when it is off, a run goes already (here or on another engine) or `stillDue` says no under the lease. */
+    async runScheduled(target: CleanTarget, stillDue?: () => Promise<boolean>): Promise<AutoCleanReport | null> {
       if (closed || !target.policy || running.has(target.id)) return null;
-      return this.run(target.id, {}, { kind: "schedule" });
+      return (await start(target.id, {}, { kind: "schedule" }, stillDue))?.report ?? null;
     },
 
     isRunning: (id: number) => running.has(id),
 
+    /** A run of the storage goes here or on another engine on the database. */
+    runningAnywhere: async (id: number) => running.has(id) || (await leases.isHeld(id)),
+
     /** The last runs of this process, newest first. */
     runs: (id: number): AutoCleanRun[] => [...(history.get(id) ?? [])],
 
-    /** The finish time of the last real run of each storage this process made. */
-    lastRunAt(id: number): number | null {
-      return history.get(id)?.[0]?.finishedAt ?? null;
+    /** The finish time of the last real run of the storage, by any engine on the database. */
+    async lastRunAt(id: number): Promise<number | null> {
+      return (await leases.state(id)).lastRunAt;
     },
 
     targets: () => deps.targets(),
@@ -199,6 +246,25 @@ export function createAutoClean(deps: AutoCleanDeps) {
       await Promise.allSettled([...inflight]);
     },
   };
+
+  /** A run or dry run, or joining this process's run of the storage that goes on. */
+  function start(id: number, body: Partial<AutoCleanRunBody>, trigger: Trigger, stillDue?: () => Promise<boolean>): Promise<Reported | null> {
+    if (closed) return Promise.reject(new FerryError("InvalidOperation"));
+    const current = body.dryRun ? undefined : running.get(id);
+    if (current) return current;
+    const job = (async () => {
+      const target = await deps.target(id);
+      return execute(target, policyOf(target, body), trigger, body.dryRun === true, stillDue);
+    })();
+    // Taken at once (before the storage is even read), so a second "Run now" joins this one.
+    if (!body.dryRun) {
+      running.set(id, job);
+      void job.finally(() => running.delete(id)).catch(() => undefined);
+    }
+    inflight.add(job);
+    void job.finally(() => inflight.delete(job)).catch(() => undefined);
+    return job;
+  }
 }
 export type AutoClean = ReturnType<typeof createAutoClean>;
 

@@ -5,6 +5,7 @@ import { filesInUse } from "../in-use";
 import { locationOf } from "../locations";
 import { localRootOf, type StoredConfig, storedObject } from "../registry";
 import type { CleanAge, CleanPolicy } from "./cleaner";
+import { databaseLeases } from "./lease";
 import { type AutoCleanSchedule, startAutoCleanSchedule } from "./schedule";
 import { type AutoClean, type CleanTarget, createAutoClean } from "./service";
 
@@ -76,6 +77,8 @@ function entryOf(s: Services) {
       inUse: filesInUse,
       limits: { maxDepth: s.config.walkMaxDepth, maxEntries: s.config.walkMaxEntries },
       log: s.recorder,
+      // Several engines on one database: one run per storage among them, one schedule, one cursor.
+      leases: databaseLeases(s.db, s.clock),
       // The homes holding a cleaned file count again (their quota's usage).
       onRemoved: (target, item) => s.usage.changed(locationOf(target.id, item.path), { size: -item.size, files: -1, folders: 0 }),
     });
