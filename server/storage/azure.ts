@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { Readable } from "node:stream";
 import http from "node:http";
 import https from "node:https";
 import { AnonymousCredential, type BlobItem, BlobServiceClient, type BlockBlobClient, type ContainerClient, newPipeline, type RequestPolicyFactory, StorageSharedKeyCredential } from "@azure/storage-blob";
@@ -7,27 +6,11 @@ import type { FastifyBaseLogger } from "fastify";
 import type { ErrorName } from "../../contract/errors";
 import { FerryError } from "../errors";
 import { guardedAgent, LINK_LOCAL_REFUSED, type Resolver } from "./endpoint-guard";
-import { baseName, isUnder, joinName, parentOf, resolveUserPath, STAGING_NAME } from "./paths";
-import { checkNewName, checkRange, contentRange, guardWith, keyPrefix, mapFailure, mapLimit, rechunk, seconds, streamingReader, streamWriter, usableName, usableRest } from "./shared";
-import {
-  type Entry,
-  type EntryType,
-  type FileReader,
-  type OverwriteOption,
-  type ReadRange,
-  type ResumableState,
-  type ResumableUpload,
-  type ResumableUploads,
-  type StoredPart,
-  type StagedData,
-  type StatResult,
-  type Storage,
-  STREAM_BUFFER,
-  type Usage,
-  type WriteOptions,
-  type Writer,
-} from "./storage";
-import { WALK_DEFAULTS, WalkBudget, type WalkLimits, type WalkOptions } from "./walk";
+import { type ObjectBody, type ObjectHead, type ObjectPage, objectTree, partChecks, partWriter, type StoredObject } from "./object-tree";
+import { STAGING_NAME } from "./paths";
+import { contentRange, keyPrefix, mapLimit, seconds, usableRest } from "./shared";
+import type { OverwriteOption, ResumableState, ResumableUpload, ResumableUploads, StatResult, Storage, StoredPart, WriteOptions, Writer } from "./storage";
+import { WALK_DEFAULTS, type WalkLimits } from "./walk";
 
 /**
  * A storage in an Azure Blob Storage container (block blobs). Keys are the configured blob path
@@ -187,16 +170,6 @@ const codeOf = (err: unknown): string => sdk(err).details?.errorCode ?? sdk(err)
 const statusOf = (err: unknown): number | undefined => sdk(err).statusCode;
 const isMissing = (err: unknown) => codeOf(err) === "BlobNotFound" || (statusOf(err) === 404 && codeOf(err) !== "ContainerNotFound" && codeOf(err) !== "ResourceNotFound");
 
-type Found = { type: "file"; size: number; mtime: number; etag?: string } | { type: "folder"; mtime: number };
-
-interface Item {
-  /** The full key. */
-  key: string;
-  /** The key below the walked folder ("a/b.txt", or "a/" for a marker). */
-  rest: string;
-  size: number;
-}
-
 /**
  * Sends every request through agents of our own whose sockets resolve the endpoint with
  * guardedLookup (endpoint-guard.ts), so a name resolving to a link-local address is refused at each
@@ -268,18 +241,8 @@ export function createAzureStorage(config: AzureStorageConfig, options: AzureSto
     mapped.cause = new Error(scrub(`Azure ${detail}: ${message}`));
     return mapped;
   };
-  const guard = guardWith(azureError);
 
-  const locate = (rel: string): string => resolveUserPath("/", rel).relative;
-  const keyOf = (relative: string) => {
-    const key = prefix + relative.slice(1);
-    // The marker of a folder is one character longer; a segment count over 254 is refused by the service.
-    if (key.length + 1 > MAX_NAME_CHARS || key.split("/").length > MAX_SEGMENTS) throw new FerryError("InvalidPath");
-    return key;
-  };
-  const dirKey = (relative: string) => (relative === "/" ? prefix : `${keyOf(relative)}/`);
-
-  const head = async (key: string): Promise<{ size: number; mtime: number; etag?: string } | null> => {
+  const head = async (key: string): Promise<ObjectHead | null> => {
     try {
       const out = await blob(key).getProperties();
       return { size: out.contentLength ?? 0, mtime: seconds(out.lastModified), etag: out.etag };
@@ -295,65 +258,18 @@ export function createAzureStorage(config: AzureStorageConfig, options: AzureSto
     for await (const page of iterator) yield page.segment.blobItems;
   }
 
-  const find = async (relative: string): Promise<Found | null> => {
-    if (relative === "/") return { type: "folder", mtime: 0 };
-    const file = await head(keyOf(relative));
-    if (file) return { type: "file", ...file };
-    return findFolder(relative);
-  };
+  const asObject = (item: BlobItem): StoredObject => ({ key: item.name, size: item.properties.contentLength ?? 0, mtime: seconds(item.properties.lastModified) });
 
-  /** A folder: its marker, or any blob below it (one request: the marker is the first name of its prefix). */
-  const findFolder = async (relative: string): Promise<Found | null> => {
-    for await (const items of flatPages(dirKey(relative), { maxPageSize: 1 })) {
-      const first = items[0];
-      if (!first) return null;
-      return { type: "folder", mtime: first.name === dirKey(relative) ? seconds(first.properties.lastModified) : 0 };
+  /** One List Blobs request a page: flat, or by hierarchy with a delimiter. */
+  async function* pages(under: string, opts: { delimiter?: boolean; max?: number } = {}): AsyncGenerator<ObjectPage> {
+    if (!opts.delimiter) {
+      for await (const items of flatPages(under, { maxPageSize: opts.max })) yield { objects: items.map(asObject), prefixes: [] };
+      return;
     }
-    return null;
-  };
-
-  const missing = async (relative: string): Promise<never> => {
-    for (let p = parentOf(relative); p !== "/"; p = parentOf(p)) {
-      const found = await find(p);
-      if (found?.type === "file") throw new FerryError("PathIsFile");
-      if (found) break;
+    for await (const page of container.listBlobsByHierarchy("/", { prefix: under }).byPage({ maxPageSize: opts.max })) {
+      yield { objects: page.segment.blobItems.map(asObject), prefixes: (page.segment.blobPrefixes ?? []).map((p) => p.name) };
     }
-    throw new FerryError("PathNotFound");
-  };
-
-  const mustFind = async (relative: string): Promise<Found> => (await find(relative)) ?? missing(relative);
-
-  const checkParent = async (relative: string) => {
-    const parent = parentOf(relative);
-    if (parent === "/") return;
-    if (await findFolder(parent)) return;
-    if ((await mustFind(parent)).type !== "folder") throw new FerryError("PathIsFile");
-  };
-
-  const checkTypes = (source: EntryType, target: EntryType) => {
-    if (source === "folder" && target !== "folder") throw new FerryError("PathIsFile");
-    if (source !== "folder" && target === "folder") throw new FerryError("PathIsNotFile");
-  };
-
-  const putMarker = async (relative: string) => {
-    await blob(dirKey(relative)).upload(Buffer.alloc(0), 0);
-  };
-
-  const keepFolder = async (relative: string) => {
-    if (relative === "/" || (await head(dirKey(relative)))) return;
-    await putMarker(relative);
-  };
-
-  /** Deletes blobs, `parallel` at once; one already gone is fine. */
-  const deleteKeys = async (keys: readonly string[]) => {
-    await mapLimit(keys, parallel, async (key) => {
-      try {
-        await blob(key).delete();
-      } catch (err) {
-        if (!isMissing(err)) throw err;
-      }
-    });
-  };
+  }
 
   /**
    * Server-side copy (Copy Blob) of one blob; `ifAbsent` makes it fail with PathExists when the
@@ -378,68 +294,58 @@ export function createAzureStorage(config: AzureStorageConfig, options: AzureSto
     }
   };
 
-  const walk = async (relative: string, budget: WalkBudget, onItem: (item: Item) => void): Promise<void> => {
-    const base = dirKey(relative);
-    budget.folder(0);
-    const seen = new Set<string>();
-    for await (const items of flatPages(base)) {
-      budget.check();
-      budget.entries(items.length);
-      for (const obj of items) {
-        const rest = obj.name.slice(base.length);
-        if (rest === "" || !usableRest(rest)) continue;
-        const folder = rest.slice(0, rest.lastIndexOf("/") + 1);
-        if (folder && !seen.has(folder)) {
-          seen.add(folder);
-          budget.folder(folder.split("/").length - 1);
+  /** Downloads (Get Blob) retry a cut body from where it stopped, up to 3 times. */
+  const download = async (key: string, start: number, count: number | undefined, ifMatch?: string): Promise<ObjectBody | null> => {
+    const out = await blob(key).download(start, count, { conditions: ifMatch === undefined ? undefined : { ifMatch }, maxRetryRequests: 3 });
+    if (!out.readableStreamBody) return null;
+    return { body: out.readableStreamBody, from: contentRange(out.contentRange)?.start ?? 0 };
+  };
+
+  const tree = objectTree({
+    prefix,
+    // At most 1,024 characters and 254 segments; a marker's trailing "/" adds an empty piece to the split, not a segment.
+    keyFits: (key) => key.length <= MAX_NAME_CHARS && key.split("/").length <= MAX_SEGMENTS + 1,
+    maxCopy: Number.POSITIVE_INFINITY,
+    parallel,
+    walk: walkLimits,
+    toError: azureError,
+    isMissing,
+    head,
+    pages,
+    putMarker: async (key) => {
+      await blob(key).upload(Buffer.alloc(0), 0);
+    },
+    copyObject: copyKey,
+    deleteObject: async (key) => {
+      await blob(key).delete();
+    },
+    /** Deletes blobs, `parallel` at once; one already gone is fine. */
+    deleteKeys: async (keys) => {
+      await mapLimit(keys, parallel, async (key) => {
+        try {
+          await blob(key).delete();
+        } catch (err) {
+          if (!isMissing(err)) throw err;
         }
-        onItem({ key: obj.name, rest, size: obj.properties.contentLength ?? 0 });
-      }
-    }
-  };
-
-  const collect = async (relative: string, budget: WalkBudget): Promise<Item[]> => {
-    const items: Item[] = [];
-    await walk(relative, budget, (item) => items.push(item));
-    return items;
-  };
-
-  /** As s3.ts: marker first, every blob copied, the replaced target's leftovers deleted; returns the source's keys. */
-  const copyFolder = async (from: string, to: string, replace: boolean, budget: WalkBudget): Promise<string[]> => {
-    const items = await collect(from, budget);
-    const old = replace ? await collect(to, budget) : [];
-    const toBase = dirKey(to);
-    const written: string[] = [];
-    try {
-      await putMarker(to);
-      written.push(toBase);
-      await mapLimit(items, parallel, async (item) => {
-        budget.check();
-        const target = toBase + item.rest;
-        if (target.length > MAX_NAME_CHARS || target.split("/").length > MAX_SEGMENTS + 1) throw new FerryError("InvalidPath");
-        await copyKey(item.key, target);
-        written.push(target);
       });
-    } catch (err) {
-      if (!replace) await deleteKeys(written).catch(() => undefined);
-      throw err;
-    }
-    const copied = new Set(items.map((i) => i.rest));
-    await deleteKeys(old.filter((o) => !copied.has(o.rest)).map((o) => o.key));
-    return [...items.map((i) => i.key), dirKey(from)];
-  };
-
-  const checkPlacing = async (from: string, to: string, opts: OverwriteOption): Promise<{ source: Found; existing: Found | null }> => {
-    if (isUnder(to, from)) throw new FerryError("InvalidOperation");
-    const source = await mustFind(from);
-    await checkParent(to);
-    const existing = await find(to);
-    if (existing && !opts.overwrite) throw new FerryError("PathExists");
-    if (existing) checkTypes(source.type, existing.type);
-    return { source, existing };
-  };
-
-  const fileResult = (relative: string, found: { size: number; mtime: number }): StatResult => ({ path: relative, name: baseName(relative), type: "file", size: found.size, mtime: found.mtime });
+    },
+    read: async (key, range) => {
+      const start = range.start ?? 0;
+      try {
+        return await download(key, start, range.end === undefined ? undefined : range.end - start + 1);
+      } catch (err) {
+        // A start at or past the end (any range of an empty blob): no bytes.
+        if (!isMissing(err) && (codeOf(err) === "InvalidRange" || statusOf(err) === 416)) return null;
+        throw err;
+      }
+    },
+    readIfMatch: async (key, etag, start, end) => {
+      const out = await download(key, start, end + 1 - start, etag);
+      if (!out) throw new FerryError("CannotReadFile");
+      return out;
+    },
+  });
+  const { guard, locate, keyOf, findFolder, checkParent, fileResult, writeTarget, uploadKey, checkState } = tree;
 
   /** Block ids of one writer: the same length for every block of a blob, as the service requires. */
   const blockId = (writer: string, n: number) => Buffer.from(`${writer}-${String(n).padStart(6, "0")}`).toString("base64");
@@ -497,22 +403,12 @@ export function createAzureStorage(config: AzureStorageConfig, options: AzureSto
   };
 
   const beginWrite = async (rel: string, opts: WriteOptions = {}): Promise<Writer> => {
-    const target = locate(rel);
-    checkNewName(target);
-    const key = keyOf(target);
     const overwrite = opts.overwrite === true;
-    const maxBytes = opts.maxBytes ?? Number.POSITIVE_INFINITY;
-    await checkParent(target);
-    const existing = await find(target);
-    if (existing && !overwrite) throw new FerryError("PathExists");
-    if (existing?.type === "folder") throw new FerryError("PathIsNotFile");
+    const { target, key } = await writeTarget(rel, overwrite);
 
     const writer = randomUUID().replace(/-/g, "");
     const temp = stagingKey("writes", writer);
     const blocks: string[] = [];
-    let pending: Buffer[] = [];
-    let held = 0;
-    let written = 0;
     let dropped = false;
     let holding = false;
 
@@ -532,44 +428,27 @@ export function createAzureStorage(config: AzureStorageConfig, options: AzureSto
       holding = false;
     };
 
-    return streamWriter({
+    return partWriter({
       path: target,
       toError: azureError,
-      bytesWritten: () => written,
-      write: async (chunks) => {
-        const size = chunks.reduce((n, c) => n + c.length, 0);
-        if (written + size > maxBytes) throw new FerryError("QuotaExceeded");
-        for (const c of chunks) pending.push(Buffer.from(c));
-        held += size;
-        written += size;
-        while (held >= block) {
-          const all = Buffer.concat(pending, held);
-          pending = held > block ? [all.subarray(block)] : [];
-          held -= block;
-          await stage(all.subarray(0, block));
-        }
-      },
-      place: async () => {
+      partSize: block,
+      maxBytes: opts.maxBytes ?? Number.POSITIVE_INFINITY,
+      send: stage,
+      place: async (rest, size) => {
         // A file placed at the path meanwhile: without overwrite the service itself refuses to replace it
         // (If-None-Match: *, BlobAlreadyExists → PathExists), so only a folder needs a look here.
         await checkPlacingFile(target, overwrite);
-        if (blocks.length === 0) {
-          const body = Buffer.concat(pending, held);
-          await putBlob(key, body, overwrite ? undefined : { ifNoneMatch: "*" });
-        } else {
-          if (held > 0) await stage(Buffer.concat(pending, held));
-          await placeStaged(temp, blocks, written, key, overwrite);
+        if (blocks.length === 0) await putBlob(key, rest, overwrite ? undefined : { ifNoneMatch: "*" });
+        else {
+          if (rest.length > 0) await stage(rest);
+          await placeStaged(temp, blocks, size, key, overwrite);
           letGo();
         }
-        pending = [];
-        held = 0;
-        return fileResult(target, { size: written, mtime: Math.floor(now() / 1000) });
+        return fileResult(target, { size, mtime: Math.floor(now() / 1000) });
       },
       // The staging blob goes with its blocks (a block staged by a write still on its way stays until cleanupStale).
       drop: async () => {
         dropped = true;
-        pending = [];
-        held = 0;
         if (holding) await discard(temp);
         letGo();
       },
@@ -612,18 +491,17 @@ export function createAzureStorage(config: AzureStorageConfig, options: AzureSto
     const open = (state: ResumableState): ResumableUpload => {
       const key = keyOf(target);
       const temp = stagingKey("uploads", state.id);
-      const parts = state.size === 0 ? 0 : Math.ceil(state.size / state.partSize);
-      const sizeOf = (n: number) => (n < parts ? state.partSize : state.size - (parts - 1) * state.partSize);
+      const check = partChecks(state);
       return {
         state,
         writePart: guard(async (n: number, bytes: Uint8Array): Promise<StoredPart> => {
-          if (!Number.isSafeInteger(n) || n < 1 || n > parts || bytes.length !== sizeOf(n)) throw new FerryError("InvalidOperation");
+          check.part(n, bytes);
           const id = blockId(state.id, n);
           await blob(temp).stageBlock(id, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), bytes.length);
           return { number: n, etag: id, size: bytes.length };
         }),
         complete: guard(async (given: readonly StoredPart[], opts: OverwriteOption = {}): Promise<StatResult> => {
-          if (given.length !== parts || given.some((p, i) => p.number !== i + 1 || p.size !== sizeOf(p.number) || p.etag !== blockId(state.id, p.number))) throw new FerryError("InvalidOperation");
+          check.all(given, (n) => blockId(state.id, n));
           const overwrite = opts.overwrite === true;
           await checkPlacingFile(target, overwrite);
           // A refusal (PathExists) keeps the blocks on the staging blob for a later complete or abort.
@@ -640,219 +518,21 @@ export function createAzureStorage(config: AzureStorageConfig, options: AzureSto
     return {
       partSize: block,
       begin: guard(async (size: number) => {
-        checkNewName(target);
-        keyOf(target);
-        if (!Number.isSafeInteger(size) || size < 0) throw new FerryError("InvalidOperation");
-        if (size > MAX_BLOCKS * block) throw new FerryError("FileTooLarge", null, { limit: MAX_BLOCKS * block });
+        uploadKey(target, size, MAX_BLOCKS * block);
         return open({ id: size > 0 ? randomUUID().replace(/-/g, "") : "", path: target, size, partSize: block });
       }),
       resume: (state: ResumableState) => {
-        if (state.path !== target || !Number.isSafeInteger(state.partSize) || state.partSize < 1 || typeof state.id !== "string" || !/^([0-9a-f]{32})?$/.test(state.id)) {
-          throw new FerryError("InvalidOperation");
-        }
+        checkState(target, state);
+        // The id names the staging blob: only what begin() makes (or "" for an empty file).
+        if (!/^([0-9a-f]{32})?$/.test(state.id)) throw new FerryError("InvalidOperation");
         return open(state);
       },
     };
   };
 
-  const storage = {
-    stat: guard(async (rel: string): Promise<StatResult> => {
-      const target = locate(rel);
-      const found = await mustFind(target);
-      return { path: target, name: baseName(target), type: found.type, size: found.type === "file" ? found.size : 0, mtime: found.mtime };
-    }),
-
-    resolve: guard(async (rel: string) => locate(rel)),
-
-    list: guard(async (dirRel: string): Promise<Entry[]> => {
-      const dir = locate(dirRel);
-      if ((await mustFind(dir)).type !== "folder") throw new FerryError("PathIsFile");
-      const base = dirKey(dir);
-      const files = new Map<string, Entry>();
-      const folders = new Map<string, number>();
-      for await (const page of container.listBlobsByHierarchy("/", { prefix: base }).byPage()) {
-        for (const obj of page.segment.blobItems) {
-          const rest = obj.name.slice(base.length);
-          if (rest.endsWith("/") && usableName(rest.slice(0, -1))) folders.set(rest.slice(0, -1), seconds(obj.properties.lastModified));
-          else if (usableName(rest)) files.set(rest, { name: rest, type: "file", size: obj.properties.contentLength ?? 0, mtime: seconds(obj.properties.lastModified) });
-        }
-        for (const common of page.segment.blobPrefixes ?? []) {
-          const name = common.name.slice(base.length, -1);
-          // The service rolls a marker into its prefix, so a listing has no time for it: 0, as in s3.ts (stat gives the marker's).
-          if (usableName(name) && !folders.has(name)) folders.set(name, 0);
-        }
-      }
-      const entries = [...files.values()];
-      for (const [name, mtime] of folders) if (!files.has(name)) entries.push({ name, type: "folder", size: 0, mtime });
-      return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    }),
-
-    mkdir: guard(async (rel: string, opts: { recursive?: boolean } = {}) => {
-      const target = locate(rel);
-      if (target === "/") {
-        if (opts.recursive) return;
-        throw new FerryError("PathExists");
-      }
-      if (!opts.recursive) {
-        checkNewName(target);
-        keyOf(target);
-        await checkParent(target);
-        if (await find(target)) throw new FerryError("PathExists");
-        await putMarker(target);
-        return;
-      }
-      let partial = "/";
-      const chain: string[] = [];
-      for (const segment of target.split("/").filter(Boolean)) {
-        partial = joinName(partial, segment);
-        chain.push(partial);
-      }
-      keyOf(target);
-      for (const folder of chain) {
-        const found = await find(folder);
-        if (found?.type === "file") throw new FerryError("PathIsFile");
-        if (!found) await putMarker(folder);
-      }
-    }),
-
-    rename: guard(async (fromRel: string, toRel: string, opts: OverwriteOption = {}) => {
-      const from = locate(fromRel);
-      const to = locate(toRel);
-      if (from === "/") throw new FerryError("InvalidOperation");
-      checkNewName(to);
-      if (from === to) {
-        await mustFind(from);
-        return;
-      }
-      const { source, existing } = await checkPlacing(from, to, opts);
-      if (source.type === "file") {
-        await copyKey(keyOf(from), keyOf(to), !existing);
-        await blob(keyOf(from)).delete();
-      } else {
-        const budget = new WalkBudget(walkLimits);
-        const sourceKeys = await budget.run(() => copyFolder(from, to, existing !== null, budget));
-        await deleteKeys(sourceKeys);
-      }
-      await keepFolder(parentOf(from));
-    }),
-
-    copy: guard(async (fromRel: string, toRel: string, opts: OverwriteOption & WalkOptions = {}) => {
-      const from = locate(fromRel);
-      const to = locate(toRel);
-      if (from === "/") throw new FerryError("InvalidOperation");
-      checkNewName(to);
-      const { source, existing } = await checkPlacing(from, to, opts);
-      if (source.type === "file") {
-        await copyKey(keyOf(from), keyOf(to), !existing);
-        return;
-      }
-      const budget = new WalkBudget(walkLimits, opts);
-      await budget.run(() => copyFolder(from, to, existing !== null, budget));
-    }),
-
-    remove: guard(async (rel: string) => {
-      const target = locate(rel);
-      if (target === "/") throw new FerryError("InvalidOperation");
-      const found = await mustFind(target);
-      if (found.type === "file") await blob(keyOf(target)).delete();
-      else {
-        // Page by page, the marker last: a failure halfway leaves a smaller folder, still listed.
-        const base = dirKey(target);
-        for await (const items of flatPages(base)) await deleteKeys(items.map((o) => o.name).filter((k) => k !== base));
-        await deleteKeys([base]);
-      }
-      await keepFolder(parentOf(target));
-    }),
-
-    createReadStream: guard(async (rel: string, range: ReadRange = {}): Promise<Readable> => {
-      checkRange(range);
-      const target = locate(rel);
-      if (target === "/") throw new FerryError("PathIsNotFile");
-      const size = range.bufferSize ?? STREAM_BUFFER;
-      const start = range.start ?? 0;
-      const count = range.end === undefined ? undefined : range.end - start + 1;
-      const empty = () => Readable.from([], { objectMode: false, highWaterMark: size });
-      let out;
-      try {
-        out = await blob(keyOf(target)).download(start, count, { maxRetryRequests: 3 });
-      } catch (err) {
-        if (isMissing(err)) {
-          if ((await find(target))?.type === "folder") throw new FerryError("PathIsNotFile");
-          return missing(target);
-        }
-        // A start at or past the end (any range of an empty blob): no bytes, as a local read gives.
-        if (codeOf(err) === "InvalidRange" || statusOf(err) === 416) return empty();
-        throw err;
-      }
-      const body = out.readableStreamBody;
-      if (!body) return empty();
-      const answered = contentRange(out.contentRange);
-      const from = answered?.start ?? 0;
-      if (from > start) {
-        (body as Readable).destroy?.();
-        throw new FerryError("CannotReadFile");
-      }
-      const limit = count ?? Number.POSITIVE_INFINITY;
-      const stream = Readable.from(mapFailure(rechunk(body, size, start - from, limit), azureError), { objectMode: false, highWaterMark: size });
-      // A stream destroyed before its first read never starts rechunk (whose finally frees the body).
-      stream.once("close", () => (body as Readable).destroy?.());
-      return stream;
-    }),
-
-    openReader: guard(async (rel: string): Promise<FileReader> => {
-      const target = locate(rel);
-      if (target === "/") throw new FerryError("PathIsNotFile");
-      const key = keyOf(target);
-      const file = await head(key);
-      if (!file) {
-        if ((await find(target))?.type === "folder") throw new FerryError("PathIsNotFile");
-        return missing(target);
-      }
-      // If-Match: a file replaced since it was opened fails the read instead of mixing two contents.
-      const reader = streamingReader(file.size, async (start, end) => {
-        const out = await blob(key).download(start, end + 1 - start, { conditions: { ifMatch: file.etag }, maxRetryRequests: 3 });
-        if (!out.readableStreamBody) throw new FerryError("CannotReadFile");
-        return { body: out.readableStreamBody, from: contentRange(out.contentRange)?.start ?? 0 };
-      });
-      return { size: file.size, read: guard(reader.read), close: reader.close };
-    }),
-
-    usage: guard(async (dirRel: string, opts: WalkOptions = {}): Promise<Usage> => {
-      const target = locate(dirRel);
-      const found = await mustFind(target);
-      if (found.type === "file") return { size: found.size, files: 1, folders: 0 };
-      const totals: Usage = { size: 0, files: 0, folders: 0 };
-      const folders = new Set<string>();
-      const budget = new WalkBudget(walkLimits, opts);
-      await budget.run(() =>
-        walk(target, budget, (item) => {
-          const segments = item.rest.split("/");
-          for (let i = 1; i < segments.length; i++) folders.add(segments.slice(0, i).join("/"));
-          if (!item.rest.endsWith("/")) {
-            totals.files++;
-            totals.size += item.size;
-          }
-        }),
-      );
-      totals.folders = folders.size;
-      return totals;
-    }),
-
-    beginWrite: guard(beginWrite),
-
+  return tree.storage({
+    beginWrite,
     resumable,
-
-    adopt: guard(async (staged: StagedData, _rel: string, _opts?: OverwriteOption): Promise<StatResult> => {
-      // Data staged on the local disk is not copied up here; uploads go into the container directly.
-      void staged;
-      throw new FerryError("UnsupportedOperation");
-    }),
-
-    // A blob is durable once its Put Blob or Put Block List answered; there is no folder entry to sync.
-    syncFolder: guard(async (rel: string) => {
-      locate(rel);
-    }),
-
     /**
      * Staging blobs left by a crash or a lost client, older than the horizon and not used by a writer
      * of this process: every blob of the staging area, committed (a crash between the commit and its
@@ -861,7 +541,7 @@ export function createAzureStorage(config: AzureStorageConfig, options: AzureSto
      * staging area left on a target's name), past any staging area of a storage below this one (its
      * driver's own). Each goes by discardUncommitted.
      */
-    cleanupStale: guard(async (olderThanMs: number) => {
+    cleanupStale: async (olderThanMs: number) => {
       const cutoff = now() - olderThanMs;
       const old = (item: BlobItem) => {
         const at = item.properties.lastModified?.getTime();
@@ -888,8 +568,6 @@ export function createAzureStorage(config: AzureStorageConfig, options: AzureSto
         }
       }
       return removed;
-    }),
-  };
-  const driver: Storage = Object.assign(storage, { cached: () => driver });
-  return driver;
+    },
+  });
 }
