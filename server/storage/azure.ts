@@ -174,7 +174,9 @@ const isMissing = (err: unknown) => codeOf(err) === "BlobNotFound" || (statusOf(
  * Sends every request through agents of our own whose sockets resolve the endpoint with
  * guardedLookup (endpoint-guard.ts), so a name resolving to a link-local address is refused at each
  * connection. The SDK's node client uses a request's agent when one is set (instead of its own pool);
- * core-http-compat passes a v1 policy's `agent` through to that request.
+ * core-http-compat passes a v1 policy's `agent` through to that request. A request that already has
+ * one is going through the proxy the environment names (HTTPS_PROXY, HTTP_PROXY, the SDK's proxy
+ * policy): it keeps it, since the endpoint is then resolved by the proxy, not here (docs/security.md).
  */
 function guardedAgents(resolve: Resolver | undefined): RequestPolicyFactory {
   const agentOptions = { keepAlive: true };
@@ -185,7 +187,7 @@ function guardedAgents(resolve: Resolver | undefined): RequestPolicyFactory {
   return {
     create: (next) => ({
       sendRequest: (request) => {
-        request.agent = request.url.startsWith("https:") ? agents.https : agents.http;
+        request.agent ??= request.url.startsWith("https:") ? agents.https : agents.http;
         return next.sendRequest(request);
       },
     }),

@@ -1,3 +1,5 @@
+import { createServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
 import { inspect } from "node:util";
 import { AccountSASPermissions, AccountSASResourceTypes, AccountSASServices, type ContainerClient, generateAccountSASQueryParameters, StorageSharedKeyCredential } from "@azure/storage-blob";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -446,6 +448,37 @@ describe("endpoints resolving to link-local addresses", () => {
     expect((await readAll(await store.createReadStream("/via-name.txt"))).toString()).toBe("abc");
     expect(await keys()).toContain("via-name.txt");
     expect(asked).toContain(NAME);
+  });
+
+  it("goes through the proxy the environment names (HTTP_PROXY), as the SDK does, instead of around it", async () => {
+    // A forward proxy for plain HTTP: absolute-URI requests, passed on to Azurite.
+    const seen: string[] = [];
+    const proxy = createServer((req, res) => {
+      seen.push(req.url ?? "");
+      const target = new URL(req.url ?? "");
+      const out = request({ host: target.hostname, port: target.port, method: req.method, path: target.pathname + target.search, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      out.on("error", () => res.destroy());
+      req.pipe(out);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const saved = { HTTP_PROXY: process.env.HTTP_PROXY, NO_PROXY: process.env.NO_PROXY };
+    process.env.HTTP_PROXY = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    delete process.env.NO_PROXY;
+    try {
+      const store = open();
+      await put("/via-proxy.txt", "through the proxy", false, store);
+      expect((await readAll(await store.createReadStream("/via-proxy.txt"))).toString()).toBe("through the proxy");
+      expect(seen.some((url) => url.includes("via-proxy.txt"))).toBe(true);
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 
   it("refuses a link-local address written in the blob endpoint before any socket is made", async () => {
