@@ -34,6 +34,9 @@ export const MAX_WAITING_CHUNKS = 8;
 /** The right to take the next body of an upload, handed out by waitTurn; `take` checks it. */
 export type Turn = object;
 
+/** InvalidData's reason for a body longer than the upload: tus answers it 413, not 409 (which clients resend on). */
+export const OVER_LENGTH = "more bytes than the declared Upload-Length";
+
 /** What a take hands back when another request freed its stalled turn. */
 const PREEMPTED = Symbol("preempted");
 /** What a take's wait for its body hands back when no byte came for the idle time. */
@@ -118,6 +121,8 @@ export class StoreUploadProgress {
   private holder: Turn | null = null;
   /** Stops the take under way where it waits for its body's next bytes (waitTurn, when the body stalled); null while it sends a part. */
   private preemptTake: (() => void) | null = null;
+  /** A part is on its way to the store: chunks waiting for their turn count it as progress. */
+  private sending = false;
   /** Chunks in waitTurn now. */
   private waiters = 0;
   /** Called when a take ends or the offset moves. */
@@ -199,7 +204,9 @@ export class StoreUploadProgress {
         if (next.done) break;
         const chunk = next.value;
         if (this.dropped) throw new FerryError("UploadNotFound");
-        if (taken + chunk.length > limit || this.offset + chunk.length > this.size) throw new FerryError("InvalidData", { reason: "more bytes than the declared Upload-Length" });
+        // An empty chunk brings nothing: it must not take a claim that holds no byte (dropIdle frees only held bytes).
+        if (chunk.length === 0) continue;
+        if (taken + chunk.length > limit || this.offset + chunk.length > this.size) throw new FerryError("InvalidData", { reason: OVER_LENGTH });
         if (this.claimed === 0) {
           const claim = Math.min(this.record.state.partSize, this.size - this.stored);
           if (!this.budget.take(claim, this.owner)) throw new FerryError("UploadMemoryFull");
@@ -300,6 +307,7 @@ export class StoreUploadProgress {
           waiting = true;
         }
         const before = this.offset;
+        const partsBefore = this.record.parts.length;
         const woke = await new Promise<"woken" | "idle" | "aborted">((resolve) => {
           const done = (value: "woken" | "idle" | "aborted") => {
             clearTimeout(timer);
@@ -309,7 +317,8 @@ export class StoreUploadProgress {
           };
           const wake = () => done("woken");
           const aborted = () => done("aborted");
-          const timer = setTimeout(() => done(this.offset !== before ? "woken" : "idle"), idleMs);
+          // A part on its way to the store is progress too, however long the store takes.
+          const timer = setTimeout(() => done(this.offset !== before || this.sending || this.record.parts.length !== partsBefore ? "woken" : "idle"), idleMs);
           this.waiting.add(wake);
           if (signal.aborted) aborted();
           else signal.addEventListener("abort", aborted, { once: true });
@@ -345,6 +354,15 @@ export class StoreUploadProgress {
   }
 
   private async sendFull() {
+    this.sending = true;
+    try {
+      await this.sendParts();
+    } finally {
+      this.sending = false;
+    }
+  }
+
+  private async sendParts() {
     const partSize = this.record.state.partSize;
     while (this.held >= partSize || (this.held > 0 && this.offset === this.size)) {
       const length = Math.min(partSize, this.held);

@@ -23,7 +23,7 @@ import { type ChunkContext, handleChunk, isChunk, UPLOAD_EXPOSED_HEADERS } from 
 import { createBatchUploads } from "./batch";
 import { feedPatchBodiesDirectly } from "./patch-body";
 import { carriesBytes, createUploadLimits, fileOf } from "./protocol-limits";
-import { PartBudget } from "./object-store";
+import { OVER_LENGTH, PartBudget } from "./object-store";
 import { type UploadRecord, UploadStore } from "./store";
 import { sessionHasClient } from "../fileserver/clients";
 
@@ -213,7 +213,8 @@ export const uploadParts: FileServerPart = async (services, log, clientAddress) 
       if (error instanceof FerryError) {
         // The store's and the local disk's failures (object-store.ts) in catalogue terms, as every other refusal.
         // An offset the store does not take (a body stopped after it stalled, object-store.ts) is tus's 409: the client asks HEAD and resends.
-        const status_code = error.errorName === "InvalidData" ? 409 : statusOf(error);
+        // More bytes than Upload-Length (a body without Content-Length) is 413: a 409 would have the client send them again.
+        const status_code = error.errorName === "InvalidData" ? ((error.data as { reason?: string } | null)?.reason === OVER_LENGTH ? 413 : 409) : statusOf(error);
         if (RETRY_SOON.has(status_code)) responses.get(node)?.setHeader("retry-after", "1");
         else if (status_code >= 500) log.error({ err: error.cause ?? error, code: error.code }, "tus upload request failed");
         return { status_code, body: errorBody(error, lang) };

@@ -309,6 +309,26 @@ describe("uploads into an S3 storage", () => {
     expect((await tus.patch(id!, 0, small)).status).toBe(204);
   });
 
+  it("a PATCH body without Content-Length longer than Upload-Length is refused with 413 (not 409, which tus clients resend on)", async () => {
+    const tus = tusClient(t.fileUrl, socketToken);
+    const { id } = await tus.create({ groupId: String(groupId), path: "/over.bin" }, MIB);
+    const bytes = randomBytes(MIB + 10);
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(bytes);
+        controller.close();
+      },
+    });
+    const reply = await fetch(tus.urlOf(id!), {
+      method: "PATCH",
+      headers: { "tus-resumable": "1.0.0", authorization: `Bearer ${socketToken}`, "upload-offset": "0", "content-type": "application/offset+octet-stream" },
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
+    expect(reply.status).toBe(413);
+    expect((await tus.remove(id!)).status).toBe(204);
+  });
+
   it("an upload the store refuses at creation (larger than its 10,000 parts) answers 413 FileTooLarge and keeps no quota reservation", async () => {
     const reservations = () => t.engine.services.quota.reservationsBefore(Number.MAX_SAFE_INTEGER);
     const before = (await reservations()).sort();

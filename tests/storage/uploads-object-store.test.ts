@@ -5,12 +5,27 @@ import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { Upload } from "@tus/server";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createS3Storage, MIN_SLICE, type S3StorageConfig } from "../../server/storage/s3";
+import {
+  afterAll,
+  afterEach,
+  beforeAll,
+  beforeEach,
+  describe,
+  expect,
+  it,
+} from "vitest";
+import {
+  createS3Storage,
+  MIN_SLICE,
+  type S3StorageConfig,
+} from "../../server/storage/s3";
 import type { Storage } from "../../server/storage/storage";
 import { blake3Of } from "../../server/uploads/hash";
 import { FerryError } from "../../server/errors";
-import { MAX_WAITING_CHUNKS, PartBudget } from "../../server/uploads/object-store";
+import {
+  MAX_WAITING_CHUNKS,
+  PartBudget,
+} from "../../server/uploads/object-store";
 import { OWNER_KEY, UploadStore } from "../../server/uploads/store";
 import { S3RVER_KEYS, startS3rver, type S3Server } from "../support/s3";
 import { failure, readAll } from "../support/storage-conformance";
@@ -38,7 +53,13 @@ afterAll(async () => server?.stop());
 beforeEach(async () => {
   run++;
   dir = await mkdtemp(path.join(os.tmpdir(), "ferry-uploads-object-store-"));
-  config = { endpoint: server.endpoint, bucket: server.bucket, ...S3RVER_KEYS, path: `o${run}`, sliceSize: MIN_SLICE };
+  config = {
+    endpoint: server.endpoint,
+    bucket: server.bucket,
+    ...S3RVER_KEYS,
+    path: `o${run}`,
+    sliceSize: MIN_SLICE,
+  };
   storage = createS3Storage(config);
   store = await openStore();
 });
@@ -51,9 +72,21 @@ async function openStore(): Promise<UploadStore> {
   return opened;
 }
 
-async function create(size: number, target = "/up.bin", owner?: string): Promise<string> {
+async function create(
+  size: number,
+  target = "/up.bin",
+  owner?: string
+): Promise<string> {
   const id = randomBytes(16).toString("hex");
-  await store.create(new Upload({ id, size, offset: 0, metadata: { path: target, ...(owner ? { [OWNER_KEY]: owner } : {}) }, creation_date: new Date().toISOString() }));
+  await store.create(
+    new Upload({
+      id,
+      size,
+      offset: 0,
+      metadata: { path: target, ...(owner ? { [OWNER_KEY]: owner } : {}) },
+      creation_date: new Date().toISOString(),
+    })
+  );
   return id;
 }
 
@@ -81,7 +114,9 @@ async function refusal(promise: Promise<unknown>): Promise<string | null> {
 /** Places the upload's stored parts at its target, as commit does. */
 async function complete(id: string, on: Storage = storage) {
   const record = (await store.records.get(id))!;
-  return on.resumable!(record.store!.state.path)!.resume(record.store!.state).complete(record.store!.parts);
+  return on.resumable!(record.store!.state.path)!
+    .resume(record.store!.state)
+    .complete(record.store!.parts);
 }
 
 describe("uploads into an object store", () => {
@@ -89,7 +124,13 @@ describe("uploads into an object store", () => {
     const file = randomBytes(3 * MIN_SLICE + 4321);
     const id = await create(file.length);
     let offset = 0;
-    for (const end of [1, 777_777, MIN_SLICE + 3, 2 * MIN_SLICE + 100_000, file.length]) {
+    for (const end of [
+      1,
+      777_777,
+      MIN_SLICE + 3,
+      2 * MIN_SLICE + 100_000,
+      file.length,
+    ]) {
       offset = await store.write(body(file.subarray(offset, end)), id, offset);
       expect(offset).toBe(end);
       expect((await store.getUpload(id)).offset).toBe(end);
@@ -97,17 +138,26 @@ describe("uploads into an object store", () => {
       expect(await readdir(path.join(dir, "tus"))).toEqual([`${id}.json`]);
     }
     const record = (await store.records.get(id))!;
-    expect(record.store!.parts.map((p) => p.size)).toEqual([MIN_SLICE, MIN_SLICE, MIN_SLICE, 4321]);
+    expect(record.store!.parts.map((p) => p.size)).toEqual([
+      MIN_SLICE,
+      MIN_SLICE,
+      MIN_SLICE,
+      4321,
+    ]);
     expect(record.hash).toBe(await blake3Of(Readable.from([file])));
     expect(await failure(storage.stat("/up.bin"))).toBe("PathNotFound");
     expect((await complete(id)).size).toBe(file.length);
-    expect((await readAll(await storage.createReadStream("/up.bin"))).equals(file)).toBe(true);
+    expect(
+      (await readAll(await storage.createReadStream("/up.bin"))).equals(file)
+    ).toBe(true);
   });
 
   it("refuses a PATCH at another offset than the stored one", async () => {
     const id = await create(10);
     await store.write(body(Buffer.from("abc")), id, 0);
-    await expect(store.write(body(Buffer.from("x")), id, 2)).rejects.toBeDefined();
+    await expect(
+      store.write(body(Buffer.from("x")), id, 2)
+    ).rejects.toBeDefined();
     expect((await store.getUpload(id)).offset).toBe(3);
   });
 
@@ -116,13 +166,33 @@ describe("uploads into an object store", () => {
     const id = await create(file.length);
     const source = path.join(dir, "source");
     await writeFile(source, file);
-    const child = spawn(process.execPath, ["--import", "tsx", "tests/support/store-upload-child.ts"], {
-      env: { ...process.env, FERRY_CHILD: JSON.stringify({ dir: path.join(dir, "tus"), config, id, file: source, stopAt: 2 * MIN_SLICE + 3 * MIB }) },
-      stdio: ["ignore", "inherit", "inherit"],
-    });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, signal) => resolve(signal)));
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", "tests/support/store-upload-child.ts"],
+      {
+        env: {
+          ...process.env,
+          FERRY_CHILD: JSON.stringify({
+            dir: path.join(dir, "tus"),
+            config,
+            id,
+            file: source,
+            stopAt: 2 * MIN_SLICE + 3 * MIB,
+          }),
+        },
+        stdio: ["ignore", "inherit", "inherit"],
+      }
+    );
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.once("exit", (_code, signal) => resolve(signal))
+    );
     // Two parts stored and three more MiB waiting in the child's memory: then it dies.
-    for (let i = 0; i < 600 && ((await store.records.get(id))?.store?.parts.length ?? 0) < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    for (
+      let i = 0;
+      i < 600 && ((await store.records.get(id))?.store?.parts.length ?? 0) < 2;
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 50));
     await new Promise((r) => setTimeout(r, 300));
     child.kill("SIGKILL");
     expect(await exited).toBe("SIGKILL");
@@ -131,11 +201,17 @@ describe("uploads into an object store", () => {
     store = await openStore();
     const offset = (await store.getUpload(id)).offset;
     expect(offset).toBe(2 * MIN_SLICE);
-    expect(await store.write(body(file.subarray(offset)), id, offset)).toBe(file.length);
+    expect(await store.write(body(file.subarray(offset)), id, offset)).toBe(
+      file.length
+    );
     const record = (await store.records.get(id))!;
     expect(record.hash).toBe(await blake3Of(Readable.from([file])));
-    expect((await complete(id, createS3Storage(config))).size).toBe(file.length);
-    expect((await readAll(await storage.createReadStream("/up.bin"))).equals(file)).toBe(true);
+    expect((await complete(id, createS3Storage(config))).size).toBe(
+      file.length
+    );
+    expect(
+      (await readAll(await storage.createReadStream("/up.bin"))).equals(file)
+    ).toBe(true);
   }, 60_000);
 
   it("a PATCH whose body stops keeps what arrived for this process; a restart goes back to the stored parts", async () => {
@@ -146,14 +222,18 @@ describe("uploads into an object store", () => {
       (async function* () {
         yield file.subarray(0, sent);
         throw new Error("connection reset");
-      })(),
+      })()
     );
     expect(await store.write(failing, id, 0)).toBe(sent);
     expect((await store.getUpload(id)).offset).toBe(sent);
     store = await openStore();
     expect((await store.getUpload(id)).offset).toBe(MIN_SLICE);
-    expect(await store.write(body(file.subarray(MIN_SLICE)), id, MIN_SLICE)).toBe(file.length);
-    expect((await store.records.get(id))!.hash).toBe(await blake3Of(Readable.from([file])));
+    expect(
+      await store.write(body(file.subarray(MIN_SLICE)), id, MIN_SLICE)
+    ).toBe(file.length);
+    expect((await store.records.get(id))!.hash).toBe(
+      await blake3Of(Readable.from([file]))
+    );
   });
 
   it("parallel bodies are taken in byte order: a later one waits, an overlapping one is refused", async () => {
@@ -161,14 +241,28 @@ describe("uploads into an object store", () => {
     const id = await create(file.length);
     const progress = (await store.storeProgressOf(id))!;
     const gone = new AbortController();
-    const later = progress.waitTurn(MIN_SLICE, 10_000, gone.signal).then((turn) => store.writeStore(body(file.subarray(MIN_SLICE)), id, MIN_SLICE, 1000, turn));
+    const later = progress
+      .waitTurn(MIN_SLICE, 10_000, gone.signal)
+      .then((turn) =>
+        store.writeStore(
+          body(file.subarray(MIN_SLICE)),
+          id,
+          MIN_SLICE,
+          1000,
+          turn
+        )
+      );
     await new Promise((r) => setTimeout(r, 100));
     expect(progress.offset).toBe(0);
     await store.writeStore(body(file.subarray(0, MIN_SLICE)), id, 0, MIN_SLICE);
     expect(await later).toBe(1000);
     expect(progress.offset).toBe(file.length);
-    expect(await failure(progress.waitTurn(10, 1000, gone.signal))).toBe("InvalidData");
-    expect((await store.records.get(id))!.hash).toBe(await blake3Of(Readable.from([file])));
+    expect(await failure(progress.waitTurn(10, 1000, gone.signal))).toBe(
+      "InvalidData"
+    );
+    expect((await store.records.get(id))!.hash).toBe(
+      await blake3Of(Readable.from([file]))
+    );
   });
 
   it("a DELETE (remove) or the expiry sweep drops the record and aborts the store's upload; nothing shows at the path", async () => {
@@ -191,41 +285,82 @@ describe("uploads into an object store", () => {
     const b = randomBytes(MIN_SLICE + 1000);
     const idA = await create(a.length, "/a.bin");
     const idB = await create(b.length, "/b.bin");
-    expect(await store.write(body(a.subarray(0, 3 * MIB)), idA, 0)).toBe(3 * MIB);
+    expect(await store.write(body(a.subarray(0, 3 * MIB)), idA, 0)).toBe(
+      3 * MIB
+    );
     expect(store.partBudget.held).toBe(MIN_SLICE);
-    expect(await refusal(store.write(body(b.subarray(0, 4 * MIB)), idB, 0))).toBe("UploadMemoryFull");
+    expect(
+      await refusal(store.write(body(b.subarray(0, 4 * MIB)), idB, 0))
+    ).toBe("UploadMemoryFull");
     expect((await store.getUpload(idB)).offset).toBe(0);
     // A, which holds its claim, fills its part and the next one although the budget has no room for another.
-    expect(await store.write(body(a.subarray(3 * MIB, MIN_SLICE + 3 * MIB)), idA, 3 * MIB)).toBe(MIN_SLICE + 3 * MIB);
+    expect(
+      await store.write(
+        body(a.subarray(3 * MIB, MIN_SLICE + 3 * MIB)),
+        idA,
+        3 * MIB
+      )
+    ).toBe(MIN_SLICE + 3 * MIB);
     expect((await store.records.get(idA))!.store!.parts).toHaveLength(1);
     expect(store.partBudget.held).toBe(MIN_SLICE);
-    expect(await refusal(store.write(body(b), idB, 0))).toBe("UploadMemoryFull");
+    expect(await refusal(store.write(body(b), idB, 0))).toBe(
+      "UploadMemoryFull"
+    );
     // A's last part is stored: its claim goes back and B goes through.
-    expect(await store.write(body(a.subarray(MIN_SLICE + 3 * MIB)), idA, MIN_SLICE + 3 * MIB)).toBe(a.length);
+    expect(
+      await store.write(
+        body(a.subarray(MIN_SLICE + 3 * MIB)),
+        idA,
+        MIN_SLICE + 3 * MIB
+      )
+    ).toBe(a.length);
     expect(store.partBudget.held).toBe(0);
     expect(await store.write(body(b), idB, 0)).toBe(b.length);
     expect(store.partBudget.held).toBe(0);
-    for (const [id, file, at] of [[idA, a, "/a.bin"], [idB, b, "/b.bin"]] as const) {
-      expect((await store.records.get(id))!.hash).toBe(await blake3Of(Readable.from([file])));
+    for (const [id, file, at] of [
+      [idA, a, "/a.bin"],
+      [idB, b, "/b.bin"],
+    ] as const) {
+      expect((await store.records.get(id))!.hash).toBe(
+        await blake3Of(Readable.from([file]))
+      );
       expect((await complete(id)).size).toBe(file.length);
-      expect((await readAll(await storage.createReadStream(at))).equals(file)).toBe(true);
+      expect(
+        (await readAll(await storage.createReadStream(at))).equals(file)
+      ).toBe(true);
     }
   });
 
   it("an idle upload's waiting bytes are dropped after the idle time: HEAD answers the stored parts' offset and the client sends the rest again", async () => {
     const file = randomBytes(2 * MIN_SLICE + 77);
     const id = await create(file.length);
-    expect(await store.write(body(file.subarray(0, MIN_SLICE + 3 * MIB)), id, 0)).toBe(MIN_SLICE + 3 * MIB);
+    expect(
+      await store.write(body(file.subarray(0, MIN_SLICE + 3 * MIB)), id, 0)
+    ).toBe(MIN_SLICE + 3 * MIB);
     expect(await store.dropIdleBuffers(Date.now(), 10 * 60_000)).toBe(0);
     expect((await store.getUpload(id)).offset).toBe(MIN_SLICE + 3 * MIB);
-    expect(await store.dropIdleBuffers(Date.now() + 10 * 60_000, 10 * 60_000)).toBe(3 * MIB);
+    expect(
+      await store.dropIdleBuffers(Date.now() + 10 * 60_000, 10 * 60_000)
+    ).toBe(3 * MIB);
     expect((await store.getUpload(id)).offset).toBe(MIN_SLICE);
     expect(store.partBudget.held).toBe(0);
-    await expect(store.write(body(file.subarray(MIN_SLICE + 3 * MIB)), id, MIN_SLICE + 3 * MIB)).rejects.toBeDefined();
-    expect(await store.write(body(file.subarray(MIN_SLICE)), id, MIN_SLICE)).toBe(file.length);
-    expect((await store.records.get(id))!.hash).toBe(await blake3Of(Readable.from([file])));
+    await expect(
+      store.write(
+        body(file.subarray(MIN_SLICE + 3 * MIB)),
+        id,
+        MIN_SLICE + 3 * MIB
+      )
+    ).rejects.toBeDefined();
+    expect(
+      await store.write(body(file.subarray(MIN_SLICE)), id, MIN_SLICE)
+    ).toBe(file.length);
+    expect((await store.records.get(id))!.hash).toBe(
+      await blake3Of(Readable.from([file]))
+    );
     expect((await complete(id)).size).toBe(file.length);
-    expect((await readAll(await storage.createReadStream("/up.bin"))).equals(file)).toBe(true);
+    expect(
+      (await readAll(await storage.createReadStream("/up.bin"))).equals(file)
+    ).toBe(true);
   });
 
   it("a record that cannot be written after a stored part fails the PATCH with the disk's error (no silent short write); the client resends from the recorded offset", async () => {
@@ -235,17 +370,26 @@ describe("uploads into an object store", () => {
     const set = store.records.set.bind(store.records);
     let failures = 1;
     store.records.set = async (key, value) => {
-      if (value.store?.parts.length && failures-- > 0) throw Object.assign(new Error("no space left on device"), { code: "ENOSPC" });
+      if (value.store?.parts.length && failures-- > 0)
+        throw Object.assign(new Error("no space left on device"), {
+          code: "ENOSPC",
+        });
       return set(key, value);
     };
-    expect(await refusal(store.write(body(file.subarray(0, MIN_SLICE + MIB)), id, 0))).toBe("DiskFull");
+    expect(
+      await refusal(store.write(body(file.subarray(0, MIN_SLICE + MIB)), id, 0))
+    ).toBe("DiskFull");
     expect((await store.getUpload(id)).offset).toBe(0);
     expect((await store.records.get(id))!.store!.parts).toEqual([]);
     expect(store.partBudget.held).toBe(0);
     expect(await store.write(body(file), id, 0)).toBe(file.length);
-    expect((await store.records.get(id))!.hash).toBe(await blake3Of(Readable.from([file])));
+    expect((await store.records.get(id))!.hash).toBe(
+      await blake3Of(Readable.from([file]))
+    );
     expect((await complete(id)).size).toBe(file.length);
-    expect((await readAll(await storage.createReadStream("/up.bin"))).equals(file)).toBe(true);
+    expect(
+      (await readAll(await storage.createReadStream("/up.bin"))).equals(file)
+    ).toBe(true);
   });
 
   it("hands the turn to one chunk at a time: two chunks at the same offset cannot both be given it", async () => {
@@ -255,10 +399,14 @@ describe("uploads into an object store", () => {
     const gone = new AbortController();
     const first = progress.waitTurn(0, 10_000, gone.signal);
     const second = progress.waitTurn(0, 10_000, gone.signal);
-    expect(await store.writeStore(body(file), id, 0, file.length, await first)).toBe(file.length);
+    expect(
+      await store.writeStore(body(file), id, 0, file.length, await first)
+    ).toBe(file.length);
     // The second waited while the first held the turn, and now overlaps its bytes.
     expect(await refusal(second)).toBe("InvalidData");
-    expect((await store.records.get(id))!.hash).toBe(await blake3Of(Readable.from([file])));
+    expect((await store.records.get(id))!.hash).toBe(
+      await blake3Of(Readable.from([file]))
+    );
   });
 
   it(`refuses a chunk past ${MAX_WAITING_CHUNKS} waiting for their turn on one upload`, async () => {
@@ -266,12 +414,26 @@ describe("uploads into an object store", () => {
     const id = await create(file.length);
     const progress = (await store.storeProgressOf(id))!;
     const gone = new AbortController();
-    const waiting = Array.from({ length: MAX_WAITING_CHUNKS }, (_, i) => progress.waitTurn(1000 * (i + 1), 60_000, gone.signal).catch((e: unknown) => e));
-    const extra = progress.waitTurn(1000 * (MAX_WAITING_CHUNKS + 1), 60_000, gone.signal).catch((e: unknown) => e);
+    const waiting = Array.from({ length: MAX_WAITING_CHUNKS }, (_, i) =>
+      progress
+        .waitTurn(1000 * (i + 1), 60_000, gone.signal)
+        .catch((e: unknown) => e)
+    );
+    const extra = progress
+      .waitTurn(1000 * (MAX_WAITING_CHUNKS + 1), 60_000, gone.signal)
+      .catch((e: unknown) => e);
     gone.abort();
-    const reasons = (await Promise.all([...waiting, extra])).map((e) => ((e as FerryError).data as { reason: string }).reason);
-    expect(reasons.slice(0, MAX_WAITING_CHUNKS).every((r) => r.includes("did not arrive"))).toBe(true);
-    expect(reasons[MAX_WAITING_CHUNKS]).toContain(`at most ${MAX_WAITING_CHUNKS} chunks`);
+    const reasons = (await Promise.all([...waiting, extra])).map(
+      (e) => ((e as FerryError).data as { reason: string }).reason
+    );
+    expect(
+      reasons
+        .slice(0, MAX_WAITING_CHUNKS)
+        .every((r) => r.includes("did not arrive"))
+    ).toBe(true);
+    expect(reasons[MAX_WAITING_CHUNKS]).toContain(
+      `at most ${MAX_WAITING_CHUNKS} chunks`
+    );
   });
 
   it("a body that stalls while holding the turn is stopped after the idle time; what it brought stays and the resend from there takes the turn", async () => {
@@ -284,16 +446,39 @@ describe("uploads into an object store", () => {
       (async function* () {
         yield file.subarray(0, sent);
         await new Promise(() => undefined);
-      })(),
+      })()
     );
-    const first = store.writeStore(stalled, id, 0, file.length, await progress.waitTurn(0, 100, new AbortController().signal)).catch((e: unknown) => e);
-    for (let i = 0; i < 200 && progress.offset < sent; i++) await new Promise((r) => setTimeout(r, 10));
+    const first = store
+      .writeStore(
+        stalled,
+        id,
+        0,
+        file.length,
+        await progress.waitTurn(0, 100, new AbortController().signal)
+      )
+      .catch((e: unknown) => e);
+    for (let i = 0; i < 200 && progress.offset < sent; i++)
+      await new Promise((r) => setTimeout(r, 10));
     expect(progress.offset).toBe(sent);
     // The client's resend from what arrived waits for the turn: the stalled body is stopped and the turn goes on.
-    const turn = await progress.waitTurn(sent, 100, new AbortController().signal);
+    const turn = await progress.waitTurn(
+      sent,
+      100,
+      new AbortController().signal
+    );
     expect(((await first) as FerryError).errorName).toBe("InvalidData");
-    expect(await store.writeStore(body(file.subarray(sent)), id, sent, file.length - sent, turn)).toBe(file.length - sent);
-    expect((await store.records.get(id))!.hash).toBe(await blake3Of(Readable.from([file])));
+    expect(
+      await store.writeStore(
+        body(file.subarray(sent)),
+        id,
+        sent,
+        file.length - sent,
+        turn
+      )
+    ).toBe(file.length - sent);
+    expect((await store.records.get(id))!.hash).toBe(
+      await blake3Of(Readable.from([file]))
+    );
     expect((await complete(id)).size).toBe(file.length);
   });
 
@@ -308,13 +493,17 @@ describe("uploads into an object store", () => {
         yield file.subarray(0, MIN_SLICE);
         yield file.subarray(MIN_SLICE, MIN_SLICE + 1);
         await new Promise(() => undefined);
-      })(),
+      })()
     );
     expect(await refusal(store.write(stalled, id, 0))).toBe("InvalidData");
     expect(store.partBudget.held).toBe(0);
     expect((await store.getUpload(id)).offset).toBe(MIN_SLICE);
-    expect(await store.write(body(file.subarray(MIN_SLICE)), id, MIN_SLICE)).toBe(file.length);
-    expect((await store.records.get(id))!.hash).toBe(await blake3Of(Readable.from([file])));
+    expect(
+      await store.write(body(file.subarray(MIN_SLICE)), id, MIN_SLICE)
+    ).toBe(file.length);
+    expect((await store.records.get(id))!.hash).toBe(
+      await blake3Of(Readable.from([file]))
+    );
     expect((await complete(id)).size).toBe(file.length);
   });
 
@@ -325,12 +514,16 @@ describe("uploads into an object store", () => {
     const second = await create(file.length, "/two.bin", "7");
     const other = await create(file.length, "/three.bin", "8");
     expect(await store.write(body(file.subarray(0, MIB)), first, 0)).toBe(MIB);
-    expect(await refusal(store.write(body(file.subarray(0, MIB)), second, 0))).toBe("UploadMemoryFull");
+    expect(
+      await refusal(store.write(body(file.subarray(0, MIB)), second, 0))
+    ).toBe("UploadMemoryFull");
     expect((await store.getUpload(second)).offset).toBe(0);
     expect(await store.write(body(file.subarray(0, MIB)), other, 0)).toBe(MIB);
     expect(store.partBudget.held).toBe(2 * MIN_SLICE);
     // The first one's part is stored and its claim smaller: the owner's next upload goes on.
-    expect(await store.write(body(file.subarray(MIB, MIN_SLICE)), first, MIB)).toBe(MIN_SLICE);
+    expect(
+      await store.write(body(file.subarray(MIB, MIN_SLICE)), first, MIB)
+    ).toBe(MIN_SLICE);
     expect(await store.write(body(file.subarray(0, MIB)), second, 0)).toBe(MIB);
     for (const id of [first, second, other]) await store.remove(id);
     expect(store.partBudget.held).toBe(0);
@@ -344,5 +537,77 @@ describe("uploads into an object store", () => {
     const id = await create(small.length);
     expect(await store.write(body(small), id, 0)).toBe(small.length);
     expect((await complete(id)).size).toBe(small.length);
+  });
+
+  it("a chunk waiting while a part takes longer than the idle time to reach the store counts it as progress and gets its turn (not InvalidData)", async () => {
+    let open = () => undefined as void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const on = createS3Storage(config);
+    store.uploadsOf = async (metadata) => {
+      const uploads = on.resumable!(String(metadata?.path));
+      return {
+        ...uploads,
+        partSize: uploads.partSize,
+        resume: (state) => {
+          const upload = uploads.resume(state);
+          return {
+            ...upload,
+            state: upload.state,
+            writePart: async (n, bytes) => {
+              await gate;
+              return upload.writePart(n, bytes);
+            },
+          };
+        },
+      };
+    };
+    const file = randomBytes(MIN_SLICE + MIB);
+    const id = await create(file.length);
+    const progress = (await store.storeProgressOf(id))!;
+    const first = store.write(body(file.subarray(0, MIN_SLICE)), id, 0);
+    for (let i = 0; i < 200 && progress.offset < MIN_SLICE; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    const waiting = progress
+      .waitTurn(MIN_SLICE, 100, new AbortController().signal)
+      .then(
+        (turn) => ({ turn }),
+        (error: unknown) => ({ error })
+      );
+    // The part stays on its way for several idle times.
+    await new Promise((r) => setTimeout(r, 500));
+    open();
+    expect(await first).toBe(MIN_SLICE);
+    const waited = await waiting;
+    expect(
+      "error" in waited ? (waited.error as FerryError).errorName : "turn"
+    ).toBe("turn");
+    expect(
+      await store.writeStore(
+        body(file.subarray(MIN_SLICE)),
+        id,
+        MIN_SLICE,
+        MIB,
+        (waited as { turn: object }).turn
+      )
+    ).toBe(MIB);
+    expect((await store.records.get(id))!.hash).toBe(
+      await blake3Of(Readable.from([file]))
+    );
+  });
+
+  it("an empty chunk in a body takes no claim of the budget", async () => {
+    const file = randomBytes(MIB);
+    const id = await create(file.length);
+    expect(await store.write(Readable.from([Buffer.alloc(0)]), id, 0)).toBe(0);
+    expect(store.partBudget.held).toBe(0);
+    expect(
+      await store.write(
+        Readable.from([Buffer.alloc(0), file, Buffer.alloc(0)]),
+        id,
+        0
+      )
+    ).toBe(MIB);
+    expect(store.partBudget.held).toBe(0);
+    expect((await complete(id)).size).toBe(MIB);
   });
 });
