@@ -1,3 +1,5 @@
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import type { Browser, Page } from "@playwright/test";
 import { ADMIN_PASSWORD, adminToken, call } from "../support/e2e-helpers";
@@ -64,6 +66,22 @@ export async function auditWithoutScript(page: Page, locale: string, what: strin
   await expect(copy.getByRole("heading", { level: 1 })).toBeVisible();
   await auditPage(copy, what);
   await context.close();
+}
+
+/** A 1440 px context in `locale` with the administrator signed in and JavaScript off (signed in with it on). */
+export async function noScriptConsole(browser: Browser, locale: string) {
+  const { context: signedIn } = await adminConsolePage(browser, locale);
+  const storageState = await signedIn.storageState();
+  await signedIn.close();
+  const context = await browser.newContext({ javaScriptEnabled: false, storageState, locale, viewport: { width: 1440, height: 900 } });
+  return { context, page: await context.newPage() };
+}
+
+/** A full-page screenshot of a console page without JavaScript, to /tmp/ferry/screens/nojs-admin/<name>.png (looked at by a person). */
+export async function noScriptShot(page: Page, name: string) {
+  const folder = "/tmp/ferry/screens/nojs-admin";
+  await mkdir(folder, { recursive: true });
+  await page.screenshot({ path: path.join(folder, `${name}.png`), fullPage: true });
 }
 
 /**

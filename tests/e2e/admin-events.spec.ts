@@ -1,12 +1,12 @@
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { Browser, Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import type { AdminEvent } from "../../contract/events";
 import { PERMISSION_FULL } from "../../contract/permissions";
 import { e2eEventBinDir } from "../support/e2e-env";
 import { adminToken, createUser, ok, uniqueAccount } from "../support/e2e-helpers";
-import { adminConsolePage, auditPage, auditWithoutScript, consoleScreens, openConsoleScreen } from "./admin-console";
+import { auditPage, auditWithoutScript, consoleScreens, noScriptConsole, noScriptShot, openConsoleScreen } from "./admin-console";
 import { expect, hydrated, openTransfers, screenshot, signIn, test } from "./fixtures";
 
 /**
@@ -152,21 +152,8 @@ test("an event added in the console runs on a user's upload in the browser, and 
   await context.close();
 });
 
-const NOJS_SCREENS = "/tmp/ferry/screens/nojs-admin";
 
-/** A 1440 px context in `locale` with the administrator signed in and JavaScript off (signed in with it on). */
-async function noScriptConsole(browser: Browser, locale: string) {
-  const { context: signedIn } = await adminConsolePage(browser, locale);
-  const storageState = await signedIn.storageState();
-  await signedIn.close();
-  const context = await browser.newContext({ javaScriptEnabled: false, storageState, locale, viewport: { width: 1440, height: 900 } });
-  return { context, page: await context.newPage() };
-}
 
-async function noScriptShot(page: Page, name: string) {
-  mkdirSync(NOJS_SCREENS, { recursive: true });
-  await page.screenshot({ path: path.join(NOJS_SCREENS, `${name}.png`), fullPage: true });
-}
 
 test("without JavaScript: add an event in the page's form, edit it, deactivate and activate it, test it, and delete it after the page's confirmation (en, zh)", async ({ browser }) => {
   test.setTimeout(120_000);

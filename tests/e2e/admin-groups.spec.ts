@@ -2,7 +2,7 @@ import type { AdminGroup } from "../../contract/admin";
 import { adminToken, createUser, ok, uniqueAccount } from "../support/e2e-helpers";
 import type { Browser, Page } from "@playwright/test";
 import { ADMIN_PASSWORD } from "../support/e2e-helpers";
-import { adminSignIn, auditPage, consoleScreens, openConsoleScreen } from "./admin-console";
+import { adminSignIn, auditPage, auditWithoutScript, consoleScreens, openConsoleScreen } from "./admin-console";
 import { expect, screenshot, test } from "./fixtures";
 
 /**
@@ -132,19 +132,6 @@ async function consoleWithoutScript(browser: Browser, locale: string) {
   return { context, page };
 }
 
-/**
- * axe needs scripts in the page, so the page without JavaScript is audited as the same URL and
- * session in a context whose scripts files are blocked: the server's HTML, never hydrated.
- */
-async function auditWithoutScript(browser: Browser, page: Page, locale: string, what: string) {
-  const context = await browser.newContext({ locale, viewport: { width: 1440, height: 900 }, storageState: await page.context().storageState() });
-  const copy = await context.newPage();
-  await copy.route(/\.m?js(\?|$)/, (route) => route.abort());
-  await copy.goto(page.url());
-  await expect(copy.getByRole("heading", { level: 1 })).toBeVisible();
-  await auditPage(copy, what);
-  await context.close();
-}
 
 test("without JavaScript the administrator adds a group with users, edits it and deletes it (1059 first)", async ({ browser }) => {
   test.setTimeout(90_000);
@@ -173,7 +160,7 @@ test("without JavaScript the administrator adds a group with users, edits it and
   await expect(form.getByLabel(`Permission of ${alice.account}`)).toHaveValue(`${alice.id}:read`);
   await form.getByRole("checkbox", { name: `Add ${bob.account}` }).check();
   await page.mouse.move(0, 0);
-  await auditWithoutScript(browser, page, "en-US", "group form without JavaScript (en)");
+  await auditWithoutScript(page, "en-US", "group form without JavaScript (en)");
   await consoleScreens(page, "admin-groups-nojs-form-en");
   await form.getByRole("button", { name: "Confirm" }).click();
   await expect(page.getByText("Group saved")).toBeVisible();
@@ -212,7 +199,7 @@ test("without JavaScript the administrator adds a group with users, edits it and
   await row.getByRole("button", { name: "Delete" }).click();
   const confirm = page.getByRole("alertdialog");
   await expect(confirm).toContainText(name);
-  await auditWithoutScript(browser, page, "en-US", "group delete confirmation without JavaScript (en)");
+  await auditWithoutScript(page, "en-US", "group delete confirmation without JavaScript (en)");
   await screenshot(page, "admin-groups-nojs-delete-en");
   await confirm.getByRole("button", { name: "Delete" }).click();
   await expect(page.getByText("The user group is not empty")).toBeVisible();
@@ -244,7 +231,7 @@ test("without JavaScript, in Chinese: the edit form and the delete confirmation"
   await expect(edit.getByLabel("最大上传速度（Mbps）")).toHaveValue("4");
   await expect(edit.getByLabel(`${dan.account} 的权限`)).toHaveValue(`${dan.id}:read`);
   await page.mouse.move(0, 0);
-  await auditWithoutScript(browser, page, "zh-CN", "group form without JavaScript (zh)");
+  await auditWithoutScript(page, "zh-CN", "group form without JavaScript (zh)");
   await consoleScreens(page, "admin-groups-nojs-form-zh");
   await edit.getByRole("link", { name: "取消" }).click();
   await row.getByRole("button", { name: "删除" }).click();

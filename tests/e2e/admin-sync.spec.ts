@@ -1,10 +1,10 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Browser, Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import type { SyncTask } from "../../contract/sync";
 import { e2eRunDir } from "../support/e2e-env";
 import { adminToken, ok, uniqueAccount } from "../support/e2e-helpers";
-import { adminConsolePage, auditPage, auditWithoutScript, openConsoleScreen } from "./admin-console";
+import { auditPage, auditWithoutScript, noScriptConsole, noScriptShot, openConsoleScreen } from "./admin-console";
 import { expect, test } from "./fixtures";
 
 /**
@@ -90,21 +90,8 @@ test("the administrator adds a sync task, runs it now and sees it succeed, with 
   await zh.context.close();
 });
 
-const NOJS_SCREENS = "/tmp/ferry/screens/nojs-admin";
 
-/** A 1440 px context in `locale` with the administrator signed in and JavaScript off (signed in with it on). */
-async function noScriptConsole(browser: Browser, locale: string) {
-  const { context: signedIn } = await adminConsolePage(browser, locale);
-  const storageState = await signedIn.storageState();
-  await signedIn.close();
-  const context = await browser.newContext({ javaScriptEnabled: false, storageState, locale, viewport: { width: 1440, height: 900 } });
-  return { context, page: await context.newPage() };
-}
 
-async function noScriptShot(page: Page, name: string) {
-  await mkdir(NOJS_SCREENS, { recursive: true });
-  await page.screenshot({ path: path.join(NOJS_SCREENS, `${name}.png`), fullPage: true });
-}
 
 async function taskNamed(name: string): Promise<SyncTask | undefined> {
   const page = await ok<{ list: SyncTask[] }>("GET", `/api/admin/sync-tasks?pageNum=1&pageSize=10&search=${encodeURIComponent(name)}`, { token: await adminToken() });
