@@ -544,10 +544,10 @@ describe("uploads into an object store", () => {
     const gate = new Promise<void>((resolve) => (open = resolve));
     const on = createS3Storage(config);
     store.uploadsOf = async (metadata) => {
-      const uploads = on.resumable!(String(metadata?.path));
+      const uploads = on.resumable!(String(metadata?.path))!;
       return {
-        ...uploads,
         partSize: uploads.partSize,
+        begin: (size) => uploads.begin(size),
         resume: (state) => {
           const upload = uploads.resume(state);
           return {
