@@ -15,7 +15,7 @@ import { cleanup, installSignalHandlers, log, run, tempDir } from "./lifecycle";
 import { measureListing } from "./listing";
 import { objectRows, OBJECTS_MAX_SIZE } from "./objects";
 import { LOG_PHASES, measureLogCost } from "./logs";
-import { type ExtraKey, METRICS, type MetricKey, type Outcome, rounded, table, verdictOf } from "./report";
+import { type ExtraKey, failure, METRICS, type MetricKey, type Outcome, rounded, table, verdictOf } from "./report";
 import { measureRss } from "./rss";
 import { type Contender, median, runSeries } from "./series";
 import { cpuMeter } from "./chromium";
@@ -114,7 +114,6 @@ async function fsyncSeconds(file: string): Promise<number> {
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
-const failure = (error: unknown) => (error as Error).message.split("\n")[0]!;
 
 async function bench(options: Options) {
   const outcomes = Object.fromEntries(METRICS.map((m) => [m.key, { value: null, reason: "not measured (--only)" }])) as Record<MetricKey, Outcome>;

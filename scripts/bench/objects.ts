@@ -17,7 +17,7 @@ import * as curl from "./curl";
 import type { EngineProcess } from "./engine";
 import { type Ferry, connectFerry } from "./ferry";
 import { log, onCleanup, run, tempDir } from "./lifecycle";
-import type { ExtraKey, MetricKey, Outcome } from "./report";
+import { failure, outcome, type PartRows, ratio } from "./report";
 import { type Contender, runSeries } from "./series";
 import { writeTestFile } from "./test-file";
 
@@ -45,16 +45,6 @@ const STORAGE_FOLDER = "bench";
 const CURL_SIGNED = ["--aws-sigv4", "aws:amz:us-east-1:s3", "--user", `${S3RVER_KEYS.accessKeyId}:${S3RVER_KEYS.secretAccessKey}`, "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD"];
 const ACCOUNT = "objects";
 
-export interface ObjectRows {
-  headline: Partial<Record<MetricKey, Outcome>>;
-  extra: Partial<Record<ExtraKey, Outcome>>;
-  raw: Record<string, number | null>;
-  details: Record<string, unknown>;
-}
-
-const failure = (error: unknown) => (error as Error).message.split("\n")[0]!;
-const ratio = (a: number | null | undefined, b: number | null | undefined) => (a !== null && a !== undefined && b !== null && b !== undefined && b > 0 ? a / b : null);
-const outcome = (value: number | null, reason: string | undefined): Outcome => (value === null ? { value, reason: reason ?? "no number" } : { value });
 const syncDisk = async () => void (await run("sync", [], 300_000));
 const secondsSince = (started: bigint) => Number(process.hrtime.bigint() - started) / 1e9;
 
@@ -116,8 +106,8 @@ async function storedSize(client: S3Client, bucket: string, key: string): Promis
 }
 
 /** `size` over OBJECTS_MAX_SIZE: the part writes its own file of OBJECTS_MAX_SIZE bytes. */
-export async function objectRows(opts: { engine: EngineProcess; file: string; size: number; hash: string; rounds: number; timeoutMs: number }): Promise<ObjectRows> {
-  const rows: ObjectRows = { headline: {}, extra: {}, raw: {}, details: {} };
+export async function objectRows(opts: { engine: EngineProcess; file: string; size: number; hash: string; rounds: number; timeoutMs: number }): Promise<PartRows> {
+  const rows: PartRows = { headline: {}, extra: {}, raw: {}, details: {} };
   const fail = (reason: string) => {
     log(`objects: ${reason}`);
     rows.headline.objects_upload_vs_sdk = rows.headline.objects_download_vs_sdk = { value: null, reason };

@@ -101,6 +101,21 @@ export interface Outcome {
   reason?: string;
 }
 
+/** What a part of the bench measured: its headline ratios, ratios shown under them, raw numbers, details for --json. */
+export interface PartRows {
+  headline: Partial<Record<MetricKey, Outcome>>;
+  extra: Partial<Record<ExtraKey, Outcome>>;
+  raw: Record<string, number | null>;
+  details: Record<string, unknown>;
+}
+
+/** An error's first line: what a row's reason says. */
+export const failure = (error: unknown) => (error as Error).message.split("\n")[0]!;
+/** a ÷ b when both were measured. */
+export const ratio = (a: number | null | undefined, b: number | null | undefined) => (a !== null && a !== undefined && b !== null && b !== undefined && b > 0 ? a / b : null);
+/** A measured value, or null with why. */
+export const outcome = (value: number | null, reason: string | undefined): Outcome => (value === null ? { value, reason: reason ?? "no number" } : { value });
+
 function verdict(target: Target | null, value: number | null): "PASS" | "MISS" | "—" | "n/a" {
   if (value === null) return "n/a";
   if (!target) return "—";

@@ -6,7 +6,7 @@ import { startNginx } from "./baselines";
 import { cpuMeter, launchMeasuredChromium, PAGE_NAME_SHIM } from "./chromium";
 import type { BenchUser, EngineProcess } from "./engine";
 import { log, run, tempDir } from "./lifecycle";
-import type { MetricKey, Outcome } from "./report";
+import { failure, type MetricKey, type Outcome } from "./report";
 import { median } from "./series";
 import { signInPage, startWeb } from "./ui";
 
@@ -29,7 +29,6 @@ export interface SmallFilesRows {
   details: Record<string, unknown>;
 }
 
-const failure = (error: unknown) => (error as Error).message.split("\n")[0]!;
 
 /** The folder `<dir>/<name>` of `count` files of random bytes. */
 async function makeFolder(dir: string, name: string, count: number, size: number) {

@@ -3,7 +3,7 @@ import { rm } from "node:fs/promises";
 import { type CeilingRound, type CeilingSession, startCeiling, summarize } from "./browser-ceiling";
 import type { BenchUser, EngineProcess } from "./engine";
 import { log, run, tempDir } from "./lifecycle";
-import type { ExtraKey, MetricKey, Outcome } from "./report";
+import { failure, outcome, type PartRows, ratio } from "./report";
 import { median } from "./series";
 import { writeTestFile } from "./test-file";
 import { measureUiUpload, type UiRound } from "./ui";
@@ -16,16 +16,6 @@ import { measureUiUpload, type UiRound } from "./ui";
 const MIB = 1024 * 1024;
 const GIB = 1024 * MIB;
 
-export interface Rows {
-  headline: Partial<Record<MetricKey, Outcome>>;
-  extra: Partial<Record<ExtraKey, Outcome>>;
-  raw: Record<string, number | null>;
-  details: Record<string, unknown>;
-}
-
-const failure = (error: unknown) => (error as Error).message.split("\n")[0]!;
-const ratio = (a: number | null | undefined, b: number | null | undefined) => (a !== null && a !== undefined && b !== null && b !== undefined && b > 0 ? a / b : null);
-const outcome = (value: number | null, reason: string | undefined): Outcome => (value === null ? { value, reason: reason ?? "no number" } : { value });
 /** Median CPU seconds per GiB sent over the rounds that have a reading. */
 const cpuPerGib = (rounds: { cpuSeconds: number | null }[], size: number) => median(rounds.flatMap((r) => (r.cpuSeconds === null ? [] : [(r.cpuSeconds * GIB) / size])));
 
@@ -34,7 +24,7 @@ const cpuPerGib = (rounds: { cpuSeconds: number | null }[], size: number) => med
  * then Chromium sends the chunks that UI round sent, in the same order, as many in flight as the UI
  * had (the sliced ceiling: the same connections). Headline: UI best ÷ sliced-ceiling best.
  */
-export async function uiRows(opts: { engine: EngineProcess; user: BenchUser; file: string; size: number; rounds: number; timeoutMs: number; nginxPut: number | null; nginxPutReason?: string }): Promise<Rows> {
+export async function uiRows(opts: { engine: EngineProcess; user: BenchUser; file: string; size: number; rounds: number; timeoutMs: number; nginxPut: number | null; nginxPutReason?: string }): Promise<PartRows> {
   const single: CeilingRound[] = [];
   const sliced: CeilingRound[] = [];
   let singleError: string | undefined;
@@ -46,10 +36,10 @@ export async function uiRows(opts: { engine: EngineProcess; user: BenchUser; fil
     singleError = slicedError = `no browser ceiling: ${failure(error)}`;
     log(singleError);
   }
-  const headline: Rows["headline"] = {};
-  const extra: Rows["extra"] = {};
-  const raw: Rows["raw"] = {};
-  const details: Rows["details"] = {};
+  const headline: PartRows["headline"] = {};
+  const extra: PartRows["extra"] = {};
+  const raw: PartRows["raw"] = {};
+  const details: PartRows["details"] = {};
   let uiRounds: UiRound[] = [];
   let uiBest: number | null = null;
   let uiReason: string | undefined;
@@ -131,12 +121,12 @@ const SIZE_4G = 4 * GIB;
  * the median of the rounds. Uses the test file when it is 4 GiB (`--size 4G`), else writes its own
  * next to it and removes it at the end.
  */
-export async function ui4gRow(opts: { engine: EngineProcess; user: BenchUser; file: string; size: number; rounds: number }): Promise<Rows> {
+export async function ui4gRow(opts: { engine: EngineProcess; user: BenchUser; file: string; size: number; rounds: number }): Promise<PartRows> {
   let file = opts.file;
   let own: string | null = null;
   // main.ts's bound for a transfer of this size (10 MiB/s), three times: the UI also hashes and commits.
   const timeoutMs = (60_000 + (SIZE_4G / (10 * MIB)) * 1000) * 3;
-  const result: Rows = { headline: {}, extra: {}, raw: {}, details: {} };
+  const result: PartRows = { headline: {}, extra: {}, raw: {}, details: {} };
   try {
     if (opts.size !== SIZE_4G) {
       own = path.join(await tempDir("ui4g"), "bench-4g.bin");

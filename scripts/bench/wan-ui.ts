@@ -10,6 +10,7 @@ import { ROOT, type BenchUser, startEngineProcess } from "./engine";
 import { connectFerry } from "./ferry";
 import { freePort, log, run, startChild, stopChild, tempDir, waitFor } from "./lifecycle";
 import { median } from "./series";
+import { failure } from "./report";
 import { launchChromium } from "./ui";
 import { bridgeToServer, CLIENT_NS, clientCc, delayDaemonCpuSeconds, inNamespace, linkDown, linkUp, machineCpu, pageDownload, type Profile, SERVER_IP, SERVER_NS, serverCc } from "./wan-link";
 
@@ -82,7 +83,6 @@ export interface WanUiProfileResult {
 type SeriesName = keyof WanUiProfileResult["series"];
 const SERIES: SeriesName[] = ["ui_upload", "chromium_put", "ui_parallel_download", "chromium_single_download"];
 const emptySeries = (): WanUiSeries => ({ samples: [], seconds: [], cut: [], mostInFlight: [], requests: [], timeline: [], cc: [], machineBusy: [], best: null, median: null });
-const failure = (error: unknown) => (error as Error).message.split("\n")[0]!;
 
 async function writeRandomFile(file: string, size: number) {
   const out = createWriteStream(file, { highWaterMark: MIB });

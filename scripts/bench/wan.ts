@@ -6,6 +6,7 @@ import { connectFerry } from "./ferry";
 import { freePort, log, tempDir } from "./lifecycle";
 import type { Page } from "@playwright/test";
 import { median } from "./series";
+import { failure } from "./report";
 import { launchChromium } from "./ui";
 import {
   bridgeToServer,
@@ -70,7 +71,6 @@ export interface WanProfileResult {
   error?: string;
 }
 
-const failure = (error: unknown) => (error as Error).message.split("\n")[0]!;
 const emptySeries = (): WanSeries => ({ samples: [], cut: [], machineBusy: [], best: null, median: null });
 
 async function measureProfile(profile: Profile, file: string, rounds: number): Promise<WanProfileResult> {
