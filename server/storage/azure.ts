@@ -5,7 +5,7 @@ import { AnonymousCredential, type BlobItem, BlobServiceClient, type BlockBlobCl
 import type { FastifyBaseLogger } from "fastify";
 import type { ErrorName } from "../../contract/errors";
 import { FerryError } from "../errors";
-import { guardedAgent, LINK_LOCAL_REFUSED, type Resolver } from "./endpoint-guard";
+import { guardedAgent, isForbiddenHost, LINK_LOCAL_REFUSED, type Resolver } from "./endpoint-guard";
 import { type ObjectBody, type ObjectHead, type ObjectPage, objectTree, partChecks, partWriter, type StoredObject } from "./object-tree";
 import { STAGING_NAME } from "./paths";
 import { contentRange, keyPrefix, mapLimit, seconds, usableRest } from "./shared";
@@ -187,6 +187,10 @@ function guardedAgents(resolve: Resolver | undefined): RequestPolicyFactory {
   return {
     create: (next) => ({
       sendRequest: (request) => {
+        // Through a proxy the name is resolved there, but an address or metadata name written in the
+        // endpoint is refused here, whatever carries the request.
+        const host = new URL(request.url).hostname;
+        if (isForbiddenHost(host)) return Promise.reject(Object.assign(new Error(`${host} is not a place a storage endpoint may reach`), { code: LINK_LOCAL_REFUSED }));
         request.agent ??= request.url.startsWith("https:") ? agents.https : agents.http;
         return next.sendRequest(request);
       },
@@ -234,7 +238,9 @@ export function createAzureStorage(config: AzureStorageConfig, options: AzureSto
     const e = sdk(err);
     const code = codeOf(err);
     const status = e.statusCode;
-    const refused = status === 401 || status === 403 || (e.code !== undefined && NETWORK_CODES.has(e.code));
+    // A gateway's answer without the service's error code is the way there failing (a proxy's 502-504).
+    const gateway = !code && (status === 502 || status === 503 || status === 504);
+    const refused = status === 401 || status === 403 || gateway || (e.code !== undefined && NETWORK_CODES.has(e.code));
     const mapped = new FerryError(AZURE_NAMES[code] ?? (refused ? "StorageConnectionFailed" : "FileSystemError"));
     const requestId = e.details?.requestId ?? e.details?.["x-ms-request-id"];
     const detail = [code || e.name || "Error", status && `HTTP ${status}`, requestId && `request ${requestId}`].filter(Boolean).join(", ");

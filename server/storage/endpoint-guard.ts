@@ -32,6 +32,12 @@ export function isLinkLocal(address: string): boolean {
   return kind !== 0 && LINK_LOCAL.check(bare, kind === 4 ? "ipv4" : "ipv6");
 }
 
+/** Whether a URL's host name is a metadata service's name or a link-local (or metadata) address, written as it is. */
+export function isForbiddenHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  return METADATA_HOSTS.has(host) || isLinkLocal(host);
+}
+
 /** StorageConfigFailed when an endpoint URL names a link-local address or a cloud metadata host. */
 export function checkEndpointHost(endpoint: string | undefined) {
   if (!endpoint) return;
@@ -41,8 +47,7 @@ export function checkEndpointHost(endpoint: string | undefined) {
   } catch {
     return; // the driver's own checks refuse a malformed endpoint
   }
-  host = host.replace(/^\[|\]$/g, "").replace(/\.$/, "");
-  if (METADATA_HOSTS.has(host) || isLinkLocal(host)) fail("StorageConfigFailed");
+  if (isForbiddenHost(host)) fail("StorageConfigFailed");
 }
 
 /** Resolves a host name to all its addresses (dns.lookup with `all: true`); tests give their own. */

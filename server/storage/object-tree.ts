@@ -78,7 +78,7 @@ export interface ObjectStore {
   putMarker(key: string): Promise<void>;
   /** Server-side copy of one object; `ifAbsent` where the store can refuse an existing target itself (PathExists). */
   copyObject(from: string, to: string, ifAbsent: boolean): Promise<void>;
-  /** Deletes one object (a missing one fails). */
+  /** Deletes one object (a missing one: S3 answers success, Azure fails with the missing error). */
   deleteObject(key: string): Promise<void>;
   /** Deletes objects in bulk; one already gone is fine. */
   deleteKeys(keys: readonly string[]): Promise<void>;
@@ -128,7 +128,8 @@ export function objectTree(store: ObjectStore) {
   const findFolder = async (relative: string): Promise<Found | null> => {
     for await (const page of store.pages(dirKey(relative), { max: 1 })) {
       const first = page.objects[0];
-      if (!first) return null;
+      // A page may come back empty with a continuation (Azure may end a listing's page early).
+      if (!first) continue;
       return { type: "folder", mtime: first.key === dirKey(relative) ? first.mtime : 0 };
     }
     return null;

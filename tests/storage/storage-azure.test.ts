@@ -450,7 +450,7 @@ describe("endpoints resolving to link-local addresses", () => {
     expect(asked).toContain(NAME);
   });
 
-  it("goes through the proxy the environment names (HTTP_PROXY), as the SDK does, instead of around it", async () => {
+  it("goes through the proxy the environment names (HTTP_PROXY), as the SDK does, instead of around it; a link-local address in the endpoint never reaches the proxy", async () => {
     // A forward proxy for plain HTTP: absolute-URI requests, passed on to Azurite.
     const seen: string[] = [];
     const proxy = createServer((req, res) => {
@@ -472,6 +472,13 @@ describe("endpoints resolving to link-local addresses", () => {
       await put("/via-proxy.txt", "through the proxy", false, store);
       expect((await readAll(await store.createReadStream("/via-proxy.txt"))).toString()).toBe("through the proxy");
       expect(seen.some((url) => url.includes("via-proxy.txt"))).toBe(true);
+      // A link-local address written in the endpoint is refused before the proxy hears of it.
+      const before = seen.length;
+      const metadata = open({ connectionString: `DefaultEndpointsProtocol=http;AccountName=${AZURITE_ACCOUNT.name};AccountKey=${AZURITE_ACCOUNT.key};BlobEndpoint=http://169.254.169.254/${AZURITE_ACCOUNT.name};` });
+      const err = await caught(metadata.list("/"));
+      expect((err as FerryError).errorName).toBe("StorageConnectionFailed");
+      expect(String((err as FerryError).cause)).toContain(LINK_LOCAL_REFUSED);
+      expect(seen.length).toBe(before);
     } finally {
       for (const [name, value] of Object.entries(saved)) {
         if (value === undefined) delete process.env[name];
