@@ -461,6 +461,51 @@ describe("a run that crashed with a file held (kill -9)", () => {
     expect(await readFile(path.join(other, "b.txt"), "utf8")).toBe("b's bytes");
     expect(await readdir(path.join(root, ".ferry-tmp"))).toEqual([]);
   });
+
+  for (const mode of ["delete", "recycle", "put back"] as const) {
+    it(`recovery (${mode}) looks at the holding folder again before each act: a staging area swapped for a link meanwhile stops it, nothing outside is touched`, async () => {
+      const recycle = mode === "recycle" ? path.join(dir, "recycle") : null;
+      const id = randomUUID();
+      const run = path.join(root, ".ferry-tmp/autoclean", id);
+      await put(run, "docs/a.txt", aged(10 * DAY), "held a.txt");
+      if (mode !== "put back") await put(root, "docs/a.txt", aged(0), "a new a.txt");
+      // The same layout outside, with a file of the same name: where the planted link leads.
+      const decoy = path.join(outside, "tmp");
+      await put(decoy, `autoclean/${id}/docs/a.txt`, aged(10 * DAY), "outside's a.txt");
+      const before = await snapshot(outside);
+      // A user with write access renames .ferry-tmp away and plants a link while recovery goes on.
+      fsSeams.readdir = (folder) => {
+        if (folder !== path.join(run, "docs")) return;
+        fsSeams.readdir = null;
+        renameSync(path.join(root, ".ferry-tmp"), path.join(dir, "moved-away"));
+        symlinkSync(decoy, path.join(root, ".ferry-tmp"));
+      };
+      const report = await clean(byModified("1m", recycle));
+      expect(report.items).toEqual([]);
+      expect(report.errors).toEqual([{ path: `/.ferry-tmp/autoclean/${id}/docs/a.txt`, code: 4173, message: expect.stringContaining(`(${path.join(run, "docs/a.txt")})`) }]);
+      expect(await snapshot(outside)).toEqual(before);
+      expect(await readFile(path.join(dir, "moved-away/autoclean", id, "docs/a.txt"), "utf8")).toBe("held a.txt");
+      if (recycle) expect(await exists(path.join(recycle, "docs/a.txt"))).toBe(false);
+      if (mode === "put back") expect(await exists(path.join(root, "docs/a.txt"))).toBe(false);
+      else expect(await readFile(path.join(root, "docs/a.txt"), "utf8")).toBe("a new a.txt");
+    });
+  }
+
+  it("a run folder recovery cannot read (a root-owned 0700 one) is reported with its path and why; the other run folders are finished and the walk goes on", async () => {
+    const locked = path.join(root, ".ferry-tmp/autoclean", randomUUID());
+    const crashed = path.join(root, ".ferry-tmp/autoclean", randomUUID());
+    await put(locked, "docs/l.txt", aged(400 * DAY));
+    await put(crashed, "docs/c.txt", aged(400 * DAY));
+    await put(root, "old.txt", aged(400 * DAY));
+    fsSeams.readdir = (folder) => {
+      if (folder === locked) throw Object.assign(new Error(`EACCES: permission denied, scandir '${folder}'`), { code: "EACCES" });
+    };
+    const report = await clean(byModified("1y"));
+    expect(report.errors).toEqual([{ path: `/.ferry-tmp/autoclean/${path.basename(locked)}`, code: 4173, message: `EACCES: permission denied, scandir '${locked}'` }]);
+    // c.txt went back to its place (recover), where the walk then took it.
+    expect(report.items.map((i) => i.path).sort()).toEqual(["/docs/c.txt", "/old.txt"]);
+    expect(await exists(path.join(locked, "docs/l.txt"))).toBe(true);
+  });
 });
 
 describe("the recycle path's real place", () => {

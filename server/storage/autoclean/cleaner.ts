@@ -296,6 +296,14 @@ async function syncFolder(folder: string): Promise<void> {
   }
 }
 
+/**
+ * Called right before each link, rename, copy or unlink of a held file in recovery: throws when the
+ * held file or a folder on its way is no longer what was collected (a folder swapped for a link
+ * would have the call act on a file outside the root).
+ */
+type Guard = () => Promise<void>;
+const unguarded: Guard = async () => undefined;
+
 const noHardLinks = (err: unknown) => isErrno(err, "EPERM") || isErrno(err, "ENOTSUP") || isErrno(err, "EOPNOTSUPP") || isErrno(err, "EMLINK");
 
 /**
@@ -304,16 +312,18 @@ const noHardLinks = (err: unknown) => isErrno(err, "EPERM") || isErrno(err, "ENO
  * except on file systems without hard links, where it is renamed after a look (a name taken in
  * between is replaced). EXDEV is thrown as is. Answers the name.
  */
-async function linkNoClobber(from: string, to: string): Promise<string> {
+async function linkNoClobber(from: string, to: string, guard: Guard = unguarded): Promise<string> {
   for (let n = 0; n <= MAX_SUFFIX; n++) {
     const candidate = n === 0 ? to : suffixed(to, n);
     try {
+      await guard();
       await link(from, candidate);
       return candidate;
     } catch (err) {
       if (isErrno(err, "EEXIST")) continue;
       if (!noHardLinks(err)) throw err;
       if (await exists(candidate)) continue;
+      await guard();
       await rename(from, candidate);
       return candidate;
     }
@@ -325,15 +335,16 @@ async function linkNoClobber(from: string, to: string): Promise<string> {
  * Moves `from` to `to` or the first free "name (n)" (linkNoClobber), across file systems too
  * (copyAcross). Answers where it went.
  */
-async function moveNoClobber(from: string, to: string, seen: Stats, afterCopy?: (temporary: string) => void | Promise<void>): Promise<string> {
+async function moveNoClobber(from: string, to: string, seen: Stats, afterCopy?: (temporary: string) => void | Promise<void>, guard: Guard = unguarded): Promise<string> {
   let placed: string;
   try {
-    placed = await linkNoClobber(from, to);
+    placed = await linkNoClobber(from, to, guard);
   } catch (err) {
-    if (isErrno(err, "EXDEV")) return copyAcross(from, to, seen, afterCopy);
+    if (isErrno(err, "EXDEV")) return copyAcross(from, to, seen, afterCopy, guard);
     throw err;
   }
   await syncFolder(path.dirname(placed));
+  await guard();
   await unlink(from).catch((err) => {
     if (!isErrno(err, "ENOENT")) throw err; // renamed already (no hard links)
   });
@@ -347,9 +358,10 @@ async function moveNoClobber(from: string, to: string, seen: Stats, afterCopy?: 
  * recycle path never holds a partial file under a real name, and a failure (a full disk, an I/O
  * error) leaves the original where it was and removes the temporary copy.
  */
-async function copyAcross(from: string, to: string, seen: Stats, afterCopy?: (temporary: string) => void | Promise<void>): Promise<string> {
+async function copyAcross(from: string, to: string, seen: Stats, afterCopy?: (temporary: string) => void | Promise<void>, guard: Guard = unguarded): Promise<string> {
   const temporary = path.join(path.dirname(to), `.ferry-part-${randomUUID()}`);
   try {
+    await guard();
     await copyFile(from, temporary, constants.COPYFILE_EXCL);
     await afterCopy?.(temporary);
     await utimes(temporary, seen.atime, seen.mtime);
@@ -358,6 +370,7 @@ async function copyAcross(from: string, to: string, seen: Stats, afterCopy?: (te
     if (!again || !sameFile(again, seen)) throw new FerryError("FileBusy");
     const placed = await linkNoClobber(temporary, to);
     await syncFolder(path.dirname(placed));
+    await guard();
     await unlink(from);
     return placed;
   } finally {
@@ -381,7 +394,7 @@ async function removeEmpty(top: string, folders: readonly string[]): Promise<voi
  * link(), which refuses a taken one; the folders are looked at again after it, and a swap in
  * between takes the new name back (the held name still has the file). False when the file stays held.
  */
-async function putBack(held: string, heldInfo: Stats, original: string, rootRef: FolderRef, expected?: readonly FolderRef[]): Promise<boolean> {
+async function putBack(held: string, heldInfo: Stats, original: string, rootRef: FolderRef, expected?: readonly FolderRef[], guard: Guard = unguarded): Promise<boolean> {
   let chain: readonly FolderRef[] | undefined = expected;
   if (!chain) {
     const found: FolderRef[] = [rootRef];
@@ -396,11 +409,13 @@ async function putBack(held: string, heldInfo: Stats, original: string, rootRef:
   }
   if (!(await sameFolders(chain))) return false;
   try {
+    await guard();
     await link(held, original);
   } catch (err) {
     if (isErrno(err, "EEXIST") || isErrno(err, "EXDEV")) return false; // taken, or now on a file system mounted there
     if (!noHardLinks(err)) throw err;
     if (await exists(original)) return false;
+    await guard();
     await rename(held, original);
     return true;
   }
@@ -410,6 +425,7 @@ async function putBack(held: string, heldInfo: Stats, original: string, rootRef:
     return false;
   }
   await syncFolder(path.dirname(original));
+  await guard();
   await unlink(held).catch((err) => {
     if (!isErrno(err, "ENOENT")) throw err;
   });
@@ -603,48 +619,93 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
    * A file the crashed run had already placed is gone from the holding folder, one it had not yet
    * taken is in its place: nothing is done twice or lost.
    */
+  /** Ends recovery: the holding folder or a held file is not what was collected. */
+  class Moved extends FerryError {}
+  /** "/.ferry-tmp/autoclean/…": where a held file or folder is, below the root. */
+  const relOf = (absolute: string) => `/${path.relative(root, absolute).split(path.sep).join("/")}`;
+
   const recover = async (rootRef: FolderRef) => {
-    // Only through plain folders: a link planted as either is not followed.
-    for (const folder of [area, holding]) if (!(await lstat(folder).catch(() => null))?.isDirectory()) return;
-    for (const name of (await readdir(holding)).sort()) {
-      const runFolder = path.join(holding, name);
-      if (liveRuns.has(runFolder) || !(await lstat(runFolder).catch(() => null))?.isDirectory()) continue;
-      // A run of another engine going on now (its lease is live): its files are its own. Asked
-      // after the folder was seen, and a run's lease is taken before its folder is made.
-      if (await options.isLive?.(runIdOf(name))) continue;
-      const folders: string[] = [];
-      const files: { held: string; rel: string }[] = [];
-      const collect = async (folder: string, rel: string): Promise<void> => {
-        for (const child of (await readdir(folder)).sort()) {
-          if (isReservedName(child)) continue; // never staged: a walk does not enter such a name
-          const absolute = path.join(folder, child);
-          const info = await lstat(absolute).catch(() => null);
-          if (info?.isDirectory()) {
-            folders.push(absolute);
-            await collect(absolute, `${rel}/${child}`);
-          } else if (info?.isFile()) files.push({ held: absolute, rel: `${rel}/${child}` });
-          // anything else was not put there by a run: left
-        }
-      };
-      await collect(runFolder, "");
-      for (const file of files) await finish(file.held, file.rel, rootRef);
-      await removeEmpty(runFolder, folders);
+    // Only through plain folders: a link planted as either is not followed. Which folders they are
+    // (dev/ino) is kept: each held file is acted on by path, and a swap later must not redirect it.
+    const top: FolderRef[] = [rootRef];
+    for (const folder of [area, holding]) {
+      const info = await lstat(folder).catch(() => null);
+      if (!info?.isDirectory()) return;
+      top.push(refOf(folder, info));
+    }
+    // An unreadable folder (EACCES: a root-owned 0700 run folder; EIO) is reported and left: it
+    // must not stop every run for good.
+    const list = async (folder: string): Promise<string[] | null> => {
+      try {
+        return (await readdir(folder)).sort();
+      } catch (err) {
+        report.errors.push(errorOf(relOf(folder), err));
+        return null;
+      }
+    };
+    const names = await list(holding);
+    if (!names) return;
+    try {
+      for (const name of names) {
+        const runFolder = path.join(holding, name);
+        const runInfo = await lstat(runFolder).catch(() => null);
+        if (liveRuns.has(runFolder) || !runInfo?.isDirectory()) continue;
+        // A run of another engine going on now (its lease is live): its files are its own. Asked
+        // after the folder was seen, and a run's lease is taken before its folder is made.
+        if (await options.isLive?.(runIdOf(name))) continue;
+        const folders: string[] = [];
+        const files: { held: string; rel: string; chain: readonly FolderRef[] }[] = [];
+        const collect = async (chain: readonly FolderRef[], rel: string): Promise<void> => {
+          const folder = chain.at(-1)!.absolute;
+          const children = await list(folder);
+          if (!children) return;
+          for (const child of children) {
+            if (isReservedName(child)) continue; // never staged: a walk does not enter such a name
+            const absolute = path.join(folder, child);
+            try {
+              const info = await lstat(absolute);
+              if (info.isDirectory()) {
+                folders.push(absolute);
+                await collect([...chain, refOf(absolute, info)], `${rel}/${child}`);
+              } else if (info.isFile()) files.push({ held: absolute, rel: `${rel}/${child}`, chain });
+              // anything else was not put there by a run: left
+            } catch (err) {
+              if (!isErrno(err, "ENOENT")) report.errors.push(errorOf(relOf(absolute), err));
+            }
+          }
+        };
+        await collect([...top, refOf(runFolder, runInfo)], "");
+        for (const file of files) await finish(file.held, file.rel, rootRef, file.chain);
+        await removeEmpty(runFolder, folders);
+      }
+    } catch (err) {
+      if (!(err instanceof Moved)) throw err;
+      report.errors.push(errorOf(relOf(String(err.data?.path)), err));
     }
   };
 
-  const finish = async (held: string, rel: string, rootRef: FolderRef) => {
+  const finish = async (held: string, rel: string, rootRef: FolderRef, chain: readonly FolderRef[]) => {
     const info = await lstat(held).catch(() => null);
     if (!info?.isFile()) return;
+    const guard: Guard = async () => {
+      const now = await lstat(held).catch(() => null);
+      if (!(await sameFolders(chain)) || !now?.isFile() || now.dev !== info.dev || now.ino !== info.ino) {
+        throw new Moved("FileSystemError", { reason: "the holding folder or a file held there changed while it was recovered (swapped for a link?): recovery stopped", path: held });
+      }
+    };
     const item: CleanItem = { path: rel, size: info.size, time: Math.floor(timeOf(info)), action: recycle ? "recycle" : "delete" };
     try {
-      if (await putBack(held, info, path.join(root, ...rel.split("/").filter(Boolean)), rootRef)) return;
+      if (await putBack(held, info, path.join(root, ...rel.split("/").filter(Boolean)), rootRef, undefined, guard)) return;
       if (recycle && recycleReal) {
         const to = path.join(recycleReal, ...rel.split("/").filter(Boolean));
         await recycleFolder(path.dirname(to), true);
-        item.to = path.join(recycle, path.relative(recycleReal, await moveNoClobber(held, to, info, options.afterCopy)));
-      } else await unlink(held);
+        item.to = path.join(recycle, path.relative(recycleReal, await moveNoClobber(held, to, info, options.afterCopy, guard)));
+      } else {
+        await guard();
+        await unlink(held);
+      }
     } catch (err) {
-      if (isRecycleLink(err)) throw err; // the whole run is refused; the file stays held
+      if (isRecycleLink(err) || err instanceof Moved) throw err; // the whole run (or recovery) stops; the file stays held
       report.errors.push(errorOf(rel, err));
       return;
     }

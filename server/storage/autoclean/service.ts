@@ -183,7 +183,12 @@ export function createAutoClean(deps: AutoCleanDeps) {
       }
       return { report: { ...run, items: report.items }, stoppedAt: report.stoppedAt };
     } catch (error) {
-      const failure = error instanceof FerryError ? error : new FerryError("FileSystemError");
+      // An errno keeps its text and path in the log entry: a bare FileSystemError says neither why nor where.
+      const errno = error as NodeJS.ErrnoException;
+      const failure =
+        error instanceof FerryError
+          ? error
+          : new FerryError("FileSystemError", error instanceof Error && typeof errno.code === "string" ? { reason: errno.message, ...(typeof errno.path === "string" ? { path: errno.path } : {}) } : undefined);
       if (!dryRun) {
         remember(summary(runId, target, policy, trigger, null, started, failure));
         const { reason, path: where } = failure.data ?? {};
