@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { renameSync, symlinkSync, utimesSync as setTimesNow } from "node:fs";
 import type * as FsPromises from "node:fs/promises";
-import { lstat, mkdir, mkdtemp, readFile, readdir, realpath, rm, stat, symlink, truncate, utimes, writeFile } from "node:fs/promises";
+import { link, lstat, mkdir, mkdtemp, readFile, readdir, realpath, rm, stat, symlink, truncate, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
@@ -490,6 +490,31 @@ describe("a run that crashed with a file held (kill -9)", () => {
       else expect(await readFile(path.join(root, "docs/a.txt"), "utf8")).toBe("a new a.txt");
     });
   }
+
+  it("a held file the crashed run had already linked into the recycle path (killed before the unlink) only loses its held name: not put back, no second copy", async () => {
+    const recycle = path.join(dir, "recycle");
+    const run = path.join(root, ".ferry-tmp/autoclean", randomUUID());
+    const a = await put(run, "docs/a.txt", aged(10 * DAY), "held a.txt");
+    const b = await put(run, "docs/b.txt", aged(10 * DAY), "held b.txt");
+    await mkdir(path.join(recycle, "docs"), { recursive: true });
+    await link(a, path.join(recycle, "docs/a.txt"));
+    // b's name was taken in the recycle path: the crashed run had linked it as "b (1).txt".
+    await writeFile(path.join(recycle, "docs/b.txt"), "another b.txt");
+    await link(b, path.join(recycle, "docs/b (1).txt"));
+    const report = await clean(byModified("1m", recycle));
+    expect(report).toMatchObject({
+      errors: [],
+      moved: 2,
+      items: [
+        { path: "/docs/a.txt", action: "recycle", to: path.join(recycle, "docs/a.txt") },
+        { path: "/docs/b.txt", action: "recycle", to: path.join(recycle, "docs/b (1).txt") },
+      ],
+    });
+    expect(await exists(path.join(root, "docs"))).toBe(false);
+    expect((await readdir(path.join(recycle, "docs"))).sort()).toEqual(["a.txt", "b (1).txt", "b.txt"]);
+    expect((await stat(path.join(recycle, "docs/a.txt"))).nlink).toBe(1);
+    expect(await readdir(path.join(root, ".ferry-tmp"))).toEqual([]);
+  });
 
   it("a run folder recovery cannot read (a root-owned 0700 one) is reported with its path and why; the other run folders are finished and the walk goes on", async () => {
     const locked = path.join(root, ".ferry-tmp/autoclean", randomUUID());

@@ -432,6 +432,20 @@ async function putBack(held: string, heldInfo: Stats, original: string, rootRef:
   return true;
 }
 
+/** The name (`to` or a " (n)" of it, as linkNoClobber picks) that is the file `info` (dev/ino), if any. */
+async function placedAs(to: string, info: Stats): Promise<string | null> {
+  for (let n = 0; n <= MAX_SUFFIX; n++) {
+    const candidate = n === 0 ? to : suffixed(to, n);
+    const there = await lstat(candidate).catch(() => null);
+    if (!there) {
+      if (n > 0) return null; // linkNoClobber takes the first free name: none further on
+      continue;
+    }
+    if (there.isFile() && there.dev === info.dev && there.ino === info.ino) return candidate;
+  }
+  return null;
+}
+
 /** In a dry run: the name moveNoClobber would pick now. */
 async function freeName(to: string): Promise<string> {
   for (let n = 0; n <= MAX_SUFFIX; n++) {
@@ -695,6 +709,16 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
     };
     const item: CleanItem = { path: rel, size: info.size, time: Math.floor(timeOf(info)), action: recycle ? "recycle" : "delete" };
     try {
+      // A crash between the link into the recycle path and the unlink of the held name left the
+      // file in both: it is placed already, only the held name goes (putting it back would make two).
+      const placed = recycle && recycleReal && info.nlink > 1 ? await placedAs(path.join(recycleReal, ...rel.split("/").filter(Boolean)), info) : null;
+      if (placed && recycle && recycleReal) {
+        await guard();
+        await unlink(held);
+        item.to = path.join(recycle, path.relative(recycleReal, placed));
+        done(item, info.size);
+        return;
+      }
       if (await putBack(held, info, path.join(root, ...rel.split("/").filter(Boolean)), rootRef, undefined, guard)) return;
       if (recycle && recycleReal) {
         const to = path.join(recycleReal, ...rel.split("/").filter(Boolean));
