@@ -37,6 +37,8 @@ const fsSeams = vi.hoisted(() => ({
   events: null as string[] | null,
   rename: null as ((from: string, to: string, real: () => Promise<void>) => Promise<void>) | null,
   readdir: null as ((dir: string) => void) | null,
+  /** Throws to stand for a file system without hard links (EPERM). */
+  link: null as ((from: string, to: string) => void) | null,
 }));
 vi.mock("node:fs/promises", async (importOriginal) => {
   const real = await importOriginal<typeof FsPromises>();
@@ -58,13 +60,18 @@ vi.mock("node:fs/promises", async (importOriginal) => {
     fsSeams.readdir?.(String(dir));
     return (real.readdir as (...args: unknown[]) => unknown)(dir, ...rest);
   }) as typeof real.readdir;
-  const mocked = { ...real, open, unlink, rename, readdir };
+  const link: typeof real.link = async (from, to) => {
+    fsSeams.link?.(String(from), String(to));
+    return real.link(from, to);
+  };
+  const mocked = { ...real, open, unlink, rename, readdir, link };
   return { ...mocked, default: mocked };
 });
 afterEach(() => {
   fsSeams.events = null;
   fsSeams.rename = null;
   fsSeams.readdir = null;
+  fsSeams.link = null;
 });
 
 const SECOND = 1000;
@@ -514,6 +521,38 @@ describe("a run that crashed with a file held (kill -9)", () => {
     expect((await readdir(path.join(recycle, "docs"))).sort()).toEqual(["a.txt", "b (1).txt", "b.txt"]);
     expect((await stat(path.join(recycle, "docs/a.txt"))).nlink).toBe(1);
     expect(await readdir(path.join(root, ".ferry-tmp"))).toEqual([]);
+  });
+
+  it("a held file is not put back at a name in use (an upload about to be placed there): it goes by the policy", async () => {
+    const recycle = path.join(dir, "recycle");
+    const run = path.join(root, ".ferry-tmp/autoclean", randomUUID());
+    await put(run, "docs/a.txt", aged(10 * DAY), "held a.txt");
+    await mkdir(path.join(root, "docs"));
+    const original = path.join(root, "docs/a.txt");
+    const report = await clean(byModified("1m", recycle), { inUse: { isInUse: (absolute) => absolute === original } });
+    expect(report).toMatchObject({ errors: [], items: [{ path: "/docs/a.txt", action: "recycle", to: path.join(recycle, "docs/a.txt") }] });
+    expect(await exists(original)).toBe(false);
+    expect(await readFile(path.join(recycle, "docs/a.txt"), "utf8")).toBe("held a.txt");
+  });
+
+  it("without hard links a held file goes back only over a name it reserved (exclusive create), never over a file placed after a look", async () => {
+    const run = path.join(root, ".ferry-tmp/autoclean", randomUUID());
+    const held = await put(run, "docs/a.txt", aged(10 * DAY), "held a.txt");
+    await mkdir(path.join(root, "docs"));
+    const original = path.join(root, "docs/a.txt");
+    fsSeams.link = () => {
+      throw Object.assign(new Error("EPERM: operation not permitted, link"), { code: "EPERM" });
+    };
+    let reservedBefore: boolean | null = null;
+    fsSeams.rename = async (from, to, real) => {
+      if (from === held && to === original) reservedBefore = await exists(original);
+      return real();
+    };
+    const report = await clean(byModified("1m"));
+    expect(report).toMatchObject({ errors: [], items: [] });
+    expect(reservedBefore).toBe(true);
+    expect(await readFile(original, "utf8")).toBe("held a.txt");
+    expect(await exists(held)).toBe(false);
   });
 
   it("a run folder recovery cannot read (a root-owned 0700 one) is reported with its path and why; the other run folders are finished and the walk goes on", async () => {

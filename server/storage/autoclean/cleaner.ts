@@ -392,9 +392,12 @@ async function removeEmpty(top: string, folders: readonly string[]): Promise<voi
  * through) they must be those very folders: a folder swapped for a link, or swapped back after a
  * file from elsewhere came through it, must not decide where a file lands. The name is taken with
  * link(), which refuses a taken one; the folders are looked at again after it, and a swap in
- * between takes the new name back (the held name still has the file). False when the file stays held.
+ * between takes the new name back (the held name still has the file). A name in use (`inUse`) is
+ * not free. False when the file stays held.
  */
-async function putBack(held: string, heldInfo: Stats, original: string, rootRef: FolderRef, expected?: readonly FolderRef[], guard: Guard = unguarded): Promise<boolean> {
+async function putBack(held: string, heldInfo: Stats, original: string, rootRef: FolderRef, expected?: readonly FolderRef[], guard: Guard = unguarded, inUse?: Pick<InUse, "isInUse">): Promise<boolean> {
+  // A transfer writing to that name (an upload about to be placed there) keeps it: the file goes by the policy.
+  if (inUse?.isInUse(original, heldInfo)) return false;
   let chain: readonly FolderRef[] | undefined = expected;
   if (!chain) {
     const found: FolderRef[] = [rootRef];
@@ -414,9 +417,21 @@ async function putBack(held: string, heldInfo: Stats, original: string, rootRef:
   } catch (err) {
     if (isErrno(err, "EEXIST") || isErrno(err, "EXDEV")) return false; // taken, or now on a file system mounted there
     if (!noHardLinks(err)) throw err;
-    if (await exists(original)) return false;
-    await guard();
-    await rename(held, original);
+    // No hard links: the name is reserved with an exclusive create before the rename replaces
+    // that empty file, so a file placed there after a mere look is never overwritten.
+    try {
+      await (await open(original, "wx", 0o600)).close();
+    } catch (reserve) {
+      if (isErrno(reserve, "EEXIST")) return false;
+      throw reserve;
+    }
+    try {
+      await guard();
+      await rename(held, original);
+    } catch (failed) {
+      await unlink(original).catch(() => undefined);
+      throw failed;
+    }
     return true;
   }
   if (!(await sameFolders(chain))) {
@@ -611,7 +626,7 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
    * finishes it) and the error says where.
    */
   const unstage = async (staged: string, entry: (typeof found)[number], info: Stats, err: unknown): Promise<unknown> => {
-    if (await putBack(staged, info, entry.absolute, entry.folders[0]!, entry.folders).catch(() => false)) return err;
+    if (await putBack(staged, info, entry.absolute, entry.folders[0]!, entry.folders, unguarded, inUse).catch(() => false)) return err;
     const why = errorOf(entry.rel, err).message;
     return new FerryError("FileSystemError", { reason: `${why}; the file could not go back to its place and is held`, path: staged });
   };
@@ -719,7 +734,7 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
         done(item, info.size);
         return;
       }
-      if (await putBack(held, info, path.join(root, ...rel.split("/").filter(Boolean)), rootRef, undefined, guard)) return;
+      if (await putBack(held, info, path.join(root, ...rel.split("/").filter(Boolean)), rootRef, undefined, guard, inUse)) return;
       if (recycle && recycleReal) {
         const to = path.join(recycleReal, ...rel.split("/").filter(Boolean));
         await recycleFolder(path.dirname(to), true);
