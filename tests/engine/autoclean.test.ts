@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { PERMISSION_FULL } from "../../contract/permissions";
 import { loadConfig } from "../../server/config";
 import { type Engine, startEngine } from "../../server/engine";
-import { LEASE_STALE_MS } from "../../server/storage/autoclean/lease";
+import { LEASE_STALE_MS, memoryLeases } from "../../server/storage/autoclean/lease";
 import { autoCleanScheduleOf } from "../../server/storage/autoclean/wiring";
 import { SALT, startTestEngine, type TestEngine } from "../support/engine";
 import { connectFiles, type FileClient } from "../support/file-client";
@@ -869,6 +869,43 @@ describe("runs and the schedule", () => {
     });
     return { clock, logged, target, autoClean, schedule, timerTick: () => tick!(), cleared: () => cleared };
   }
+
+  it("a run whose lease cannot be renewed (the database away from this engine) stops before another engine could take the storage over", async () => {
+    const warned: string[] = [];
+    const base = memoryLeases();
+    // The database answers this engine's renewals with errors; a crashed run's folder is looked up slowly.
+    const leases = {
+      ...base,
+      renew: () => Promise.reject(new Error("connection terminated")),
+      isLive: async (runId: string) => {
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        return base.isLive(runId);
+      },
+    };
+    const target: CleanTarget = { id: 7, name: "Archive", root, policy: byModified("1y") };
+    const autoClean = createAutoClean({
+      clock: { now: () => NOW },
+      targets: async () => [target],
+      target: async () => target,
+      inUse: filesInUse,
+      log: { recordOperation: () => undefined },
+      leases,
+      heartbeatMs: 20,
+      renewWithinMs: 100,
+      warn: (_obj, msg) => warned.push(msg),
+    });
+    const crashed = path.join(root, ".ferry-tmp/autoclean", randomUUID());
+    await put(crashed, "docs/a.txt", aged(400 * DAY), "a's bytes");
+    await put(root, "old.txt", aged(400 * DAY));
+    const report = await autoClean.run(7, {}, { kind: "admin", userId: 1 });
+    // Stopped: the crashed run's file stays held for the next run, the old file is not taken.
+    expect(report).toMatchObject({ truncated: true, deleted: 0, moved: 0 });
+    expect(await exists(path.join(crashed, "docs/a.txt"))).toBe(true);
+    expect(await exists(path.join(root, "docs/a.txt"))).toBe(false);
+    expect(await exists(path.join(root, "old.txt"))).toBe(true);
+    expect(warned).toContain("auto-clean: the lease could not be renewed");
+    await autoClean.close();
+  });
 
   it("runs each storage once per interval by the engine's clock, and logs what it moved", async () => {
     const recycle = path.join(dir, "recycle");

@@ -704,7 +704,12 @@ export async function runClean(options: CleanOptions): Promise<CleanReport> {
           }
         };
         await collect([...top, refOf(runFolder, runInfo)], "");
-        for (const file of files) await finish(file.held, file.rel, rootRef, file.chain);
+        for (const file of files) {
+          // The run was stopped (shutdown, or its lease may be someone else's soon): the rest of
+          // the crashed run waits, held, for the next run.
+          if (signal?.aborted) return;
+          await finish(file.held, file.rel, rootRef, file.chain);
+        }
         await removeEmpty(runFolder, folders);
       }
     } catch (err) {

@@ -7,7 +7,10 @@ import type { OperationEntry } from "../../logs/recorder";
 import type { InUse } from "../in-use";
 import type { WalkLimits } from "../walk";
 import { type CleanItem, type CleanPolicy, type CleanReport, checkRecyclePath, runClean } from "./cleaner";
-import { type CleanLeases, LEASE_HEARTBEAT_MS, memoryLeases } from "./lease";
+import { type CleanLeases, LEASE_HEARTBEAT_MS, LEASE_STALE_MS, memoryLeases } from "./lease";
+
+/** A run with no renewal of its lease for this long stops: half of LEASE_STALE_MS, after which another engine may take it. */
+const LEASE_RENEW_WITHIN_MS = LEASE_STALE_MS / 2;
 
 /**
  * Auto-clean runs of the local storages (docs/storage.md, "Auto-clean"): on demand (the
@@ -46,6 +49,10 @@ export interface AutoCleanDeps {
   leases?: CleanLeases;
   /** How often a run renews its lease (real time); default LEASE_HEARTBEAT_MS. */
   heartbeatMs?: number;
+  /** A run stops when no renewal succeeded for this long (real time); default LEASE_RENEW_WITHIN_MS, half the lapse. */
+  renewWithinMs?: number;
+  /** Where a failed renewal is told (the engine's log). */
+  warn?(obj: object, msg: string): void;
 }
 
 /** Who asked: the administrator (their user id) or the schedule. */
@@ -119,11 +126,16 @@ export function createAutoClean(deps: AutoCleanDeps) {
     stopping.signal.addEventListener("abort", stop);
     if (stopping.signal.aborted) controller.abort();
     let outcome: { finishedAt: number | null; resumeAt?: string | null } = { finishedAt: null };
+    // The last renewal the database confirmed, on a steady clock: a run that cannot renew (the
+    // database away from this engine but not from others) stops well before its lease can lapse
+    // and another engine take the storage over, instead of cleaning on beside that engine's run.
+    let renewedAt = performance.now();
     const heartbeat = setInterval(() => {
       leases.renew(target.id, runId).then(
-        (held) => held || controller.abort(),
-        () => undefined, // the database is away for a moment: the next beat tries again
+        (held) => (held ? (renewedAt = performance.now()) : controller.abort()),
+        (err: unknown) => deps.warn?.({ err, storage: target.id }, "auto-clean: the lease could not be renewed"),
       );
+      if (performance.now() - renewedAt > (deps.renewWithinMs ?? LEASE_RENEW_WITHIN_MS)) controller.abort();
     }, deps.heartbeatMs ?? LEASE_HEARTBEAT_MS);
     heartbeat.unref();
     try {

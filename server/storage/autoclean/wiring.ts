@@ -79,6 +79,7 @@ function entryOf(s: Services) {
       log: s.recorder,
       // Several engines on one database: one run per storage among them, one schedule, one cursor.
       leases: databaseLeases(s.db, s.clock),
+      warn,
       // The homes holding a cleaned file count again (their quota's usage).
       onRemoved: (target, item) => s.usage.changed(locationOf(target.id, item.path), { size: -item.size, files: -1, folders: 0 }),
     });
