@@ -907,6 +907,37 @@ describe("runs and the schedule", () => {
     await autoClean.close();
   });
 
+  it("a run's answer stands when giving the lease up fails (the database away at its end); reading the database failing before the run is no run", async () => {
+    const warned: string[] = [];
+    const released: { finishedAt: number | null }[] = [];
+    const target: CleanTarget = { id: 7, name: "Archive", root, policy: byModified("1y") };
+    const service = (failing: { release?: boolean; state?: boolean }) => {
+      const base = memoryLeases();
+      const leases = {
+        ...base,
+        release: async (id: number, runId: string, outcome: { finishedAt: number | null; resumeAt?: string | null }) => {
+          released.push(outcome);
+          if (failing.release) throw new Error("connection terminated");
+          return base.release(id, runId, outcome);
+        },
+        state: async (id: number) => {
+          if (failing.state) throw new Error("connection terminated");
+          return base.state(id);
+        },
+      };
+      return createAutoClean({ clock: { now: () => NOW }, targets: async () => [target], target: async () => target, inUse: filesInUse, log: { recordOperation: () => undefined }, leases, warn: (_obj, msg) => warned.push(msg) });
+    };
+    await put(root, "old.txt", aged(400 * DAY));
+    const releaseFails = service({ release: true });
+    expect(await releaseFails.run(7, {}, { kind: "admin", userId: 1 })).toMatchObject({ deleted: 1 });
+    expect(warned).toEqual(["auto-clean: the lease could not be given up", "auto-clean: the lease could not be given up"]);
+    await releaseFails.close();
+    const stateFails = service({ state: true });
+    await expect(stateFails.run(7, {}, { kind: "admin", userId: 1 })).rejects.toThrow("connection terminated");
+    expect(released.at(-1)).toEqual({ finishedAt: null });
+    await stateFails.close();
+  });
+
   it("runs each storage once per interval by the engine's clock, and logs what it moved", async () => {
     const recycle = path.join(dir, "recycle");
     const s = setup(byModified("7d", recycle));

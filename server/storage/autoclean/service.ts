@@ -138,20 +138,37 @@ export function createAutoClean(deps: AutoCleanDeps) {
       if (performance.now() - renewedAt > (deps.renewWithinMs ?? LEASE_RENEW_WITHIN_MS)) controller.abort();
     }, deps.heartbeatMs ?? LEASE_HEARTBEAT_MS);
     heartbeat.unref();
+    let cleaning = false;
     try {
       if (stillDue && !(await stillDue())) return null;
       // Read under the lease: the last run's cursor is final now.
       const { resumeAt } = await leases.state(target.id);
+      cleaning = true;
       const report = await clean(runId, target, policy, trigger, false, resumeAt, controller.signal);
       outcome = { finishedAt: report.report.finishedAt, resumeAt: report.stoppedAt };
       return report;
     } catch (error) {
-      outcome = { finishedAt: deps.clock.now() };
+      // A run that failed counts as the last run; the database failing before it began does not.
+      outcome = { finishedAt: cleaning ? deps.clock.now() : null };
       throw error;
     } finally {
       clearInterval(heartbeat);
       stopping.signal.removeEventListener("abort", stop);
-      await leases.release(target.id, runId, outcome);
+      await release(target.id, runId, outcome);
+    }
+  }
+
+  /**
+   * Gives the lease up, once more after a failure: the run's own answer stands whatever the
+   * database says now (a lease left behind lapses after LEASE_STALE_MS).
+   */
+  async function release(storageId: number, runId: string, outcome: { finishedAt: number | null; resumeAt?: string | null }) {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        return await leases.release(storageId, runId, outcome);
+      } catch (err) {
+        deps.warn?.({ err, storage: storageId, attempt }, "auto-clean: the lease could not be given up");
+      }
     }
   }
 
