@@ -11,11 +11,14 @@ import { readablePrimary } from "./utils/contrast";
 import { useHydrated } from "./utils/use-hydrated";
 import { runtimeTimeZone, timeZoneCookie, timeZoneOfCookieHeader } from "./utils/time-zone";
 import { takeToast } from "./utils/toast.server";
+import { keepAfterShutdown } from "~/utils/revalidate";
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: stylesheet },
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
 ];
+
+export const shouldRevalidate = keepAfterShutdown;
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const [lang, { site, online }, { toast, setCookie }] = await Promise.all([getLanguage(request), loadSite(request), takeToast(request)]);

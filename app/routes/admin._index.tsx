@@ -9,6 +9,7 @@ import { POWER_FETCHER, PowerControls, powerPhase, saysUnreachable } from "~/adm
 import { TuningLine } from "~/admin/dashboard/tuning";
 import { readForm } from "~/utils/form.server";
 import { requireAdmin } from "~/utils/session.server";
+import { keepAfterShutdown } from "~/utils/revalidate";
 
 /** How often the page asks for new values; the engine samples every 5 s (FERRY_DASHBOARD_SAMPLE_MS). */
 const POLL_FLOOR_MS = 2000;
@@ -19,6 +20,8 @@ const LIVE_PATH = "/admin/dashboard/live";
  * The panels are plain HTML from the loader; with JavaScript they and the CPU and network charts
  * refresh from /admin/dashboard/live. Restart and shut down act on the Ferry engine only.
  */
+export const shouldRevalidate = keepAfterShutdown;
+
 export async function loader({ request }: LoaderFunctionArgs) {
   const admin = await requireAdmin(request);
   const url = new URL(request.url);

@@ -8,6 +8,7 @@ import { useRootData } from "~/root";
 import { requireAdmin } from "~/utils/session.server";
 import { productTitleMeta } from "~/utils/site";
 import type { ServerInfo } from "../../contract/site";
+import { keepAfterShutdown } from "~/utils/revalidate";
 
 export const meta = productTitleMeta;
 
@@ -15,6 +16,8 @@ export const meta = productTitleMeta;
  * The admin console's layout: every /admin page but the sign-in and account pages. Only the
  * administrator's own session (cookie `ferry-admin`) gets here; without it, /admin/signin.
  */
+export const shouldRevalidate = keepAfterShutdown;
+
 export async function loader({ request }: LoaderFunctionArgs) {
   const admin = await requireAdmin(request);
   const service = await admin.call<{ server: ServerInfo }>("/api/service/info");

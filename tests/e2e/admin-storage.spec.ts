@@ -80,6 +80,8 @@ test("the administrator adds an S3 storage after a passing connection test, edit
   await edit.getByRole("button", { name: "Test connection" }).click();
   await expect(edit.getByRole("status")).toContainText("Connection works");
   await edit.getByRole("button", { name: "Confirm" }).click();
+  // The add's "Storage saved" may still be shown: the edit is saved once its dialog closes.
+  await expect(edit).toBeHidden();
   await expect(page.getByText("Storage saved")).toBeVisible();
   expect(await storageNamed(`${name}-2`)).toMatchObject({ id: saved!.id, secretAccessKeySet: true });
 
