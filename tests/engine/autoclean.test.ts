@@ -131,6 +131,24 @@ async function snapshot(base: string): Promise<Record<string, string>> {
 const byModified = (age: CleanAge, recyclePath: string | null = null): CleanPolicy => ({ by: "modified", age, recyclePath });
 const clean = (policy: CleanPolicy, extra: Partial<Parameters<typeof runClean>[0]> = {}) => runClean({ root, policy, now: NOW, inUse: filesInUse, ...extra });
 
+/**
+ * In the instant the cleaner takes /docs/a.txt into its staging area, /docs is a link to `to`
+ * (the real folder parked at `parked`), and afterwards the real folder is back.
+ */
+function swapDocsDuringTake(parked: string, to: string) {
+  fsSeams.rename = async (from, target, real) => {
+    if (from !== path.join(root, "docs/a.txt") || !target.includes(".ferry-tmp")) return real();
+    renameSync(path.join(root, "docs"), parked);
+    symlinkSync(to, path.join(root, "docs"));
+    try {
+      await real();
+    } finally {
+      await rm(path.join(root, "docs"));
+      renameSync(parked, path.join(root, "docs"));
+    }
+  };
+}
+
 const exists = (p: string) => lstat(p).then(() => true, () => false);
 
 describe("ages", () => {
@@ -325,18 +343,7 @@ describe("a recycle path on another file system", () => {
     await put(root, "docs/a.txt", aged(400 * DAY), "the walked file");
     await put(other, "docs/a.txt", aged(400 * DAY), "a file on another file system");
     const parked = path.join(outside, "docs-parked");
-    fsSeams.rename = async (from, to, real) => {
-      if (from !== path.join(root, "docs/a.txt") || !to.includes(".ferry-tmp")) return real();
-      // In the instant of the take: docs is a link to the other file system, then back again.
-      renameSync(path.join(root, "docs"), parked);
-      symlinkSync(path.join(other, "docs"), path.join(root, "docs"));
-      try {
-        await real();
-      } finally {
-        await rm(path.join(root, "docs"));
-        renameSync(parked, path.join(root, "docs"));
-      }
-    };
+    swapDocsDuringTake(parked, path.join(other, "docs"));
     const report = await clean(byModified("1y"));
     expect(report).toMatchObject({ deleted: 0, items: [], errors: [{ path: "/docs/a.txt", code: 4173, message: expect.stringContaining("another file system") }] });
     expect(report.errors[0]!.message).toContain(path.join(root, "docs/a.txt"));
@@ -743,17 +750,7 @@ describe("what is never touched", () => {
     await put(root, "docs/a.txt", aged(400 * DAY), "the walked file");
     await put(outside, "docs/a.txt", aged(400 * DAY), "outside's file");
     const parked = path.join(outside, "docs-parked");
-    fsSeams.rename = async (from, to, real) => {
-      if (from !== path.join(root, "docs/a.txt") || !to.includes(".ferry-tmp")) return real();
-      renameSync(path.join(root, "docs"), parked);
-      symlinkSync(path.join(outside, "docs"), path.join(root, "docs"));
-      try {
-        await real();
-      } finally {
-        await rm(path.join(root, "docs"));
-        renameSync(parked, path.join(root, "docs"));
-      }
-    };
+    swapDocsDuringTake(parked, path.join(outside, "docs"));
     const report = await clean(byModified("1y"));
     expect(report).toMatchObject({ deleted: 0, items: [], errors: [{ path: "/docs/a.txt", code: 4173 }] });
     // Nothing from outside in the storage's folder: the walked file alone, as it was.

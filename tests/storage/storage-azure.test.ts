@@ -4,7 +4,8 @@ import { inspect } from "node:util";
 import { AccountSASPermissions, AccountSASResourceTypes, AccountSASServices, type ContainerClient, generateAccountSASQueryParameters, StorageSharedKeyCredential } from "@azure/storage-blob";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { FerryError } from "../../server/errors";
-import { LINK_LOCAL_REFUSED, type Resolver } from "../../server/storage/endpoint-guard";
+import { LINK_LOCAL_REFUSED } from "../../server/storage/endpoint-guard";
+import { resolving } from "../support/resolver";
 import { type AzureStorageConfig, type AzureStorageOptions, checkAzureConfig, createAzureStorage, MIN_BLOCK } from "../../server/storage/azure";
 import type { Storage, StoredPart } from "../../server/storage/storage";
 import { AZURITE_ACCOUNT, type AzuriteServer, startAzurite } from "../support/azurite";
@@ -420,19 +421,10 @@ describe("configuration and errors", () => {
 describe("endpoints resolving to link-local addresses", () => {
   // A name without a dot: Azurite reads the account from the path for it (a dotted name would be a production-style account host).
   const NAME = "blobstore";
-  /** A resolver that answers `address` for NAME and records the names asked. */
-  const resolving = (address: string) => {
-    const asked: string[] = [];
-    const resolve: Resolver = async (hostname) => {
-      asked.push(hostname);
-      return hostname === NAME ? [{ address, family: 4 }] : [];
-    };
-    return { asked, resolve };
-  };
   const named = () => ({ connectionString: server.connectionString.replace("//127.0.0.1:", `//${NAME}:`) });
 
   it("refuses to connect when the blob endpoint's name resolves to 169.254.169.254 (StorageConnectionFailed, no socket to it)", async () => {
-    const { asked, resolve } = resolving("169.254.169.254");
+    const { asked, resolve } = resolving(NAME, "169.254.169.254");
     const err = await caught(open(named(), { resolve }).list("/"));
     expect(asked).toContain(NAME);
     expect((err as FerryError).errorName).toBe("StorageConnectionFailed");
@@ -442,7 +434,7 @@ describe("endpoints resolving to link-local addresses", () => {
   });
 
   it("uses the guarded resolver for every connection: a name resolving to loopback reaches Azurite", async () => {
-    const { asked, resolve } = resolving("127.0.0.1");
+    const { asked, resolve } = resolving(NAME, "127.0.0.1");
     const store = open(named(), { resolve });
     await put("/via-name.txt", "abc", false, store);
     expect((await readAll(await store.createReadStream("/via-name.txt"))).toString()).toBe("abc");

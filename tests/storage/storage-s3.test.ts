@@ -4,7 +4,8 @@ import { inspect } from "node:util";
 import { ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { FerryError } from "../../server/errors";
-import { LINK_LOCAL_REFUSED, type Resolver } from "../../server/storage/endpoint-guard";
+import { LINK_LOCAL_REFUSED } from "../../server/storage/endpoint-guard";
+import { resolving } from "../support/resolver";
 import { checkS3Config, createS3Storage, MIN_SLICE, s3Prefix, type S3Log, type S3StorageConfig, type S3StorageOptions } from "../../server/storage/s3";
 import type { Storage } from "../../server/storage/storage";
 import { freePort } from "../support/ports";
@@ -440,19 +441,10 @@ describe("configuration and errors", () => {
 describe("endpoints resolving to link-local addresses", () => {
   // A name s3rver takes for path-style requests (any other name it reads as a bucket's virtual host).
   const NAME = "s3.amazonaws.com";
-  /** A resolver that answers `address` for NAME and records the names asked. */
-  const resolving = (address: string) => {
-    const asked: string[] = [];
-    const resolve: Resolver = async (hostname) => {
-      asked.push(hostname);
-      return hostname === NAME ? [{ address, family: 4 }] : [];
-    };
-    return { asked, resolve };
-  };
   const endpoint = () => `http://${NAME}:${new URL(server.endpoint).port}`;
 
   it("refuses to connect when the endpoint's name resolves to 169.254.169.254 (StorageConnectionFailed, no socket to it)", async () => {
-    const { asked, resolve } = resolving("169.254.169.254");
+    const { asked, resolve } = resolving(NAME, "169.254.169.254");
     const store = createS3Storage(config({ endpoint: endpoint() }), { resolve, connectTimeoutMs: 200 });
     const err = await store.list("/").then(
       () => null,
@@ -465,7 +457,7 @@ describe("endpoints resolving to link-local addresses", () => {
   });
 
   it("uses the guarded resolver for every connection: a name resolving to loopback reaches s3rver", async () => {
-    const { asked, resolve } = resolving("127.0.0.1");
+    const { asked, resolve } = resolving(NAME, "127.0.0.1");
     const store = createS3Storage(config({ endpoint: endpoint() }), { resolve });
     const writer = await store.beginWrite("/via-name.txt");
     await writer.write(Buffer.from("abc"));

@@ -119,6 +119,13 @@ async function complete(id: string, on: Storage = storage) {
     .complete(record.store!.parts);
 }
 
+/** The upload hashed the whole file, commits, and the store holds exactly it at `at`. */
+async function expectCommittedWhole(id: string, file: Buffer, at: string) {
+  expect((await store.records.get(id))!.hash).toBe(await blake3Of(Readable.from([file])));
+  expect((await complete(id)).size).toBe(file.length);
+  expect((await readAll(await storage.createReadStream(at))).equals(file)).toBe(true);
+}
+
 describe("uploads into an object store", () => {
   it("takes several PATCHes of uneven sizes as parts, hashes them in order and keeps only the record on the local disk", async () => {
     const file = randomBytes(3 * MIN_SLICE + 4321);
@@ -321,13 +328,7 @@ describe("uploads into an object store", () => {
       [idA, a, "/a.bin"],
       [idB, b, "/b.bin"],
     ] as const) {
-      expect((await store.records.get(id))!.hash).toBe(
-        await blake3Of(Readable.from([file]))
-      );
-      expect((await complete(id)).size).toBe(file.length);
-      expect(
-        (await readAll(await storage.createReadStream(at))).equals(file)
-      ).toBe(true);
+      await expectCommittedWhole(id, file, at);
     }
   });
 
@@ -354,13 +355,7 @@ describe("uploads into an object store", () => {
     expect(
       await store.write(body(file.subarray(MIN_SLICE)), id, MIN_SLICE)
     ).toBe(file.length);
-    expect((await store.records.get(id))!.hash).toBe(
-      await blake3Of(Readable.from([file]))
-    );
-    expect((await complete(id)).size).toBe(file.length);
-    expect(
-      (await readAll(await storage.createReadStream("/up.bin"))).equals(file)
-    ).toBe(true);
+    await expectCommittedWhole(id, file, "/up.bin");
   });
 
   it("a record that cannot be written after a stored part fails the PATCH with the disk's error (no silent short write); the client resends from the recorded offset", async () => {
@@ -383,13 +378,7 @@ describe("uploads into an object store", () => {
     expect((await store.records.get(id))!.store!.parts).toEqual([]);
     expect(store.partBudget.held).toBe(0);
     expect(await store.write(body(file), id, 0)).toBe(file.length);
-    expect((await store.records.get(id))!.hash).toBe(
-      await blake3Of(Readable.from([file]))
-    );
-    expect((await complete(id)).size).toBe(file.length);
-    expect(
-      (await readAll(await storage.createReadStream("/up.bin"))).equals(file)
-    ).toBe(true);
+    await expectCommittedWhole(id, file, "/up.bin");
   });
 
   it("hands the turn to one chunk at a time: two chunks at the same offset cannot both be given it", async () => {
