@@ -207,8 +207,8 @@ export function TransferPanel({ account }: { account: string }) {
       ref={section}
       aria-label={t("transfers.title")}
       // Above the page, below the modals (MODAL_Z_INDEX 10): an open dialog covers the panel like the rest.
-      className="fixed bottom-0 left-4 right-4 z-[9] flex flex-col overflow-hidden rounded-t-md border border-gray-200 bg-white shadow-xl md:left-auto md:w-[350px]"
-      style={{ height: expanded ? 470 : 50 }}
+      // On a phone the open panel takes at most half the screen, so the list it sits over stays in view (app/tailwind.css).
+      className={`fixed bottom-0 left-4 right-4 z-[9] flex flex-col overflow-hidden rounded-t-md border border-gray-200 bg-white shadow-xl md:left-auto md:w-[350px] ${expanded ? "h-[min(470px,50dvh)] md:h-[470px]" : "h-[50px]"}`}
     >
       {/* Folded, the whole summary opens it on a click (the chevron is its keyboard control). */}
       <header

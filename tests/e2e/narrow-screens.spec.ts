@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { expect, hydrated, screenshot, signIn, test } from "./fixtures";
+import { expect, hydrated, openTransfers, screenshot, signIn, test, transferPanel } from "./fixtures";
 import { createLink, downloadedBytes, OWNER_PASSWORD, owner, seedFile, sha256, withContext } from "./share-scene";
 
 /**
@@ -188,7 +188,17 @@ test.describe("narrow screens", () => {
               writeFileSync(file, `sent from a phone (${lang})`);
               await page.locator(`input[type="file"][aria-label="${zh ? "上传文件" : "Upload files"}"]`).setInputFiles(file);
               const table = page.getByRole("region", { name: zh ? "/ 中的文件" : "Files in /" });
-              await expect(table.getByText(`from-phone-${lang}.txt`, { exact: true })).toBeVisible({ timeout: 60_000 });
+              const row = table.getByText(`from-phone-${lang}.txt`, { exact: true });
+              await expect(row).toBeVisible({ timeout: 60_000 });
+              // The transfer panel takes at most half the phone's screen, and the row it sits over is not under it.
+              await openTransfers(page);
+              const box = (await transferPanel(page).boundingBox())!;
+              expect(box.height).toBeLessThanOrEqual(PHONE.viewport.height / 2);
+              expect(await row.evaluate((el) => {
+                el.scrollIntoView({ block: "nearest" });
+                const r = el.getBoundingClientRect();
+                return el.contains(document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2));
+              })).toBe(true);
             } else {
               await expect(page.getByText(zh ? "上传需要 JavaScript" : "Uploading needs JavaScript", { exact: false })).toBeInViewport();
             }
