@@ -21,11 +21,13 @@ export function openTransferPanel() {
  * Transfers the page itself is carrying: leaving would interrupt them. Uploads, and the downloads
  * the page writes itself (parallel ranges into a file the user picked). Downloads handed to the
  * browser's download manager never count (started without navigating the page), and a "Leave
- * site?" question answered "Stay" would have cancelled the very download that asked it.
+ * site?" question answered "Stay" would have cancelled the very download that asked it. A P2P
+ * transfer in either direction lives in this page.
  */
 const uploading = (item: TransferItem) =>
   item.elsewhere !== true &&
-  ((item.kind === "upload" && ((item.status === TransferStatus.Uploading && !item.paused && !item.needsFile) || item.status === TransferStatus.ServerChecking)) ||
+  ((item.p2p !== undefined && (item.p2p.state === "connecting" || item.p2p.state === "running")) ||
+    (item.kind === "upload" && ((item.status === TransferStatus.Uploading && !item.paused && !item.needsFile) || item.status === TransferStatus.ServerChecking)) ||
     (item.kind === "download" && item.pageWritten === true && item.status === TransferStatus.Downloading && !item.paused));
 
 /** Files the space's file filter skipped are not failures: the summary counts them apart. */

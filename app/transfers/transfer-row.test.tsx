@@ -259,4 +259,44 @@ describe("TransferRow", () => {
     expect(formatDuration(754)).toBe("12:34");
     expect(formatDuration(3723)).toBe("1:02:03");
   });
+
+  it("a P2P send shows whom to, the path in words, progress, speed and time left, and Cancel (en and zh)", async () => {
+    const p2p = { direction: "send" as const, peer: "bob", path: "direct" as const, state: "running" as const, entries: 3 };
+    const a = row({ id: "p2p:x", p2p });
+    const text = screen.getByRole("listitem", { name: "report.pdf and 2 more" }).textContent;
+    expect(text).toContain("To bob · direct between the browsers");
+    expect(text).toContain("Sending");
+    expect(text).toContain("512.00 KB / 2.00 MB");
+    expect(text).toContain("256.00 KB/s");
+    expect(text).toContain("0:06 left");
+    expect(screen.getByRole("progressbar", { name: "Progress of report.pdf" }).getAttribute("aria-valuenow")).toBe("25");
+    expect(screen.queryByRole("button", { name: /^Pause/ })).toBeNull();
+    await userEvent.click(screen.getByRole("button", { name: "Cancel report.pdf and 2 more" }));
+    expect(a.cancel).toHaveBeenCalledWith("p2p:x");
+    screen.getByRole("listitem").remove();
+    row({ id: "p2p:y", kind: "download", status: TransferStatus.Downloading, p2p: { ...p2p, direction: "receive", path: "relay", entries: 1 } }, "zh");
+    const zh = screen.getByRole("listitem", { name: "report.pdf" }).textContent;
+    expect(zh).toContain("来自 bob · 经服务器中转");
+    expect(zh).toContain("正在接收");
+  });
+
+  it("a P2P row waiting, declined or failed says so, and a finished one can be removed", async () => {
+    const p2p = { direction: "send" as const, peer: "bob", path: null, entries: 1 };
+    const { unmount } = renderWithI18n(
+      <ul>
+        <TransferRow item={item({ p2p: { ...p2p, state: "offered" } })} actions={actions()} />
+      </ul>,
+    );
+    expect(screen.getByRole("listitem").textContent).toContain("Waiting for bob to accept");
+    expect(screen.queryByRole("progressbar")).toBeNull();
+    unmount();
+    const a = row({ status: TransferStatus.UploadFailed, p2p: { ...p2p, state: "declined" } });
+    expect(screen.getByRole("listitem").textContent).toContain("bob declined");
+    expect(screen.queryByRole("button", { name: "Retry report.pdf" })).toBeNull();
+    await userEvent.click(screen.getByRole("button", { name: "Remove report.pdf from the list" }));
+    expect(a.clear).toHaveBeenCalledWith("t1");
+    screen.getByRole("listitem").remove();
+    row({ status: TransferStatus.UploadFailed, p2p: { ...p2p, path: "direct", state: "failed", reason: "p2p.reason.hash" } });
+    expect(screen.getByRole("listitem").textContent).toContain("Failed: a file arrived different from the one sent");
+  });
 });

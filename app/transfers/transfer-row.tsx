@@ -7,7 +7,7 @@ import { formatSize } from "../utils/format";
 import { REFUSED_SHOWN } from "./folder-download";
 import { isSkipped } from "./refusals";
 import { secondsLeft } from "./store";
-import { TransferStatus, type TransferItem } from "./types";
+import { TransferStatus, type P2pRow, type TransferItem } from "./types";
 import type { Transfers } from "./use-transfers";
 
 /** Seconds as "m:ss" or "h:mm:ss" (language-neutral). */
@@ -24,6 +24,7 @@ const WITH_PROGRESS: readonly TransferStatus[] = [TransferStatus.Uploading, Tran
 /** The status line of spec section 4: progress with sizes, speed and time left; total; failure text; waiting. */
 export function TransferStatusLine({ item }: { item: TransferItem }) {
   const { t } = useTranslation();
+  if (item.p2p) return <P2pStatusLine item={item} p2p={item.p2p} />;
   const batch = item.batch;
   // A batch's summary: how many of its files landed and how many the engine refused, under its progress.
   const counts = batch ? (
@@ -131,6 +132,76 @@ export function TransferStatusLine({ item }: { item: TransferItem }) {
   return <p className="text-xs text-gray-500">{t(`transfers.status.${item.status}`)}</p>;
 }
 
+function ProgressBar({ item, percent }: { item: TransferItem; percent: number }) {
+  const { t } = useTranslation();
+  return (
+    <div
+      role="progressbar"
+      aria-label={t("transfers.progress", { name: item.name })}
+      aria-valuemin={0}
+      aria-valuemax={100}
+      aria-valuenow={percent}
+      className="h-1.5 w-full overflow-hidden rounded bg-gray-200"
+    >
+      <div className={item.paused ? "h-full bg-gray-400" : "h-full bg-primary"} style={{ width: `${percent}%` }} />
+    </div>
+  );
+}
+
+/** A P2P row (app/p2p/): which way and with whom, the path in words, then progress or the outcome. */
+function P2pStatusLine({ item, p2p }: { item: TransferItem; p2p: P2pRow }) {
+  const { t } = useTranslation();
+  const total = Math.max(item.totalSize, 0);
+  const percent = total > 0 ? Math.min(100, Math.floor((item.currentSize / total) * 100)) : 0;
+  const left = secondsLeft(item);
+  const vars = { peer: p2p.peer };
+  const way = (
+    <p className="text-xs text-gray-600">
+      {t(`p2p.row.${p2p.direction}`, vars)}
+      {p2p.path && <> · {t(`p2p.row.path.${p2p.path}`)}</>}
+    </p>
+  );
+  if (p2p.state === "running") {
+    return (
+      <div className="space-y-1">
+        {way}
+        <ProgressBar item={item} percent={percent} />
+        <div className="flex flex-wrap items-center justify-between gap-x-2 text-xs text-gray-500">
+          <span>{t(p2p.direction === "send" ? "p2p.row.state.sending" : "p2p.row.state.receiving")}</span>
+          <span>
+            {formatSize(item.currentSize)} / {formatSize(total)}
+          </span>
+        </div>
+        {item.speed > 0 && (
+          <div className="flex justify-between text-xs text-gray-500">
+            <span>{t("transfers.speed", { speed: formatSize(item.speed) })}</span>
+            {left !== null && <span>{t("transfers.time-left", { time: formatDuration(left) })}</span>}
+          </div>
+        )}
+      </div>
+    );
+  }
+  let text: string;
+  let tone = "text-gray-500";
+  if (p2p.state === "done") text = t(p2p.direction === "send" ? "p2p.row.state.done-send" : "p2p.row.state.done-receive");
+  else if (p2p.state === "failed") {
+    text = t("p2p.row.state.failed", { reason: p2p.reason ? t(p2p.reason) : "" });
+    tone = "text-red-600";
+  } else if (p2p.state === "declined") {
+    text = t("p2p.row.state.declined", vars);
+    tone = "text-red-600";
+  } else text = t(`p2p.row.state.${p2p.state}`, vars);
+  return (
+    <div className="space-y-0.5">
+      {way}
+      <div className="flex justify-between gap-x-2 text-xs">
+        <span className={tone}>{text}</span>
+        <span className="shrink-0 text-gray-500">{formatSize(total)}</span>
+      </div>
+    </div>
+  );
+}
+
 /** A page-written folder's files: how many are done, and the first REFUSED_SHOWN not saved with their reasons (the rest counted). */
 function FolderCounts({ folder }: { folder: NonNullable<TransferItem["folder"]> }) {
   const { t } = useTranslation();
@@ -164,7 +235,7 @@ export const TransferRow = memo(function TransferRow({ item, actions }: { item: 
   const { t } = useTranslation();
   const picker = useRef<HTMLInputElement>(null);
   const [wrongFile, setWrongFile] = useState(false);
-  const name = item.batch ? (item.name ? t("transfers.batch.title-folder", { name: item.name, count: item.batch.files }) : t("transfers.batch.title", { count: item.batch.files })) : item.name;
+  const name = item.p2p && item.p2p.entries > 1 ? t("p2p.row.title", { name: item.name, more: item.p2p.entries - 1 }) : item.batch ? (item.name ? t("transfers.batch.title-folder", { name: item.name, count: item.batch.files }) : t("transfers.batch.title", { count: item.batch.files })) : item.name;
   const batchRow = item.batch !== undefined || item.inBatch !== undefined;
   const button = (action: "pause" | "resume" | "cancel" | "retry" | "remove" | "choose-file", onClick: () => void) => (
     <Button size="small" variant="text" danger={action === "cancel"} aria-label={t(`transfers.action.${action}`, { name })} onClick={onClick}>
@@ -178,7 +249,8 @@ export const TransferRow = memo(function TransferRow({ item, actions }: { item: 
   };
   // An upload, or a download the page writes itself: both can be paused, resumed and cancelled here
   // (not from a tab other than the one running it).
-  const uploading = !item.elsewhere && (item.status === TransferStatus.Uploading || (item.status === TransferStatus.Downloading && item.pageWritten === true));
+  const uploading = !item.elsewhere && !item.p2p && (item.status === TransferStatus.Uploading || (item.status === TransferStatus.Downloading && item.pageWritten === true));
+  const p2pOpen = item.p2p !== undefined && ["offered", "connecting", "running"].includes(item.p2p.state);
   return (
     <li className={`border-b border-gray-100 py-2 pr-4 last:border-b-0 ${item.inBatch ? "pl-9" : "pl-4"} ${item.batch ? "bg-gray-50" : ""}`} aria-label={name}>
       <div className="flex items-center gap-2">
@@ -191,7 +263,8 @@ export const TransferRow = memo(function TransferRow({ item, actions }: { item: 
           {uploading && !batchRow && !item.paused && !item.queued && button("pause", () => actions.pause(item.id))}
           {uploading && item.paused && !item.needsFile && button("resume", () => actions.resume(item.id))}
           {!item.elsewhere && item.status === TransferStatus.DownloadFailed && item.pageWritten && button("retry", () => actions.retry(item.id))}
-          {!item.elsewhere && item.status === TransferStatus.UploadFailed && item.errorMsgKey !== errorMessageKey(ErrorCode.FileTooLarge) && !isSkipped(item) && button("retry", () => actions.retry(item.id))}
+          {p2pOpen && button("cancel", () => actions.cancel(item.id))}
+          {!item.elsewhere && !item.p2p && item.status === TransferStatus.UploadFailed && item.errorMsgKey !== errorMessageKey(ErrorCode.FileTooLarge) && !isSkipped(item) && button("retry", () => actions.retry(item.id))}
           {item.batch && item.status === TransferStatus.Uploaded && item.batch.retryable > 0 && button("retry", () => actions.retry(item.id))}
           {uploading && (!item.inBatch || item.queued) && button("cancel", () => actions.cancel(item.id))}
           {FINISHED.includes(item.status) && !item.elsewhere && button("remove", () => actions.clear(item.id))}

@@ -60,6 +60,26 @@ export interface TransferItem {
   folder?: { files: number; done: number; refused: { name: string; errorMsgKey: string; errorVars?: Record<string, string | number> }[] };
   /** A file sent in a batch: the id of its summary row (no pause; Cancel while it waits). */
   inBatch?: string;
+  /**
+   * A point-to-point transfer (app/p2p/): `kind` "upload" when this browser sends, "download" when it
+   * receives. Its files go as one row; `name` is the first one's.
+   */
+  p2p?: P2pRow;
+}
+
+export type P2pRowState = "offered" | "connecting" | "running" | "done" | "failed" | "declined" | "cancelled";
+
+export interface P2pRow {
+  direction: "send" | "receive";
+  /** The other side's account (and device id) as shown. */
+  peer: string;
+  /** How the bytes go (docs/p2p.md, "Path"); null before it is known. */
+  path: "direct" | "relay" | "held" | null;
+  state: P2pRowState;
+  /** Entries (files and folders) in the transfer. */
+  entries: number;
+  /** i18n key of a failure's reason. */
+  reason?: string;
 }
 
 /** One file to upload; relativePath "" for a plain file, "folder/sub/a.txt" (top folder included) from a folder. */

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useSyncExternalStore } from "react";
 import { PROTOCOL_DEFAULTS } from "../../contract/settings";
 import type { UploadSettings } from "../files/file-server-context";
 import type { Connection, TransferManager, UploadOptions } from "./manager.client";
+import { cancelP2p, isP2pRow } from "./p2p-rows";
 import { TransferStore } from "./store";
 import { isActive, isFileRow, type DownloadTarget, type TransferItem, type UploadItem, type UploadTarget } from "./types";
 
@@ -44,9 +45,9 @@ const actions = {
   download: (target: DownloadTarget) => run((m) => m.download(target)),
   pause: (id: string) => run((m) => m.pause(id)),
   resume: (id: string) => run((m) => m.resume(id)),
-  cancel: (id: string) => run((m) => m.cancel(id)),
+  cancel: (id: string) => (isP2pRow(id) ? cancelP2p(id) : run((m) => m.cancel(id))),
   retry: (id: string) => run((m) => m.retry(id)),
-  clear: (id: string) => run((m) => m.clear(id)),
+  clear: (id: string) => (isP2pRow(id) ? transferStore.remove(id) : run((m) => m.clear(id))),
   provideFile: (id: string, file: File) => getManager().then((m) => m.provideFile(id, file)),
 };
 
