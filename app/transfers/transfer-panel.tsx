@@ -159,13 +159,19 @@ export function TransferPanel({ account }: { account: string }) {
     return () => document.removeEventListener("click", fold, true);
   }, [open, expanded]);
 
-  // The page keeps clear of the panel (app/tailwind.css, `data-transfer-panel`).
+  // The page keeps clear of the panel (app/tailwind.css, `data-transfer-panel`); on a phone by the
+  // panel's real height, which follows its rows.
   useEffect(() => {
     const root = document.documentElement;
-    if (!open) return;
+    const panel = section.current;
+    if (!open || !panel) return;
     root.dataset.transferPanel = expanded ? "expanded" : "collapsed";
+    const measure = new ResizeObserver(() => root.style.setProperty("--transfer-panel-height", `${panel.offsetHeight}px`));
+    measure.observe(panel);
     return () => {
+      measure.disconnect();
       delete root.dataset.transferPanel;
+      root.style.removeProperty("--transfer-panel-height");
     };
   }, [open, expanded]);
 
@@ -209,8 +215,8 @@ export function TransferPanel({ account }: { account: string }) {
       ref={section}
       aria-label={t("transfers.title")}
       // Above the page, below the modals (MODAL_Z_INDEX 10): an open dialog covers the panel like the rest.
-      // On a phone the open panel takes at most half the screen, so the list it sits over stays in view (app/tailwind.css).
-      className={`fixed bottom-0 left-4 right-4 z-[9] flex flex-col overflow-hidden rounded-t-md border border-gray-200 bg-white shadow-xl md:left-auto md:w-[350px] ${expanded ? "h-[min(470px,50dvh)] md:h-[470px]" : "h-[50px]"}`}
+      // On a phone the open panel is as tall as its rows, at most half the screen, so the list it sits over stays in view (app/tailwind.css).
+      className={`fixed bottom-0 left-4 right-4 z-[9] flex flex-col overflow-hidden rounded-t-md border border-gray-200 bg-white shadow-xl md:left-auto md:w-[350px] ${expanded ? "max-h-[min(470px,50dvh)] md:h-[470px] md:max-h-none" : "h-[50px]"}`}
     >
       {/* Folded, the whole summary opens it on a click (the chevron is its keyboard control). */}
       <header

@@ -186,14 +186,31 @@ test.describe("narrow screens", () => {
               await expect(upload).toBeInViewport({ ratio: 1 });
               const file = path.join(dir, `from-phone-${lang}.txt`);
               writeFileSync(file, `sent from a phone (${lang})`);
+              // The upload is held at the file server's door until the panel has been measured while it runs.
+              let release!: () => void;
+              const held = new Promise<void>((resolve) => (release = resolve));
+              await page.route("**/uploads**", async (route) => {
+                if (route.request().method() !== "GET") await held;
+                await route.continue();
+              });
               await page.locator(`input[type="file"][aria-label="${zh ? "上传文件" : "Upload files"}"]`).setInputFiles(file);
+              await openTransfers(page);
+              const panel = transferPanel(page);
+              await expect(panel.getByRole("listitem").filter({ hasText: `from-phone-${lang}.txt` })).toBeVisible();
+              // Open during the upload, the panel is as tall as its rows (not a fixed 470 px), at most half
+              // the screen, and the page has exactly that much room below it.
+              const box = (await panel.boundingBox())!;
+              expect(box.height).toBeLessThanOrEqual(PHONE.viewport.height / 2);
+              expect(box.height).toBeLessThan(250);
+              const room = await page.locator("main").evaluate((main) => parseFloat(getComputedStyle(main).marginBottom));
+              expect(Math.abs(room - box.height)).toBeLessThanOrEqual(1);
+              await page.screenshot({ path: path.join("test-results", "screens", `phone-share-invite-uploading-${lang}.png`) });
+              release();
               const table = page.getByRole("region", { name: zh ? "/ 中的文件" : "Files in /" });
               const row = table.getByText(`from-phone-${lang}.txt`, { exact: true });
               await expect(row).toBeVisible({ timeout: 60_000 });
-              // The transfer panel takes at most half the phone's screen, and the row it sits over is not under it.
+              // The row the panel sits over is not under it.
               await openTransfers(page);
-              const box = (await transferPanel(page).boundingBox())!;
-              expect(box.height).toBeLessThanOrEqual(PHONE.viewport.height / 2);
               expect(await row.evaluate((el) => {
                 el.scrollIntoView({ block: "nearest" });
                 const r = el.getBoundingClientRect();
