@@ -3,6 +3,8 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { PERMISSION_FULL } from "../../contract/permissions";
+import { adminToken, ok, uniqueAccount } from "../support/e2e-helpers";
 import { expect, hydrated, openTransfers, screenshot, signIn, test, transferPanel } from "./fixtures";
 import { createLink, downloadedBytes, OWNER_PASSWORD, owner, seedFile, sha256, withContext } from "./share-scene";
 
@@ -34,11 +36,17 @@ test.describe("narrow screens", () => {
     await o.files.ok("mkdir", { groupId: 0, path: "/", name: "a folder with a rather long name to test the table width" });
     await seedFile(o, "/quarterly report.pdf", new TextEncoder().encode("report"));
     await createLink(o, { shareUrlType: 1, shareFiles: ["/quarterly report.pdf"], needPassword: true, shareUrlPasswd: "ab12" });
+    // A group space with a file in it: its row menus stay on screen too.
+    const admin = await adminToken();
+    const group = await ok<{ id: number }>("POST", "/api/admin/groups", { token: admin, body: { name: uniqueAccount("narrowteam") } });
+    await ok("PUT", `/api/admin/groups/${group.id}/members/${o.id}`, { token: admin, body: { groupPermission: PERMISSION_FULL } });
+    await seedFile(o, "/quarterly report.pdf", new TextEncoder().encode("team report"), group.id);
+    const groupSpace = `/group/detail/${group.id}`;
     await withContext(browser, { viewport: { width: 1280, height: 800 } }, async (_context, page) => {
       await signIn(page, o.account, OWNER_PASSWORD);
       await expect(page).toHaveURL(/\/personal$/);
       for (const lang of ["en", "zh"] as const) {
-        for (const route of ["/personal", "/group", "/link", "/notification"]) {
+        for (const route of ["/personal", "/group", groupSpace, "/link", "/notification"]) {
           await page.goto(route);
           await hydrated(page);
           await language(page, lang);
@@ -48,7 +56,7 @@ test.describe("narrow screens", () => {
           await expect(bar.getByRole("button", { name: zh ? "切换语言为英文" : "Switch the language to Chinese" })).toBeInViewport({ ratio: 1 });
           await expect(bar.getByRole("button", { name: zh ? /下载客户端/ : /Download client/ })).toBeInViewport({ ratio: 1 });
           await expect(bar.getByRole("button", { name: zh ? "传输列表" : "Transfer list" })).toBeInViewport({ ratio: 1 });
-          if (route === "/personal") {
+          if (route === "/personal" || route === groupSpace) {
             const more = page.getByRole("button", { name: zh ? "quarterly report.pdf 的更多操作" : "More actions for quarterly report.pdf" });
             await expect(more).toBeInViewport({ ratio: 1 });
             await more.click();
@@ -60,7 +68,7 @@ test.describe("narrow screens", () => {
             for (const button of await row.getByRole("button").all()) await expect(button).toBeInViewport({ ratio: 1 });
           }
           await noSidewaysScroll(page);
-          await screenshot(page, `narrow-1280${route.replace("/", "-")}-${lang}`);
+          await screenshot(page, `narrow-1280${route === groupSpace ? "-group-space" : route.replace("/", "-")}-${lang}`);
         }
       }
     });

@@ -18,6 +18,7 @@ export const FILE_URL = `http://127.0.0.1:${E2E_FILE_PORT}`;
 export const OWNER_PASSWORD = "Share#Scene2026";
 
 export interface Owner {
+  id: number;
   account: string;
   token: string;
   files: FileClient;
@@ -28,15 +29,15 @@ export const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).
 
 export async function owner(prefix = "sharer"): Promise<Owner> {
   const account = uniqueAccount(prefix);
-  await createUser(account, OWNER_PASSWORD, { permission: PERMISSION_FULL });
+  const { id } = await createUser(account, OWNER_PASSWORD, { permission: PERMISSION_FULL });
   const signedIn = await login(account, OWNER_PASSWORD);
   const socketToken = signedIn.data!.websocket_token;
-  return { account, token: signedIn.data!.token, socketToken, files: await connectFiles(FILE_URL, socketToken) };
+  return { id, account, token: signedIn.data!.token, socketToken, files: await connectFiles(FILE_URL, socketToken) };
 }
 
 /** Puts a file into the owner's personal space as a browser does: tus upload, then commit with its hash. */
-export async function seedFile(o: Owner, filePath: string, bytes: Uint8Array) {
-  const created = await tusClient(FILE_URL, o.socketToken).create({ groupId: "0", path: filePath }, bytes.length, bytes);
+export async function seedFile(o: Owner, filePath: string, bytes: Uint8Array, groupId = 0) {
+  const created = await tusClient(FILE_URL, o.socketToken).create({ groupId: String(groupId), path: filePath }, bytes.length, bytes);
   expect(created.id, created.text).toBeTruthy();
   await o.files.ok("commit", { uploadId: created.id!, hash: await blake3Hex(bytes) });
 }
