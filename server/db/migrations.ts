@@ -1,6 +1,7 @@
 import { type CreateTableBuilder, type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
 import { eventsMigration } from "../events/migration";
 import { autoCleanMigration } from "../storage/autoclean/migration";
+import { p2pMigration } from "../p2p/migration";
 import { syncMigration } from "../sync/migration";
 import type { Dialect } from "./connect";
 
@@ -434,6 +435,7 @@ const migrations = (dialect: Dialect): Record<string, Migration> => ({
   ...eventsMigration(dialect),
   ...syncMigration(dialect),
   ...autoCleanMigration(),
+  ...p2pMigration(dialect),
 });
 
 /**
