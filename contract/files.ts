@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { p2pCommands, p2pEvents, type P2pResults } from "./p2p";
 import type { ShareLoginData } from "./share-files";
 import type { UploadRules } from "./upload-rules";
 
@@ -105,6 +106,8 @@ export const socketCommands = {
   commit: z.object({ uploadId: z.string().min(1).max(200), hash: hashHex.optional() }),
   /** What the caller may upload into the space now: permission, quota, format and new-only rules (contract/upload-rules.ts). */
   uploadRules: z.object({ groupId }),
+  /** Point to point (contract/p2p.ts, docs/p2p.md). */
+  ...p2pCommands,
 } as const;
 export type SocketCommand = keyof typeof socketCommands;
 export type SocketArgs<C extends SocketCommand> = z.input<(typeof socketCommands)[C]>;
@@ -132,6 +135,8 @@ export const socketEvent = z.discriminatedUnion("event", [
     event: z.literal("notice"),
     data: z.object({ unreadCount: z.number().int().min(0).describe("The user's unread notifications after the change.") }),
   }),
+  /** Point to point: to one device's socket only (docs/p2p.md). */
+  ...p2pEvents,
 ]);
 export type SocketEvent = z.infer<typeof socketEvent>;
 
@@ -155,6 +160,14 @@ export interface SocketResults {
   thumbnails: { url: string };
   commit: { path: string; size: number; hash: string };
   uploadRules: UploadRules;
+  p2pRegister: P2pResults["p2pRegister"];
+  p2pReceive: P2pResults["p2pReceive"];
+  p2pOffer: P2pResults["p2pOffer"];
+  p2pAnswer: P2pResults["p2pAnswer"];
+  p2pSignal: P2pResults["p2pSignal"];
+  p2pProgress: P2pResults["p2pProgress"];
+  p2pFileDone: P2pResults["p2pFileDone"];
+  p2pEnd: P2pResults["p2pEnd"];
 }
 
 /**

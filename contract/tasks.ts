@@ -62,7 +62,7 @@ export const taskParams = z.object({ id: z.string().uuid() }).strict();
 
 /** The transfer log (table transfer_log): one row per finished, failed or stopped upload or download. */
 export const TRANSFER_RESULTS = ["ok", "failed", "stopped"] as const;
-export const TRANSFER_LOG_VIA = ["web", "client", "share", "zip", "tus"] as const;
+export const TRANSFER_LOG_VIA = ["web", "client", "share", "zip", "tus", "p2p"] as const;
 
 export const transferLogQuery = z
   .object({

@@ -287,7 +287,7 @@ export interface TransferLogTable {
   duration_ms: D<number>;
   /** "ok" | "failed" | "stopped" */
   result: D<string>;
-  /** "web" | "client" | "share" | "zip" | "tus" */
+  /** "web" | "client" | "share" | "zip" | "tus" | "p2p" */
   via: D<string>;
   path: D<string>;
   address: D<string>;

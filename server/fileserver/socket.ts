@@ -31,7 +31,20 @@ export interface SocketSession {
   address?: string | null;
   /** Set when the socket is a desktop client's (the transfer log's `via`). */
   client?: boolean;
+  /** The socket itself, for commands that push events to it later (point to point, server/p2p/). */
+  channel?: SocketChannel;
 }
+
+/** One signed-in socket as a command sees it: pushed events keep their order and go only while the socket is still signed in as the command's user. */
+export interface SocketChannel {
+  /** Unique among this engine process's sockets. */
+  readonly id: number;
+  push(event: SocketEvent): void;
+  /** Aborted when the socket closes. */
+  readonly closed: AbortSignal;
+}
+
+let socketSeq = 0;
 
 type Args<C extends SocketCommand> = z.output<(typeof socketCommands)[C]>;
 export type CommandHandler<C extends Exclude<SocketCommand, "login">> = (session: SocketSession, args: Args<C>) => Promise<SocketResults[C]>;
@@ -80,24 +93,29 @@ export function handleSocket(socket: WebSocket, req: IncomingMessage, deps: Sock
     if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
   };
 
+  const socketId = ++socketSeq;
+  /** Events in the order pushed: each waits for the one before (a signal's SDP before its candidates). */
+  let pushed: Promise<void> = Promise.resolve();
+  /** Sends an event while the socket's token still holds for `userId`. */
+  const pushAs = (userId: number, event: SocketEvent) => {
+    const held = token;
+    if (!held) return;
+    pushed = pushed.then(() =>
+      deps.tokens.authenticateSocket(held).then(
+        (auth) => {
+          if (token !== held) return;
+          if (auth?.user.id === userId) send(event);
+          else socket.close(4001, "invalid token");
+        },
+        (error: unknown) => deps.log.warn({ err: error }, "checking a socket before an event failed"),
+      ),
+    );
+  };
+
   /** Listens for the user's events; an event is sent only while the socket's token still holds. */
   const listenAs = (userId: number) => {
     unlisten?.();
-    unlisten =
-      deps.userSockets?.add(userId, {
-        push(event) {
-          const held = token;
-          if (!held) return;
-          deps.tokens.authenticateSocket(held).then(
-            (auth) => {
-              if (token !== held) return;
-              if (auth?.user.id === userId) send(event);
-              else socket.close(4001, "invalid token");
-            },
-            (error: unknown) => deps.log.warn({ err: error }, "checking a socket before an event failed"),
-          );
-        },
-      }) ?? null;
+    unlisten = deps.userSockets?.add(userId, { push: (event) => pushAs(userId, event) }) ?? null;
   };
 
   async function run(raw: string): Promise<void> {
@@ -168,7 +186,8 @@ export function handleSocket(socket: WebSocket, req: IncomingMessage, deps: Sock
       }
       const handler = deps.handlers[cmd] as CommandHandler<typeof cmd> | undefined;
       if (!handler) throw new FerryError("FeatureNotSupported", { cmd });
-      const data = await handler({ user: auth.user, sessionId: auth.sessionId, lang, signal: gone.signal, address: deps.clientAddress(req), client: clientId !== null }, args.data as never);
+      const channel: SocketChannel = { id: socketId, closed: gone.signal, push: (event) => pushAs(auth.user.id, event) };
+      const data = await handler({ user: auth.user, sessionId: auth.sessionId, lang, signal: gone.signal, address: deps.clientAddress(req), client: clientId !== null, channel }, args.data as never);
       send(reply(id, 200, lang, data));
     } catch (error) {
       if (error instanceof FerryError) {

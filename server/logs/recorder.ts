@@ -43,7 +43,7 @@ export interface TransferEntry {
   files: number;
   durationMs: number;
   result: "ok" | "failed" | "stopped";
-  via: "web" | "client" | "share" | "zip" | "tus";
+  via: "web" | "client" | "share" | "zip" | "tus" | "p2p";
   path: string;
   address?: string | null;
   shareId?: string | null;
