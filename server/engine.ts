@@ -59,6 +59,8 @@ import { autoCleanRoutes } from "./storage/autoclean/routes";
 import { autoCleanOf, autoCleanScheduleOf, startAutoClean } from "./storage/autoclean/wiring";
 import { syncRoutes } from "./sync/routes";
 import { syncOf } from "./sync/wiring";
+import { p2pRoutes } from "./p2p/routes";
+import { p2pOf, p2pParts } from "./p2p/wiring";
 import { eventRoutes } from "./events/routes";
 import { createTasks } from "./tasks/service";
 import { taskRoutes } from "./tasks/routes";
@@ -94,6 +96,7 @@ export function allRoutes(s: Services, dashboard: Dashboard = describedDashboard
   const routes = [...authRoutes(auth, s.tokens, s.users), ...authenticationRoutes(authentication), ...siteRoutes(s.config, s.settings, s.db, s.clock, s.tls, siteDesignOf(s)), ...noticeRoutes(s.notices), ...userRoutes(s.users), ...groupRoutes(s.groups), ...storageAdminRoutes(createStorageAdmin({ db: s.db, clock: s.clock, registry: s.storages, box: s.storageBox, driver: { builtinRoot: s.storages.builtinRoot, walk: s.spaces.walkLimits } })), ...noticeAdminRoutes(s.notices, s.noticeMailing), ...settingsRoutes(s.settings, () => s.licence.edition()), ...statisticsRoutes(createStatistics(s), s.settings), ...dashboardRoutes(dashboard), ...mailRoutes(s.mail), ...shareRoutes(s.shares, s.tokens), ...shareAdminRoutes(s.shares), ...shareFileRoutes(s), ...logRoutes(createLogs(s), s.settings), ...eventRoutes(s.events), ...taskRoutes(createTasks({ db: s.db, tasks: s.tasks, recorder: s.recorder })), ...tlsRoutes(s.tls, s.trust), ...databaseRoutes(createDatabaseAdmin(s))];
   routes.push(...syncRoutes(syncOf(s)));
   routes.push(...autoCleanRoutes(autoCleanOf(s), () => autoCleanScheduleOf(s)));
+  routes.push(...p2pRoutes(p2pOf(s), s.settings));
   // Every route that changes something is in the operation log (server/logs/hooks.ts); not with
   // FERRY_BENCH_LOGS_OFF, the bench's baseline without the logs.
   if (!s.recorder.off) routes.splice(0, routes.length, ...withRouteLog(s.recorder, routes));
@@ -164,7 +167,7 @@ export async function startEngine(config: Config, clock: Clock = systemClock, li
     siteDesignFileRoutes(api, { design: siteDesignOf(services), tokens: services.tokens });
     const address = await api.listen({ host: config.host, port: config.apiPort });
     config.apiPort = Number(new URL(address).port);
-    const parts: FileServerParts[] = await Promise.all([fileCommandParts, downloadParts, thumbnailParts, uploadParts].map((part) => part(services, api.log, clientAddress)));
+    const parts: FileServerParts[] = await Promise.all([fileCommandParts, downloadParts, thumbnailParts, uploadParts, p2pParts].map((part) => part(services, api.log, clientAddress)));
     const allCommands = Object.assign({}, ...parts.map((p) => p.commands)) as FileServerParts["commands"];
     const commands = services.recorder.off ? allCommands : withCommandLog(services.recorder, allCommands);
     const shares = createShareSockets(services, commands);

@@ -17,6 +17,7 @@ import {
 } from "../../contract/settings";
 import { STATISTICS_DEFAULTS, statisticsSettings } from "../../contract/statistics";
 import { LOG_DEFAULTS, logSettings } from "../../contract/logs";
+import { P2P_DEFAULTS, p2pSettings } from "../../contract/p2p";
 import { DEFAULT_WEAK_PASSWORDS } from "../../contract/validation";
 import type { Db } from "../db/connect";
 import { isUniqueViolation } from "../db/connect";
@@ -57,6 +58,8 @@ const groups = {
   speed: { schema: speedSettings, defaults: SPEED_DEFAULTS },
   /** The web uploader's parallel uploads and part size (Transfer protocol page). */
   protocol: { schema: protocolSettings, defaults: PROTOCOL_DEFAULTS },
+  /** Point to point (server/p2p/, docs/p2p.md "Settings"). */
+  p2p: { schema: p2pSettings, defaults: P2P_DEFAULTS },
 };
 
 type Groups = typeof groups;
