@@ -30,6 +30,8 @@ export const P2P_SIGNALS_PER_MINUTE = 200;
 export const P2P_STATUS_PER_MINUTE = 60;
 /** An offer not answered in this time expires. */
 export const P2P_OFFER_TTL_MS = 10 * 60_000;
+/** An accepted or running transfer with no progress, hash or end reported for this long fails (its receiver is no longer busy). */
+export const P2P_IDLE_MS = 10 * 60_000;
 /** The receiving lease of an open receiver page: renewed every 20 s by the engine while its socket is open. */
 export const P2P_RECEIVE_LEASE_MS = 60_000;
 export const P2P_RECEIVE_RENEW_MS = 20_000;

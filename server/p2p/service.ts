@@ -3,6 +3,7 @@ import { type Kysely, type Selectable, sql } from "kysely";
 import { Permission, hasPermission } from "../../contract/permissions";
 import {
   P2P_ACTIVE_STATUSES,
+  P2P_IDLE_MS,
   P2P_OFFER_TTL_MS,
   P2P_OPEN_STATUSES,
   P2P_RECEIVE_LEASE_MS,
@@ -144,20 +145,34 @@ export function createP2p(deps: P2pDeps) {
     sockets.unbind(senderKey(id));
   }
 
-  /** Offers not answered in 10 min and hand-overs past their time expire; both parties hear it. */
+  /**
+   * Offers not answered in 10 min and hand-overs past their time expire; accepted or running
+   * transfers with nothing reported for 10 min (both pages gone) fail, so the receiver is not busy
+   * for ever. Both parties hear it.
+   */
   async function expireDue(): Promise<number> {
     const now = clock.now();
     const due = await k
       .selectFrom("p2p_transfers")
-      .select(["id", "receiver_device_id", "status"])
-      .where((eb) => eb.or([eb.and([eb("status", "=", "offered"), eb("created_at", "<=", now - P2P_OFFER_TTL_MS)]), eb.and([eb("status", "=", "held"), eb("hold_until", "<=", now)])]))
+      .selectAll()
+      .where((eb) =>
+        eb.or([
+          eb.and([eb("status", "=", "offered"), eb("created_at", "<=", now - P2P_OFFER_TTL_MS)]),
+          eb.and([eb("status", "=", "held"), eb("hold_until", "<=", now)]),
+          eb.and([eb("status", "in", ACTIVE), eb("updated_at", "<=", now - P2P_IDLE_MS)]),
+        ]),
+      )
       .limit(500)
       .execute();
     let n = 0;
     for (const t of due) {
-      if (!(await move(t.id, [t.status], { status: "expired", finished_at: now, reason: "not answered in time" }))) continue;
+      const idle = ACTIVE.includes(t.status);
+      const status: P2pStatus = idle ? "failed" : "expired";
+      const reason = idle ? "no activity" : "not answered in time";
+      if (!(await move(t.id, [t.status], { status, finished_at: now, reason }))) continue;
       n++;
-      const event = { event: "p2p.end", data: { transferId: t.id, status: "expired", reason: "not answered in time" } } as const;
+      if (idle) await logEnd(t, status, now);
+      const event = { event: "p2p.end", data: { transferId: t.id, status, reason } } as const;
       sockets.push(senderKey(t.id), event);
       sockets.push(receiverKey(t.receiver_device_id), event);
       forget(t.id);
@@ -556,9 +571,11 @@ export function createP2p(deps: P2pDeps) {
         .where("transfer_id", "=", row.id)
         .where("idx", "=", args.file)
         .execute();
-      if (received !== Number(file.received)) {
-        await k.updateTable("p2p_transfers").set({ done_bytes: sql`done_bytes + ${received - Number(file.received)}`, updated_at: clock.now() }).where("id", "=", row.id).execute();
-      }
+      await k
+        .updateTable("p2p_transfers")
+        .set({ done_bytes: sql`done_bytes + ${received - Number(file.received)}`, updated_at: clock.now() })
+        .where("id", "=", row.id)
+        .execute();
       if (state === "mismatch") {
         // The receiver sends the file again from its start: its hash and bytes are forgotten.
         await k.updateTable("p2p_files").set({ receiver_hash: "", state: "waiting" }).where("transfer_id", "=", row.id).where("idx", "=", args.file).execute();

@@ -174,6 +174,24 @@ describe("expiry and limits", () => {
     expect((await admin<Page<P2pHistoryEntry>>(`/api/logs/transmission/ptp?text=${a.account}&to=1`)).total).toBe(0);
   });
 
+  it("an accepted transfer with nothing reported for 10 minutes fails: the receiver is free again and both sides are logged", async () => {
+    const { a, b, sender, receiver, transferId } = await accepted();
+    expect((await deviceStatus(t, a.token, receiver.deviceId)).body.data.result).toBe(35);
+    t.clock.advance(9 * 60_000);
+    await receiver.files.ok("p2pProgress", { transferId, file: 0, bytes: 10 });
+    t.clock.advance(9 * 60_000);
+    // Progress 9 minutes ago: still busy.
+    expect((await deviceStatus(t, a.token, receiver.deviceId)).body.data.result).toBe(35);
+    t.clock.advance(60_001);
+    expect((await deviceStatus(t, a.token, receiver.deviceId)).body.data.result).toBe(0);
+    await until(() => sender.heard("p2p.end").length > 0 && receiver.heard("p2p.end").length > 0);
+    expect(sender.heard("p2p.end")).toEqual([{ transferId, status: "failed", reason: "no activity" }]);
+    expect(receiver.heard("p2p.end")).toEqual([{ transferId, status: "failed", reason: "no activity" }]);
+    expect((await sender.files.cmd("p2pSignal", { transferId, data: {} })).code).toBe(ErrorCode.P2pWrongState);
+    await t.engine.services.recorder.flush();
+    for (const who of [a, b]) expect((await admin<Page<TransferLogEntry>>(`/api/admin/logs/transfers?user=${who.account}`)).list.map((e) => [e.result, e.bytes])).toEqual([["failed", 10]]);
+  });
+
   it("the status look-up allows 60 a minute per user, then 4705 until the minute is over", async () => {
     const [a, b] = [await user(), await user()];
     const receiver = await browser(b.socketToken);
