@@ -74,7 +74,11 @@ export function SignInForm({ action }: { action: string }) {
   );
 }
 
-/** The non-closable logout notice a sign-in page shows at `?reason=expired` (session ended). */
+/**
+ * The logout notice a sign-in page shows at `?reason=expired` (session ended). Its one button, the ×
+ * and Escape all do the same: leave the notice for the sign-in form under it (issue 13, item 2: no
+ * dialog ignores Escape). A click beside it does not, so it is not missed.
+ */
 export function ExpiredNotice() {
   const { t } = useTranslation();
   const [searchParams, setSearchParams] = useSearchParams();
@@ -82,10 +86,12 @@ export function ExpiredNotice() {
     <Modal
       open={searchParams.get("reason") === "expired"}
       onClose={() => setSearchParams({}, { replace: true })}
+      // What opened it was the last page, so focus goes to what comes next: the account field.
+      afterClose={() => requestAnimationFrame(() => document.querySelector<HTMLInputElement>('form input[name="account"]')?.focus())}
       title={t("global.modal.logout.title")}
       okOnly
       confirmLabel={t("global.ok")}
-      closable={false}
+      closeOnBackdrop={false}
     >
       {t("global.modal.logout")}
     </Modal>

@@ -1,7 +1,7 @@
 import type { Locator, Page } from "@playwright/test";
 import { PERMISSION_FULL } from "../../contract/permissions";
 import { E2E_FILE_PORT, WEB_URL } from "../support/e2e-env";
-import { createUser, login, ok, uniqueAccount } from "../support/e2e-helpers";
+import { adminToken, createUser, login, ok, uniqueAccount } from "../support/e2e-helpers";
 import { connectFiles } from "../support/file-client";
 import { putInstallers, removeInstallers } from "../support/installers";
 import { solidPng } from "../support/sample-files";
@@ -70,7 +70,15 @@ async function scene(page: Page) {
   await signIn(page, account, PASSWORD);
   await page.waitForURL(/\/personal/);
   await hydrated(page);
-  return { account, token: signedIn.token };
+  return { account, token: signedIn.token, socketToken: signedIn.websocket_token };
+}
+
+/** Chooses `file` through the toolbar's Upload files button (clicked or, on even attempts, pressed with Enter): the button is what opened whatever the upload asks. */
+async function uploadThrough(page: Page, button: Locator, attempt: number, file: { name: string; mimeType: string; buffer: Buffer }) {
+  const chooser = page.waitForEvent("filechooser");
+  if (attempt % 2) await button.click();
+  else await pressOn(button);
+  await (await chooser).setFiles(file);
 }
 
 const table = (page: Page) => page.getByRole("region", { name: /^(Files in|.*中的文件$)/ });
@@ -237,4 +245,112 @@ test.describe("every dialog closes by its button, its × and Escape, and returns
       await walk(page, { name: title, open: (n) => (n % 2 ? opener().click() : pressOn(opener())), opener, button: "Cancel" });
     }
   });
+
+  test("the upload's name-clash question (English and Chinese)", async ({ page }) => {
+    await scene(page);
+    await expect(row(page, "notes.txt")).toBeVisible();
+    for (const [lang, upload, title, cancel] of [
+      ["en", "Upload files", "Files already exist", "Cancel"],
+      ["zh", "上传文件", "文件已存在", "取消"],
+    ] as const) {
+      if (lang === "zh") {
+        await page.getByRole("button", { name: "Switch the language to Chinese" }).click();
+        await expect(page.locator("html")).toHaveAttribute("lang", "zh");
+      }
+      const opener = () => page.getByRole("toolbar", { name: /^(File actions|文件操作)$/ }).getByRole("button", { name: upload, exact: true });
+      await walk(page, {
+        name: title,
+        open: (n) => uploadThrough(page, opener(), n, { name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("other notes") }),
+        opener,
+        button: cancel,
+      });
+    }
+    // Every way out was "do not upload": the file there is the one it was.
+    await page.getByRole("button", { name: "切换语言为英文" }).click();
+    await expect(row(page, "notes.txt")).toContainText("10 B");
+  });
+
+  test("move and copy's overwrite question: focus goes back to the toolbar button that started the move or copy", async ({ page }) => {
+    const { socketToken } = await scene(page);
+    const files = await connectFiles(FILE_URL, socketToken);
+    await seedFile(files, socketToken, "/docs/notes.txt", "older notes");
+    await files.close();
+    await expect(row(page, "notes.txt")).toBeVisible();
+    await table(page).getByRole("checkbox", { name: /notes\.txt/ }).check();
+    for (const mode of ["Copy", "Move"] as const) {
+      const opener = () => toolbar(page).getByRole("button", { name: mode, exact: true });
+      await walk(page, {
+        name: "Overwrite?",
+        open: async (n) => {
+          if (n % 2) await opener().click();
+          else await pressOn(opener());
+          const target = page.getByRole("dialog", { name: `${mode} to` });
+          await target.getByRole("button", { name: "docs", exact: true }).click();
+          await expect(target).toContainText("Target folder: /docs");
+          await target.getByRole("button", { name: "Confirm" }).click();
+        },
+        opener,
+        button: "Cancel",
+      });
+    }
+    // Nothing was overwritten or moved.
+    await expect(row(page, "notes.txt")).toBeVisible();
+  });
+
+  test("the client's size-overflow and large-upload dialogs (English and Chinese)", async ({ page }) => {
+    test.setTimeout(90_000);
+    const admin = await adminToken();
+    const transfer = await ok<{ tcpFileSizeLimitKB: number }>("GET", "/api/admin/settings/transfer", { token: admin });
+    const speed = await ok<{ clientPromptMB: number }>("GET", "/api/admin/settings/speed", { token: admin });
+    try {
+      await scene(page);
+      const upload = () => toolbar(page).getByRole("button", { name: "Upload files", exact: true });
+      // A batch over 1 MB suggests the client first.
+      await ok("PATCH", "/api/admin/settings/speed", { token: admin, body: { clientPromptMB: 1 } });
+      await page.reload();
+      await hydrated(page);
+      const big = { name: "big.bin", mimeType: "application/octet-stream", buffer: Buffer.alloc(2 * 1024 * 1024, 7) };
+      await walk(page, { name: "Large upload", open: (n) => uploadThrough(page, upload(), n, big), opener: upload, button: "Cancel" });
+      // Every way out leaves the batch to the client: nothing went up in the browser.
+      await expect(row(page, "big.bin")).toHaveCount(0);
+
+      // A file over the browser's limit is refused with the size-overflow dialog.
+      await ok("PATCH", "/api/admin/settings/speed", { token: admin, body: { clientPromptMB: speed.clientPromptMB } });
+      await ok("PATCH", "/api/admin/settings/transfer", { token: admin, body: { tcpFileSizeLimitKB: 1 } });
+      await page.reload();
+      await hydrated(page);
+      const overLimit = { name: "over.bin", mimeType: "application/octet-stream", buffer: Buffer.alloc(4096, 7) };
+      await walk(page, { name: "File too large for the browser", open: (n) => uploadThrough(page, upload(), n, overLimit), opener: upload, button: "Close" });
+      await page.getByRole("button", { name: "Switch the language to Chinese" }).click();
+      await expect(page.locator("html")).toHaveAttribute("lang", "zh");
+      const uploadZh = () => page.getByRole("toolbar", { name: "文件操作" }).getByRole("button", { name: "上传文件", exact: true });
+      await walk(page, { name: "文件超出浏览器传输上限", open: (n) => uploadThrough(page, uploadZh(), n, overLimit), opener: uploadZh, button: "关闭" });
+      await page.getByRole("button", { name: "切换语言为英文" }).click();
+    } finally {
+      await ok("PATCH", "/api/admin/settings/transfer", { token: admin, body: { tcpFileSizeLimitKB: transfer.tcpFileSizeLimitKB } });
+      await ok("PATCH", "/api/admin/settings/speed", { token: admin, body: { clientPromptMB: speed.clientPromptMB } });
+    }
+  });
+});
+
+test("the session-expired notice closes by OK, × and Escape onto the sign-in form, focus in its account field (English and Chinese)", async ({ browser }) => {
+  for (const lang of ["en", "zh"] as const) {
+    const context = await browser.newContext({ locale: lang === "zh" ? "zh-CN" : "en-US" });
+    await context.addCookies([{ name: "ferry_lang", value: lang, url: WEB_URL }]);
+    const page = await context.newPage();
+    try {
+      for (const way of ["button", "x", "escape"] as const) {
+        await page.goto("/signin?reason=expired");
+        await hydrated(page);
+        const notice = page.getByRole("dialog", { name: lang === "en" ? "Signed out" : "已退出登录" });
+        await expect(notice).toContainText(lang === "en" ? "Your sign-in has expired. Please sign in again." : "登录已失效，请重新登录。");
+        await closeBy(page, notice, way, lang === "en" ? "OK" : "确定");
+        await expect(notice, `the notice closes by ${way} (${lang})`).toHaveCount(0);
+        await expect(page).toHaveURL(/\/signin$/);
+        await expect(page.getByLabel(lang === "en" ? "Account" : "账号", { exact: true })).toBeFocused();
+      }
+    } finally {
+      await context.close();
+    }
+  }
 });

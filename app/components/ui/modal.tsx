@@ -98,11 +98,20 @@ export function Modal({
     latest.current = { onClose, afterClose, closable, phase };
   });
 
+  /**
+   * What had the focus when the modal opened. Headless UI gives the focus back to the last element
+   * clicked or focused, which is not always the opener: the Upload button clicks a hidden file input,
+   * and focusing that fails, leaving the focus on the page's body.
+   */
+  const opener = useRef<HTMLElement | null>(null);
+
   useEffect(() => {
     const current = latest.current.phase;
     if (open) {
       if (current === "open") return;
       if (current === "closing") return setPhase("open");
+      const active = document.activeElement;
+      opener.current = active instanceof HTMLElement && active !== document.body ? active : null;
       setPhase("opening");
       const timer = setTimeout(() => setPhase("open"), MODAL_OPEN_DELAY_MS);
       return () => clearTimeout(timer);
@@ -121,6 +130,18 @@ export function Modal({
     }, MODAL_CLOSE_DELAY_MS);
     return () => clearTimeout(timer);
   }, [open]);
+
+  useEffect(() => {
+    if (phase !== "closed" || !opener.current) return;
+    const target = opener.current;
+    opener.current = null;
+    // After Headless UI's own restore: only when it left the focus nowhere.
+    const frame = requestAnimationFrame(() => {
+      const active = document.activeElement;
+      if ((!active || active === document.body) && target.isConnected) target.focus();
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [phase]);
 
   useEffect(() => {
     if (phase !== "open") return;
