@@ -141,7 +141,7 @@ test.describe("request bodies past the form cap", () => {
   test("a post to a page without an action is refused without reading its body", async ({ browser }) => {
     test.setTimeout(120_000);
     const shareId = await shareOfFolder();
-    for (const path of ["/personal", "/group", "/p2p/sender", `/share/${shareId}/socket`, "/download/windows", "/transfers/hash-worker.js", "/"]) {
+    for (const path of ["/personal", "/group", "/p2p/receiver", `/share/${shareId}/socket`, "/download/windows", "/transfers/hash-worker.js", "/"]) {
       for (const chunked of [false, true]) {
         const answer = await rawPost(`${WEB_URL}${path}`, { size: 256 * MiB, chunked });
         expect({ path, chunked, status: answer.status }).toEqual({ path, chunked, status: 405 });
