@@ -20,6 +20,8 @@ export const deviceKey = z.string().regex(/^[A-Za-z0-9_-]{43}$/, "32 bytes, base
 export const transferId = z.string().uuid();
 const hashHex = z.string().regex(/^[0-9a-f]{64}$/, "64 lowercase hex digits");
 
+/** Devices kept per user: past it the least recently seen go (a browser whose site data was cleared is a new device). */
+export const P2P_DEVICES_PER_USER = 50;
 /** Most entries (files and folders) in one offer: the spec's share limit. */
 export const P2P_MAX_ENTRIES = 10_000;
 /** Largest `p2pSignal` payload (SDP or ICE candidate), as JSON text. */

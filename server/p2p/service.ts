@@ -3,6 +3,7 @@ import { type Kysely, type Selectable, sql } from "kysely";
 import { Permission, hasPermission } from "../../contract/permissions";
 import {
   P2P_ACTIVE_STATUSES,
+  P2P_DEVICES_PER_USER,
   P2P_IDLE_MS,
   P2P_OFFER_TTL_MS,
   P2P_OPEN_STATUSES,
@@ -180,6 +181,24 @@ export function createP2p(deps: P2pDeps) {
     return n;
   }
 
+  /**
+   * A user keeps at most P2P_DEVICES_PER_USER devices (each cleared browser makes one): past it the
+   * least recently seen ones go, never `keep`; their ids answer 33 from then on.
+   */
+  async function pruneDevices(userId: number, keep: string) {
+    const old = await k
+      .selectFrom("p2p_devices")
+      .select("id")
+      .where("user_id", "=", userId)
+      .where("device_id", "<>", keep)
+      .orderBy("last_seen_at", "desc")
+      .orderBy("id", "desc")
+      .offset(P2P_DEVICES_PER_USER - 1)
+      .limit(1000)
+      .execute();
+    if (old.length > 0) await k.deleteFrom("p2p_devices").where("id", "in", old.map((d) => d.id)).execute();
+  }
+
   async function busy(receiverDeviceId: string, except?: string): Promise<boolean> {
     let q = k.selectFrom("p2p_transfers").select("id").where("receiver_device_id", "=", receiverDeviceId).where("status", "in", ACTIVE);
     if (except) q = q.where("id", "<>", except);
@@ -332,6 +351,7 @@ export function createP2p(deps: P2pDeps) {
         try {
           await k.insertInto("p2p_devices").values({ user_id: userId, key_hash: hash, device_id: candidate, created_at: now, last_seen_at: now, receiving_until: null }).execute();
           deviceId = candidate;
+          await pruneDevices(userId, candidate);
         } catch (error) {
           // Another id of that number, or the same key registered at the same moment: look again.
           if (!isUniqueViolation(error)) throw error;

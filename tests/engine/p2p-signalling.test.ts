@@ -70,6 +70,28 @@ describe("devices", () => {
     expect(otherUser.deviceId).not.toBe(otherKey.deviceId);
   });
 
+  it("a user keeps 50 devices: a new one past that removes the least recently seen", async () => {
+    const [a, b] = [await user(), await user()];
+    const first = await browser(a.socketToken);
+    const second = await browser(a.socketToken);
+    const ids = [first.deviceId, second.deviceId];
+    for (let i = 0; i < 48; i++) {
+      t.clock.advance(1);
+      ids.push((await first.files.ok("p2pRegister", { deviceKey: newDeviceKey() })).deviceId);
+    }
+    // 50 devices: all still there. (The first socket is now the last device it registered.)
+    expect(new Set(ids).size).toBe(50);
+    expect((await deviceStatus(t, b.token, first.deviceId)).body.data.result).toBe(0);
+    // Seen again: the first device is the newest now; the second is the least recently seen.
+    t.clock.advance(1);
+    expect((await first.files.ok("p2pRegister", { deviceKey: first.deviceKey })).deviceId).toBe(first.deviceId);
+    t.clock.advance(1);
+    await first.files.ok("p2pRegister", { deviceKey: newDeviceKey() });
+    expect((await deviceStatus(t, b.token, second.deviceId)).body.data.result).toBe(33);
+    expect((await deviceStatus(t, b.token, first.deviceId)).body.data.result).toBe(0);
+    expect((await deviceStatus(t, b.token, ids[2]!)).body.data.result).toBe(0);
+  });
+
   it("a socket acts only as the device it registered; a malformed key is refused", async () => {
     const a = await user();
     const bare = await connectFiles(t.fileUrl, a.socketToken);
