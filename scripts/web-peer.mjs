@@ -35,3 +35,34 @@ diagnostics.subscribe("http.server.request.start", ({ request }) => {
 
 // Tells the web that the header above is this preload's, not a visitor's (engine.server.ts reads it).
 globalThis[Symbol.for("ferry.webPeer")] = true;
+
+// A post from another site (its Origin names another host, or is "null") is refused by Remix itself,
+// before any route runs, with an empty 500: a blank page. Its Origin is moved aside into
+// x-ferry-foreign-origin, which app/utils/csrf.server.ts refuses with the product's 403 page in the
+// reader's language. (A visitor sending that header only gets their own request refused.)
+const FOREIGN = "x-ferry-foreign-origin";
+diagnostics.subscribe("http.server.request.start", ({ request }) => {
+  const raw = request.rawHeaders;
+  let origin = null;
+  for (let i = raw.length - 2; i >= 0; i -= 2) {
+    const name = raw[i].toLowerCase();
+    if (name === FOREIGN) raw.splice(i, 2);
+    else if (name === "origin") origin = raw[i + 1];
+  }
+  const headers = request.headers;
+  delete headers[FOREIGN];
+  if (origin === null || request.method === "GET" || request.method === "HEAD") return;
+  const forwarded = headers["x-forwarded-host"];
+  const host = (typeof forwarded === "string" && forwarded.split(",")[0].trim()) || headers.host;
+  let originHost = null;
+  try {
+    originHost = origin === "null" ? null : new URL(origin).host;
+  } catch {
+    // not a URL: foreign as well
+  }
+  if (originHost !== null && originHost === host) return;
+  for (let i = raw.length - 2; i >= 0; i -= 2) if (raw[i].toLowerCase() === "origin") raw.splice(i, 2);
+  raw.push(FOREIGN, origin);
+  delete headers.origin;
+  headers[FOREIGN] = origin;
+});

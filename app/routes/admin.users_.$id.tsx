@@ -5,12 +5,15 @@ import { defaultsOf } from "~/admin/users/user-form";
 import { storageChoices, userFormAction } from "~/admin/users/user-form.server";
 import { requireAdmin, type SignedIn } from "~/utils/session.server";
 import { idParams, type AdminUser } from "../../contract/admin";
+import { ErrorCode } from "../../contract/errors";
 
 async function loadUser(admin: SignedIn, params: Record<string, string | undefined>): Promise<AdminUser> {
   const id = idParams.safeParse({ id: params.id });
   if (!id.success) throw new Response("Not found", { status: 404 });
   const reply = await admin.call<AdminUser>(`/api/admin/users/${id.data.id}`);
-  if (!reply.result || !reply.data) throw new Response(reply.message, { status: reply.code === 4001 ? 404 : 502 });
+  // The engine says 4118 for an id it does not know (4001 is an account name): the page does not exist.
+  const missing: number[] = [ErrorCode.UserNotFound, ErrorCode.AccountNotExist];
+  if (!reply.result || !reply.data) throw new Response(reply.message, { status: missing.includes(reply.code) ? 404 : 502 });
   return reply.data;
 }
 

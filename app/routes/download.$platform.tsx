@@ -1,4 +1,4 @@
-import type { LoaderFunctionArgs } from "@remix-run/node";
+import { type LoaderFunctionArgs, redirect } from "@remix-run/node";
 import type { Envelope } from "../../contract/envelope";
 import { ENGINE_TIMEOUT_MS } from "~/utils/engine.server";
 import { env } from "~/utils/env.server";
@@ -32,7 +32,8 @@ function backTo(request: Request): string {
  */
 export async function loader({ request, params }: LoaderFunctionArgs) {
   const platform = params.platform ?? "";
-  if (!PLATFORMS.has(platform)) throw new Response("Not found", { status: 404 });
+  // Any other address leads to sign-in (docs/web.md), not to a bare "Not found" this resource route cannot style.
+  if (!PLATFORMS.has(platform)) throw redirect("/signin");
   const user = await requireUser(request);
   const back = backTo(request);
   const fail = async (message: string) => redirectWithToast(back, { type: "error", message }, { headers: { "Set-Cookie": await user.commit() } });

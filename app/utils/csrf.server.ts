@@ -4,6 +4,8 @@
  * another origin, is refused. (The session cookie is SameSite=Lax as well.)
  */
 export function assertSameSite(request: Request) {
+  // An Origin of another site, moved aside by scripts/web-peer.mjs before Remix refused it with a blank 500.
+  if (request.headers.has("X-Ferry-Foreign-Origin")) throw new Response("Cross-site request refused", { status: 403 });
   const site = request.headers.get("Sec-Fetch-Site");
   if (site && site !== "same-origin" && site !== "none") throw new Response("Cross-site request refused", { status: 403 });
   const origin = request.headers.get("Origin");
