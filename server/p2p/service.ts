@@ -360,10 +360,7 @@ export function createP2p(deps: P2pDeps) {
       if (!deviceId) throw new FerryError("UnknownException", { reason: "no free device id" });
       // A socket that was another device (another account signed in) is not its receiver any more.
       const before = socketDevices.get(session.channel.id);
-      if (before && before.deviceId !== deviceId) {
-        sockets.unbind(receiverKey(before.deviceId), session.channel);
-        await setReceiving(before.deviceId, null);
-      }
+      if (before && before.deviceId !== deviceId && sockets.unbind(receiverKey(before.deviceId), session.channel)) await setReceiving(before.deviceId, null);
       attach(session.channel, userId, deviceId);
       return { deviceId };
     },
@@ -374,8 +371,8 @@ export function createP2p(deps: P2pDeps) {
       if (d.deviceId !== args.deviceId) throw new FerryError("P2pNoSuchDevice");
       const channel = session.channel!;
       if (!args.allow) {
-        sockets.unbind(receiverKey(d.deviceId), channel);
-        await setReceiving(d.deviceId, null);
+        // Another tab that receives keeps receiving.
+        if (sockets.unbind(receiverKey(d.deviceId), channel)) await setReceiving(d.deviceId, null);
         return { held: [], active: [] };
       }
       const replaced = sockets.bind(receiverKey(d.deviceId), channel);

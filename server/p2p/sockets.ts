@@ -10,8 +10,8 @@ import type { SocketChannel } from "../fileserver/socket";
 export interface DeviceSockets {
   /** Makes `channel` the socket of `key`; returns the one it replaced (another socket), if any. */
   bind(key: string, channel: SocketChannel): SocketChannel | null;
-  /** Forgets `key` if `channel` (or anyone, when left out) holds it. */
-  unbind(key: string, channel?: SocketChannel): void;
+  /** Forgets `key` if `channel` (or anyone, when left out) holds it; whether it did. */
+  unbind(key: string, channel?: SocketChannel): boolean;
   /** Whether a socket holds `key` here. */
   has(key: string): boolean;
   /** Sends to the socket of `key`; false when there is none. */
@@ -43,9 +43,10 @@ export function createDeviceSockets(): DeviceSockets {
     },
     unbind(key, channel) {
       const held = byKey.get(key);
-      if (!held || (channel && held.id !== channel.id)) return;
+      if (!held || (channel && held.id !== channel.id)) return false;
       byKey.delete(key);
       forget(key, held);
+      return true;
     },
     has: (key) => byKey.has(key),
     push(key, event) {

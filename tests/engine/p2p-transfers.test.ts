@@ -216,5 +216,10 @@ describe("expiry and limits", () => {
     expect(first.heard("p2p.replaced")).toEqual([{ deviceId: first.deviceId }]);
     await settle();
     expect(second.heard("p2p.replaced")).toEqual([]);
+    // The replaced tab saying it no longer receives leaves the other one receiving.
+    await first.files.ok("p2pReceive", { deviceId: first.deviceId, allow: false });
+    expect((await deviceStatus(t, b.token, first.deviceId)).body.data.online).toBe(true);
+    await second.files.ok("p2pReceive", { deviceId: second.deviceId, allow: false });
+    expect((await deviceStatus(t, b.token, first.deviceId)).body.data.online).toBe(false);
   });
 });
