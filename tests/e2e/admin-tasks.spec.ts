@@ -11,10 +11,10 @@ import { adminConsolePage, auditPage, consoleScreens } from "./admin-console";
 import { expect, hydrated, seedFile, test } from "./fixtures";
 
 /**
- * General tasks and Point to point (admin spec section 2 "Transfer"): a user's large download, read
+ * General tasks (admin spec section 2 "Transfer"): a user's large download, read
  * slowly by this test, shows on the tasks screen with its bytes growing as the page updates itself;
  * the administrator stops it after a confirmation naming it, the download breaks and the row leaves;
- * the transfer log has it as stopped, with a detail view. Point to point shows its empty state.
+ * the transfer log has it as stopped, with a detail view (Point to point: admin-p2p.spec.ts).
  * English and Chinese, axe, screenshots to /tmp/ferry/screens/tasks/.
  */
 const PASSWORD = "Tasks#Ferry2026";
@@ -72,9 +72,6 @@ const LOCALES = [
     stoppedResult: "Stopped",
     details: "Details",
     detailTitle: "Transfer details",
-    p2p: "Point to point",
-    p2pEmpty: "No point-to-point transfers yet",
-    p2pWhat: /directly between two desktop clients/,
   },
   {
     locale: "zh-CN",
@@ -89,14 +86,11 @@ const LOCALES = [
     stoppedResult: "已停止",
     details: "详情",
     detailTitle: "传输详情",
-    p2p: "点对点",
-    p2pEmpty: "暂无点对点传输",
-    p2pWhat: /两个桌面客户端之间直接进行的传输/,
   },
 ] as const;
 
 for (const l of LOCALES) {
-  test(`tasks: watch a slow download, stop it, find it in the log; P2P empty (${l.lang})`, async ({ browser }) => {
+  test(`tasks: watch a slow download, stop it, find it in the log (${l.lang})`, async ({ browser }) => {
     test.setTimeout(120_000);
     const file = `/video-${l.lang}.bin`;
     const { url } = await files.ok("download", { groupId: 0, paths: [file] });
@@ -144,16 +138,8 @@ for (const l of LOCALES) {
     await auditPage(page, `transfer log ${l.lang}`);
     await consoleScreens(page, `admin-tasks-log-${l.lang}`);
 
-    // Point to point: its empty state.
-    await page.goto("/admin/transfer/p2p");
-    await expect(page.getByRole("heading", { level: 1, name: l.p2p })).toBeVisible();
-    await expect(page.getByText(l.p2pEmpty)).toBeVisible();
-    await expect(page.getByText(l.p2pWhat)).toBeVisible();
-    await auditPage(page, `p2p ${l.lang}`);
-    await consoleScreens(page, `admin-p2p-${l.lang}`);
-
     await mkdir(SCREENS, { recursive: true });
-    for (const name of [`admin-tasks-${l.lang}`, `admin-tasks-stop-${l.lang}`, `admin-tasks-log-${l.lang}`, `admin-p2p-${l.lang}`]) {
+    for (const name of [`admin-tasks-${l.lang}`, `admin-tasks-stop-${l.lang}`, `admin-tasks-log-${l.lang}`]) {
       await copyFile(path.join("test-results", "screens", `${name}.png`), path.join(SCREENS, `${name}.png`));
     }
     await context.close();

@@ -1,0 +1,129 @@
+import { Form, useFetcher, useNavigate, useNavigation } from "@remix-run/react";
+import { useEffect, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
+import type { P2pLiveEntry } from "../../../contract/p2p";
+import { formatSize } from "../../../contract/sizes";
+import { useFormatTime } from "~/admin/dashboard/format";
+import { Button, ButtonLink } from "~/components/ui/button";
+import { Pagination } from "~/components/ui/pagination";
+import { Progress } from "~/components/ui/progress";
+import { Table, type Column } from "~/components/ui/table";
+import { TextInput } from "~/components/ui/text-input";
+import { NamesCell, PartyCell, StatusCell } from "./cells";
+import type { P2pLiveData } from "./data.server";
+import { liveEngineQuery, p2pSearch, type P2pQuery } from "./query";
+
+/** How often the page asks for the live values while it is shown (ms), as the General tasks screen does. */
+export const P2P_LIVE_POLL_MS = 1500;
+
+/**
+ * The live values: the loader's snapshot first, then (with JavaScript) the resource route
+ * /admin/transfer/p2p/live every P2P_LIVE_POLL_MS while the tab is visible and no navigation is
+ * under way; a new snapshot (a search, a page) replaces them at once and answers to polls asked
+ * before it are dropped. An engine that stops answering keeps the last values, marked stale.
+ * Without JavaScript the snapshot stays, with a Refresh link.
+ */
+function useLive(initial: P2pLiveData, query: P2pQuery): { live: P2pLiveData; stale: boolean } {
+  const fetcher = useFetcher<P2pLiveData>({ key: "transfer-p2p-live" });
+  const navigation = useNavigation();
+  const search = liveEngineQuery(query);
+  const [live, setLive] = useState(initial);
+  const [stale, setStale] = useState(false);
+  const generation = useRef(0);
+  const asked = useRef(-1);
+  useEffect(() => {
+    generation.current += 1;
+    setLive(initial);
+    setStale(false);
+  }, [initial, search]);
+  useEffect(() => {
+    const polled = fetcher.data;
+    if (!polled || asked.current !== generation.current) return;
+    if (polled.unreachable) setStale(true);
+    else {
+      setLive(polled);
+      setStale(false);
+    }
+  }, [fetcher.data]);
+  useEffect(() => {
+    const url = `/admin/transfer/p2p/live${p2pSearch({ ...query, tab: "live" })}`;
+    const timer = setInterval(() => {
+      if (document.visibilityState !== "visible" || fetcher.state !== "idle" || navigation.state !== "idle") return;
+      asked.current = generation.current;
+      fetcher.load(url);
+    }, P2P_LIVE_POLL_MS);
+    return () => clearInterval(timer);
+    // The query's engine form names everything the poll depends on.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [search, fetcher.state, navigation.state]);
+  return { live, stale };
+}
+
+export function P2pLivePanel({ initial, query }: { initial: P2pLiveData; query: P2pQuery }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const { live, stale } = useLive(initial, query);
+  const started = useFormatTime("dateTime");
+  const here = (q: Partial<P2pQuery>) => `/admin/transfer/p2p${p2pSearch({ ...query, tab: "live", ...q })}`;
+  const list = live.unreachable ? [] : live.page.list;
+
+  const columns: Column<P2pLiveEntry>[] = [
+    { type: "custom", key: "sender", title: t("admin.p2p.column.sender"), width: 140, render: (e) => <PartyCell party={e.sender} /> },
+    { type: "custom", key: "receiver", title: t("admin.p2p.column.receiver"), width: 140, render: (e) => <PartyCell party={e.receiver} /> },
+    { type: "custom", key: "names", title: t("admin.p2p.column.names"), render: (e) => <NamesCell entry={e} /> },
+    {
+      type: "custom",
+      key: "progress",
+      title: t("admin.p2p.column.progress"),
+      width: 170,
+      render: (e) => (
+        <Progress
+          label={t("admin.p2p.progress.label", { sender: e.sender.account, receiver: e.receiver.account })}
+          value={e.doneBytes}
+          max={e.totalBytes}
+          detail={t("admin.p2p.progress.of", { done: formatSize(e.doneBytes), total: formatSize(e.totalBytes) })}
+        />
+      ),
+    },
+    { type: "custom", key: "speed", title: t("admin.p2p.column.speed"), width: 95, nowrap: true, render: (e) => (e.speed > 0 ? t("admin.p2p.speed", { speed: formatSize(e.speed) }) : t("admin.p2p.none")) },
+    { type: "custom", key: "status", title: t("admin.p2p.column.status"), width: 170, render: (e) => <StatusCell status={e.status} path={e.path} /> },
+    { type: "time", key: "started", title: t("admin.p2p.column.started"), render: (e) => <time dateTime={new Date(e.createdAt).toISOString()}>{started(e.createdAt)}</time> },
+  ];
+
+  return (
+    <div className="flex flex-col gap-4">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <p className="text-sm text-gray-600">
+          {t("admin.p2p.live.intro")} <span data-script-only="">{t("admin.p2p.live.updating", { seconds: P2P_LIVE_POLL_MS / 1000 })}</span>
+          <noscript>{t("admin.p2p.live.snapshot")}</noscript>
+        </p>
+        <ButtonLink href={here({})} variant="outlined">
+          {t("admin.p2p.refresh")}
+        </ButtonLink>
+      </div>
+      {(live.unreachable || stale) && (
+        <p role="status" className="text-sm text-red-700">
+          {t("admin.p2p.live.unreachable")}
+        </p>
+      )}
+      <Form method="get" action="/admin/transfer/p2p" role="search" aria-label={t("admin.p2p.search")} className="flex flex-wrap items-end gap-3">
+        <input type="hidden" name="size" value={query.size} />
+        <TextInput type="search" name="text" label={t("admin.p2p.search.text")} placeholder={t("admin.p2p.search.text.placeholder")} defaultValue={query.text} maxLength={200} className="w-64" />
+        <Button type="submit">{t("global.search")}</Button>
+        <ButtonLink href={here({ text: "", page: 1 })} variant="outlined">
+          {t("global.reset")}
+        </ButtonLink>
+      </Form>
+      {!live.unreachable && (
+        <p role="status" className="text-sm text-gray-700">
+          {t("admin.p2p.live.totals", { count: live.page.total })}
+        </p>
+      )}
+      {list.length === 0 && <p className="text-sm text-gray-600">{t("admin.p2p.live.empty")}</p>}
+      <Table columns={columns} data={list} rowKey="transferId" label={t("admin.p2p.live.table")} rowLabel={(e) => `${e.sender.account} → ${e.receiver.account}`} />
+      {!live.unreachable && (
+        <Pagination total={live.page.total} page={query.page} pageSize={query.size} hrefFor={(p, s) => here({ page: p, size: s })} onChange={(p, s) => navigate(here({ page: p, size: s }))} />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,79 @@
+import type { P2pStatus } from "../../../contract/p2p";
+import { readPaginationParams } from "~/components/ui/pagination-model";
+import { dayStart } from "~/admin/logs/query";
+
+/** The Point to point screen's state as its URL carries it (plain GET forms and links, so it all works without JavaScript). */
+export type P2pTab = "live" | "history" | "settings";
+
+/** The statuses a transfer has once it ended: the history's status filter. */
+export const P2P_ENDED_STATUSES = ["done", "failed", "cancelled", "declined", "expired"] as const satisfies readonly P2pStatus[];
+export type EndedStatus = (typeof P2P_ENDED_STATUSES)[number];
+
+export interface P2pQuery {
+  tab: P2pTab;
+  /** Part of either account, or a whole device id (spaces allowed: "482 913 557"). */
+  text: string;
+  /** History filters: an ended status, and creation days (yyyy-mm-dd in the reader's time zone, "to" included whole). */
+  status: EndedStatus | "";
+  from: string;
+  to: string;
+  page: number;
+  size: number;
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+export function readP2pQuery(params: URLSearchParams): P2pQuery {
+  const { page, size } = readPaginationParams(params);
+  const tab = params.get("tab");
+  const status = params.get("status") ?? "";
+  const date = (name: string) => {
+    const v = (params.get(name) ?? "").trim();
+    return DATE.test(v) ? v : "";
+  };
+  return {
+    tab: tab === "history" || tab === "settings" ? tab : "live",
+    text: (params.get("text") ?? "").trim().slice(0, 200),
+    status: (P2P_ENDED_STATUSES as readonly string[]).includes(status) ? (status as EndedStatus) : "",
+    from: date("from"),
+    to: date("to"),
+    page,
+    size,
+  };
+}
+
+/** The screen's own URL search (`?tab=…`) for a state; defaults are left out. */
+export function p2pSearch(q: Partial<P2pQuery>): string {
+  const p = new URLSearchParams();
+  if (q.tab && q.tab !== "live") p.set("tab", q.tab);
+  if (q.text) p.set("text", q.text);
+  if (q.status) p.set("status", q.status);
+  if (q.from) p.set("from", q.from);
+  if (q.to) p.set("to", q.to);
+  if (q.page && q.page > 1) p.set("page", String(q.page));
+  if (q.size) p.set("size", String(q.size));
+  const s = p.toString();
+  return s ? `?${s}` : "";
+}
+
+/** A typed device id ("482 913 557") as the engine matches it; any other text as typed. */
+const engineText = (text: string) => (/^[\d\s]+$/.test(text) ? text.replace(/\s+/g, "") : text);
+
+/** The engine's query of the live list (GET /api/transmission/ptp/current). */
+export function liveEngineQuery(q: P2pQuery): string {
+  const p = new URLSearchParams({ pageNum: String(q.page), pageSize: String(q.size) });
+  if (q.text) p.set("text", engineText(q.text));
+  return p.toString();
+}
+
+/** The engine's query of the history (GET /api/logs/transmission/ptp): dates as unix ms in the reader's time zone. */
+export function historyEngineQuery(q: P2pQuery, timeZone: string): string {
+  const p = new URLSearchParams({ pageNum: String(q.page), pageSize: String(q.size) });
+  if (q.text) p.set("text", engineText(q.text));
+  if (q.status) p.set("status", q.status);
+  const from = q.from ? dayStart(q.from, timeZone) : null;
+  const to = q.to ? dayStart(q.to, timeZone, 1) : null;
+  if (from !== null) p.set("from", String(from));
+  if (to !== null) p.set("to", String(to));
+  return p.toString();
+}
