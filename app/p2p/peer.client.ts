@@ -6,6 +6,7 @@ import { TransferStatus, type P2pRow, type P2pRowState, type TransferItem, type 
 import { transferStore } from "../transfers/use-transfers";
 import { deviceKey } from "./device.client";
 import { formatDeviceId } from "./device-id";
+import type { PickedItem, RemoteFile } from "./picked";
 import { BUFFER_LOW_BYTES, bytesDone, chunkRanges, decodeFrame, encodeControl, mustPause, ReceiveTracker, resumePoint, type ControlFrame, type ManifestFile } from "./protocol";
 
 /**
@@ -48,8 +49,45 @@ export interface ReceiverState {
   offers: readonly IncomingOffer[];
 }
 
-/** What the sender sends: a file from this computer with its path in the transfer, or an empty folder. */
-export type SendEntry = { path: string; file: File } | { path: string; folder: true };
+/** What the sender sends (picked.ts): a file from this computer or its Ferry space, or an empty folder. */
+export type SendEntry = PickedItem;
+
+/** Bytes fetched per ranged GET of a Ferry file (cut into CHUNK_BYTES frames). */
+const REMOTE_WINDOW_BYTES = 4 * 1024 * 1024;
+
+interface Source {
+  size: number;
+  read(start: number, end: number): Promise<ArrayBuffer>;
+  hash(): Promise<string>;
+}
+
+function localSource(file: File, session: P2pSession): Source {
+  return { size: file.size, read: (start, end) => file.slice(start, end).arrayBuffer(), hash: () => session.hash(file) };
+}
+
+/** A Ferry file: its bytes by Range requests (a window at a time), its BLAKE3 as the engine recorded it. */
+async function remoteSource(remote: RemoteFile, connection: FileConnection): Promise<Source> {
+  const { url } = await connection.cmd("download", { groupId: remote.groupId, paths: [remote.path] });
+  const href = connection.href(url);
+  let window: { start: number; bytes: ArrayBuffer } | null = null;
+  return {
+    size: remote.size,
+    async read(start, end) {
+      if (!window || start < window.start || end > window.start + window.bytes.byteLength) {
+        const last = Math.min(remote.size, start + REMOTE_WINDOW_BYTES) - 1;
+        const response = await fetch(href, { headers: { Range: `bytes=${start}-${last}` } });
+        if (response.status !== 206 && !(response.status === 200 && start === 0)) throw new Error(`range answered ${response.status}`);
+        window = { start, bytes: await response.arrayBuffer() };
+      }
+      return window.bytes.slice(start - window.start, end - window.start);
+    },
+    async hash() {
+      const attributes = await connection.cmd("attributes", { groupId: remote.groupId, paths: [remote.path] });
+      if (!attributes.hash) throw new Error("no recorded hash");
+      return attributes.hash;
+    },
+  };
+}
 
 type Uploader = (items: UploadItem[], target: UploadTarget) => void;
 
@@ -175,7 +213,9 @@ export class P2pSession {
   /** Offers `entries` to device `to` (the status call said it is ready); the files go once the receiver accepts. */
   async send(to: string, peerAccount: string, entries: readonly SendEntry[]): Promise<string> {
     const fromDevice = await this.register();
-    const files = entries.map((e) => ("file" in e ? { path: e.path, size: e.file.size, kind: 0 as const } : { path: e.path, size: 0, kind: 1 as const }));
+    const files = entries.map((e) =>
+      "file" in e ? { path: e.path, size: e.file.size, kind: 0 as const } : "remote" in e ? { path: e.path, size: e.remote.size, kind: 0 as const } : { path: e.path, size: 0, kind: 1 as const },
+    );
     const { transferId } = await this.connection.cmd("p2pOffer", { to, fromDevice, files, hold: false });
     const link = new PeerLink(this, "send", transferId, `${peerAccount} (${formatDeviceId(to)})`, files, entries);
     this.links.set(transferId, link);
@@ -487,11 +527,17 @@ class PeerLink {
     try {
       for (let i = from.file; i < this.entries.length; i++) {
         const entry = this.entries[i]!;
-        if (!("file" in entry)) continue;
-        const file = entry.file;
+        if ("folder" in entry) continue;
+        let file: Source;
+        try {
+          file = "file" in entry ? localSource(entry.file, this.session) : await remoteSource(entry.remote, this.session.connection);
+        } catch {
+          return this.fail("p2p.reason.read");
+        }
         const offset = i === from.file ? Math.min(from.offset, file.size) : 0;
         // The hash of the whole file from its source, prefix included (a resume hashes it again).
-        const hashing = this.session.hash(file);
+        const hashing = file.hash();
+        hashing.catch(() => undefined);
         this.control({ t: "file", file: i, offset, size: file.size });
         for (const [start, end] of chunkRanges(file.size, offset)) {
           if (this.ended) return;
@@ -499,7 +545,7 @@ class PeerLink {
           if (this.ended) return;
           let bytes: ArrayBuffer;
           try {
-            bytes = await file.slice(start, end).arrayBuffer();
+            bytes = await file.read(start, end);
           } catch {
             return this.fail("p2p.reason.read");
           }

@@ -1,8 +1,15 @@
 import type { UploadBatch } from "../transfers/types";
 import type { P2pEntry } from "./file-group";
 
-/** A file of this computer with its path in the transfer, or an empty folder. */
-export type PickedItem = { path: string; file: File } | { path: string; folder: true };
+/** A file of the sender's Ferry space (read by ranged GETs when it is sent). */
+export interface RemoteFile {
+  groupId: number;
+  path: string;
+  size: number;
+}
+
+/** A file of this computer or of the Ferry space with its path in the transfer, or an empty folder. */
+export type PickedItem = { path: string; file: File } | { path: string; remote: RemoteFile } | { path: string; folder: true };
 
 /** One line of the sender's list: a file or a top folder, with what it sends. */
 export interface Picked {

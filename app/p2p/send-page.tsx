@@ -13,6 +13,7 @@ import type { UploadBatch } from "../transfers/types";
 import { formatSize } from "../utils/format";
 import { rememberedIds, rememberReceiver, storedFileGroup, storeFileGroup } from "./device.client";
 import { formatDeviceId } from "./device-id";
+import { FerryPicker } from "./ferry-picker";
 import { groupOf } from "./file-group";
 import { pickedFromBatch, type Picked } from "./picked";
 import { sendSchema, type SendCheck } from "./send-form";
@@ -35,6 +36,7 @@ export function SendPage({ fetcher }: { fetcher: FetcherWithComponents<SendCheck
   const [errors, setErrors] = useState<Errors>({});
   const [dragging, setDragging] = useState(false);
   const [sending, setSending] = useState(false);
+  const [ferryOpen, setFerryOpen] = useState(false);
   const filesInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
   const handled = useRef<unknown>(null);
@@ -51,13 +53,15 @@ export function SendPage({ fetcher }: { fetcher: FetcherWithComponents<SendCheck
     setPickedState(memory ?? storedFileGroup().list.map((entry) => ({ entry: { ...entry, old: true }, items: [] })));
   }, []);
 
-  const add = (batch: UploadBatch) => {
-    const lines = pickedFromBatch(batch);
+  const addLines = (lines: Picked[]) => {
     if (lines.length === 0) return;
-    const names = new Set(lines.map((l) => l.entry.name));
-    setPicked([...picked.filter((p) => !names.has(p.entry.name)), ...lines]);
+    // A line picked again (same name, same place) replaces the first.
+    const key = (p: Picked) => `${p.entry.source ?? "local"}\u0000${p.entry.name}`;
+    const keys = new Set(lines.map(key));
+    setPicked([...picked.filter((p) => !keys.has(key(p))), ...lines]);
     setErrors((e) => ({ ...e, entries: undefined }));
   };
+  const add = (batch: UploadBatch) => addLines(pickedFromBatch(batch));
 
   const sendable = picked.filter((p) => p.items.length > 0);
   const group = groupOf(sendable.map((p) => p.entry));
@@ -176,6 +180,9 @@ export function SendPage({ fetcher }: { fetcher: FetcherWithComponents<SendCheck
               <UploadIcon />
               {t("p2p.sender.add-folder")}
             </Button>
+            <Button type="button" variant="outlined" onClick={() => setFerryOpen(true)}>
+              {t("p2p.sender.add-ferry")}
+            </Button>
             {picked.length > 0 && (
               <Button type="button" variant="text" onClick={() => setPicked([])}>
                 {t("p2p.sender.clear")}
@@ -238,6 +245,7 @@ export function SendPage({ fetcher }: { fetcher: FetcherWithComponents<SendCheck
           <p className="text-sm text-gray-700">{t("p2p.sender.summary", { files: group.fileCount, folders: group.folderCount, size: formatSize(group.size) })}</p>
         </section>
 
+        <FerryPicker open={ferryOpen} onClose={() => setFerryOpen(false)} onAdd={addLines} />
         {errors.form && <Callout tone="error">{text(errors.form)}</Callout>}
         <div>
           <Button type="submit" loading={busy}>

@@ -7,7 +7,7 @@ import { PERMISSION_FULL } from "../../contract/permissions";
 import { E2E_FILE_PORT } from "../support/e2e-env";
 import { createUser, login, uniqueAccount, WEB_URL } from "../support/e2e-helpers";
 import { connectFiles } from "../support/file-client";
-import { expect, hydrated, openTransfers, screenshot, seriousViolations, signIn, test, transferPanel } from "./fixtures";
+import { expect, hydrated, openTransfers, screenshot, seedFile, seriousViolations, signIn, test, transferPanel } from "./fixtures";
 
 /**
  * Issue 18, building step 2 (docs/p2p.md): the sender and receiver pages between two browsers.
@@ -212,3 +212,53 @@ for (const lang of ["en", "zh"] as const) {
     }
   });
 }
+
+test("files and a folder from the sender's Ferry space, into a folder the receiver typed", async ({ browser }) => {
+  test.setTimeout(120_000);
+  const receiver = await userPage(browser, "en", "p2pfrecv");
+  const sender = await userPage(browser, "zh", "p2pfsend");
+  const report = Buffer.from("quarterly report\n");
+  const data = randomBytes(5 * 1024 * 1024 + 17);
+  const token = (await login(sender.account, PASSWORD)).data!.websocket_token;
+  const files = await connectFiles(FILE_URL, token);
+  try {
+    await files.ok("mkdir", { groupId: 0, path: "/", name: "docs" });
+    await files.ok("mkdir", { groupId: 0, path: "/docs", name: "sub" });
+    await seedFile(files, token, "/docs/report.txt", report);
+    await seedFile(files, token, "/docs/sub/data.bin", data);
+  } finally {
+    await files.close();
+  }
+  try {
+    await receiver.page.goto("/p2p/receiver");
+    await hydrated(receiver.page);
+    const id = await shownDeviceId(receiver.page, "en");
+
+    await sender.page.goto("/p2p/sender");
+    await hydrated(sender.page);
+    await sender.page.getByRole("button", { name: "从我的 Ferry 空间" }).click();
+    const dialog = sender.page.getByRole("dialog", { name: "从我的 Ferry 空间选择" });
+    await dialog.getByRole("checkbox", { name: "选择 docs" }).click();
+    expect(await seriousViolations(sender.page, '[role="dialog"]')).toEqual([]);
+    await screenshot(sender.page, "p2p-sender-ferry-zh-1440");
+    await dialog.getByRole("button", { name: "添加" }).click();
+    await expect(dialog).toBeHidden();
+    await expect(sender.page.getByRole("button", { name: "从列表中移除 docs" })).toBeVisible();
+    await expect(sender.page.getByText("我的 Ferry 空间", { exact: true })).toBeVisible();
+    await sender.page.getByRole("combobox", { name: "接收方设备 ID" }).fill(id);
+    await sender.page.getByRole("button", { name: "发送", exact: true }).click();
+
+    const offer = receiver.page.getByRole("listitem").filter({ hasText: `From ${sender.account}` });
+    await expect(offer).toContainText("docs/sub/data.bin");
+    await offer.getByRole("textbox", { name: "Folder in my Ferry space" }).fill("/inbox/from-colleague");
+    await offer.getByRole("button", { name: `Accept the files from ${sender.account}` }).click();
+
+    await openTransfers(sender.page);
+    await expect(transferPanel(sender.page).getByRole("listitem").filter({ hasText: "已发送并校验" })).toBeVisible({ timeout: 60_000 });
+    await expect.poll(async () => (await storedBytes(receiver.account, "/inbox/from-colleague/docs/report.txt"))?.equals(report) ?? false, { timeout: 30_000 }).toBe(true);
+    await expect.poll(async () => (await storedBytes(receiver.account, "/inbox/from-colleague/docs/sub/data.bin"))?.equals(data) ?? false, { timeout: 30_000 }).toBe(true);
+  } finally {
+    await sender.page.context().close();
+    await receiver.page.context().close();
+  }
+});

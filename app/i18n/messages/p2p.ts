@@ -78,8 +78,6 @@ export const p2pEn = {
   "p2p.sender.ferry.select": "Select {{name}}",
   "p2p.sender.ferry.empty": "This folder is empty",
   "p2p.sender.ferry.up": "Up one folder",
-  "p2p.sender.ferry.open": "Open {{name}}",
-  "p2p.sender.ferry.not-yet": "Sending from your Ferry space goes through the server, which is not available yet; choose files on this computer",
 
   "p2p.row.send": "To {{peer}}",
   "p2p.row.receive": "From {{peer}}",
@@ -182,8 +180,6 @@ export const p2pZh: ZhMessages<typeof p2pEn> = {
   "p2p.sender.ferry.select": "选择 {{name}}",
   "p2p.sender.ferry.empty": "此文件夹为空",
   "p2p.sender.ferry.up": "返回上一级",
-  "p2p.sender.ferry.open": "打开 {{name}}",
-  "p2p.sender.ferry.not-yet": "从 Ferry 空间发送需经服务器中转，此功能尚未提供；请选择本电脑上的文件",
 
   "p2p.row.send": "发给 {{peer}}",
   "p2p.row.receive": "来自 {{peer}}",
