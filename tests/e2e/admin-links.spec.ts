@@ -188,6 +188,10 @@ test.describe("admin Links", () => {
       await ask.getByRole("button", { name: "确定" }).click();
       await expect(toast(page, "已禁用 2 个链接")).toBeVisible();
       await expect(table.getByRole("row").filter({ hasText: "已禁用" })).toHaveCount(2);
+      // The rows stay, the selection does not: nothing ticked, the bulk buttons wait for a new one.
+      await expect(rows.nth(0).getByRole("checkbox")).not.toBeChecked();
+      await expect(rows.nth(1).getByRole("checkbox")).not.toBeChecked();
+      await expect(bulk(page).getByRole("button", { name: "禁用" })).toBeDisabled();
       await page.goto(`/admin/shares/requests?account=${ben.account}&status=3`);
       await expect(table.getByRole("row")).toHaveCount(3);
 

@@ -40,41 +40,55 @@ const fileRow = (page: Page, name: string) => fileTable(page).getByRole("row").f
 const linkRows = (page: Page) => page.getByRole("region", { name: /^(Share links|分享链接)$/ }).getByRole("row");
 
 test.describe("bulk actions act on exactly the rows shown ticked", () => {
-  test("/link: after a bulk Cancel nothing stays ticked, and a bulk Delete names and deletes exactly the two ticked rows", async ({ page }) => {
-    const { token, files } = await newUser(page);
-    for (const name of ["alpha", "bravo", "charlie", "delta"]) {
-      await files.ok("mkdir", { groupId: 0, path: "/", name });
-      await createLink(token, { shareFiles: [`/${name}`] });
-    }
-    await page.goto("/link");
-    await hydrated(page);
-    const table = page.getByRole("region", { name: "Share links" });
-    const bulk = page.getByRole("group", { name: "Selected links" });
-    await table.getByRole("checkbox", { name: "Select row alpha" }).check();
-    await table.getByRole("checkbox", { name: "Select row bravo" }).check();
-    await bulk.getByRole("button", { name: "Cancel" }).click();
-    await page.getByRole("dialog", { name: "Cancel links" }).getByRole("button", { name: "Confirm" }).click();
-    await expect(page.getByRole("status").filter({ hasText: "Canceled" })).toBeVisible();
-    await expect(linkRows(page).filter({ hasText: "alpha" })).toContainText("Canceled");
+  for (const lang of ["en", "zh"] as const) {
+    test(`/link: after a bulk Cancel nothing stays ticked, and a bulk Delete names and deletes exactly the two ticked rows (${lang})`, async ({ page }) => {
+      const w = {
+        en: { table: "Share links", bulk: "Selected links", select: "Select row", cancel: "Cancel", del: "Delete", cancelTitle: "Cancel links", deleteTitle: "Delete links", confirm: "Confirm", canceled: "Canceled", deleted: "Deleted", ask: "Delete 2 links?" },
+        zh: { table: "分享链接", bulk: "所选链接", select: "选择此行", cancel: "取消分享", del: "删除", cancelTitle: "取消链接", deleteTitle: "删除链接", confirm: "确定", canceled: "已取消", deleted: "已删除", ask: "确定删除这 2 个链接吗？" },
+      }[lang];
+      const { token, files } = await newUser(page);
+      for (const name of ["alpha", "bravo", "charlie", "delta"]) {
+        await files.ok("mkdir", { groupId: 0, path: "/", name });
+        await createLink(token, { shareFiles: [`/${name}`] });
+      }
+      await page.goto("/link");
+      await hydrated(page);
+      if (lang === "zh") {
+        await page.getByRole("button", { name: "Switch the language to Chinese" }).click();
+        await expect(page.locator("html")).toHaveAttribute("lang", "zh");
+      }
+      const table = page.getByRole("region", { name: w.table });
+      const bulk = page.getByRole("group", { name: w.bulk });
+      await table.getByRole("checkbox", { name: `${w.select} alpha` }).check();
+      await table.getByRole("checkbox", { name: `${w.select} bravo` }).check();
+      await bulk.getByRole("button", { name: w.cancel, exact: true }).click();
+      await page.getByRole("dialog", { name: w.cancelTitle }).getByRole("button", { name: w.confirm }).click();
+      await expect(page.getByRole("status").filter({ hasText: w.canceled })).toBeVisible();
+      await expect(linkRows(page).filter({ hasText: "alpha" })).toContainText(w.canceled);
 
-    // The action is over: nothing is ticked any more, so the bulk buttons wait for a new selection.
-    await expect(table.getByRole("checkbox", { name: "Select row alpha" })).not.toBeChecked();
-    await expect(table.getByRole("checkbox", { name: "Select row bravo" })).not.toBeChecked();
-    await expect(bulk.getByRole("button", { name: "Delete" })).toBeDisabled();
+      // The action is over: nothing is ticked any more, so the bulk buttons wait for a new selection.
+      await expect(table.getByRole("checkbox", { name: `${w.select} alpha` })).not.toBeChecked();
+      await expect(table.getByRole("checkbox", { name: `${w.select} bravo` })).not.toBeChecked();
+      await expect(bulk.getByRole("button", { name: w.del, exact: true })).toBeDisabled();
 
-    await table.getByRole("checkbox", { name: "Select row charlie" }).check();
-    await table.getByRole("checkbox", { name: "Select row delta" }).check();
-    await bulk.getByRole("button", { name: "Delete" }).click();
-    const remove = page.getByRole("dialog", { name: "Delete links" });
-    await expect(remove).toContainText("Delete 2 links?");
-    // In the order shown: newest first.
-    await expect(remove.getByRole("listitem")).toHaveText(["delta", "charlie"]);
-    await screenshot(page, "select-link-delete-confirm-en-1440");
-    await remove.getByRole("button", { name: "Confirm" }).click();
-    await expect(page.getByRole("status").filter({ hasText: "Deleted" })).toBeVisible();
-    expect(await statuses(token)).toEqual({ alpha: 3, bravo: 3 });
-    await files.close();
-  });
+      await table.getByRole("checkbox", { name: `${w.select} charlie` }).check();
+      await table.getByRole("checkbox", { name: `${w.select} delta` }).check();
+      await bulk.getByRole("button", { name: w.del, exact: true }).click();
+      const remove = page.getByRole("dialog", { name: w.deleteTitle });
+      await expect(remove).toContainText(w.ask);
+      // In the order shown: newest first.
+      await expect(remove.getByRole("listitem")).toHaveText(["delta", "charlie"]);
+      for (const width of [1440, 1280]) {
+        await page.setViewportSize({ width, height: 900 });
+        await screenshot(page, `select-link-delete-confirm-${lang}-${width}`);
+      }
+      await remove.getByRole("button", { name: w.confirm }).click();
+      await expect(page.getByRole("status").filter({ hasText: w.deleted })).toBeVisible();
+      expect(await statuses(token)).toEqual({ alpha: 3, bravo: 3 });
+      await expect(bulk.getByRole("button", { name: w.del, exact: true })).toBeDisabled();
+      await files.close();
+    });
+  }
 
   test("/link: a selection does not survive a search, another page or another tab", async ({ page }) => {
     const { token, files } = await newUser(page);
