@@ -133,6 +133,7 @@ export class P2pSession {
       }),
     );
     this.wasOpen = connection.state === "open";
+    void clearStaging();
   }
 
   readonly subscribe = (listener: () => void) => {
@@ -201,8 +202,8 @@ export class P2pSession {
     link.receiveInto(target);
   }
 
-  /** Makes the receiving folder of the Ferry space and its parents (one that is there already is fine). */
-  private async ensureFolder(folder: string) {
+  /** Makes a folder of the Ferry space and its parents (one that is there already is fine). */
+  async ensureFolder(folder: string) {
     let parent = "/";
     for (const name of folder.split("/").filter(Boolean)) {
       await this.connection.cmd("mkdir", { groupId: 0, path: parent, name }).catch(() => undefined);
@@ -314,10 +315,36 @@ class DirectorySink implements FileSink {
   }
 }
 
+const STAGING_PREFIX = "p2p-";
+
+const stagingLock = (name: string) => `ferry-${name}`;
+
+/**
+ * Staged files no open page holds: each page holds a lock on what it staged for as long as it is
+ * open (its uploads read the files after the transfer ended); once it is gone, nothing reads them
+ * (an upload interrupted by a reload asks for its file again).
+ */
+async function clearStaging() {
+  try {
+    const root = await navigator.storage.getDirectory();
+    const names: string[] = [];
+    for await (const name of (root as unknown as { keys(): AsyncIterable<string> }).keys()) if (name.startsWith(STAGING_PREFIX)) names.push(name);
+    for (const name of names)
+      await navigator.locks.request(stagingLock(name), { ifAvailable: true }, async (lock) => {
+        if (lock) await root.removeEntry(name, { recursive: true }).catch(() => undefined);
+      });
+  } catch {
+    // No private storage or locks in this browser: nothing is removed.
+  }
+}
+
 /** The browser's private storage for one transfer: what is received goes to the Ferry space or the downloads from there. */
 async function stagingSink(transferId: string): Promise<DirectorySink> {
   const root = await navigator.storage.getDirectory();
-  return new DirectorySink(await root.getDirectoryHandle(`p2p-${transferId}`, { create: true }));
+  const name = `${STAGING_PREFIX}${transferId}`;
+  // Held until the page goes: another tab must not clear what this one's uploads still read.
+  void navigator.locks?.request(stagingLock(name), () => new Promise<void>(() => undefined));
+  return new DirectorySink(await root.getDirectoryHandle(name, { create: true }));
 }
 
 function saveByDownload(file: File, name: string) {
@@ -431,8 +458,11 @@ class PeerLink {
       await this.sendSignal({ sdp: pc.localDescription?.toJSON() });
     } else {
       pc.ondatachannel = (event) => this.useChannel(event.channel);
+      for (const data of this.early.splice(0)) await this.signal(data);
     }
   }
+
+  private early: unknown[] = [];
 
   private async sendSignal(data: unknown) {
     if (this.ended) return;
@@ -446,7 +476,12 @@ class PeerLink {
   /** An SDP or ICE candidate from the other side. */
   async signal(data: unknown) {
     const pc = this.pc;
-    if (!pc || this.ended || !data || typeof data !== "object") return;
+    if (this.ended || !data || typeof data !== "object") return;
+    if (!pc) {
+      // The sender's offer may come before this side's answer call has returned.
+      this.early.push(data);
+      return;
+    }
     const d = data as { sdp?: RTCSessionDescriptionInit; candidate?: RTCIceCandidateInit };
     try {
       if (d.sdp && typeof d.sdp.type === "string") {
@@ -577,7 +612,12 @@ class PeerLink {
     const target = this.target!;
     try {
       this.sink = target.kind === "local" && target.directory ? new DirectorySink(target.directory) : await stagingSink(this.transferId);
-      for (const f of this.files) if (f.kind === 1) await this.sink.mkdir(f.path);
+      for (const f of this.files) {
+        if (f.kind !== 1) continue;
+        // Empty folders: made where the files go (files make their own folders as they land).
+        if (target.kind === "ferry") await this.session.ensureFolder(`${target.folder}/${f.path}`);
+        else await this.sink.mkdir(f.path);
+      }
     } catch {
       return this.fail("p2p.reason.write");
     }

@@ -242,7 +242,11 @@ export function SendPage({ fetcher }: { fetcher: FetcherWithComponents<SendCheck
               {text(errors.entries)}
             </p>
           )}
-          <p className="text-sm text-gray-700">{t("p2p.sender.summary", { files: group.fileCount, folders: group.folderCount, size: formatSize(group.size) })}</p>
+          <p className="text-sm text-gray-700">{t("p2p.sender.summary", {
+              files: t("p2p.sender.file-count", { count: group.fileCount }),
+              folders: t("p2p.sender.folder-count", { count: group.folderCount }),
+              size: formatSize(group.size),
+            })}</p>
         </section>
 
         <FerryPicker open={ferryOpen} onClose={() => setFerryOpen(false)} onAdd={addLines} />

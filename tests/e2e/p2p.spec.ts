@@ -123,7 +123,7 @@ test("a direct transfer of files and a folder between two browsers, bytes checke
     await hydrated(sender.page);
     await sender.page.getByLabel("Add files", { exact: true }).setInputFiles(loose);
     await sender.page.getByLabel("Add a folder", { exact: true }).setInputFiles(folder);
-    await expect(sender.page.getByText("1 files, 1 folders")).toBeVisible();
+    await expect(sender.page.getByText("1 file, 1 folder, 3.00 MB")).toBeVisible();
     await sender.page.getByRole("combobox", { name: "Receiver's device ID" }).fill(id);
     await sender.page.getByRole("button", { name: "Send", exact: true }).click();
     await expect(sender.page.getByText(`Offered to ${receiver.account}`)).toBeVisible();
