@@ -20,6 +20,7 @@ export function P2pHistoryPanel({ page, query }: { page: ListPage<P2pHistoryEntr
   const when = useFormatTime("dateTime");
   const here = (q: Partial<P2pQuery>) => `/admin/transfer/p2p${p2pSearch({ ...query, tab: "history", ...q })}`;
   const filtered = query.text !== "" || query.status !== "" || query.from !== "" || query.to !== "";
+  // The engine's reason is free text (a sender's "connection lost"); one that only repeats the result ("declined", "expired") is left out.
   const columns: Column<P2pHistoryEntry>[] = [
     { type: "time", key: "created", title: t("admin.p2p.column.created"), render: (e) => <time dateTime={new Date(e.createdAt).toISOString()}>{when(e.createdAt)}</time> },
     { type: "custom", key: "sender", title: t("admin.p2p.column.sender"), width: 140, render: (e) => <PartyCell party={e.sender} /> },
@@ -33,7 +34,7 @@ export function P2pHistoryPanel({ page, query }: { page: ListPage<P2pHistoryEntr
       render: (e) => t("admin.p2p.progress.of", { done: formatSize(e.doneBytes), total: formatSize(e.totalBytes) }),
     },
     { type: "custom", key: "result", title: t("admin.p2p.column.result"), width: 170, render: (e) => <StatusCell status={e.status} path={e.path} /> },
-    { type: "custom", key: "reason", title: t("admin.p2p.column.reason"), width: 120, render: (e) => <span className="break-words">{e.reason || t("admin.p2p.none")}</span> },
+    { type: "custom", key: "reason", title: t("admin.p2p.column.reason"), width: 120, render: (e) => <span className="break-words">{e.reason && e.reason !== e.status ? e.reason : t("admin.p2p.none")}</span> },
     { type: "custom", key: "duration", title: t("admin.p2p.column.duration"), width: 80, nowrap: true, render: (e) => clockDuration(e.durationMs / 1000) },
   ];
   return (

@@ -75,7 +75,7 @@ export function P2pLivePanel({ initial, query }: { initial: P2pLiveData; query: 
       type: "custom",
       key: "progress",
       title: t("admin.p2p.column.progress"),
-      width: 170,
+      width: 160,
       render: (e) => (
         <Progress
           label={t("admin.p2p.progress.label", { sender: e.sender.account, receiver: e.receiver.account })}
@@ -85,7 +85,7 @@ export function P2pLivePanel({ initial, query }: { initial: P2pLiveData; query: 
         />
       ),
     },
-    { type: "custom", key: "speed", title: t("admin.p2p.column.speed"), width: 95, nowrap: true, render: (e) => (e.speed > 0 ? t("admin.p2p.speed", { speed: formatSize(e.speed) }) : t("admin.p2p.none")) },
+    { type: "custom", key: "speed", title: t("admin.p2p.column.speed"), width: 110, nowrap: true, render: (e) => (e.speed > 0 ? t("admin.p2p.speed", { speed: formatSize(e.speed) }) : t("admin.p2p.none")) },
     { type: "custom", key: "status", title: t("admin.p2p.column.status"), width: 170, render: (e) => <StatusCell status={e.status} path={e.path} /> },
     { type: "time", key: "started", title: t("admin.p2p.column.started"), render: (e) => <time dateTime={new Date(e.createdAt).toISOString()}>{started(e.createdAt)}</time> },
   ];
