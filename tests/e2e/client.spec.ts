@@ -4,7 +4,7 @@ import { PERMISSION_FULL } from "../../contract/permissions";
 import { adminToken, createUser, ok, uniqueAccount } from "../support/e2e-helpers";
 import { putInstallers, removeInstallers } from "../support/installers";
 import { startPeer, type Peer } from "./client-peer";
-import { expect, hydrated, screenshot, signIn, test } from "./fixtures";
+import { expect, hydrated, screenshot, screenshotsAt, signIn, test } from "./fixtures";
 
 /**
  * The desktop-client path: the notice bar's states, the client-start / size-overflow dialog. A
@@ -47,7 +47,7 @@ test.describe("desktop client", () => {
     await page.getByRole("toolbar", { name: "File actions" }).getByRole("button", { name: "New folder" }).click();
     await page.getByRole("dialog", { name: "Create folder" }).getByRole("button", { name: "Confirm" }).click();
     await expect(page.getByRole("button", { name: "New folder", exact: true }).last()).toBeVisible();
-    await screenshot(page, "client-start-bar");
+    await screenshotsAt(page, "client-start-bar-en");
 
     // Starting: the bar says so and the client-start dialog offers the Linux installers.
     await bar(page, "Start the transfer client").getByRole("button", { name: "Start client" }).click();
@@ -59,7 +59,7 @@ test.describe("desktop client", () => {
     await expect(dialog.getByRole("button", { name: "Windows (exe)" })).toHaveCount(0);
     // The role sits on the full-screen wrapper; the panel is the title's parent.
     expect(await dialog.getByRole("heading").locator("..").evaluate((el) => el.getBoundingClientRect().width)).toBe(450);
-    await screenshot(page, "client-start-dialog");
+    await screenshotsAt(page, "client-start-dialog-en");
 
     // The client comes up: the dialog closes by itself and the bar goes away.
     peer = await startPeer(MIN_CLIENT_VERSION);
@@ -104,7 +104,23 @@ test.describe("desktop client", () => {
       await expect(dialog).toContainText("The browser transfers files up to 1.00 KB.");
       await expect(dialog.getByRole("button", { name: "CentOS (rpm)" })).toBeVisible();
       await expect(dialog.getByRole("button", { name: "Ubuntu (deb)" })).toBeVisible();
-      await screenshot(page, "client-size-overflow");
+      await screenshotsAt(page, "client-size-overflow-en");
+      await page.keyboard.press("Escape");
+      await expect(dialog).toHaveCount(0);
+      await page.getByRole("button", { name: "Switch the language to Chinese" }).click();
+      await expect(page.locator("html")).toHaveAttribute("lang", "zh");
+      await hydrated(page);
+      await page.getByLabel("上传文件", { exact: true }).setInputFiles({ name: "big.bin", mimeType: "application/octet-stream", buffer: Buffer.alloc(4096, 7) });
+      const dialogZh = page.getByRole("dialog", { name: "文件超出浏览器传输上限" });
+      await expect(dialogZh.getByRole("button", { name: "Ubuntu (deb)" })).toBeVisible();
+      await screenshotsAt(page, "client-size-overflow-zh");
+      await page.keyboard.press("Escape");
+      await expect(dialogZh).toHaveCount(0);
+      await page.getByRole("button", { name: "切换语言为英文" }).click();
+      await expect(page.locator("html")).toHaveAttribute("lang", "en");
+      await hydrated(page);
+      await page.getByLabel("Upload files", { exact: true }).setInputFiles({ name: "big.bin", mimeType: "application/octet-stream", buffer: Buffer.alloc(4096, 7) });
+      await expect(dialog).toBeVisible();
 
       // The same dialog closes by itself once a client connects.
       peer = await startPeer(MIN_CLIENT_VERSION);
@@ -156,13 +172,13 @@ test.describe("the client invitation", () => {
     const dialog = page.getByRole("dialog", { name: "Start the transfer client" });
     await expect(dialog.getByRole("button", { name: "Ubuntu (deb)" })).toBeVisible();
     await expect(dialog.getByRole("button", { name: "CentOS (rpm)" })).toHaveCount(0);
-    await screenshot(page, "client-start-dialog-en-1280");
+    await screenshotsAt(page, "client-start-dialog-installer-en");
     await dialog.getByRole("button", { name: "Close" }).last().click();
     await expect(dialog).toHaveCount(0);
     // Starting: the bar keeps offering to start it again, and focus is back on that button.
     await expect(invitation(page)).toContainText("Starting the transfer client…");
     await expect(invitation(page).getByRole("button", { name: "Start client" })).toBeFocused();
-    await screenshot(page, "client-starting-en-1280");
+    await screenshotsAt(page, "client-starting-en");
 
     // In Chinese too.
     await page.getByRole("button", { name: "Switch the language to Chinese" }).click();
@@ -175,11 +191,11 @@ test.describe("the client invitation", () => {
     await invitation(page).getByRole("button", { name: "启动客户端" }).click();
     const dialogZh = page.getByRole("dialog", { name: "启动传输客户端" });
     await expect(dialogZh.getByRole("button", { name: "Ubuntu (deb)" })).toBeVisible();
-    await screenshot(page, "client-start-dialog-zh-1280");
+    await screenshotsAt(page, "client-start-dialog-installer-zh");
     await page.keyboard.press("Escape");
     await expect(dialogZh).toHaveCount(0);
     await page.setViewportSize({ width: 1440, height: 900 });
-    await screenshot(page, "client-starting-zh-1440");
+    await screenshotsAt(page, "client-starting-zh");
 
     // Closing the bar dismisses the invitation for this browser: after a reload, on other pages, in either language.
     await invitation(page).getByRole("button", { name: "关闭" }).click();

@@ -9,7 +9,7 @@ import { E2E_FILE_PORT } from "../support/e2e-env";
 import { adminToken, createUser, login, ok, uniqueAccount, WEB_URL } from "../support/e2e-helpers";
 import { connectFiles, type FileClient } from "../support/file-client";
 import { blake3Hex, tusClient } from "../support/tus-client";
-import { expect, hydrated, openTransfers, signIn, test } from "./fixtures";
+import { expect, hydrated, openTransfers, screenshotsAt, signIn, test } from "./fixtures";
 
 /**
  * Issue 13, items 1 and 13 (zip name): a download never asks "Leave site?" (the page is not
@@ -112,6 +112,7 @@ test.describe("downloads", () => {
     await openTransfers(page);
     await expect(panel(page).getByRole("listitem", { name: zipName })).toContainText("Saved by your browser");
     await expect(panel(page).getByRole("listitem")).toHaveCount(3);
+    await screenshotsAt(page, "downloads-personal-saved-en");
 
     // A refusal at the file server (here: the link expired on the way) shows in the panel; the page stays.
     await page.route(`${FILE_URL}/download/**`, (route) => route.fulfill({ status: 410, contentType: "text/plain; charset=utf-8", body: "The link has expired.\n" }));
@@ -202,6 +203,7 @@ test.describe("downloads", () => {
       expect(dialogs).toEqual([]);
       expect(folder?.suggestedFilename()).toBe("slides.zip");
       await expect(panel(page).getByRole("listitem", { name: "slides.zip" })).toBeVisible();
+      await screenshotsAt(page, "downloads-share-saved-en", [1440, 1280, 390]);
 
       await page.getByRole("button", { name: "Switch the language to Chinese" }).click();
       await expect(page.locator("html")).toHaveAttribute("lang", "zh");
@@ -212,6 +214,7 @@ test.describe("downloads", () => {
       const zh = await arrived;
       expect(dialogs, "no leave warning for a download (Chinese)").toEqual([]);
       expect((await savedBytes(zh!)).equals(bytes)).toBe(true);
+      await screenshotsAt(page, "downloads-share-saved-zh", [1440, 1280, 390]);
     } finally {
       await context.close();
       await owner.files.close();

@@ -28,6 +28,19 @@ export async function screenshot(page: Page, name: string) {
   await page.screenshot({ path: path.join("test-results", "screens", `${name}.png`), fullPage: true });
 }
 
+/**
+ * screenshot() at each width (`<name>-<width>`; 390 is a phone, 844 px high), then back to the
+ * viewport the page had. Issue 13: every changed screen at 1440 and 1280, share pages and sign-in at 390 too.
+ */
+export async function screenshotsAt(page: Page, name: string, widths: readonly number[] = [1440, 1280]) {
+  const before = page.viewportSize();
+  for (const width of widths) {
+    await page.setViewportSize({ width, height: width <= 480 ? 844 : 900 });
+    await screenshot(page, `${name}-${width}`);
+  }
+  if (before) await page.setViewportSize(before);
+}
+
 /** Signs in through the page, as a person does. */
 export async function signIn(page: Page, account: string, password: string) {
   await page.goto("/signin");

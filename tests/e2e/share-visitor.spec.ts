@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ok } from "../support/e2e-helpers";
-import { expect, hydrated, screenshot, signIn, test } from "./fixtures";
+import { expect, hydrated, screenshotsAt, signIn, test } from "./fixtures";
 import { createLink, downloadCount, downloadedBytes, OWNER_PASSWORD, owner, seedFile, sha256, toChinese, withContext } from "./share-scene";
 
 /**
@@ -35,7 +35,7 @@ test.describe("share visitor", () => {
       const docs = page.getByRole("region", { name: "Files in /docs" });
       await expect(docs.getByRole("button", { name: "Download report.bin" })).toBeVisible();
       await expect(docs.getByRole("button", { name: "Download notes" })).toBeVisible();
-      await screenshot(page, "share-downloads-js-en");
+      await screenshotsAt(page, "share-downloads-js-en", [1440, 1280, 390]);
 
       const [single] = await Promise.all([page.waitForEvent("download", { timeout: 30_000 }), docs.getByRole("button", { name: "Download report.bin" }).click()]);
       expect(single.suggestedFilename()).toBe("report.bin");
@@ -54,7 +54,7 @@ test.describe("share visitor", () => {
       const docsZh = page.getByRole("region", { name: "/docs 中的文件" });
       await expect(docsZh.getByRole("button", { name: "下载 report.bin" })).toBeVisible();
       await expect(page.getByRole("toolbar", { name: "文件操作" }).getByRole("button", { name: "全部下载" })).toBeEnabled();
-      await screenshot(page, "share-downloads-js-zh");
+      await screenshotsAt(page, "share-downloads-js-zh", [1440, 1280, 390]);
     });
     await o.files.close();
   });
@@ -86,10 +86,10 @@ test.describe("share visitor", () => {
         // The upload shows up in the listing once committed.
         await expect(table.getByText("mine.txt", { exact: true })).toBeVisible({ timeout: 60_000 });
         await expect(table.getByText("salaries.xlsx")).toHaveCount(0);
-        await screenshot(page, "share-drop-en");
+        await screenshotsAt(page, "share-drop-en", [1440, 1280, 390]);
         await toChinese(page);
         await expect(page.getByRole("region", { name: "/ 中的文件" }).getByText("mine.txt", { exact: true })).toBeVisible();
-        await screenshot(page, "share-drop-zh");
+        await screenshotsAt(page, "share-drop-zh", [1440, 1280, 390]);
       });
       // Another visit of the same drop (a new browser) sees nothing again: not even the first visitor's file.
       await withContext(browser, {}, async (_context, page) => {
@@ -111,7 +111,10 @@ test.describe("share visitor", () => {
         await expect(page.getByText("You see only the files you upload in this visit", { exact: false })).toHaveCount(0);
         await expect(table.getByRole("link", { name: "private", exact: true })).toBeVisible();
         await expect(table.getByText("mine.txt", { exact: true })).toBeVisible();
-        await screenshot(page, "share-invite-shown-en");
+        await screenshotsAt(page, "share-invite-shown-en", [1440, 1280, 390]);
+        await toChinese(page);
+        await expect(page.getByRole("region", { name: "/ 中的文件" }).getByText("salaries.xlsx", { exact: true })).toBeVisible();
+        await screenshotsAt(page, "share-invite-shown-zh", [1440, 1280, 390]);
       });
       // The owner still has every file.
       expect((await o.files.ok("list", { groupId: 0, path: "/inbox" })).names.sort()).toEqual(["mine.txt", "private", "salaries.xlsx"]);
@@ -133,7 +136,7 @@ test.describe("share visitor", () => {
       const invite = page.getByRole("dialog", { name: "Invite upload" });
       const box = invite.getByRole("checkbox", { name: /Visitors see the files already in the folder/ });
       await expect(box).not.toBeChecked();
-      await screenshot(page, "invite-dialog-drop-en");
+      await screenshotsAt(page, "invite-dialog-drop-en");
       await invite.getByRole("button", { name: "Create invitation" }).click();
       await expect(invite.getByText("Link created")).toBeVisible();
       expect((await invitations()).map((i) => i.shareShowContents)).toEqual([0]);
@@ -146,7 +149,7 @@ test.describe("share visitor", () => {
       await page.getByRole("toolbar", { name: "文件操作" }).getByRole("button", { name: "邀请上传" }).click();
       const inviteZh = page.getByRole("dialog", { name: "邀请上传" });
       await inviteZh.getByRole("checkbox", { name: /访客可以看到文件夹中已有的文件/ }).check();
-      await screenshot(page, "invite-dialog-drop-zh");
+      await screenshotsAt(page, "invite-dialog-drop-zh");
       await inviteZh.getByRole("button", { name: "创建邀请" }).click();
       await expect.poll(async () => (await invitations()).map((i) => i.shareShowContents).sort()).toEqual([0, 1]);
     });
@@ -169,11 +172,11 @@ test.describe("share visitor", () => {
       await expect(page.getByRole("heading", { level: 1 })).toHaveText("This link cannot be opened here");
       await expect(page.getByText("Enter the link's password")).toHaveCount(0);
       await expect(page.getByLabel("Password", { exact: true })).toHaveCount(0);
-      await screenshot(page, "share-bound-nopassword-en");
+      await screenshotsAt(page, "share-bound-nopassword-en", [1440, 1280, 390]);
       await toChinese(page);
       await expect(page.getByRole("heading", { level: 1 })).toHaveText("无法在此打开该链接");
       await expect(page.getByText("请输入访问密码")).toHaveCount(0);
-      await screenshot(page, "share-bound-nopassword-zh");
+      await screenshotsAt(page, "share-bound-nopassword-zh", [1440, 1280, 390]);
     });
     await o.files.close();
   });
