@@ -663,6 +663,11 @@ const catalogue = {
   P2pSignalThrottled: { code: 4713, status: 429, value: "Too many signals", en: "Too many signalling messages for this transfer; try again in a minute", zh: "此传输的信令消息过多，请一分钟后再试" },
   P2pNotRegistered: { code: 4714, status: 400, value: "Device not registered", en: "This connection has no device; register it first", zh: "此连接尚未注册设备，请先注册" },
   P2pOwnDevice: { code: 4715, status: 400, value: "Own device", en: "You cannot send to the device you are sending from", zh: "不能发送给本设备" },
+  P2pSenderFull: { code: 4716, status: 400, value: "Too many open transfers", en: "You already have {{max}} transfers waiting or running; let one end first", zh: "您已有 {{max}} 个等待中或进行中的传输，请等其中之一结束后再发送" },
+  P2pReceiverFull: { code: 4717, status: 400, value: "Receiver has too many transfers", en: "The receiver's device already has {{max}} transfers waiting; try again later", zh: "接收方设备已有 {{max}} 个等待中的传输，请稍后再试" },
+  P2pNoPath: { code: 4718, status: 400, value: "No path allowed", en: "This server allows neither direct nor relayed sending", zh: "此服务器既不允许直接传输，也不允许经服务器中转" },
+  P2pPathOff: { code: 4719, status: 400, value: "Path not allowed", en: "Sending by {{path}} is not allowed for this transfer", zh: "此传输不允许使用 {{path}} 方式发送" },
+  P2pTooManyPathBytes: { code: 4720, status: 400, value: "Offer too long", en: "The names of the offered files add up to more than {{max, size}}; send fewer at a time", zh: "所发送文件的名称总长度超过 {{max, size}}，请分批发送" },
   // Storages (docs/admin-api.md, "Storages"); 4620 up
   StorageInUse: {
     code: 4620,

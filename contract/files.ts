@@ -168,6 +168,7 @@ export interface SocketResults {
   p2pProgress: P2pResults["p2pProgress"];
   p2pFileDone: P2pResults["p2pFileDone"];
   p2pEnd: P2pResults["p2pEnd"];
+  p2pFiles: P2pResults["p2pFiles"];
 }
 
 /**

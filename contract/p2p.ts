@@ -28,8 +28,22 @@ export const P2P_MAX_ENTRIES = 10_000;
 export const P2P_SIGNAL_MAX_BYTES = 16 * 1024;
 /** Signals per transfer per minute. */
 export const P2P_SIGNALS_PER_MINUTE = 200;
-/** Status look-ups per user per minute (then 4705). */
+/** Status look-ups and offers (together, failed ones too) per user per minute (then 4705). */
 export const P2P_STATUS_PER_MINUTE = 60;
+/** Transfers not ended (offered, held, accepted, running) one user may have sent (then 4716). */
+export const P2P_OPEN_PER_SENDER = 20;
+/** Transfers not ended one receiver device may have waiting or running (then 4717). */
+export const P2P_OPEN_PER_RECEIVER = 50;
+/** Entries of a transfer carried by the p2p.offer event and the p2pReceive reply; the rest by p2pFiles. */
+export const P2P_SUMMARY_ENTRIES = 20;
+/** Most entries one p2pFiles call answers. */
+export const P2P_FILES_PAGE_MAX = 1000;
+/** An ended transfer's manifest (p2p_files) is deleted this long after its end; the transfer row stays (history). */
+export const P2P_FILES_RETENTION_MS = 30 * 24 * 3_600_000;
+/** Most bytes of all the paths of one offer together (the offer must fit in one socket message). */
+export const P2P_MAX_PATH_BYTES = 1024 * 1024;
+/** Longest Ferry folder an accepted transfer goes into. */
+export const P2P_MAX_FOLDER = 1024;
 /** An offer not answered in this time expires. */
 export const P2P_OFFER_TTL_MS = 10 * 60_000;
 /** An accepted or running transfer with no progress, hash or end reported for this long fails (its receiver is no longer busy). */
@@ -90,8 +104,8 @@ export const p2pCommands = {
     transferId,
     accept: z.boolean(),
     target: z.enum(P2P_TARGETS).default("local"),
-    /** The receiver's folder (personal space) for target "ferry"; default /P2P/<sender>. */
-    folder: z.string().max(4096).optional(),
+    /** The receiver's folder (personal space) for target "ferry"; default /P2P/<sender>. At most 1024 characters. */
+    folder: z.string().max(P2P_MAX_FOLDER).optional(),
   }),
   /** An SDP or ICE candidate for the other party (≤ 16 KiB as JSON). */
   p2pSignal: z.object({ transferId, data: z.unknown() }),
@@ -99,9 +113,11 @@ export const p2pCommands = {
   /** The sender says the file's hash (as it ends); the receiver says the one it computed: they must agree (4706). */
   p2pFileDone: z.object({ transferId, file: z.number().int().min(0), hash: hashHex }),
   p2pEnd: z.object({ transferId, result: z.enum(["done", "failed", "cancelled"]), reason: z.string().max(255).optional() }),
+  /** A page of the transfer's entries (either party): the offer event and p2pReceive carry only the first 20. */
+  p2pFiles: z.object({ transferId, offset: z.number().int().min(0).default(0), limit: z.number().int().min(1).max(P2P_FILES_PAGE_MAX).default(P2P_FILES_PAGE_MAX) }),
 } as const;
 
-/** A transfer as its two parties see it. */
+/** A transfer as its two parties see it: `files` is the first 20 entries (p2pFiles pages through all of them). */
 export interface P2pTransferView {
   transferId: string;
   status: P2pStatus;
@@ -129,6 +145,8 @@ export interface P2pResults {
   /** match: both hashes known and equal; waiting: the other side's not said yet. */
   p2pFileDone: { state: "match" | "waiting" };
   p2pEnd: { status: P2pStatus };
+  /** Entries `offset`… in manifest order (index = offset + position); `total` files and folders in all. */
+  p2pFiles: { files: { path: string; size: number; kind: number; received: number }[]; total: number };
 }
 
 /** The P2P events (contract/files.ts socketEvent): to one device's socket. */
@@ -138,6 +156,7 @@ export const p2pEvents = [
     data: z.object({
       transferId: z.string(),
       from: z.object({ account: z.string(), deviceId: z.string() }),
+      /** The first 20 entries; fileCount + folderCount say how many there are (p2pFiles for the rest). */
       files: z.array(z.object({ path: z.string(), size: z.number(), kind: z.number() })),
       totalBytes: z.number(),
       fileCount: z.number(),
@@ -148,6 +167,8 @@ export const p2pEvents = [
   z.object({ event: z.literal("p2p.answer"), data: z.object({ transferId: z.string(), accept: z.boolean(), status: z.enum(P2P_STATUSES), target: z.string() }) }),
   z.object({ event: z.literal("p2p.signal"), data: z.object({ transferId: z.string(), data: z.unknown() }) }),
   z.object({ event: z.literal("p2p.end"), data: z.object({ transferId: z.string(), status: z.enum(P2P_STATUSES), reason: z.string() }) }),
+  /** The other party completed a file's pair of hashes: match, or mismatch (the file is to be sent again). */
+  z.object({ event: z.literal("p2p.file"), data: z.object({ transferId: z.string(), file: z.number(), state: z.enum(["match", "mismatch"]) }) }),
   /** Another socket (tab) of the device became its receiver: this one no longer is. */
   z.object({ event: z.literal("p2p.replaced"), data: z.object({ deviceId: z.string() }) }),
 ] as const;

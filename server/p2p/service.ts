@@ -4,14 +4,21 @@ import { Permission, hasPermission } from "../../contract/permissions";
 import {
   P2P_ACTIVE_STATUSES,
   P2P_DEVICES_PER_USER,
+  P2P_FILES_PAGE_MAX,
+  P2P_FILES_RETENTION_MS,
   P2P_IDLE_MS,
+  P2P_MAX_PATH_BYTES,
+  P2P_MAX_FOLDER,
   P2P_OFFER_TTL_MS,
+  P2P_OPEN_PER_RECEIVER,
+  P2P_OPEN_PER_SENDER,
   P2P_OPEN_STATUSES,
   P2P_RECEIVE_LEASE_MS,
   P2P_SIGNAL_MAX_BYTES,
   P2P_SIGNALS_PER_MINUTE,
   P2P_STATUS,
   P2P_STATUS_PER_MINUTE,
+  P2P_SUMMARY_ENTRIES,
   p2pPathProblem,
   type P2pHistoryEntry,
   type P2pHistoryQuery,
@@ -76,6 +83,15 @@ export function createP2p(deps: P2pDeps) {
 
   const settings = (): Promise<P2pSettings> => deps.settings.get("p2p");
 
+  /** Status look-ups and offers of one user, together: P2P_STATUS_PER_MINUTE, then 4705. */
+  async function throttle(userId: number) {
+    const taken = await deps.rates.take(`rate:p2p-status:${userId}`, P2P_STATUS_PER_MINUTE, 60_000);
+    if (!taken.allowed) {
+      const seconds = Math.max(1, Math.ceil((taken.retryAt - clock.now()) / 1000));
+      throw new FerryError("P2pStatusThrottled", { retryAfter: seconds }, { seconds });
+    }
+  }
+
   async function requireEnabled(): Promise<P2pSettings> {
     const s = await settings();
     if (!s.enabled) throw new FerryError("P2pOff");
@@ -98,16 +114,19 @@ export function createP2p(deps: P2pDeps) {
       () => {
         socketDevices.delete(channel.id);
         for (const key of sockets.drop(channel)) {
-          if (key.startsWith("receiver:")) void setReceiving(key.slice("receiver:".length), null);
+          if (key.startsWith("receiver:")) {
+            const [, user, device] = key.split(":");
+            void setReceiving(Number(user), device!, null);
+          }
         }
       },
       { once: true },
     );
   }
 
-  async function setReceiving(deviceId: string, until: number | null) {
+  async function setReceiving(userId: number, deviceId: string, until: number | null) {
     try {
-      await k.updateTable("p2p_devices").set({ receiving_until: until, last_seen_at: clock.now() }).where("device_id", "=", deviceId).execute();
+      await k.updateTable("p2p_devices").set({ receiving_until: until, last_seen_at: clock.now() }).where("user_id", "=", userId).where("device_id", "=", deviceId).execute();
     } catch (error) {
       deps.log?.warn({ err: error }, "p2p: updating a device's receiving lease failed");
     }
@@ -127,7 +146,17 @@ export function createP2p(deps: P2pDeps) {
     throw new FerryError("P2pNoSuchTransfer");
   }
 
-  const otherKey = (row: TransferRow, side: "sender" | "receiver") => (side === "sender" ? receiverKey(row.receiver_device_id) : senderKey(row.id));
+  const receiverOf = (row: TransferRow) => receiverKey(row.receiver_user_id, row.receiver_device_id);
+  const otherKey = (row: TransferRow, side: "sender" | "receiver") => (side === "sender" ? receiverOf(row) : senderKey(row.id));
+  const locking = <Q extends { forUpdate(): Q }>(q: Q): Q => (deps.db.dialect === "sqlite" ? q : q.forUpdate());
+  /** The bytes the receiver confirmed of a transfer's files, as SQL (its done_bytes). */
+  const confirmed = (id: string) => sql<number>`(select coalesce(sum(received), 0) from p2p_files where transfer_id = ${id})`;
+
+  /** A path reported by progress must be allowed by the settings now: direct, relay, held (a hand-over only). */
+  function checkPath(s: P2pSettings, row: TransferRow, path: string) {
+    const allowed = path === "direct" ? s.direct : path === "relay" ? s.relay : path === "held" ? s.relay && row.hold_until !== null : false;
+    if (!allowed) throw new FerryError("P2pPathOff", { path }, { path });
+  }
 
   /** Moves `id` from one of `from` to `to` in one statement; false when another change came first. */
   async function move(id: string, from: string[], set: Partial<TransferRow>): Promise<boolean> {
@@ -175,10 +204,27 @@ export function createP2p(deps: P2pDeps) {
       if (idle) await logEnd(t, status, now);
       const event = { event: "p2p.end", data: { transferId: t.id, status, reason } } as const;
       sockets.push(senderKey(t.id), event);
-      sockets.push(receiverKey(t.receiver_device_id), event);
+      sockets.push(receiverOf(t), event);
       forget(t.id);
     }
+    await pruneManifests(now);
     return n;
+  }
+
+  /**
+   * The manifests (p2p_files) of transfers ended more than P2P_FILES_RETENTION_MS ago are deleted,
+   * 500 transfers a sweep; the transfer rows stay for the history.
+   */
+  async function pruneManifests(now: number) {
+    const old = await k
+      .selectFrom("p2p_transfers")
+      .select("id")
+      .where("status", "in", ENDED)
+      .where("finished_at", "<=", now - P2P_FILES_RETENTION_MS)
+      .where((eb) => eb.exists(eb.selectFrom("p2p_files").select("idx").whereRef("p2p_files.transfer_id", "=", "p2p_transfers.id")))
+      .limit(500)
+      .execute();
+    if (old.length > 0) await k.deleteFrom("p2p_files").where("transfer_id", "in", old.map((t) => t.id)).execute();
   }
 
   /**
@@ -199,8 +245,9 @@ export function createP2p(deps: P2pDeps) {
     if (old.length > 0) await k.deleteFrom("p2p_devices").where("id", "in", old.map((d) => d.id)).execute();
   }
 
-  async function busy(receiverDeviceId: string, except?: string): Promise<boolean> {
-    let q = k.selectFrom("p2p_transfers").select("id").where("receiver_device_id", "=", receiverDeviceId).where("status", "in", ACTIVE);
+  /** The device has a transfer accepted or running (from any sender, the asking one too). */
+  async function busy(receiverUserId: number, receiverDeviceId: string, except?: string): Promise<boolean> {
+    let q = k.selectFrom("p2p_transfers").select("id").where("receiver_user_id", "=", receiverUserId).where("receiver_device_id", "=", receiverDeviceId).where("status", "in", ACTIVE);
     if (except) q = q.where("id", "<>", except);
     return (await q.limit(1).executeTakeFirst()) !== undefined;
   }
@@ -219,7 +266,7 @@ export function createP2p(deps: P2pDeps) {
   async function views(rows: TransferRow[]): Promise<P2pTransferView[]> {
     const out: P2pTransferView[] = [];
     for (const row of rows) {
-      const files = await k.selectFrom("p2p_files").select(["path", "size", "kind", "received"]).where("transfer_id", "=", row.id).orderBy("idx").execute();
+      const files = await k.selectFrom("p2p_files").select(["path", "size", "kind", "received"]).where("transfer_id", "=", row.id).orderBy("idx").limit(P2P_SUMMARY_ENTRIES).execute();
       out.push({
         transferId: row.id,
         status: row.status as P2pStatus,
@@ -253,7 +300,9 @@ export function createP2p(deps: P2pDeps) {
     const files = Number(counted?.n ?? 0);
     const result = status === "done" ? "ok" : status === "failed" ? "failed" : "stopped";
     const durationMs = now - Number(row.started_at);
-    const bytes = Number(row.done_bytes);
+    // The bytes confirmed, never more than the transfer holds.
+    const sum = await k.selectFrom("p2p_files").select(sql<string | number | null>`sum(received)`.as("n")).where("transfer_id", "=", row.id).executeTakeFirst();
+    const bytes = Math.min(Number(sum?.n ?? 0), Number(row.total_bytes));
     deps.recorder.recordTransfer({ userId: row.sender_user_id, account: row.sender_account, direction: "upload", bytes, files, durationMs, result, via: "p2p", path: `to ${row.receiver_account} (${row.receiver_device_id})`, address: row.sender_address, at: now });
     const place = row.target === "ferry" ? row.target_folder : `from ${row.sender_account} (${row.sender_device_id})`;
     deps.recorder.recordTransfer({ userId: row.receiver_user_id, account: row.receiver_account, direction: "download", bytes, files, durationMs, result, via: "p2p", path: place, address: row.receiver_address, at: now });
@@ -322,14 +371,22 @@ export function createP2p(deps: P2pDeps) {
 
     /** Renews the receiving lease of every receiver page open on this engine. */
     async renewLeases(): Promise<void> {
-      const devices = [...socketDevices.values()].filter((d) => sockets.has(receiverKey(d.deviceId))).map((d) => d.deviceId);
-      const unique = [...new Set(devices)];
-      for (let i = 0; i < unique.length; i += 500) {
-        await k
-          .updateTable("p2p_devices")
-          .set({ receiving_until: clock.now() + P2P_RECEIVE_LEASE_MS, last_seen_at: clock.now() })
-          .where("device_id", "in", unique.slice(i, i + 500))
-          .execute();
+      const byUser = new Map<number, Set<string>>();
+      for (const d of socketDevices.values()) {
+        if (!sockets.has(receiverKey(d.userId, d.deviceId))) continue;
+        if (!byUser.has(d.userId)) byUser.set(d.userId, new Set());
+        byUser.get(d.userId)!.add(d.deviceId);
+      }
+      for (const [userId, set] of byUser) {
+        const unique = [...set];
+        for (let i = 0; i < unique.length; i += 500) {
+          await k
+            .updateTable("p2p_devices")
+            .set({ receiving_until: clock.now() + P2P_RECEIVE_LEASE_MS, last_seen_at: clock.now() })
+            .where("user_id", "=", userId)
+            .where("device_id", "in", unique.slice(i, i + 500))
+            .execute();
+        }
       }
     },
 
@@ -360,7 +417,7 @@ export function createP2p(deps: P2pDeps) {
       if (!deviceId) throw new FerryError("UnknownException", { reason: "no free device id" });
       // A socket that was another device (another account signed in) is not its receiver any more.
       const before = socketDevices.get(session.channel.id);
-      if (before && before.deviceId !== deviceId && sockets.unbind(receiverKey(before.deviceId), session.channel)) await setReceiving(before.deviceId, null);
+      if (before && (before.deviceId !== deviceId || before.userId !== userId) && sockets.unbind(receiverKey(before.userId, before.deviceId), session.channel)) await setReceiving(before.userId, before.deviceId, null);
       attach(session.channel, userId, deviceId);
       return { deviceId };
     },
@@ -372,14 +429,23 @@ export function createP2p(deps: P2pDeps) {
       const channel = session.channel!;
       if (!args.allow) {
         // Another tab that receives keeps receiving.
-        if (sockets.unbind(receiverKey(d.deviceId), channel)) await setReceiving(d.deviceId, null);
+        if (sockets.unbind(receiverKey(d.userId, d.deviceId), channel)) await setReceiving(d.userId, d.deviceId, null);
         return { held: [], active: [] };
       }
-      const replaced = sockets.bind(receiverKey(d.deviceId), channel);
+      const replaced = sockets.bind(receiverKey(d.userId, d.deviceId), channel);
       replaced?.push({ event: "p2p.replaced", data: { deviceId: d.deviceId } });
-      await setReceiving(d.deviceId, clock.now() + P2P_RECEIVE_LEASE_MS);
+      await setReceiving(d.userId, d.deviceId, clock.now() + P2P_RECEIVE_LEASE_MS);
       await expireDue();
-      const rows = await k.selectFrom("p2p_transfers").selectAll().where("receiver_device_id", "=", d.deviceId).where("status", "in", ["held", "offered", ...ACTIVE]).orderBy("created_at").limit(100).execute();
+      // This user's device only: an id issued again after its device was removed does not inherit its transfers.
+      const rows = await k
+        .selectFrom("p2p_transfers")
+        .selectAll()
+        .where("receiver_user_id", "=", d.userId)
+        .where("receiver_device_id", "=", d.deviceId)
+        .where("status", "in", ["held", "offered", ...ACTIVE])
+        .orderBy("created_at")
+        .limit(P2P_OPEN_PER_RECEIVER)
+        .execute();
       // Offers that came while the page was closed are shown again.
       for (const row of rows.filter((r) => r.status === "offered")) {
         const [view] = await views([row]);
@@ -389,18 +455,14 @@ export function createP2p(deps: P2pDeps) {
     },
 
     async status(userId: number, id: string): Promise<P2pStatusAnswer> {
-      const taken = await deps.rates.take(`rate:p2p-status:${userId}`, P2P_STATUS_PER_MINUTE, 60_000);
-      if (!taken.allowed) {
-        const seconds = Math.max(1, Math.ceil((taken.retryAt - clock.now()) / 1000));
-        throw new FerryError("P2pStatusThrottled", { retryAfter: seconds }, { seconds });
-      }
+      await throttle(userId);
       const none = { result: P2P_STATUS.NoDevice, online: false, account: "" } as const;
       if (!(await settings()).enabled || !/^[1-9]\d{8}$/.test(id)) return none;
       await expireDue();
       const device = await targetDevice(id);
       if (!device) return none;
       const online = device.receiving_until !== null && Number(device.receiving_until) > clock.now();
-      if (await busy(id)) return { result: P2P_STATUS.Busy, online, account: device.account };
+      if (await busy(device.user_id, id)) return { result: P2P_STATUS.Busy, online, account: device.account };
       return { result: P2P_STATUS.Ready, online, account: device.account };
     },
 
@@ -408,23 +470,31 @@ export function createP2p(deps: P2pDeps) {
       const s = await requireEnabled();
       const d = deviceOf(session);
       if (d.deviceId !== args.fromDevice) throw new FerryError("P2pNotRegistered");
+      // Every offer counts with the status look-ups (failed ones too): its answers (4701, 4707) tell as much as a look-up.
+      await throttle(d.userId);
       if (args.to === args.fromDevice) throw new FerryError("P2pOwnDevice");
-      await expireDue();
-      const device = await targetDevice(args.to);
-      if (!device) throw new FerryError("P2pNoSuchDevice");
-      if (await busy(args.to)) throw new FerryError("P2pDeviceBusy");
+      if (!s.direct && !s.relay) throw new FerryError("P2pNoPath");
       const seen = new Set<string>();
       let total = 0;
       let folders = 0;
+      let pathBytes = 0;
       for (const f of args.files) {
         const problem = p2pPathProblem(f.path);
         if (problem) throw new FerryError("ParameterError", { path: f.path, reason: problem });
         if (seen.has(f.path)) throw new FerryError("ParameterError", { path: f.path, reason: "listed twice" });
         seen.add(f.path);
+        pathBytes += Buffer.byteLength(f.path, "utf8");
         if (f.kind === 1) folders++;
         else total += f.size;
       }
-      if (s.maxTransferBytes > 0 && total > s.maxTransferBytes) throw new FerryError("P2pTooLarge", { max: s.maxTransferBytes }, { max: s.maxTransferBytes });
+      if (pathBytes > P2P_MAX_PATH_BYTES) throw new FerryError("P2pTooManyPathBytes", { max: P2P_MAX_PATH_BYTES }, { max: P2P_MAX_PATH_BYTES });
+      // Each size is a safe integer; their sum must be one too (a bigint column, and exact in JSON).
+      const max = s.maxTransferBytes > 0 ? s.maxTransferBytes : Number.MAX_SAFE_INTEGER;
+      if (total > max) throw new FerryError("P2pTooLarge", { max }, { max });
+      await expireDue();
+      const device = await targetDevice(args.to);
+      if (!device) throw new FerryError("P2pNoSuchDevice");
+      if (await busy(device.user_id, args.to)) throw new FerryError("P2pDeviceBusy");
       const now = clock.now();
       const online = device.receiving_until !== null && Number(device.receiving_until) > now;
       let status: P2pStatus = "offered";
@@ -437,7 +507,15 @@ export function createP2p(deps: P2pDeps) {
       }
       const id = randomUUID();
       const sender = await k.selectFrom("users").select("account").where("id", "=", d.userId).executeTakeFirstOrThrow();
+      const open = (eb: Kysely<P2pDatabase>) => eb.selectFrom("p2p_transfers").select(sql<string | number>`count(*)`.as("n")).where("status", "in", OPEN);
       await k.transaction().execute(async (tx) => {
+        // Open transfers per sender and per receiver device are capped; the receiver device's row
+        // is locked so that offers to it are counted one after the other.
+        await locking(tx.selectFrom("p2p_devices").select("id").where("user_id", "=", device.user_id).where("device_id", "=", device.device_id)).executeTakeFirst();
+        const mine = await open(tx).where("sender_user_id", "=", d.userId).executeTakeFirst();
+        if (Number(mine?.n ?? 0) >= P2P_OPEN_PER_SENDER) throw new FerryError("P2pSenderFull", { max: P2P_OPEN_PER_SENDER }, { max: P2P_OPEN_PER_SENDER });
+        const theirs = await open(tx).where("receiver_user_id", "=", device.user_id).where("receiver_device_id", "=", device.device_id).executeTakeFirst();
+        if (Number(theirs?.n ?? 0) >= P2P_OPEN_PER_RECEIVER) throw new FerryError("P2pReceiverFull", { max: P2P_OPEN_PER_RECEIVER }, { max: P2P_OPEN_PER_RECEIVER });
         await tx
           .insertInto("p2p_transfers")
           .values({
@@ -470,9 +548,11 @@ export function createP2p(deps: P2pDeps) {
       });
       sockets.bind(senderKey(id), session.channel!);
       if (status === "offered") {
-        sockets.push(receiverKey(device.device_id), {
+        // A summary: the receiver pages through the rest by p2pFiles.
+        const summary = args.files.slice(0, P2P_SUMMARY_ENTRIES).map((f) => ({ path: f.path, size: f.kind === 1 ? 0 : f.size, kind: f.kind }));
+        sockets.push(receiverKey(device.user_id, device.device_id), {
           event: "p2p.offer",
-          data: { transferId: id, from: { account: sender.account, deviceId: d.deviceId }, files: args.files.map((f) => ({ path: f.path, size: f.kind === 1 ? 0 : f.size, kind: f.kind })), totalBytes: total, fileCount: args.files.length - folders, folderCount: folders, createdAt: now },
+          data: { transferId: id, from: { account: sender.account, deviceId: d.deviceId }, files: summary, totalBytes: total, fileCount: args.files.length - folders, folderCount: folders, createdAt: now },
         });
       }
       return { transferId: id, status };
@@ -496,15 +576,22 @@ export function createP2p(deps: P2pDeps) {
           const inner = folder.replace(/^\/+|\/+$/g, "");
           if (inner === "" || p2pPathProblem(inner)) throw new FerryError("ParameterError", { folder, reason: "a folder of your space" });
           folder = `/${inner}`;
+          if (folder.length > P2P_MAX_FOLDER) throw new FerryError("ParameterError", { folder: folder.slice(0, 64), reason: `at most ${P2P_MAX_FOLDER} characters` });
           const perm = session.user.permission;
           if (!hasPermission(perm, Permission.Upload) || !hasPermission(perm, Permission.Mkdir)) throw new FerryError("PermissionDenied");
         }
         // One accepted or running transfer per receiver device, also when two accepts race.
         const accepted = await k.transaction().execute(async (tx) => {
-          let lock = tx.selectFrom("p2p_devices").select("id").where("device_id", "=", row.receiver_device_id);
-          if (deps.db.dialect !== "sqlite") lock = lock.forUpdate();
-          await lock.executeTakeFirst();
-          const other = await tx.selectFrom("p2p_transfers").select("id").where("receiver_device_id", "=", row.receiver_device_id).where("status", "in", ACTIVE).where("id", "<>", row.id).limit(1).executeTakeFirst();
+          await locking(tx.selectFrom("p2p_devices").select("id").where("user_id", "=", row.receiver_user_id).where("device_id", "=", row.receiver_device_id)).executeTakeFirst();
+          const other = await tx
+            .selectFrom("p2p_transfers")
+            .select("id")
+            .where("receiver_user_id", "=", row.receiver_user_id)
+            .where("receiver_device_id", "=", row.receiver_device_id)
+            .where("status", "in", ACTIVE)
+            .where("id", "<>", row.id)
+            .limit(1)
+            .executeTakeFirst();
           if (other) return "busy" as const;
           const r = await tx
             .updateTable("p2p_transfers")
@@ -542,9 +629,10 @@ export function createP2p(deps: P2pDeps) {
     },
 
     async progress(session: SocketSession, args: Args<"p2pProgress">): Promise<null> {
-      await requireEnabled();
+      const s = await requireEnabled();
       const { row } = await partyOf(session, args.transferId);
       if (!ACTIVE.includes(row.status)) throw new FerryError("P2pWrongState", { status: row.status }, { status: row.status });
+      if (args.path) checkPath(s, row, args.path);
       const now = clock.now();
       let p = progress.get(row.id);
       if (!p) progress.set(row.id, (p = { second: Math.floor(now / 1000), n: 0, samples: [] }));
@@ -555,18 +643,32 @@ export function createP2p(deps: P2pDeps) {
       // At most 2 reports a second are kept; the rest are answered and dropped.
       if (p.n >= PROGRESS_PER_SECOND) return null;
       p.n++;
-      const file = await k.selectFrom("p2p_files").select(["size", "received", "kind"]).where("transfer_id", "=", row.id).where("idx", "=", args.file).executeTakeFirst();
+      const file = await k.selectFrom("p2p_files").select(["size"]).where("transfer_id", "=", row.id).where("idx", "=", args.file).executeTakeFirst();
       if (!file) throw new FerryError("ParameterError", { file: args.file, reason: "no such file in the transfer" });
-      const bytes = Math.min(args.bytes, Number(file.size));
-      const delta = bytes - Number(file.received);
-      await k.updateTable("p2p_files").set({ received: bytes, state: bytes >= Number(file.size) ? "sent" : "sending" }).where("transfer_id", "=", row.id).where("idx", "=", args.file).where("state", "<>", "done").execute();
-      await k
-        .updateTable("p2p_transfers")
-        .set({ done_bytes: sql`done_bytes + ${delta}`, status: "running", updated_at: now, ...(args.path ? { path: args.path } : {}) })
-        .where("id", "=", row.id)
-        .where("status", "in", ACTIVE)
-        .execute();
-      p.samples.push({ at: now, done: Number(row.done_bytes) + delta });
+      const size = Number(file.size);
+      const bytes = Math.min(args.bytes, size);
+      const done = await k.transaction().execute(async (tx) => {
+        // The transfer's row first: reports about one transfer count one after the other.
+        const locked = await locking(tx.selectFrom("p2p_transfers").select("status").where("id", "=", row.id)).executeTakeFirst();
+        if (!locked || !ACTIVE.includes(locked.status)) throw new FerryError("P2pWrongState", { status: locked?.status ?? "" }, { status: locked?.status ?? "" });
+        // A file's confirmed bytes only grow, up to its size; a file whose hashes agree is whole already.
+        await tx
+          .updateTable("p2p_files")
+          .set({ received: bytes, state: bytes >= size ? "sent" : "sending" })
+          .where("transfer_id", "=", row.id)
+          .where("idx", "=", args.file)
+          .where("state", "<>", "done")
+          .where("received", "<", bytes)
+          .execute();
+        await tx
+          .updateTable("p2p_transfers")
+          .set({ done_bytes: confirmed(row.id), status: "running", updated_at: now, ...(args.path ? { path: args.path } : {}) })
+          .where("id", "=", row.id)
+          .execute();
+        const after = await tx.selectFrom("p2p_transfers").select("done_bytes").where("id", "=", row.id).executeTakeFirst();
+        return Number(after?.done_bytes ?? 0);
+      });
+      p.samples.push({ at: now, done });
       if (p.samples.length > 5) p.samples.shift();
       return null;
     },
@@ -575,30 +677,58 @@ export function createP2p(deps: P2pDeps) {
       await requireEnabled();
       const { row, side } = await partyOf(session, args.transferId);
       if (!ACTIVE.includes(row.status)) throw new FerryError("P2pWrongState", { status: row.status }, { status: row.status });
-      const file = await k.selectFrom("p2p_files").selectAll().where("transfer_id", "=", row.id).where("idx", "=", args.file).executeTakeFirst();
-      if (!file || Number(file.kind) !== 0) throw new FerryError("ParameterError", { file: args.file, reason: "no such file in the transfer" });
-      const sent = side === "sender" ? args.hash : file.hash;
-      const got = side === "receiver" ? args.hash : file.receiver_hash;
-      const both = sent !== "" && got !== "";
-      const state = !both ? file.state : sent === got ? "done" : "mismatch";
-      const received = side === "receiver" && state === "done" ? Number(file.size) : Number(file.received);
-      await k
-        .updateTable("p2p_files")
-        .set({ ...(side === "sender" ? { hash: args.hash } : { receiver_hash: args.hash }), state, received })
-        .where("transfer_id", "=", row.id)
-        .where("idx", "=", args.file)
-        .execute();
-      await k
-        .updateTable("p2p_transfers")
-        .set({ done_bytes: sql`done_bytes + ${received - Number(file.received)}`, updated_at: clock.now() })
-        .where("id", "=", row.id)
-        .execute();
-      if (state === "mismatch") {
-        // The receiver sends the file again from its start: its hash and bytes are forgotten.
-        await k.updateTable("p2p_files").set({ receiver_hash: "", state: "waiting" }).where("transfer_id", "=", row.id).where("idx", "=", args.file).execute();
-        throw new FerryError("P2pHashMismatch", { file: args.file });
+      const now = clock.now();
+      // One transaction with the transfer's and the file's rows locked: when both sides report at
+      // once, the second sees the first's hash and compares.
+      const state = await k.transaction().execute(async (tx) => {
+        const locked = await locking(tx.selectFrom("p2p_transfers").select("status").where("id", "=", row.id)).executeTakeFirst();
+        if (!locked || !ACTIVE.includes(locked.status)) throw new FerryError("P2pWrongState", { status: locked?.status ?? "" }, { status: locked?.status ?? "" });
+        const file = await locking(tx.selectFrom("p2p_files").selectAll().where("transfer_id", "=", row.id).where("idx", "=", args.file)).executeTakeFirst();
+        if (!file || Number(file.kind) !== 0) throw new FerryError("ParameterError", { file: args.file, reason: "no such file in the transfer" });
+        const sent = side === "sender" ? args.hash : file.hash;
+        const got = side === "receiver" ? args.hash : file.receiver_hash;
+        const both = sent !== "" && got !== "";
+        const files = tx.updateTable("p2p_files").where("transfer_id", "=", row.id).where("idx", "=", args.file);
+        let result: "waiting" | "match" | "mismatch";
+        if (!both) {
+          await files.set(side === "sender" ? { hash: args.hash } : { receiver_hash: args.hash }).execute();
+          result = "waiting";
+        } else if (sent === got) {
+          // Both hashes agree: the receiver has the whole file, whoever said it second.
+          await files.set({ hash: sent, receiver_hash: got, state: "done", received: Number(file.size) }).execute();
+          result = "match";
+        } else {
+          // The file is sent again from its start: the receiver's hash and bytes are forgotten (the sender's hash stays).
+          await files.set({ hash: sent, receiver_hash: "", state: "mismatch", received: 0 }).execute();
+          result = "mismatch";
+        }
+        await tx.updateTable("p2p_transfers").set({ done_bytes: confirmed(row.id), updated_at: now }).where("id", "=", row.id).execute();
+        return result;
+      });
+      if (state !== "waiting") {
+        // The other side said its hash first and was told "waiting": now it hears how the pair ended.
+        sockets.push(otherKey(row, side), { event: "p2p.file", data: { transferId: row.id, file: args.file, state } });
       }
-      return { state: both ? "match" : "waiting" };
+      if (state === "mismatch") throw new FerryError("P2pHashMismatch", { file: args.file });
+      return { state };
+    },
+
+    /** A page of the transfer's entries, for either party (the offer event and p2pReceive carry the first 20). */
+    async files(session: SocketSession, args: Args<"p2pFiles">): Promise<P2pResults["p2pFiles"]> {
+      await requireEnabled();
+      const { row } = await partyOf(session, args.transferId);
+      const rows = await k
+        .selectFrom("p2p_files")
+        .select(["path", "size", "kind", "received"])
+        .where("transfer_id", "=", row.id)
+        .orderBy("idx")
+        .limit(Math.min(args.limit, P2P_FILES_PAGE_MAX))
+        .offset(args.offset)
+        .execute();
+      return {
+        files: rows.map((f) => ({ path: f.path, size: Number(f.size), kind: Number(f.kind), received: Number(f.received) })),
+        total: Number(row.file_count) + Number(row.folder_count),
+      };
     },
 
     async end(session: SocketSession, args: Args<"p2pEnd">): Promise<P2pResults["p2pEnd"]> {

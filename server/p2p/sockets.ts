@@ -2,7 +2,7 @@ import type { SocketEvent } from "../../contract/files";
 import type { SocketChannel } from "../fileserver/socket";
 
 /**
- * Where P2P events go (docs/p2p.md): one socket per key, `receiver:<device id>` (the device's open
+ * Where P2P events go (docs/p2p.md): one socket per key, `receiver:<user id>:<device id>` (the device's open
  * receiver page) and `sender:<transfer id>` (the sender's socket of that transfer). This process's
  * sockets only; issue 19 puts a pub/sub behind the same interface so that the two parties may be on
  * different engine instances.
@@ -20,7 +20,8 @@ export interface DeviceSockets {
   drop(channel: SocketChannel): string[];
 }
 
-export const receiverKey = (deviceId: string) => `receiver:${deviceId}`;
+/** A device id is unique only while it exists (a pruned or deleted one may be issued again): the key names its user too. */
+export const receiverKey = (userId: number, deviceId: string) => `receiver:${userId}:${deviceId}`;
 export const senderKey = (transferId: string) => `sender:${transferId}`;
 
 export function createDeviceSockets(): DeviceSockets {

@@ -51,6 +51,7 @@ export const p2pParts: FileServerPart = (services, log) => {
       p2pProgress: (s, a) => p2p.progress(s, a),
       p2pFileDone: (s, a) => p2p.fileDone(s, a),
       p2pEnd: (s, a) => p2p.end(s, a),
+      p2pFiles: (s, a) => p2p.files(s, a),
     },
     close: async () => clearInterval(timer),
   };
