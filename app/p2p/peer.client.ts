@@ -7,7 +7,7 @@ import { transferStore } from "../transfers/use-transfers";
 import { deviceKey } from "./device.client";
 import { formatDeviceId } from "./device-id";
 import type { PickedItem, RemoteFile } from "./picked";
-import { BUFFER_LOW_BYTES, bytesDone, chunkRanges, decodeFrame, encodeControl, mustPause, ReceiveTracker, resumePoint, type ControlFrame, type ManifestFile } from "./protocol";
+import { ACK_EVERY_BYTES, BUFFER_LOW_BYTES, bytesDone, chunkRanges, decodeFrame, encodeControl, mustPause, ReceiveTracker, resumePoint, type ControlFrame, type ManifestFile } from "./protocol";
 
 /**
  * The browser side of point to point (docs/p2p.md, "Browser"): this page's device, the receiver's
@@ -540,7 +540,10 @@ class PeerLink {
 
   private onSenderFrame(frame: ReturnType<typeof decodeFrame>) {
     if (!frame) return;
-    if (frame.t === "resume") {
+    if (frame.t === "ack") {
+      this.written = Math.max(this.written, frame.bytes);
+      this.wakeUp();
+    } else if (frame.t === "resume") {
       const start = this.resumeAt === null;
       this.resumeAt = { file: frame.file, offset: frame.offset };
       if (start) void this.sendFiles();
@@ -555,6 +558,9 @@ class PeerLink {
   }
 
   private readonly checked = new Set<number>();
+  /** Bytes sent on this channel, and how many of them the receiver said it wrote (`ack`). */
+  private sent = 0;
+  private written = 0;
 
   private async sendFiles() {
     const channel = this.channel!;
@@ -576,7 +582,7 @@ class PeerLink {
         this.control({ t: "file", file: i, offset, size: file.size });
         for (const [start, end] of chunkRanges(file.size, offset)) {
           if (this.ended) return;
-          while (mustPause(channel.bufferedAmount)) await this.sleep();
+          while (mustPause(channel.bufferedAmount, this.sent, this.written)) await this.sleep();
           if (this.ended) return;
           let bytes: ArrayBuffer;
           try {
@@ -585,6 +591,7 @@ class PeerLink {
             return this.fail("p2p.reason.read");
           }
           channel.send(bytes);
+          this.sent += bytes.byteLength;
           this.progress(bytesDone(this.manifest, i, end));
         }
         const hash = await hashing;
@@ -607,6 +614,9 @@ class PeerLink {
   /** Writes happen in order, one at a time. */
   private writing: Promise<void> = Promise.resolve();
   private writeFailed = false;
+  /** Bytes written on this channel, and the count last told to the sender. */
+  private wroteBytes = 0;
+  private ackedBytes = 0;
 
   private async startReceiving() {
     const target = this.target!;
@@ -654,6 +664,11 @@ class PeerLink {
         const done = bytesDone(this.manifest, step.file, step.offset + step.bytes.byteLength);
         queue(async () => {
           await sink.write(step.bytes);
+          this.wroteBytes += step.bytes.byteLength;
+          if (this.wroteBytes - this.ackedBytes >= ACK_EVERY_BYTES) {
+            this.ackedBytes = this.wroteBytes;
+            this.control({ t: "ack", bytes: this.wroteBytes });
+          }
           this.progress(done);
           this.report(step.file, step.offset + step.bytes.byteLength);
         });

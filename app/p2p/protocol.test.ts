@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BUFFER_HIGH_BYTES, bytesDone, CHUNK_BYTES, chunkRanges, decodeFrame, encodeControl, mustPause, ReceiveTracker, resumePoint, type ControlFrame } from "./protocol";
+import { WRITE_WINDOW_BYTES, BUFFER_HIGH_BYTES, bytesDone, CHUNK_BYTES, chunkRanges, decodeFrame, encodeControl, mustPause, ReceiveTracker, resumePoint, type ControlFrame } from "./protocol";
 
 const HASH = "a".repeat(64);
 
@@ -12,6 +12,7 @@ describe("frames", () => {
       { t: "resume", file: 1, offset: 10 },
       { t: "ok", file: 0 },
       { t: "bad", file: 0 },
+      { t: "ack", bytes: 1048576 },
       { t: "cancel", reason: "user" },
       { t: "error", reason: "disk full" },
     ];
@@ -24,7 +25,7 @@ describe("frames", () => {
   });
 
   it("refuses what is not a frame", () => {
-    for (const text of ["nope", "{}", '{"t":"file","file":-1,"offset":0,"size":1}', '{"t":"file","file":0,"offset":5,"size":1}', '{"t":"end","file":0,"hash":"XYZ"}', '{"t":"resume","file":0}', "null", JSON.stringify({ t: "error", reason: "x".repeat(20000) })])
+    for (const text of ["nope", "{}", '{"t":"file","file":-1,"offset":0,"size":1}', '{"t":"file","file":0,"offset":5,"size":1}', '{"t":"end","file":0,"hash":"XYZ"}', '{"t":"resume","file":0}', '{"t":"ack","bytes":-1}', "null", JSON.stringify({ t: "error", reason: "x".repeat(20000) })])
       expect(decodeFrame(text), text).toBeNull();
   });
 });
@@ -47,6 +48,12 @@ describe("chunks and flow control", () => {
   it("pauses above 8 MiB buffered", () => {
     expect(mustPause(BUFFER_HIGH_BYTES)).toBe(false);
     expect(mustPause(BUFFER_HIGH_BYTES + 1)).toBe(true);
+  });
+
+  it("pauses while more than the write window is not yet written by the receiver", () => {
+    expect(mustPause(0, WRITE_WINDOW_BYTES, 0)).toBe(false);
+    expect(mustPause(0, WRITE_WINDOW_BYTES + 1, 0)).toBe(true);
+    expect(mustPause(0, WRITE_WINDOW_BYTES + 1, 1)).toBe(false);
   });
 });
 

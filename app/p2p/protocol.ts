@@ -6,7 +6,8 @@
  * Sender → receiver: `file` (a file starts at `offset`), binary chunks, `end` (with the sender's
  * BLAKE3), `done` (every file sent). Receiver → sender: `resume` (send file `file` from `offset`:
  * the bytes it really has), `ok` (file checked), `bad` (hash differs: send it again from 0),
- * `cancel`. Both: `error`.
+ * `cancel`, `ack` (bytes written so far: the sender keeps at most WRITE_WINDOW_BYTES unwritten, so a
+ * disk slower than the network does not pile chunks up in the receiver's memory). Both: `error`.
  */
 
 export const CHUNK_BYTES = 64 * 1024;
@@ -14,6 +15,10 @@ export const CHUNK_BYTES = 64 * 1024;
 export const BUFFER_LOW_BYTES = 1024 * 1024;
 /** Sending pauses while more than this waits in the channel's buffer. */
 export const BUFFER_HIGH_BYTES = 8 * 1024 * 1024;
+/** The receiver says how much it has written after every this many bytes. */
+export const ACK_EVERY_BYTES = 1024 * 1024;
+/** Bytes sent but not yet written by the receiver that the sender allows before it waits. */
+export const WRITE_WINDOW_BYTES = 16 * 1024 * 1024;
 /** Longest control frame taken (a path is at most 4096 characters). */
 export const CONTROL_MAX_CHARS = 16 * 1024;
 
@@ -24,6 +29,7 @@ export type ControlFrame =
   | { t: "resume"; file: number; offset: number }
   | { t: "ok"; file: number }
   | { t: "bad"; file: number }
+  | { t: "ack"; bytes: number }
   | { t: "cancel"; reason?: string }
   | { t: "error"; reason: string };
 
@@ -60,6 +66,8 @@ export function decodeFrame(data: string | ArrayBuffer): Frame | null {
     case "ok":
     case "bad":
       return count(f.file) ? { t: f.t, file: f.file } : null;
+    case "ack":
+      return count(f.bytes) ? { t: "ack", bytes: f.bytes } : null;
     case "cancel":
       return typeof f.reason === "string" ? { t: "cancel", reason: f.reason.slice(0, 255) } : { t: "cancel" };
     case "error":
@@ -74,8 +82,11 @@ export function* chunkRanges(size: number, offset: number, chunk = CHUNK_BYTES):
   for (let start = Math.min(offset, size); start < size; start += chunk) yield [start, Math.min(size, start + chunk)];
 }
 
-/** Whether the sender must wait for the buffer to drain before the next chunk. */
-export const mustPause = (bufferedAmount: number) => bufferedAmount > BUFFER_HIGH_BYTES;
+/**
+ * Whether the sender must wait before the next chunk: the channel's buffer is above 8 MiB, or more
+ * than WRITE_WINDOW_BYTES it sent (on this channel) are not yet written by the receiver.
+ */
+export const mustPause = (bufferedAmount: number, sent = 0, written = sent) => bufferedAmount > BUFFER_HIGH_BYTES || sent - written > WRITE_WINDOW_BYTES;
 
 export interface ManifestFile {
   size: number;
