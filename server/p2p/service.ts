@@ -66,6 +66,8 @@ export interface P2pDeps {
 const OPEN = [...P2P_OPEN_STATUSES] as string[];
 const ACTIVE = [...P2P_ACTIVE_STATUSES] as string[];
 const ENDED = ["done", "failed", "cancelled", "declined", "expired"];
+/** Ended transfers' manifests past their retention are looked for at most this often (the sweep runs on every command). */
+const PRUNE_EVERY_MS = 10 * 60_000;
 /** Progress reports kept per transfer per second. */
 const PROGRESS_PER_SECOND = 2;
 
@@ -78,6 +80,8 @@ export function createP2p(deps: P2pDeps) {
   const socketDevices = new Map<number, { userId: number; deviceId: string; channel: SocketChannel }>();
   /** Signals per transfer in the current minute. */
   const signalCounts = new Map<string, { start: number; n: number }>();
+  /** When ended transfers' manifests were last looked for (engine clock; at most every PRUNE_EVERY_MS). */
+  let prunedAt = Number.NEGATIVE_INFINITY;
   /** Progress reports per transfer: the second's count and the last two samples for the speed. */
   const progress = new Map<string, { second: number; n: number; samples: { at: number; done: number }[] }>();
 
@@ -207,13 +211,16 @@ export function createP2p(deps: P2pDeps) {
       sockets.push(receiverOf(t), event);
       forget(t.id);
     }
-    await pruneManifests(now);
+    if (now - prunedAt >= PRUNE_EVERY_MS) {
+      prunedAt = now;
+      await pruneManifests(now);
+    }
     return n;
   }
 
   /**
    * The manifests (p2p_files) of transfers ended more than P2P_FILES_RETENTION_MS ago are deleted,
-   * 500 transfers a sweep; the transfer rows stay for the history.
+   * 500 transfers a sweep, a sweep at most every 10 min; the transfer rows stay for the history.
    */
   async function pruneManifests(now: number) {
     const old = await k
