@@ -516,8 +516,10 @@ export function createP2p(deps: P2pDeps) {
       const sender = await k.selectFrom("users").select("account").where("id", "=", d.userId).executeTakeFirstOrThrow();
       const open = (eb: Kysely<P2pDatabase>) => eb.selectFrom("p2p_transfers").select(sql<string | number>`count(*)`.as("n")).where("status", "in", OPEN);
       await k.transaction().execute(async (tx) => {
-        // Open transfers per sender and per receiver device are capped; the receiver device's row
-        // is locked so that offers to it are counted one after the other.
+        // Open transfers per sender and per receiver device are capped: the sending user's row, then
+        // the receiver device's, are locked so that offers from one user, and to one device, are
+        // counted one after the other (always in this order: no deadlock between two offers).
+        await locking(tx.selectFrom("users").select("id").where("id", "=", d.userId)).executeTakeFirst();
         await locking(tx.selectFrom("p2p_devices").select("id").where("user_id", "=", device.user_id).where("device_id", "=", device.device_id)).executeTakeFirst();
         const mine = await open(tx).where("sender_user_id", "=", d.userId).executeTakeFirst();
         if (Number(mine?.n ?? 0) >= P2P_OPEN_PER_SENDER) throw new FerryError("P2pSenderFull", { max: P2P_OPEN_PER_SENDER }, { max: P2P_OPEN_PER_SENDER });

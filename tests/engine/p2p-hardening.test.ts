@@ -162,6 +162,24 @@ describe("offers: counted, capped, summarised", () => {
     expect((await receiver.files.cmd("p2pFiles", { transferId: ids[0]!, limit: 1001 })).code).toBe(ErrorCode.ParameterError);
   });
 
+  it("offers from one user at once, from several tabs to several devices, stop at 20 open", async () => {
+    const a = await user();
+    const key = newDeviceKey();
+    const tabs: P2pBrowser[] = [];
+    for (let i = 0; i < 3; i++) tabs.push(await browser(a.socketToken, key));
+    const receivers: P2pBrowser[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await browser((await user()).socketToken);
+      await r.files.ok("p2pReceive", { deviceId: r.deviceId, allow: true });
+      receivers.push(r);
+    }
+    const codes = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => tabs[i % 3]!.files.cmd("p2pOffer", { to: receivers[Math.floor(i / 3) % 3]!.deviceId, fromDevice: tabs[0]!.deviceId, files }).then((r) => r.code)),
+    );
+    expect(codes.filter((c) => c === 200)).toHaveLength(20);
+    expect(codes.filter((c) => c === ErrorCode.P2pSenderFull)).toHaveLength(10);
+  });
+
   it("a hand-over to an offline device is listed by its p2pReceive with a summary; the receiver's other device cannot answer it", async () => {
     const [a, b] = [await user(), await user()];
     const sender = await browser(a.socketToken);
