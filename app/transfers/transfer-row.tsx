@@ -58,28 +58,14 @@ export function TransferStatusLine({ item }: { item: TransferItem }) {
     else if (item.queued) state = t("transfers.queued");
     return (
       <div className="space-y-1">
-        <div
-          role="progressbar"
-          aria-label={t("transfers.progress", { name: item.name })}
-          aria-valuemin={0}
-          aria-valuemax={100}
-          aria-valuenow={percent}
-          className="h-1.5 w-full overflow-hidden rounded bg-gray-200"
-        >
-          <div className={item.paused ? "h-full bg-gray-400" : "h-full bg-primary"} style={{ width: `${percent}%` }} />
-        </div>
+        <ProgressBar item={item} percent={percent} />
         <div className="flex flex-wrap items-center justify-between gap-x-2 text-xs text-gray-500">
           <span>{state}</span>
           <span>
             {formatSize(item.currentSize)} / {formatSize(total)}
           </span>
         </div>
-        {moving && (
-          <div className="flex justify-between text-xs text-gray-500">
-            <span>{t("transfers.speed", { speed: formatSize(item.speed) })}</span>
-            {left !== null && <span>{t("transfers.time-left", { time: formatDuration(left) })}</span>}
-          </div>
-        )}
+        {moving && <SpeedLine speed={item.speed} left={left} />}
         {counts}
       </div>
     );
@@ -148,6 +134,17 @@ function ProgressBar({ item, percent }: { item: TransferItem; percent: number })
   );
 }
 
+/** Speed and time left of a transfer that moves. */
+function SpeedLine({ speed, left }: { speed: number; left: number | null }) {
+  const { t } = useTranslation();
+  return (
+    <div className="flex justify-between text-xs text-gray-500">
+      <span>{t("transfers.speed", { speed: formatSize(speed) })}</span>
+      {left !== null && <span>{t("transfers.time-left", { time: formatDuration(left) })}</span>}
+    </div>
+  );
+}
+
 /** A P2P row (app/p2p/): which way and with whom, the path in words, then progress or the outcome. */
 function P2pStatusLine({ item, p2p }: { item: TransferItem; p2p: P2pRow }) {
   const { t } = useTranslation();
@@ -172,12 +169,7 @@ function P2pStatusLine({ item, p2p }: { item: TransferItem; p2p: P2pRow }) {
             {formatSize(item.currentSize)} / {formatSize(total)}
           </span>
         </div>
-        {item.speed > 0 && (
-          <div className="flex justify-between text-xs text-gray-500">
-            <span>{t("transfers.speed", { speed: formatSize(item.speed) })}</span>
-            {left !== null && <span>{t("transfers.time-left", { time: formatDuration(left) })}</span>}
-          </div>
-        )}
+        {item.speed > 0 && <SpeedLine speed={item.speed} left={left} />}
       </div>
     );
   }
