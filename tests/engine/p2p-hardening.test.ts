@@ -1,12 +1,10 @@
 import { sql } from "kysely";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ErrorCode } from "../../contract/errors";
 import { PERMISSION_FULL } from "../../contract/permissions";
 import type { P2pHistoryEntry, P2pLiveEntry } from "../../contract/p2p";
 import type { TransferLogEntry } from "../../contract/tasks";
-import { startTestEngine, type TestEngine } from "../support/engine";
-import type { FileClient } from "../support/file-client";
-import { deviceStatus, newDeviceKey, type P2pBrowser, p2pBrowser as openBrowser, setP2p, settle, until } from "../support/p2p";
+import { deviceStatus, HASH, newDeviceKey, P2P_FILES, type P2pBrowser, p2pSuite, type Page, setP2p, settle, until } from "../support/p2p";
 
 /*
  * Point to point, what a party (or anyone who knows a device id) cannot do to the engine
@@ -16,47 +14,10 @@ import { deviceStatus, newDeviceKey, type P2pBrowser, p2pBrowser as openBrowser,
  * ids re-issued to another user. Real engine, real sockets, on every database.
  */
 
-let t: TestEngine;
-const open: FileClient[] = [];
-beforeAll(async () => {
-  t = await startTestEngine();
-});
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close();
-});
-afterAll(() => t?.stop());
-
-async function browser(socketToken: string, key?: string): Promise<P2pBrowser> {
-  const b = await openBrowser(t, socketToken, key);
-  open.push(b.files);
-  return b;
-}
-
-let n = 0;
-const user = () => t.createUser(`p2p_hard_${++n}`, { permission: PERMISSION_FULL });
-const files = [
-  { path: "photos/one.jpg", size: 1000, kind: 0 as const },
-  { path: "photos/two.jpg", size: 3000, kind: 0 as const },
-  { path: "notes.txt", size: 10, kind: 0 as const },
-];
-const HASH = (c: string) => c.repeat(64);
-const admin = async <T>(path: string) => {
-  const reply = await t.call<T>("GET", path, { token: await t.adminToken() });
-  expect(reply.body.code).toBe(200);
-  return reply.body.data!;
-};
-type Page<T> = { list: T[]; total: number; size: number; current: number };
+const p2p = p2pSuite("p2p_hard", { permission: PERMISSION_FULL });
+const { browser, user, admin, accepted } = p2p;
+const files = P2P_FILES;
 const live = async (id: string) => (await admin<Page<P2pLiveEntry>>(`/api/transmission/ptp/current?text=${id}`)).list[0]!;
-
-async function accepted(list: { path: string; size: number; kind: 0 | 1 }[] = files) {
-  const [a, b] = [await user(), await user()];
-  const sender = await browser(a.socketToken);
-  const receiver = await browser(b.socketToken);
-  await receiver.files.ok("p2pReceive", { deviceId: receiver.deviceId, allow: true });
-  const { transferId } = await sender.files.ok("p2pOffer", { to: receiver.deviceId, fromDevice: sender.deviceId, files: list });
-  await receiver.files.ok("p2pAnswer", { transferId, accept: true, target: "local" });
-  return { a, b, sender, receiver, transferId };
-}
 
 describe("bytes and hashes", () => {
   it("a file's bytes count once, never past its size nor backwards; a matched file is whole; the logs carry the real sum", async () => {
@@ -67,24 +28,24 @@ describe("bytes and hashes", () => {
     expect((await live(receiver.deviceId)).doneBytes).toBe(1000);
     // Reports about a file that is done change nothing, however often they come.
     for (let i = 0; i < 20; i++) {
-      t.clock.advance(1000);
+      p2p.t.clock.advance(1000);
       await receiver.files.ok("p2pProgress", { transferId, file: 0, bytes: 1000 });
     }
     expect((await live(receiver.deviceId)).doneBytes).toBe(1000);
     // Two reports at once about the same bytes count them once; more than the size counts the size.
-    t.clock.advance(1000);
+    p2p.t.clock.advance(1000);
     await Promise.all([receiver.files.ok("p2pProgress", { transferId, file: 1, bytes: 2000 }), sender.files.ok("p2pProgress", { transferId, file: 1, bytes: 2000 })]);
     expect((await live(receiver.deviceId)).doneBytes).toBe(3000);
-    t.clock.advance(1000);
+    p2p.t.clock.advance(1000);
     await receiver.files.ok("p2pProgress", { transferId, file: 1, bytes: 999_999 });
     // A late, smaller report does not take bytes back.
     await receiver.files.ok("p2pProgress", { transferId, file: 1, bytes: 10 });
     expect((await live(receiver.deviceId)).doneBytes).toBe(4000);
     expect((await live(receiver.deviceId)).doneBytes).toBeLessThanOrEqual(4010);
 
-    t.clock.advance(1000);
+    p2p.t.clock.advance(1000);
     await sender.files.ok("p2pEnd", { transferId, result: "done" });
-    await t.engine.services.recorder.flush();
+    await p2p.t.engine.services.recorder.flush();
     for (const who of [a, b]) {
       const log = await admin<Page<TransferLogEntry>>(`/api/admin/logs/transfers?user=${who.account}`);
       expect(log.list).toHaveLength(1);
@@ -119,13 +80,13 @@ describe("offers: counted, capped, summarised", () => {
   it("offers count with the status look-ups (60 a minute per user, failed ones too), then 4705", async () => {
     const a = await user();
     const sender = await browser(a.socketToken);
-    for (let i = 0; i < 30; i++) expect((await deviceStatus(t, a.token, String(900_000_000 + i))).body.data.result).toBe(33);
+    for (let i = 0; i < 30; i++) expect((await deviceStatus(p2p.t, a.token, String(900_000_000 + i))).body.data.result).toBe(33);
     for (let i = 0; i < 30; i++) {
       expect((await sender.files.cmd("p2pOffer", { to: String(910_000_000 + i), fromDevice: sender.deviceId, files })).code).toBe(ErrorCode.P2pNoSuchDevice);
     }
     expect((await sender.files.cmd("p2pOffer", { to: "920000000", fromDevice: sender.deviceId, files })).code).toBe(ErrorCode.P2pStatusThrottled);
-    expect((await deviceStatus(t, a.token, "920000001")).body.code).toBe(ErrorCode.P2pStatusThrottled);
-    t.clock.advance(61_000);
+    expect((await deviceStatus(p2p.t, a.token, "920000001")).body.code).toBe(ErrorCode.P2pStatusThrottled);
+    p2p.t.clock.advance(61_000);
     expect((await sender.files.cmd("p2pOffer", { to: "920000002", fromDevice: sender.deviceId, files })).code).toBe(ErrorCode.P2pNoSuchDevice);
   });
 
@@ -215,17 +176,17 @@ describe("offers: counted, capped, summarised", () => {
 describe("settings, sizes and names", () => {
   it("no offer when neither direct nor relay is allowed; a progress report may claim only an allowed path", async () => {
     const { sender, receiver, transferId } = await accepted();
-    await setP2p(t, { direct: false, relay: false });
+    await setP2p(p2p.t, { direct: false, relay: false });
     try {
       expect((await sender.files.cmd("p2pOffer", { to: receiver.deviceId, fromDevice: sender.deviceId, files })).code).toBe(ErrorCode.P2pNoPath);
       expect((await receiver.files.cmd("p2pProgress", { transferId, file: 0, bytes: 1, path: "direct" })).code).toBe(ErrorCode.P2pPathOff);
       expect((await receiver.files.cmd("p2pProgress", { transferId, file: 0, bytes: 1, path: "relay" })).code).toBe(ErrorCode.P2pPathOff);
     } finally {
-      await setP2p(t, { direct: true, relay: true });
+      await setP2p(p2p.t, { direct: true, relay: true });
     }
     // Held is the path of a hand-over only.
     expect((await receiver.files.cmd("p2pProgress", { transferId, file: 0, bytes: 1, path: "held" })).code).toBe(ErrorCode.P2pPathOff);
-    t.clock.advance(1000);
+    p2p.t.clock.advance(1000);
     expect((await receiver.files.cmd("p2pProgress", { transferId, file: 0, bytes: 1, path: "relay" })).code).toBe(200);
     expect((await live(receiver.deviceId)).path).toBe("relay");
   });
@@ -249,7 +210,7 @@ describe("settings, sizes and names", () => {
     expect(fits).toHaveLength(1024);
     expect((await receiver.files.cmd("p2pAnswer", { transferId, accept: true, target: "ferry", folder: fits })).code).toBe(200);
     await receiver.files.ok("p2pEnd", { transferId, result: "cancelled" });
-    await t.engine.services.recorder.flush();
+    await p2p.t.engine.services.recorder.flush();
     const got = await admin<Page<TransferLogEntry>>(`/api/admin/logs/transfers?user=${b.account}`);
     expect(got.list[0]).toMatchObject({ via: "p2p", path: fits });
   });
@@ -267,14 +228,14 @@ describe("devices", () => {
     await old.files.close();
     await settle();
     // The old device is removed (pruned), and the id is issued to c's new browser.
-    const db = t.engine.services.db.kysely;
+    const db = p2p.t.engine.services.db.kysely;
     await sql`delete from p2p_devices where device_id = ${id}`.execute(db);
     const fresh = await browser(c.socketToken);
     await sql`update p2p_devices set device_id = ${id} where device_id = ${fresh.deviceId}`.execute(db);
     const again = await browser(c.socketToken, fresh.deviceKey);
     expect(again.deviceId).toBe(id);
     // Not busy with b's transfer, and its receive lists none of it.
-    expect((await deviceStatus(t, a.token, id)).body.data).toMatchObject({ result: 0, account: c.account });
+    expect((await deviceStatus(p2p.t, a.token, id)).body.data).toMatchObject({ result: 0, account: c.account });
     const reply = await again.files.ok("p2pReceive", { deviceId: id, allow: true });
     expect(reply.active).toEqual([]);
     // b's transfer's signals do not reach c.
@@ -289,9 +250,9 @@ describe("devices", () => {
     await receiver.files.ok("p2pReceive", { deviceId: receiver.deviceId, allow: true });
     const tab = await browser(b.socketToken, receiver.deviceKey);
     await tab.files.ok("p2pRegister", { deviceKey: newDeviceKey() });
-    expect((await deviceStatus(t, a.token, receiver.deviceId)).body.data).toMatchObject({ result: 0, online: true });
-    expect((await t.call("DELETE", `/api/admin/users/${b.id}`, { token: await t.adminToken() })).body.code).toBe(200);
-    expect((await deviceStatus(t, a.token, receiver.deviceId)).body.data).toEqual({ result: 33, online: false, account: "" });
+    expect((await deviceStatus(p2p.t, a.token, receiver.deviceId)).body.data).toMatchObject({ result: 0, online: true });
+    expect((await p2p.t.call("DELETE", `/api/admin/users/${b.id}`, { token: await p2p.t.adminToken() })).body.code).toBe(200);
+    expect((await deviceStatus(p2p.t, a.token, receiver.deviceId)).body.data).toEqual({ result: 33, online: false, account: "" });
   });
 });
 
@@ -300,14 +261,14 @@ describe("retention", () => {
     const { sender, receiver, transferId } = await accepted();
     await sender.files.ok("p2pEnd", { transferId, result: "done" });
     expect((await receiver.files.ok("p2pFiles", { transferId })).files).toHaveLength(3);
-    const rows = async () => (await t.engine.services.db.kysely.selectFrom("p2p_files" as never).select(sql<string | number>`count(*)`.as("n")).where("transfer_id" as never, "=", transferId as never).executeTakeFirst()) as { n: string | number };
-    t.clock.advance(30 * 24 * 3_600_000 - 1000);
+    const rows = async () => (await p2p.t.engine.services.db.kysely.selectFrom("p2p_files" as never).select(sql<string | number>`count(*)`.as("n")).where("transfer_id" as never, "=", transferId as never).executeTakeFirst()) as { n: string | number };
+    p2p.t.clock.advance(30 * 24 * 3_600_000 - 1000);
     // The sweep runs on the engine's clock (any P2P call runs it too).
-    await deviceStatus(t, (await user()).token, receiver.deviceId);
+    await deviceStatus(p2p.t, (await user()).token, receiver.deviceId);
     expect(Number((await rows()).n)).toBe(3);
     // Looked for at most every 10 minutes.
-    t.clock.advance(11 * 60_000);
-    await deviceStatus(t, (await user()).token, receiver.deviceId);
+    p2p.t.clock.advance(11 * 60_000);
+    await deviceStatus(p2p.t, (await user()).token, receiver.deviceId);
     expect(Number((await rows()).n)).toBe(0);
     const history = await admin<Page<P2pHistoryEntry>>(`/api/logs/transmission/ptp?text=${receiver.deviceId}`);
     expect(history.list[0]).toMatchObject({ transferId, status: "done", fileCount: 3, totalBytes: 4010 });

@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ErrorCode } from "../../contract/errors";
-import { startTestEngine, type TestEngine } from "../support/engine";
-import { connectFiles, type FileClient } from "../support/file-client";
-import { deviceStatus, newDeviceKey, type P2pBrowser, p2pBrowser as openBrowser, setP2p, settle, until } from "../support/p2p";
+import { connectFiles } from "../support/file-client";
+import { deviceStatus, newDeviceKey, type P2pFile, p2pSuite, setP2p, settle, until } from "../support/p2p";
 
 /*
  * Point to point, the engine's signalling rules (docs/p2p.md, "Socket commands", "Rules"): devices
@@ -11,40 +10,19 @@ import { deviceStatus, newDeviceKey, type P2pBrowser, p2pBrowser as openBrowser,
  * accepted transfer, and the settings that switch it off. Real engine, real sockets.
  */
 
-let t: TestEngine;
-const open: FileClient[] = [];
-beforeAll(async () => {
-  t = await startTestEngine();
-});
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close();
-});
-afterAll(() => t?.stop());
-
-async function browser(socketToken: string, key?: string): Promise<P2pBrowser> {
-  const b = await openBrowser(t, socketToken, key);
-  open.push(b.files);
-  return b;
-}
-
-let n = 0;
-const user = () => t.createUser(`p2p_sig_${++n}`);
-const files = [
-  { path: "a.txt", size: 5, kind: 0 as const },
-  { path: "docs/b.bin", size: 1024, kind: 0 as const },
-  { path: "docs/empty", size: 0, kind: 1 as const },
+const p2p = p2pSuite("p2p_sig");
+const { browser, user } = p2p;
+const files: P2pFile[] = [
+  { path: "a.txt", size: 5, kind: 0 },
+  { path: "docs/b.bin", size: 1024, kind: 0 },
+  { path: "docs/empty", size: 0, kind: 1 },
 ];
 
-/** A sender, a receiver whose page is open, and an offer from one to the other (not answered). */
+/** A sender, a receiver whose page is open, and an offer from one to the other (not answered), heard by the receiver. */
 async function offered() {
-  const [a, b] = [await user(), await user()];
-  const sender = await browser(a.socketToken);
-  const receiver = await browser(b.socketToken);
-  await receiver.files.ok("p2pReceive", { deviceId: receiver.deviceId, allow: true });
-  const { transferId, status } = await sender.files.ok("p2pOffer", { to: receiver.deviceId, fromDevice: sender.deviceId, files });
-  expect(status).toBe("offered");
-  await until(() => receiver.heard("p2p.offer").length > 0);
-  return { a, b, sender, receiver, transferId };
+  const o = await p2p.offered(files);
+  await until(() => o.receiver.heard("p2p.offer").length > 0);
+  return o;
 }
 
 async function accepted() {
@@ -76,26 +54,26 @@ describe("devices", () => {
     const second = await browser(a.socketToken);
     const ids = [first.deviceId, second.deviceId];
     for (let i = 0; i < 48; i++) {
-      t.clock.advance(1);
+      p2p.t.clock.advance(1);
       ids.push((await first.files.ok("p2pRegister", { deviceKey: newDeviceKey() })).deviceId);
     }
     // 50 devices: all still there. (The first socket is now the last device it registered.)
     expect(new Set(ids).size).toBe(50);
-    expect((await deviceStatus(t, b.token, first.deviceId)).body.data.result).toBe(0);
+    expect((await deviceStatus(p2p.t, b.token, first.deviceId)).body.data.result).toBe(0);
     // Seen again: the first device is the newest now; the second is the least recently seen.
-    t.clock.advance(1);
+    p2p.t.clock.advance(1);
     expect((await first.files.ok("p2pRegister", { deviceKey: first.deviceKey })).deviceId).toBe(first.deviceId);
-    t.clock.advance(1);
+    p2p.t.clock.advance(1);
     await first.files.ok("p2pRegister", { deviceKey: newDeviceKey() });
-    expect((await deviceStatus(t, b.token, second.deviceId)).body.data.result).toBe(33);
-    expect((await deviceStatus(t, b.token, first.deviceId)).body.data.result).toBe(0);
-    expect((await deviceStatus(t, b.token, ids[2]!)).body.data.result).toBe(0);
+    expect((await deviceStatus(p2p.t, b.token, second.deviceId)).body.data.result).toBe(33);
+    expect((await deviceStatus(p2p.t, b.token, first.deviceId)).body.data.result).toBe(0);
+    expect((await deviceStatus(p2p.t, b.token, ids[2]!)).body.data.result).toBe(0);
   });
 
   it("a socket acts only as the device it registered; a malformed key is refused", async () => {
     const a = await user();
-    const bare = await connectFiles(t.fileUrl, a.socketToken);
-    open.push(bare);
+    const bare = await connectFiles(p2p.t.fileUrl, a.socketToken);
+    p2p.closeAfter(bare);
     expect((await bare.cmd("p2pReceive", { deviceId: "123456789", allow: true })).code).toBe(ErrorCode.P2pNotRegistered);
     expect((await bare.cmd("p2pRegister", { deviceKey: "short" })).code).toBe(ErrorCode.ParameterError);
     const mine = await browser(a.socketToken);
@@ -110,43 +88,43 @@ describe("devices", () => {
 describe("status look-up", () => {
   it("33 for no such device, 0 with online while the receiver page is open, 35 while it receives", async () => {
     const [a, b, c] = [await user(), await user(), await user()];
-    expect((await deviceStatus(t, a.token, "999999999")).body.data).toEqual({ result: 33, online: false, account: "" });
-    expect((await deviceStatus(t, a.token, "012345678")).body.data).toEqual({ result: 33, online: false, account: "" });
+    expect((await deviceStatus(p2p.t, a.token, "999999999")).body.data).toEqual({ result: 33, online: false, account: "" });
+    expect((await deviceStatus(p2p.t, a.token, "012345678")).body.data).toEqual({ result: 33, online: false, account: "" });
     const receiver = await browser(b.socketToken);
-    expect((await deviceStatus(t, a.token, receiver.deviceId)).body.data).toEqual({ result: 0, online: false, account: b.account });
+    expect((await deviceStatus(p2p.t, a.token, receiver.deviceId)).body.data).toEqual({ result: 0, online: false, account: b.account });
     await receiver.files.ok("p2pReceive", { deviceId: receiver.deviceId, allow: true });
     // ?id= with the spaces the id is shown with.
     const spaced = receiver.deviceId.replace(/^(\d{3})(\d{3})(\d{3})$/, "$1 $2 $3");
-    expect((await deviceStatus(t, a.token, spaced, "id")).body.data).toEqual({ result: 0, online: true, account: b.account });
+    expect((await deviceStatus(p2p.t, a.token, spaced, "id")).body.data).toEqual({ result: 0, online: true, account: b.account });
     await receiver.files.ok("p2pReceive", { deviceId: receiver.deviceId, allow: false });
-    expect((await deviceStatus(t, a.token, receiver.deviceId)).body.data.online).toBe(false);
+    expect((await deviceStatus(p2p.t, a.token, receiver.deviceId)).body.data.online).toBe(false);
     await receiver.files.ok("p2pReceive", { deviceId: receiver.deviceId, allow: true });
-    expect((await deviceStatus(t, a.token, receiver.deviceId)).body.data.online).toBe(true);
+    expect((await deviceStatus(p2p.t, a.token, receiver.deviceId)).body.data.online).toBe(true);
 
     // Accepted: busy for everyone (35), and another sender's offer is refused (4702).
     const sender = await browser(a.socketToken);
     const { transferId } = await sender.files.ok("p2pOffer", { to: receiver.deviceId, fromDevice: sender.deviceId, files });
-    expect((await deviceStatus(t, c.token, receiver.deviceId)).body.data.result).toBe(0);
+    expect((await deviceStatus(p2p.t, c.token, receiver.deviceId)).body.data.result).toBe(0);
     await receiver.files.ok("p2pAnswer", { transferId, accept: true });
-    expect((await deviceStatus(t, c.token, receiver.deviceId)).body.data).toEqual({ result: 35, online: true, account: b.account });
+    expect((await deviceStatus(p2p.t, c.token, receiver.deviceId)).body.data).toEqual({ result: 35, online: true, account: b.account });
     const third = await browser(c.socketToken);
     expect((await third.files.cmd("p2pOffer", { to: receiver.deviceId, fromDevice: third.deviceId, files })).code).toBe(ErrorCode.P2pDeviceBusy);
 
     // The receiver page closing ends its lease at once.
     await receiver.files.close();
     await settle();
-    expect((await deviceStatus(t, a.token, receiver.deviceId)).body.data.online).toBe(false);
+    expect((await deviceStatus(p2p.t, a.token, receiver.deviceId)).body.data.online).toBe(false);
     // Without a token: refused; without an id: a parameter error.
-    expect((await t.call("GET", `/api/transmission/ptp/status?id=${receiver.deviceId}`)).body.code).not.toBe(200);
-    expect((await t.call("GET", "/api/transmission/ptp/status", { token: a.token })).body.code).toBe(ErrorCode.ParameterError);
+    expect((await p2p.t.call("GET", `/api/transmission/ptp/status?id=${receiver.deviceId}`)).body.code).not.toBe(200);
+    expect((await p2p.t.call("GET", "/api/transmission/ptp/status", { token: a.token })).body.code).toBe(ErrorCode.ParameterError);
   });
 
   it("a locked account's device is no device (33)", async () => {
     const [a, b] = [await user(), await user()];
     const receiver = await browser(b.socketToken);
-    expect((await deviceStatus(t, a.token, receiver.deviceId)).body.data.result).toBe(0);
-    expect((await t.call("POST", `/api/admin/users/${b.id}/lock`, { token: await t.adminToken() })).body.code).toBe(200);
-    expect((await deviceStatus(t, a.token, receiver.deviceId)).body.data).toEqual({ result: 33, online: false, account: "" });
+    expect((await deviceStatus(p2p.t, a.token, receiver.deviceId)).body.data.result).toBe(0);
+    expect((await p2p.t.call("POST", `/api/admin/users/${b.id}/lock`, { token: await p2p.t.adminToken() })).body.code).toBe(200);
+    expect((await deviceStatus(p2p.t, a.token, receiver.deviceId)).body.data).toEqual({ result: 33, online: false, account: "" });
   });
 });
 
@@ -183,8 +161,8 @@ describe("offer, answer, signal", () => {
     const third = await browser(c.socketToken);
     const senderOther = await browser(a.socketToken);
     // A socket of the sender's user that registered no device at all.
-    const bare = await connectFiles(t.fileUrl, a.socketToken);
-    open.push(bare);
+    const bare = await connectFiles(p2p.t.fileUrl, a.socketToken);
+    p2p.closeAfter(bare);
     for (const who of [third.files, senderOther.files, bare]) {
       expect((await who.cmd("p2pSignal", { transferId, data: { sdp: "forged" } })).code).toBe(ErrorCode.P2pNoSuchTransfer);
       expect((await who.cmd("p2pAnswer", { transferId, accept: false })).code).toBe(ErrorCode.P2pNoSuchTransfer);
@@ -231,7 +209,7 @@ describe("offer, answer, signal", () => {
       else if (r.code === ErrorCode.P2pSignalThrottled) refused++;
     }
     expect([accepted200, refused]).toEqual([200, 1]);
-    t.clock.advance(61_000);
+    p2p.t.clock.advance(61_000);
     expect((await sender.files.cmd("p2pSignal", { transferId, data: { later: true } })).code).toBe(200);
   });
 
@@ -255,13 +233,13 @@ describe("offer, answer, signal", () => {
     expect((await offer([{ path: "same", size: 1 }, { path: "same", size: 2 }])).code).toBe(ErrorCode.ParameterError);
     const many = Array.from({ length: 10_001 }, (_, i) => ({ path: `f${i}`, size: 0 }));
     expect((await offer(many)).code).toBe(ErrorCode.ParameterError);
-    await setP2p(t, { maxTransferBytes: 1000 });
+    await setP2p(p2p.t, { maxTransferBytes: 1000 });
     try {
       expect((await offer([{ path: "big", size: 1001 }])).code).toBe(ErrorCode.P2pTooLarge);
       // Folders count nothing; 1000 bytes fit.
       expect((await offer([{ path: "ok", size: 1000 }, { path: "dir", size: 99999, kind: 1 }])).code).toBe(200);
     } finally {
-      await setP2p(t, { maxTransferBytes: 0 });
+      await setP2p(p2p.t, { maxTransferBytes: 0 });
     }
     const most = await offer(Array.from({ length: 10_000 }, (_, i) => ({ path: `d/f${i}.txt`, size: 1 })));
     expect(most.code).toBe(200);
@@ -271,29 +249,29 @@ describe("offer, answer, signal", () => {
 describe("settings enforced", () => {
   it("P2P off: every command 4704 and the status look-up 33; direct off: signals refused", async () => {
     const { a, sender, receiver, transferId } = await accepted();
-    await setP2p(t, { enabled: false });
+    await setP2p(p2p.t, { enabled: false });
     try {
-      expect((await deviceStatus(t, a.token, receiver.deviceId)).body.data).toEqual({ result: 33, online: false, account: "" });
+      expect((await deviceStatus(p2p.t, a.token, receiver.deviceId)).body.data).toEqual({ result: 33, online: false, account: "" });
       expect((await sender.files.cmd("p2pRegister", { deviceKey: sender.deviceKey })).code).toBe(ErrorCode.P2pOff);
       expect((await sender.files.cmd("p2pSignal", { transferId, data: {} })).code).toBe(ErrorCode.P2pOff);
       expect((await sender.files.cmd("p2pOffer", { to: receiver.deviceId, fromDevice: sender.deviceId, files })).code).toBe(ErrorCode.P2pOff);
       expect((await receiver.files.cmd("p2pReceive", { deviceId: receiver.deviceId, allow: true })).code).toBe(ErrorCode.P2pOff);
     } finally {
-      await setP2p(t, { enabled: true });
+      await setP2p(p2p.t, { enabled: true });
     }
     expect((await sender.files.cmd("p2pSignal", { transferId, data: {} })).code).toBe(200);
-    await setP2p(t, { direct: false });
+    await setP2p(p2p.t, { direct: false });
     try {
       expect((await sender.files.cmd("p2pSignal", { transferId, data: {} })).code).toBe(ErrorCode.P2pDirectOff);
       expect((await receiver.files.cmd("p2pSignal", { transferId, data: {} })).code).toBe(ErrorCode.P2pDirectOff);
     } finally {
-      await setP2p(t, { direct: true });
+      await setP2p(p2p.t, { direct: true });
     }
     // Settings are the administrator's: a user cannot read or change them.
-    expect((await t.call("GET", "/api/admin/p2p/settings", { token: a.token })).body.code).not.toBe(200);
-    expect((await t.call("PUT", "/api/admin/p2p/settings", { token: a.token, body: { enabled: false } })).body.code).not.toBe(200);
-    const bad = await t.call("PUT", "/api/admin/p2p/settings", { token: await t.adminToken(), body: { holdHours: -1 } });
+    expect((await p2p.t.call("GET", "/api/admin/p2p/settings", { token: a.token })).body.code).not.toBe(200);
+    expect((await p2p.t.call("PUT", "/api/admin/p2p/settings", { token: a.token, body: { enabled: false } })).body.code).not.toBe(200);
+    const bad = await p2p.t.call("PUT", "/api/admin/p2p/settings", { token: await p2p.t.adminToken(), body: { holdHours: -1 } });
     expect(bad.body.code).toBe(ErrorCode.ParameterError);
-    expect((await t.call("GET", "/api/admin/p2p/settings", { token: await t.adminToken() })).body.data).toEqual({ enabled: true, direct: true, relay: true, holdHours: 72, maxTransferBytes: 0, iceServers: [] });
+    expect((await p2p.t.call("GET", "/api/admin/p2p/settings", { token: await p2p.t.adminToken() })).body.data).toEqual({ enabled: true, direct: true, relay: true, holdHours: 72, maxTransferBytes: 0, iceServers: [] });
   });
 });

@@ -1,11 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ErrorCode } from "../../contract/errors";
 import { PERMISSION_DEFAULT, PERMISSION_FULL } from "../../contract/permissions";
 import type { P2pHistoryEntry, P2pLiveEntry } from "../../contract/p2p";
 import type { TransferLogEntry } from "../../contract/tasks";
-import { startTestEngine, type TestEngine } from "../support/engine";
-import type { FileClient } from "../support/file-client";
-import { deviceStatus, type P2pBrowser, p2pBrowser as openBrowser, settle, until } from "../support/p2p";
+import { deviceStatus, HASH, P2P_FILES, p2pSuite, type Page, settle, until } from "../support/p2p";
 
 /*
  * Point to point, a transfer's life on the engine (docs/p2p.md): progress, hashes, the end with its
@@ -13,53 +11,15 @@ import { deviceStatus, type P2pBrowser, p2pBrowser as openBrowser, settle, until
  * look-up's rate limit, and the administrator's live and history lists.
  */
 
-let t: TestEngine;
-const open: FileClient[] = [];
-beforeAll(async () => {
-  t = await startTestEngine();
-});
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close();
-});
-afterAll(() => t?.stop());
-
-async function browser(socketToken: string): Promise<P2pBrowser> {
-  const b = await openBrowser(t, socketToken);
-  open.push(b.files);
-  return b;
-}
-
-let n = 0;
-const user = () => t.createUser(`p2p_xfer_${++n}`, { permission: PERMISSION_FULL });
-const files = [
-  { path: "photos/one.jpg", size: 1000, kind: 0 as const },
-  { path: "photos/two.jpg", size: 3000, kind: 0 as const },
-  { path: "notes.txt", size: 10, kind: 0 as const },
-];
-const HASH = (c: string) => c.repeat(64);
-
-async function accepted(target: "local" | "ferry" = "local") {
-  const [a, b] = [await user(), await user()];
-  const sender = await browser(a.socketToken);
-  const receiver = await browser(b.socketToken);
-  await receiver.files.ok("p2pReceive", { deviceId: receiver.deviceId, allow: true });
-  const { transferId } = await sender.files.ok("p2pOffer", { to: receiver.deviceId, fromDevice: sender.deviceId, files });
-  await receiver.files.ok("p2pAnswer", { transferId, accept: true, target });
-  return { a, b, sender, receiver, transferId };
-}
-
-const admin = async <T>(path: string) => {
-  const reply = await t.call<T>("GET", path, { token: await t.adminToken() });
-  expect(reply.body.code).toBe(200);
-  return reply.body.data!;
-};
-type Page<T> = { list: T[]; total: number; size: number; current: number };
+const p2p = p2pSuite("p2p_xfer", { permission: PERMISSION_FULL });
+const { browser, user, admin, offered, accepted } = p2p;
+const files = P2P_FILES;
 
 describe("a transfer from accept to end", () => {
   it("progress shows on the administrator's live list; hashes are compared; the end writes a transfer-log row per side", async () => {
     const { a, b, sender, receiver, transferId } = await accepted();
     await receiver.files.ok("p2pProgress", { transferId, file: 0, bytes: 1000, path: "direct" });
-    t.clock.advance(1000);
+    p2p.t.clock.advance(1000);
     await receiver.files.ok("p2pProgress", { transferId, file: 1, bytes: 1200 });
 
     const live = await admin<Page<P2pLiveEntry>>(`/api/transmission/ptp/current?text=${sender.deviceId}`);
@@ -82,8 +42,8 @@ describe("a transfer from accept to end", () => {
     expect((await admin<Page<P2pLiveEntry>>(`/api/transmission/ptp/current?text=${b.account.toUpperCase()}`)).total).toBe(1);
     expect((await admin<Page<P2pLiveEntry>>("/api/transmission/ptp/current?text=nobody_here")).total).toBe(0);
     // Users do not see the administrator's lists.
-    expect((await t.call("GET", "/api/transmission/ptp/current", { token: a.token })).body.code).not.toBe(200);
-    expect((await t.call("GET", "/api/logs/transmission/ptp", { token: b.token })).body.code).not.toBe(200);
+    expect((await p2p.t.call("GET", "/api/transmission/ptp/current", { token: a.token })).body.code).not.toBe(200);
+    expect((await p2p.t.call("GET", "/api/logs/transmission/ptp", { token: b.token })).body.code).not.toBe(200);
 
     // The sender's hash, then the receiver's: equal → match.
     expect(await sender.files.ok("p2pFileDone", { transferId, file: 0, hash: HASH("a") })).toEqual({ state: "waiting" });
@@ -94,16 +54,16 @@ describe("a transfer from accept to end", () => {
     expect(await receiver.files.ok("p2pFileDone", { transferId, file: 1, hash: HASH("c") })).toEqual({ state: "match" });
     expect((await receiver.files.cmd("p2pFileDone", { transferId, file: 9, hash: HASH("c") })).code).toBe(ErrorCode.ParameterError);
 
-    t.clock.advance(4000);
+    p2p.t.clock.advance(4000);
     expect(await sender.files.ok("p2pEnd", { transferId, result: "done" })).toEqual({ status: "done" });
     await until(() => receiver.heard("p2p.end").length > 0);
     expect(receiver.heard("p2p.end")).toEqual([{ transferId, status: "done", reason: "" }]);
     // Ended: nothing more can be said about it, by either side.
     expect((await receiver.files.cmd("p2pEnd", { transferId, result: "failed" })).code).toBe(ErrorCode.P2pWrongState);
     expect((await receiver.files.cmd("p2pSignal", { transferId, data: {} })).code).toBe(ErrorCode.P2pWrongState);
-    expect((await deviceStatus(t, a.token, receiver.deviceId)).body.data.result).toBe(0);
+    expect((await deviceStatus(p2p.t, a.token, receiver.deviceId)).body.data.result).toBe(0);
 
-    await t.engine.services.recorder.flush();
+    await p2p.t.engine.services.recorder.flush();
     const sent = await admin<Page<TransferLogEntry>>(`/api/admin/logs/transfers?user=${a.account}`);
     expect(sent.list).toHaveLength(1);
     expect(sent.list[0]).toMatchObject({ userId: a.id, direction: "upload", via: "p2p", result: "ok", bytes: 4000, files: 2, durationMs: 5000, path: `to ${b.account} (${receiver.deviceId})` });
@@ -118,18 +78,18 @@ describe("a transfer from accept to end", () => {
   });
 
   it("the receiver cancelling tells the sender and logs both sides as stopped; a target in Ferry needs Upload", async () => {
-    const { a, b, sender, receiver, transferId } = await accepted("ferry");
+    const { a, b, sender, receiver, transferId } = await accepted(P2P_FILES, "ferry");
     const live = await admin<Page<P2pLiveEntry>>(`/api/transmission/ptp/current?text=${receiver.deviceId}`);
     expect(live.list[0]).toMatchObject({ status: "accepted", doneBytes: 0, inFlight: [] });
     expect(await receiver.files.ok("p2pEnd", { transferId, result: "cancelled", reason: "user stopped" })).toEqual({ status: "cancelled" });
     await until(() => sender.heard("p2p.end").length > 0);
     expect(sender.heard("p2p.end")).toEqual([{ transferId, status: "cancelled", reason: "user stopped" }]);
-    await t.engine.services.recorder.flush();
+    await p2p.t.engine.services.recorder.flush();
     const got = await admin<Page<TransferLogEntry>>(`/api/admin/logs/transfers?user=${b.account}`);
     expect(got.list[0]).toMatchObject({ result: "stopped", via: "p2p", path: `/P2P/${a.account}` });
 
     // A receiver without Upload cannot take files into Ferry (but may save them to its disk).
-    const c = await t.createUser(`p2p_xfer_${++n}`, { permission: PERMISSION_DEFAULT });
+    const c = await user({ permission: PERMISSION_DEFAULT });
     const readOnly = await browser(c.socketToken);
     await readOnly.files.ok("p2pReceive", { deviceId: readOnly.deviceId, allow: true });
     const offer = await sender.files.ok("p2pOffer", { to: readOnly.deviceId, fromDevice: sender.deviceId, files });
@@ -139,15 +99,11 @@ describe("a transfer from accept to end", () => {
   });
 
   it("an offer withdrawn before the answer is cancelled, without transfer-log rows", async () => {
-    const [a, b] = [await user(), await user()];
-    const sender = await browser(a.socketToken);
-    const receiver = await browser(b.socketToken);
-    await receiver.files.ok("p2pReceive", { deviceId: receiver.deviceId, allow: true });
-    const { transferId } = await sender.files.ok("p2pOffer", { to: receiver.deviceId, fromDevice: sender.deviceId, files });
+    const { a, sender, receiver, transferId } = await offered();
     expect(await sender.files.ok("p2pEnd", { transferId, result: "done" })).toEqual({ status: "cancelled" });
     await until(() => receiver.heard("p2p.end").length > 0);
     expect((await receiver.files.cmd("p2pAnswer", { transferId, accept: true })).code).toBe(ErrorCode.P2pWrongState);
-    await t.engine.services.recorder.flush();
+    await p2p.t.engine.services.recorder.flush();
     expect((await admin<Page<TransferLogEntry>>(`/api/admin/logs/transfers?user=${a.account}`)).total).toBe(0);
     expect((await admin<Page<P2pHistoryEntry>>(`/api/logs/transmission/ptp?text=${a.account}&status=cancelled`)).total).toBe(1);
   });
@@ -155,15 +111,11 @@ describe("a transfer from accept to end", () => {
 
 describe("expiry and limits", () => {
   it("an offer not answered in 10 minutes expires; both sides hear it; the history shows it", async () => {
-    const [a, b] = [await user(), await user()];
-    const sender = await browser(a.socketToken);
-    const receiver = await browser(b.socketToken);
-    await receiver.files.ok("p2pReceive", { deviceId: receiver.deviceId, allow: true });
-    const { transferId } = await sender.files.ok("p2pOffer", { to: receiver.deviceId, fromDevice: sender.deviceId, files });
-    t.clock.advance(9 * 60_000);
+    const { a, sender, receiver, transferId } = await offered();
+    p2p.t.clock.advance(9 * 60_000);
     const early = await admin<Page<P2pLiveEntry>>(`/api/transmission/ptp/current?text=${receiver.deviceId}`);
     expect(early.list.map((e) => e.status)).toEqual(["offered"]);
-    t.clock.advance(60_001);
+    p2p.t.clock.advance(60_001);
     // The sweep runs on the engine's clock; any P2P call runs it too.
     expect((await receiver.files.cmd("p2pAnswer", { transferId, accept: true })).code).toBe(ErrorCode.P2pWrongState);
     await until(() => sender.heard("p2p.end").length > 0 && receiver.heard("p2p.end").length > 0);
@@ -176,41 +128,40 @@ describe("expiry and limits", () => {
 
   it("an accepted transfer with nothing reported for 10 minutes fails: the receiver is free again and both sides are logged", async () => {
     const { a, b, sender, receiver, transferId } = await accepted();
-    expect((await deviceStatus(t, a.token, receiver.deviceId)).body.data.result).toBe(35);
-    t.clock.advance(9 * 60_000);
+    expect((await deviceStatus(p2p.t, a.token, receiver.deviceId)).body.data.result).toBe(35);
+    p2p.t.clock.advance(9 * 60_000);
     await receiver.files.ok("p2pProgress", { transferId, file: 0, bytes: 10 });
-    t.clock.advance(9 * 60_000);
+    p2p.t.clock.advance(9 * 60_000);
     // Progress 9 minutes ago: still busy.
-    expect((await deviceStatus(t, a.token, receiver.deviceId)).body.data.result).toBe(35);
-    t.clock.advance(60_001);
-    expect((await deviceStatus(t, a.token, receiver.deviceId)).body.data.result).toBe(0);
+    expect((await deviceStatus(p2p.t, a.token, receiver.deviceId)).body.data.result).toBe(35);
+    p2p.t.clock.advance(60_001);
+    expect((await deviceStatus(p2p.t, a.token, receiver.deviceId)).body.data.result).toBe(0);
     await until(() => sender.heard("p2p.end").length > 0 && receiver.heard("p2p.end").length > 0);
     expect(sender.heard("p2p.end")).toEqual([{ transferId, status: "failed", reason: "no activity" }]);
     expect(receiver.heard("p2p.end")).toEqual([{ transferId, status: "failed", reason: "no activity" }]);
     expect((await sender.files.cmd("p2pSignal", { transferId, data: {} })).code).toBe(ErrorCode.P2pWrongState);
-    await t.engine.services.recorder.flush();
+    await p2p.t.engine.services.recorder.flush();
     for (const who of [a, b]) expect((await admin<Page<TransferLogEntry>>(`/api/admin/logs/transfers?user=${who.account}`)).list.map((e) => [e.result, e.bytes])).toEqual([["failed", 10]]);
   });
 
   it("the status look-up allows 60 a minute per user, then 4705 until the minute is over", async () => {
     const [a, b] = [await user(), await user()];
     const receiver = await browser(b.socketToken);
-    for (let i = 0; i < 60; i++) expect((await deviceStatus(t, a.token, i % 2 ? receiver.deviceId : `1${String(i).padStart(8, "0")}`)).body.code).toBe(200);
-    const refused = await deviceStatus(t, a.token, receiver.deviceId);
+    for (let i = 0; i < 60; i++) expect((await deviceStatus(p2p.t, a.token, i % 2 ? receiver.deviceId : `1${String(i).padStart(8, "0")}`)).body.code).toBe(200);
+    const refused = await deviceStatus(p2p.t, a.token, receiver.deviceId);
     expect(refused.status).toBe(429);
     expect(refused.body.code).toBe(ErrorCode.P2pStatusThrottled);
     // Another user has a count of their own.
-    expect((await deviceStatus(t, b.token, receiver.deviceId)).body.code).toBe(200);
-    t.clock.advance(60_000);
-    expect((await deviceStatus(t, a.token, receiver.deviceId)).body.data).toEqual({ result: 0, online: false, account: b.account });
+    expect((await deviceStatus(p2p.t, b.token, receiver.deviceId)).body.code).toBe(200);
+    p2p.t.clock.advance(60_000);
+    expect((await deviceStatus(p2p.t, a.token, receiver.deviceId)).body.data).toEqual({ result: 0, online: false, account: b.account });
   });
 
   it("a second tab that receives replaces the first, which is told", async () => {
     const b = await user();
     const first = await browser(b.socketToken);
     await first.files.ok("p2pReceive", { deviceId: first.deviceId, allow: true });
-    const second = await openBrowser(t, b.socketToken, first.deviceKey);
-    open.push(second.files);
+    const second = await browser(b.socketToken, first.deviceKey);
     await second.files.ok("p2pReceive", { deviceId: second.deviceId, allow: true });
     await until(() => first.heard("p2p.replaced").length > 0);
     expect(first.heard("p2p.replaced")).toEqual([{ deviceId: first.deviceId }]);
@@ -218,8 +169,8 @@ describe("expiry and limits", () => {
     expect(second.heard("p2p.replaced")).toEqual([]);
     // The replaced tab saying it no longer receives leaves the other one receiving.
     await first.files.ok("p2pReceive", { deviceId: first.deviceId, allow: false });
-    expect((await deviceStatus(t, b.token, first.deviceId)).body.data.online).toBe(true);
+    expect((await deviceStatus(p2p.t, b.token, first.deviceId)).body.data.online).toBe(true);
     await second.files.ok("p2pReceive", { deviceId: second.deviceId, allow: false });
-    expect((await deviceStatus(t, b.token, first.deviceId)).body.data.online).toBe(false);
+    expect((await deviceStatus(p2p.t, b.token, first.deviceId)).body.data.online).toBe(false);
   });
 });
