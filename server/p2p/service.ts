@@ -345,16 +345,8 @@ export function createP2p(deps: P2pDeps) {
       ? { userId: row.sender_user_id, account: row.sender_account, deviceId: row.sender_device_id, address: row.sender_address }
       : { userId: row.receiver_user_id, account: row.receiver_account, deviceId: row.receiver_device_id, address: row.receiver_address };
 
-  async function liveEntry(row: TransferRow): Promise<P2pLiveEntry> {
-    const inFlight = await k
-      .selectFrom("p2p_files")
-      .select(["idx", "path", "size", "received"])
-      .where("transfer_id", "=", row.id)
-      .where("received", ">", 0)
-      .where("received", "<", (eb) => eb.ref("size"))
-      .orderBy("idx")
-      .limit(50)
-      .execute();
+  /** What the live list and the history say alike of a transfer. */
+  async function entryOf(row: TransferRow) {
     return {
       transferId: row.id,
       status: row.status as P2pStatus,
@@ -366,6 +358,21 @@ export function createP2p(deps: P2pDeps) {
       doneBytes: Number(row.done_bytes),
       fileCount: Number(row.file_count),
       folderCount: Number(row.folder_count),
+    };
+  }
+
+  async function liveEntry(row: TransferRow): Promise<P2pLiveEntry> {
+    const inFlight = await k
+      .selectFrom("p2p_files")
+      .select(["idx", "path", "size", "received"])
+      .where("transfer_id", "=", row.id)
+      .where("received", ">", 0)
+      .where("received", "<", (eb) => eb.ref("size"))
+      .orderBy("idx")
+      .limit(50)
+      .execute();
+    return {
+      ...(await entryOf(row)),
       speed: speedOf(row.id),
       createdAt: Number(row.created_at),
       updatedAt: Number(row.updated_at),
@@ -788,16 +795,7 @@ export function createP2p(deps: P2pDeps) {
       for (const row of rows) {
         const finishedAt = row.finished_at === null ? null : Number(row.finished_at);
         list.push({
-          transferId: row.id,
-          status: row.status as P2pStatus,
-          path: row.path,
-          sender: party(row, "sender"),
-          receiver: party(row, "receiver"),
-          names: await namesOf(row.id),
-          totalBytes: Number(row.total_bytes),
-          doneBytes: Number(row.done_bytes),
-          fileCount: Number(row.file_count),
-          folderCount: Number(row.folder_count),
+          ...(await entryOf(row)),
           createdAt: Number(row.created_at),
           updatedAt: Number(row.updated_at),
           finishedAt,
