@@ -25,18 +25,28 @@ export function dayStart(date: string, timeZone: string, plusDays = 0): number |
   return zonedInstant({ year: probe.getUTCFullYear(), month: probe.getUTCMonth() + 1, day: probe.getUTCDate(), hour: 0, minute: 0, second: 0 }, timeZone);
 }
 
+/** A yyyy-mm-dd day from the URL; "" for none or anything else. */
+export function readDay(params: URLSearchParams, name: string): string {
+  const v = (params.get(name) ?? "").trim();
+  return DATE.test(v) ? v : "";
+}
+
+/** An engine query's `from` and `to` (unix ms) for days in the reader's time zone: the "to" day is included whole. */
+export function setDays(q: URLSearchParams, days: { from: string; to: string }, timeZone: string): void {
+  const from = days.from ? dayStart(days.from, timeZone) : null;
+  const to = days.to ? dayStart(days.to, timeZone, 1) : null;
+  if (from !== null) q.set("from", String(from));
+  if (to !== null) q.set("to", String(to));
+}
+
 export function readLogFilter(params: URLSearchParams): LogFilter {
   const { page, size } = readPaginationParams(params);
   const kind = params.get("kind") ?? "";
-  const date = (name: string) => {
-    const v = (params.get(name) ?? "").trim();
-    return DATE.test(v) ? v : "";
-  };
   return {
     user: (params.get("user") ?? "").trim().slice(0, 64),
     kind: (OPERATION_KINDS as readonly string[]).includes(kind) ? (kind as OperationKind) : "",
-    from: date("from"),
-    to: date("to"),
+    from: readDay(params, "from"),
+    to: readDay(params, "to"),
     text: (params.get("text") ?? "").trim().slice(0, 200),
     page,
     size,
@@ -49,10 +59,7 @@ export function engineFilter(f: LogFilter, timeZone: string): URLSearchParams {
   if (f.user) q.set("user", f.user);
   if (f.kind) q.set("kind", f.kind);
   if (f.text) q.set("text", f.text);
-  const from = f.from ? dayStart(f.from, timeZone) : null;
-  const to = f.to ? dayStart(f.to, timeZone, 1) : null;
-  if (from !== null) q.set("from", String(from));
-  if (to !== null) q.set("to", String(to));
+  setDays(q, f, timeZone);
   return q;
 }
 

@@ -1,6 +1,6 @@
 import type { P2pStatus } from "../../../contract/p2p";
 import { readPaginationParams } from "~/components/ui/pagination-model";
-import { dayStart } from "~/admin/logs/query";
+import { readDay, setDays } from "~/admin/logs/query";
 
 /** The Point to point screen's state as its URL carries it (plain GET forms and links, so it all works without JavaScript). */
 export type P2pTab = "live" | "history" | "settings";
@@ -21,22 +21,16 @@ export interface P2pQuery {
   size: number;
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
 export function readP2pQuery(params: URLSearchParams): P2pQuery {
   const { page, size } = readPaginationParams(params);
   const tab = params.get("tab");
   const status = params.get("status") ?? "";
-  const date = (name: string) => {
-    const v = (params.get(name) ?? "").trim();
-    return DATE.test(v) ? v : "";
-  };
   return {
     tab: tab === "history" || tab === "settings" ? tab : "live",
     text: (params.get("text") ?? "").trim().slice(0, 200),
     status: (P2P_ENDED_STATUSES as readonly string[]).includes(status) ? (status as EndedStatus) : "",
-    from: date("from"),
-    to: date("to"),
+    from: readDay(params, "from"),
+    to: readDay(params, "to"),
     page,
     size,
   };
@@ -71,9 +65,6 @@ export function historyEngineQuery(q: P2pQuery, timeZone: string): string {
   const p = new URLSearchParams({ pageNum: String(q.page), pageSize: String(q.size) });
   if (q.text) p.set("text", engineText(q.text));
   if (q.status) p.set("status", q.status);
-  const from = q.from ? dayStart(q.from, timeZone) : null;
-  const to = q.to ? dayStart(q.to, timeZone, 1) : null;
-  if (from !== null) p.set("from", String(from));
-  if (to !== null) p.set("to", String(to));
+  setDays(p, q, timeZone);
   return p.toString();
 }
