@@ -1,9 +1,9 @@
-import { Form, useFetcher, useNavigate, useNavigation } from "@remix-run/react";
-import { useEffect, useRef, useState } from "react";
+import { Form, useNavigate } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { P2pLiveEntry } from "../../../contract/p2p";
 import { formatSize } from "../../../contract/sizes";
 import { useFormatTime } from "~/admin/dashboard/format";
+import { LiveHeading, useLivePoll } from "~/admin/live-poll";
 import { Button, ButtonLink } from "~/components/ui/button";
 import { Pagination } from "~/components/ui/pagination";
 import { Progress } from "~/components/ui/progress";
@@ -16,53 +16,15 @@ import { liveEngineQuery, p2pSearch, type P2pQuery } from "./query";
 /** How often the page asks for the live values while it is shown (ms), as the General tasks screen does. */
 export const P2P_LIVE_POLL_MS = 1500;
 
-/**
- * The live values: the loader's snapshot first, then (with JavaScript) the resource route
- * /admin/transfer/p2p/live every P2P_LIVE_POLL_MS while the tab is visible and no navigation is
- * under way; a new snapshot (a search, a page) replaces them at once and answers to polls asked
- * before it are dropped. An engine that stops answering keeps the last values, marked stale.
- * Without JavaScript the snapshot stays, with a Refresh link.
- */
-function useLive(initial: P2pLiveData, query: P2pQuery): { live: P2pLiveData; stale: boolean } {
-  const fetcher = useFetcher<P2pLiveData>({ key: "transfer-p2p-live" });
-  const navigation = useNavigation();
-  const search = liveEngineQuery(query);
-  const [live, setLive] = useState(initial);
-  const [stale, setStale] = useState(false);
-  const generation = useRef(0);
-  const asked = useRef(-1);
-  useEffect(() => {
-    generation.current += 1;
-    setLive(initial);
-    setStale(false);
-  }, [initial, search]);
-  useEffect(() => {
-    const polled = fetcher.data;
-    if (!polled || asked.current !== generation.current) return;
-    if (polled.unreachable) setStale(true);
-    else {
-      setLive(polled);
-      setStale(false);
-    }
-  }, [fetcher.data]);
-  useEffect(() => {
-    const url = `/admin/transfer/p2p/live${p2pSearch({ ...query, tab: "live" })}`;
-    const timer = setInterval(() => {
-      if (document.visibilityState !== "visible" || fetcher.state !== "idle" || navigation.state !== "idle") return;
-      asked.current = generation.current;
-      fetcher.load(url);
-    }, P2P_LIVE_POLL_MS);
-    return () => clearInterval(timer);
-    // The query's engine form names everything the poll depends on.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [search, fetcher.state, navigation.state]);
-  return { live, stale };
-}
-
 export function P2pLivePanel({ initial, query }: { initial: P2pLiveData; query: P2pQuery }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
-  const { live, stale } = useLive(initial, query);
+  const { live, stale } = useLivePoll(initial, {
+    key: "transfer-p2p-live",
+    url: `/admin/transfer/p2p/live${p2pSearch({ ...query, tab: "live" })}`,
+    search: liveEngineQuery(query),
+    everyMs: P2P_LIVE_POLL_MS,
+  });
   const started = useFormatTime("dateTime");
   const here = (q: Partial<P2pQuery>) => `/admin/transfer/p2p${p2pSearch({ ...query, tab: "live", ...q })}`;
   const list = live.unreachable ? [] : live.page.list;
@@ -92,20 +54,14 @@ export function P2pLivePanel({ initial, query }: { initial: P2pLiveData; query: 
 
   return (
     <div className="flex flex-col gap-4">
-      <div className="flex flex-wrap items-center justify-between gap-3">
-        <p className="text-sm text-gray-600">
-          {t("admin.p2p.live.intro")} <span data-script-only="">{t("admin.p2p.live.updating", { seconds: P2P_LIVE_POLL_MS / 1000 })}</span>
-          <noscript>{t("admin.p2p.live.snapshot")}</noscript>
-        </p>
-        <ButtonLink href={here({})} variant="outlined">
-          {t("admin.p2p.refresh")}
-        </ButtonLink>
-      </div>
-      {(live.unreachable || stale) && (
-        <p role="status" className="text-sm text-red-700">
-          {t("admin.p2p.live.unreachable")}
-        </p>
-      )}
+      <LiveHeading
+        intro={t("admin.p2p.live.intro")}
+        updating={t("admin.p2p.live.updating", { seconds: P2P_LIVE_POLL_MS / 1000 })}
+        snapshot={t("admin.p2p.live.snapshot")}
+        refresh={t("admin.p2p.refresh")}
+        refreshHref={here({})}
+        unreachable={live.unreachable || stale ? t("admin.p2p.live.unreachable") : null}
+      />
       <Form method="get" action="/admin/transfer/p2p" role="search" aria-label={t("admin.p2p.search")} className="flex flex-wrap items-end gap-3">
         <input type="hidden" name="size" value={query.size} />
         <TextInput type="search" name="text" label={t("admin.p2p.search.text")} placeholder={t("admin.p2p.search.text.placeholder")} defaultValue={query.text} maxLength={200} className="w-64" />

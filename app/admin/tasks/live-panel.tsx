@@ -1,9 +1,9 @@
-import { Form, useFetcher, useNavigate, useNavigation } from "@remix-run/react";
-import { useEffect, useRef, useState } from "react";
+import { Form, useNavigate } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { LiveTask } from "../../../contract/tasks";
 import { formatSize } from "../../../contract/sizes";
 import { useFormatTime } from "~/admin/dashboard/format";
+import { LiveHeading, useLivePoll } from "~/admin/live-poll";
 import { Button, ButtonLink } from "~/components/ui/button";
 import { ConfirmedAction } from "~/components/ui/confirmed-action";
 import { InlineConfirm } from "~/components/ui/inline-confirm";
@@ -26,58 +26,15 @@ export function useWho() {
     task.userId !== null ? task.account : task.shareOwner ? t("admin.tasks.visitor", { owner: task.shareOwner }) : t("admin.tasks.visitor.unknown");
 }
 
-/**
- * The live values: the loader's snapshot first, then (with JavaScript) the resource route's answer
- * every LIVE_POLL_MS while the tab is visible; a new snapshot (after a Stop, a search) replaces
- * them at once. An engine that stops answering keeps the last values on screen, marked stale.
- * Each poll is tagged with the generation of the snapshot (and search) it was asked under: an answer
- * to a poll asked before the latest snapshot is dropped, so a transfer just stopped does not come
- * back for a moment. No poll is asked while a navigation (a Stop, a search) is under way.
- * Without JavaScript the snapshot stays, with a Refresh link.
- */
-function useLive(initial: LiveData, query: TasksQuery): { live: LiveData; stale: boolean } {
-  const fetcher = useFetcher<LiveData>({ key: "transfer-tasks-live" });
-  const navigation = useNavigation();
-  const search = liveEngineQuery(query);
-  const [live, setLive] = useState(initial);
-  const [stale, setStale] = useState(false);
-  /** Bumped by every new snapshot or search; `asked` is the generation the last poll was asked under. */
-  const generation = useRef(0);
-  const asked = useRef(-1);
-  useEffect(() => {
-    generation.current += 1;
-    setLive(initial);
-    setStale(false);
-  }, [initial, search]);
-  useEffect(() => {
-    const polled = fetcher.data;
-    if (!polled) return;
-    // Asked before the snapshot now shown (or for another search): older than what is on screen.
-    if (asked.current !== generation.current) return;
-    if (polled.unreachable) setStale(true);
-    else {
-      setLive(polled);
-      setStale(false);
-    }
-  }, [fetcher.data]);
-  useEffect(() => {
-    const url = `/admin/transfer/tasks/live${tasksSearch({ ...query, tab: "live", confirm: "", detail: null })}`;
-    const timer = setInterval(() => {
-      if (document.visibilityState !== "visible" || fetcher.state !== "idle" || navigation.state !== "idle") return;
-      asked.current = generation.current;
-      fetcher.load(url);
-    }, LIVE_POLL_MS);
-    return () => clearInterval(timer);
-    // The query's engine form names everything the poll depends on.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [search, fetcher.state, navigation.state]);
-  return { live, stale };
-}
-
 export function LivePanel({ initial, query }: { initial: LiveData; query: TasksQuery }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
-  const { live, stale } = useLive(initial, query);
+  const { live, stale } = useLivePoll(initial, {
+    key: "transfer-tasks-live",
+    url: `/admin/transfer/tasks/live${tasksSearch({ ...query, tab: "live", confirm: "", detail: null })}`,
+    search: liveEngineQuery(query),
+    everyMs: LIVE_POLL_MS,
+  });
   const who = useWho();
   const started = useFormatTime("dateTime");
   const here = (q: Partial<TasksQuery>) => `/admin/transfer/tasks${tasksSearch({ ...query, confirm: "", detail: null, ...q })}`;
@@ -165,16 +122,14 @@ export function LivePanel({ initial, query }: { initial: LiveData; query: TasksQ
 
   return (
     <div className="flex flex-col gap-4">
-      <div className="flex flex-wrap items-center justify-between gap-3">
-        <p className="text-sm text-gray-600">
-          {t("admin.tasks.live.intro")} <span data-script-only="">{t("admin.tasks.live.updating", { seconds: LIVE_POLL_MS / 1000 })}</span>
-          <noscript>{t("admin.tasks.live.snapshot")}</noscript>
-        </p>
-        <ButtonLink href={here({})} variant="outlined">
-          {t("admin.tasks.refresh")}
-        </ButtonLink>
-      </div>
-      {(live.unreachable || stale) && <p role="status" className="text-sm text-red-700">{t("admin.tasks.live.unreachable")}</p>}
+      <LiveHeading
+        intro={t("admin.tasks.live.intro")}
+        updating={t("admin.tasks.live.updating", { seconds: LIVE_POLL_MS / 1000 })}
+        snapshot={t("admin.tasks.live.snapshot")}
+        refresh={t("admin.tasks.refresh")}
+        refreshHref={here({})}
+        unreachable={live.unreachable || stale ? t("admin.tasks.live.unreachable") : null}
+      />
       <Form method="get" action="/admin/transfer/tasks" role="search" aria-label={t("admin.tasks.search")} className="flex flex-wrap items-end gap-3">
         <input type="hidden" name="size" value={query.size} />
         <TextInput type="search" name="search" label={t("admin.tasks.search.text")} placeholder={t("admin.tasks.search.text.placeholder")} defaultValue={query.search} maxLength={200} className="w-64" />
