@@ -11,7 +11,8 @@ import { Spinner } from "../components/ui/spinner";
 import { Table, type Column, type RowKey, type SortState } from "../components/ui/table";
 import { useToast } from "../components/ui/toast";
 import { ToggleGroup } from "../components/ui/toggle-group";
-import { itemsFromDataTransfer, itemsFromFileList } from "../transfers/drop";
+import { itemsFromDataTransfer } from "../transfers/drop";
+import { PickInputs } from "../transfers/pick-inputs";
 import { onTransferEvent } from "../transfers/events";
 import type { UploadBatch } from "../transfers/types";
 import { useUploadBatch } from "../transfers/upload-batch";
@@ -457,30 +458,7 @@ export function FileBrowser({ space, groupId, permission, userSyncSwitch, breadc
           ),
         )}
         {canUpload && (
-          <>
-            <input
-              ref={filesInput}
-              type="file"
-              multiple
-              hidden
-              aria-label={t("files.upload.files")}
-              onChange={(event) => {
-                receive(itemsFromFileList(event.currentTarget.files ?? []));
-                event.currentTarget.value = "";
-              }}
-            />
-            <input
-              ref={folderInput}
-              type="file"
-              hidden
-              aria-label={t("files.upload.folder")}
-              {...{ webkitdirectory: "", directory: "" }}
-              onChange={(event) => {
-                receive(itemsFromFileList(event.currentTarget.files ?? []));
-                event.currentTarget.value = "";
-              }}
-            />
-          </>
+          <PickInputs filesRef={filesInput} folderRef={folderInput} filesLabel={t("files.upload.files")} folderLabel={t("files.upload.folder")} onPick={receive} />
         )}
       </div>
 

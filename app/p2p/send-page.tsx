@@ -8,7 +8,8 @@ import { FileIcon, FolderIcon, UploadIcon } from "../components/ui/icons";
 import { ScriptRequired } from "../components/ui/script-required";
 import { Table, type Column } from "../components/ui/table";
 import { useToast } from "../components/ui/toast";
-import { itemsFromDataTransfer, itemsFromFileList } from "../transfers/drop";
+import { itemsFromDataTransfer } from "../transfers/drop";
+import { PickInputs } from "../transfers/pick-inputs";
 import type { UploadBatch } from "../transfers/types";
 import { formatSize } from "../utils/format";
 import { rememberedIds, rememberReceiver, storedFileGroup, storeFileGroup } from "./device.client";
@@ -188,28 +189,7 @@ export function SendPage({ fetcher }: { fetcher: FetcherWithComponents<SendCheck
                 {t("p2p.sender.clear")}
               </Button>
             )}
-            <input
-              ref={filesInput}
-              type="file"
-              multiple
-              hidden
-              aria-label={t("p2p.sender.add-files")}
-              onChange={(event) => {
-                add(itemsFromFileList(event.currentTarget.files ?? []));
-                event.currentTarget.value = "";
-              }}
-            />
-            <input
-              ref={folderInput}
-              type="file"
-              hidden
-              aria-label={t("p2p.sender.add-folder")}
-              {...{ webkitdirectory: "", directory: "" }}
-              onChange={(event) => {
-                add(itemsFromFileList(event.currentTarget.files ?? []));
-                event.currentTarget.value = "";
-              }}
-            />
+            <PickInputs filesRef={filesInput} folderRef={folderInput} filesLabel={t("p2p.sender.add-files")} folderLabel={t("p2p.sender.add-folder")} onPick={add} />
           </div>
           <div
             role="group"
