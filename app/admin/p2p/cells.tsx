@@ -1,6 +1,7 @@
 import { useTranslation } from "react-i18next";
 import type { P2pHistoryEntry, P2pLiveEntry } from "../../../contract/p2p";
 import { type BadgeTone, StatusBadge } from "~/components/ui/status-badge";
+import type { Column } from "~/components/ui/table";
 import { formatDeviceId } from "~/p2p/device-id";
 
 type Party = P2pLiveEntry["sender"];
@@ -32,6 +33,16 @@ export function NamesCell({ entry }: { entry: Pick<P2pHistoryEntry, "names" | "f
       <span className="text-xs text-gray-600">{counts.join(t("admin.p2p.counts.and"))}</span>
     </span>
   );
+}
+
+/** The sender, receiver and names columns of the live list and the history. */
+export function usePartyColumns<E extends P2pLiveEntry | P2pHistoryEntry>(): Column<E>[] {
+  const { t } = useTranslation();
+  return [
+    { type: "custom", key: "sender", title: t("admin.p2p.column.sender"), width: 140, render: (e) => <PartyCell party={e.sender} /> },
+    { type: "custom", key: "receiver", title: t("admin.p2p.column.receiver"), width: 140, render: (e) => <PartyCell party={e.receiver} /> },
+    { type: "custom", key: "names", title: t("admin.p2p.column.names"), render: (e) => <NamesCell entry={e} /> },
+  ];
 }
 
 /** The path in words: direct, relayed, held; or not chosen yet (an offer not answered). */

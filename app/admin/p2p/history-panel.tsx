@@ -10,7 +10,7 @@ import { Pagination } from "~/components/ui/pagination";
 import { SelectInput } from "~/components/ui/select-input";
 import { Table, type Column } from "~/components/ui/table";
 import { TextInput } from "~/components/ui/text-input";
-import { NamesCell, PartyCell, StatusCell } from "./cells";
+import { StatusCell, usePartyColumns } from "./cells";
 import { P2P_ENDED_STATUSES, p2pSearch, type P2pQuery } from "./query";
 
 /** The transfers that ended (done, failed, cancelled, declined, expired): search by account or device id, result, creation days; paged. */
@@ -20,12 +20,11 @@ export function P2pHistoryPanel({ page, query }: { page: ListPage<P2pHistoryEntr
   const when = useFormatTime("dateTime");
   const here = (q: Partial<P2pQuery>) => `/admin/transfer/p2p${p2pSearch({ ...query, tab: "history", ...q })}`;
   const filtered = query.text !== "" || query.status !== "" || query.from !== "" || query.to !== "";
+  const partyColumns = usePartyColumns<P2pHistoryEntry>();
   // The engine's reason is free text (a sender's "connection lost"); one that only repeats the result ("declined", "expired") is left out.
   const columns: Column<P2pHistoryEntry>[] = [
     { type: "time", key: "created", title: t("admin.p2p.column.created"), render: (e) => <time dateTime={new Date(e.createdAt).toISOString()}>{when(e.createdAt)}</time> },
-    { type: "custom", key: "sender", title: t("admin.p2p.column.sender"), width: 140, render: (e) => <PartyCell party={e.sender} /> },
-    { type: "custom", key: "receiver", title: t("admin.p2p.column.receiver"), width: 140, render: (e) => <PartyCell party={e.receiver} /> },
-    { type: "custom", key: "names", title: t("admin.p2p.column.names"), render: (e) => <NamesCell entry={e} /> },
+    ...partyColumns,
     {
       type: "custom",
       key: "size",

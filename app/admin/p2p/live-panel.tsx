@@ -9,7 +9,7 @@ import { Pagination } from "~/components/ui/pagination";
 import { Progress } from "~/components/ui/progress";
 import { Table, type Column } from "~/components/ui/table";
 import { TextInput } from "~/components/ui/text-input";
-import { NamesCell, PartyCell, StatusCell } from "./cells";
+import { StatusCell, usePartyColumns } from "./cells";
 import type { P2pLiveData } from "./data.server";
 import { liveEngineQuery, p2pSearch, type P2pQuery } from "./query";
 
@@ -29,10 +29,9 @@ export function P2pLivePanel({ initial, query }: { initial: P2pLiveData; query: 
   const here = (q: Partial<P2pQuery>) => `/admin/transfer/p2p${p2pSearch({ ...query, tab: "live", ...q })}`;
   const list = live.unreachable ? [] : live.page.list;
 
+  const partyColumns = usePartyColumns<P2pLiveEntry>();
   const columns: Column<P2pLiveEntry>[] = [
-    { type: "custom", key: "sender", title: t("admin.p2p.column.sender"), width: 140, render: (e) => <PartyCell party={e.sender} /> },
-    { type: "custom", key: "receiver", title: t("admin.p2p.column.receiver"), width: 140, render: (e) => <PartyCell party={e.receiver} /> },
-    { type: "custom", key: "names", title: t("admin.p2p.column.names"), render: (e) => <NamesCell entry={e} /> },
+    ...partyColumns,
     {
       type: "custom",
       key: "progress",
