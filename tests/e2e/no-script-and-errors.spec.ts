@@ -118,8 +118,9 @@ async function expectErrorPage(page: Page, words: { title: string; tip: string; 
   await expect(page.getByRole("alert")).toContainText(new RegExp(`(Error code|错误码)[:：] ?${status}`));
   await expect(page.getByRole("link", { name: words.home })).toHaveAttribute("href", "/");
   await expect(page.locator("body")).not.toContainText(/Unexpected Server Error|Application Error|Not Found$|Forbidden|Internal Server Error/);
-  // The product's own look: its stylesheet is on the page.
-  expect(await page.getByRole("alert").evaluate((el) => getComputedStyle(el).display)).toBe("flex");
+  // The product's own look: its stylesheet is on the page (once it has loaded: after a form post the
+  // page's text is there before its stylesheet).
+  await expect.poll(() => page.getByRole("alert").evaluate((el) => getComputedStyle(el).display)).toBe("flex");
 }
 
 async function shots(page: Page, name: string, widths: number[] = [1440, 1280, 390]) {
