@@ -184,9 +184,23 @@ export class P2pSession {
     await this.connection.cmd("p2pAnswer", { transferId, accept: false });
   }
 
+  /** The offer's whole manifest: the offer event carries its first entries only, p2pFiles pages through the rest. */
+  private async allFiles(offer: IncomingOffer): Promise<OfferFile[]> {
+    const count = offer.fileCount + offer.folderCount;
+    if (offer.files.length >= count) return offer.files;
+    const files: OfferFile[] = [];
+    while (files.length < count) {
+      const page = await this.connection.cmd("p2pFiles", { transferId: offer.transferId, offset: files.length });
+      if (page.files.length === 0) break;
+      files.push(...page.files.map((f) => ({ path: f.path, size: f.size, kind: f.kind })));
+    }
+    return files;
+  }
+
   /** Accepts an offer: the link waits for the sender's WebRTC offer, then takes the files into `target`. */
   async accept(offer: IncomingOffer, target: ReceiveTarget) {
-    const link = new PeerLink(this, "receive", offer.transferId, `${offer.from.account} (${formatDeviceId(offer.from.deviceId)})`, offer.files);
+    const files = await this.allFiles(offer);
+    const link = new PeerLink(this, "receive", offer.transferId, `${offer.from.account} (${formatDeviceId(offer.from.deviceId)})`, files);
     this.links.set(offer.transferId, link);
     link.showRow("connecting");
     try {

@@ -159,7 +159,9 @@ function OfferCard({ offer, session }: { offer: IncomingOffer; session: P2pSessi
     }
   };
 
-  const more = offer.files.length - FILES_SHOWN;
+  // The offer carries its first entries only (P2P_SUMMARY_ENTRIES); the counts are the whole offer's.
+  const entries = offer.fileCount + offer.folderCount;
+  const more = entries - Math.min(FILES_SHOWN, offer.files.length);
   return (
     <li className="rounded border border-gray-200 bg-white p-4" aria-labelledby={`${id}-from`}>
       <p id={`${id}-from`} className="text-sm font-medium text-gray-900">
@@ -177,7 +179,7 @@ function OfferCard({ offer, session }: { offer: IncomingOffer; session: P2pSessi
         ))}
       </ul>
       {more > 0 && <p className="mt-1 text-xs text-gray-600">{t("p2p.receiver.offer.more", { count: more })}</p>}
-      <p className="mt-2 text-sm font-medium text-gray-800">{t("p2p.receiver.offer.total", { count: offer.files.length, size: formatSize(offer.totalBytes) })}</p>
+      <p className="mt-2 text-sm font-medium text-gray-800">{t("p2p.receiver.offer.total", { count: entries, size: formatSize(offer.totalBytes) })}</p>
 
       <fieldset className="mt-3 flex flex-col gap-2">
         <legend className="mb-1 text-sm font-medium text-gray-800">{t("p2p.receiver.target")}</legend>
