@@ -1,5 +1,6 @@
 import { OPERATION_KINDS, type OperationKind } from "../../../contract/logs";
 import { readPaginationParams } from "~/components/ui/pagination-model";
+import { searchOf } from "~/admin/search";
 import { zonedInstant } from "~/utils/time-zone";
 
 /** The Logs screen's filter as the URL carries it (a plain GET form), and the engine's query from it. */
@@ -65,14 +66,5 @@ export function engineFilter(f: LogFilter, timeZone: string): URLSearchParams {
 
 /** The screen's own URL search for a filter (paging keeps the filter). */
 export function logsSearch(f: Partial<LogFilter>): string {
-  const q = new URLSearchParams();
-  if (f.user) q.set("user", f.user);
-  if (f.kind) q.set("kind", f.kind);
-  if (f.from) q.set("from", f.from);
-  if (f.to) q.set("to", f.to);
-  if (f.text) q.set("text", f.text);
-  if (f.page && f.page > 1) q.set("page", String(f.page));
-  if (f.size) q.set("size", String(f.size));
-  const s = q.toString();
-  return s ? `?${s}` : "";
+  return searchOf({ user: f.user, kind: f.kind, from: f.from, to: f.to, text: f.text, page: f.page && f.page > 1 && f.page, size: f.size });
 }

@@ -1,5 +1,6 @@
 import type { P2pStatus } from "../../../contract/p2p";
 import { readPaginationParams } from "~/components/ui/pagination-model";
+import { searchOf } from "~/admin/search";
 import { readDay, setDays } from "~/admin/logs/query";
 
 /** The Point to point screen's state as its URL carries it (plain GET forms and links, so it all works without JavaScript). */
@@ -38,16 +39,15 @@ export function readP2pQuery(params: URLSearchParams): P2pQuery {
 
 /** The screen's own URL search (`?tab=…`) for a state; defaults are left out. */
 export function p2pSearch(q: Partial<P2pQuery>): string {
-  const p = new URLSearchParams();
-  if (q.tab && q.tab !== "live") p.set("tab", q.tab);
-  if (q.text) p.set("text", q.text);
-  if (q.status) p.set("status", q.status);
-  if (q.from) p.set("from", q.from);
-  if (q.to) p.set("to", q.to);
-  if (q.page && q.page > 1) p.set("page", String(q.page));
-  if (q.size) p.set("size", String(q.size));
-  const s = p.toString();
-  return s ? `?${s}` : "";
+  return searchOf({
+    tab: q.tab !== "live" && q.tab,
+    text: q.text,
+    status: q.status,
+    from: q.from,
+    to: q.to,
+    page: q.page && q.page > 1 && q.page,
+    size: q.size,
+  });
 }
 
 /** A typed device id ("482 913 557") as the engine matches it; any other text as typed. */

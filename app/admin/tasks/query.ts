@@ -1,5 +1,6 @@
 import { TASK_DIRECTIONS, TRANSFER_RESULTS } from "../../../contract/tasks";
 import { readPaginationParams } from "~/components/ui/pagination-model";
+import { searchOf } from "~/admin/search";
 
 /** The General tasks screen's state as its URL carries it (plain GET forms and links, so it all works without JavaScript). */
 export type TasksTab = "live" | "log";
@@ -44,19 +45,18 @@ export function readTasksQuery(params: URLSearchParams): TasksQuery {
 
 /** The screen's own URL search (`?tab=…`) for a state; defaults are left out. */
 export function tasksSearch(q: Partial<TasksQuery>): string {
-  const p = new URLSearchParams();
-  if (q.tab === "log") p.set("tab", "log");
-  if (q.search) p.set("search", q.search);
-  if (q.direction) p.set("direction", q.direction);
-  if (q.user) p.set("user", q.user);
-  if (q.text) p.set("text", q.text);
-  if (q.result) p.set("result", q.result);
-  if (q.page && q.page > 1) p.set("page", String(q.page));
-  if (q.size) p.set("size", String(q.size));
-  if (q.detail) p.set("detail", String(q.detail));
-  if (q.confirm) p.set("confirm", q.confirm);
-  const s = p.toString();
-  return s ? `?${s}` : "";
+  return searchOf({
+    tab: q.tab === "log" && "log",
+    search: q.search,
+    direction: q.direction,
+    user: q.user,
+    text: q.text,
+    result: q.result,
+    page: q.page && q.page > 1 && q.page,
+    size: q.size,
+    detail: q.detail,
+    confirm: q.confirm,
+  });
 }
 
 /** The engine's query of the live list (GET /api/admin/tasks). */
