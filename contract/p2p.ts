@@ -53,6 +53,13 @@ export const P2P_RECEIVE_LEASE_MS = 60_000;
 export const P2P_RECEIVE_RENEW_MS = 20_000;
 
 /** The status look-up's results (spec section 7): 0 ready, 33 no such device (app.p2p.error3), 35 busy (app.p2p.error4). */
+/**
+ * The relay on the file server (docs/p2p.md, "Relay and hand-over"): `<path><transfer id>/<file index>`,
+ * PATCH (the sender) appends at `Ferry-Offset`, HEAD answers `Ferry-Offset` and `Ferry-Size`, GET (the
+ * receiver) streams what is held and waits for more, up to `idleMs` with nothing new.
+ */
+export const P2P_RELAY = { path: "/p2p/", offsetHeader: "Ferry-Offset", sizeHeader: "Ferry-Size", idleMs: 30_000 } as const;
+
 export const P2P_STATUS = { Ready: 0, NoDevice: 33, Busy: 35 } as const;
 
 export const P2P_STATUSES = ["offered", "held", "accepted", "running", "done", "failed", "cancelled", "declined", "expired"] as const;

@@ -110,6 +110,13 @@ export const configSchema = z.object({
     .min(5 * 1024 * 1024)
     .default(256 * 1024 * 1024)
     .describe("Memory, in bytes, that all uploads into object storage together may hold for the parts they are filling; past it a request with bytes is refused for now (503, Retry-After). Keep it several times the largest slice size of an S3 storage."),
+  FERRY_P2P_RELAY_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER)
+    .default(10 * 1024 * 1024 * 1024)
+    .describe("Disk space, in bytes, that the P2P relay's held bytes (<data dir>/.ferry-tmp/p2p) may take on this engine, all transfers together; a relay PATCH that would go over is refused with 4703 (507) before its body is read."),
   FERRY_UPLOAD_BUFFER_IDLE: seconds.default(600).describe("Seconds after which an upload into object storage that sent no byte loses the bytes it holds in memory (its offset goes back to its stored parts; the client sends them again)."),
   FERRY_SHARE_RATE_WINDOW: seconds.default(900).describe("Window, seconds, of the per-address limits on share tokens and counted downloads."),
   FERRY_SHARE_TOKENS_PER_ADDRESS: seconds.default(30).describe("Share tokens (GET /api/share/link/info) one client address is issued per window; more are refused with 4238."),
@@ -204,6 +211,8 @@ export interface Config {
   thumbnails: { maxBytes: number; maxPixels: number; cacheBytes: number };
   /** Uploads into object storage (docs/file-server.md, "Uploads into object storage"): memory for parts being filled, all uploads together, and how long an idle upload keeps its share. */
   uploadBuffers: { maxBytes: number; idleMs: number };
+  /** The P2P relay (docs/p2p.md, "Relay and hand-over"): disk its held bytes may take, all transfers together. */
+  p2pRelayMaxBytes: number;
   /** Events (docs/events.md): the events directory (FERRY_EVENT_BIN_DIR, null: none), runs at once, runs queued at most. */
   events: { binDir: string | null; concurrency: number; maxQueued: number };
   /** FERRY_BENCH_LOGS_OFF: the bench's baseline without the operation and transfer logs (docs/bench.md, "Log cost"). */
@@ -283,6 +292,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     zipMaxEntries: c.FERRY_ZIP_MAX_ENTRIES,
     thumbnails: { maxBytes: c.FERRY_THUMBNAIL_MAX_BYTES, maxPixels: c.FERRY_THUMBNAIL_MAX_PIXELS, cacheBytes: c.FERRY_THUMBNAIL_CACHE_BYTES },
     uploadBuffers: { maxBytes: c.FERRY_UPLOAD_BUFFER_BYTES, idleMs: c.FERRY_UPLOAD_BUFFER_IDLE * 1000 },
+    p2pRelayMaxBytes: c.FERRY_P2P_RELAY_MAX_BYTES,
     events: { binDir: c.FERRY_EVENT_BIN_DIR ? path.resolve(c.FERRY_EVENT_BIN_DIR) : null, concurrency: c.FERRY_EVENT_CONCURRENCY, maxQueued: c.FERRY_EVENT_QUEUE },
     logsOff: c.FERRY_BENCH_LOGS_OFF === "1",
   };

@@ -61,6 +61,7 @@ import { syncRoutes } from "./sync/routes";
 import { syncOf } from "./sync/wiring";
 import { p2pRoutes } from "./p2p/routes";
 import { p2pOf, p2pParts } from "./p2p/wiring";
+import { relayParts } from "./p2p/relay";
 import { eventRoutes } from "./events/routes";
 import { createTasks } from "./tasks/service";
 import { taskRoutes } from "./tasks/routes";
@@ -167,7 +168,7 @@ export async function startEngine(config: Config, clock: Clock = systemClock, li
     siteDesignFileRoutes(api, { design: siteDesignOf(services), tokens: services.tokens });
     const address = await api.listen({ host: config.host, port: config.apiPort });
     config.apiPort = Number(new URL(address).port);
-    const parts: FileServerParts[] = await Promise.all([fileCommandParts, downloadParts, thumbnailParts, uploadParts, p2pParts].map((part) => part(services, api.log, clientAddress)));
+    const parts: FileServerParts[] = await Promise.all([fileCommandParts, downloadParts, thumbnailParts, uploadParts, p2pParts, relayParts].map((part) => part(services, api.log, clientAddress)));
     const allCommands = Object.assign({}, ...parts.map((p) => p.commands)) as FileServerParts["commands"];
     const commands = services.recorder.off ? allCommands : withCommandLog(services.recorder, allCommands);
     const shares = createShareSockets(services, commands);

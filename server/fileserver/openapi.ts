@@ -3,6 +3,7 @@ import { envelopeSchema } from "../../contract/envelope";
 import { ErrorCode, errorByCode } from "../../contract/errors";
 import { FILE_SERVER_PATHS, UPLOAD_BATCH, uploadBatchHeader, uploadBatchResult, uploadMetadata } from "../../contract/files";
 import { CHUNK_HEADER, CHUNKS_EXTENSION, ferryRangesHeader, MAX_RANGES, RANGES_HEADER } from "../../contract/upload-chunks";
+import { P2P_RELAY } from "../../contract/p2p";
 import { EXTENSIONS } from "../uploads/store";
 
 /**
@@ -257,9 +258,82 @@ export function fileServerPaths(servers: ServerEntry[]): Record<string, Record<s
         },
       },
     },
+    [`${P2P_RELAY.path}{transferId}/{file}`]: relayPaths(common, secured),
   };
   for (const item of Object.values(paths)) {
     for (const method of METHODS) if (item[method]) item[method] = { tags: [FILE_SERVER_TAG], ...(item[method] as object) };
   }
   return paths;
+}
+
+/** The P2P relay (server/p2p/relay.ts, docs/p2p.md "Relay and hand-over"): a file of an accepted transfer, held by the engine on its way. */
+function relayPaths(common: Record<string, unknown>, secured: Record<string, unknown>): Record<string, unknown> {
+  const offset = P2P_RELAY.offsetHeader;
+  const size = P2P_RELAY.sizeHeader;
+  const held = responseHeader("The bytes the engine holds of the file.", { type: "integer", minimum: 0 });
+  const party: Refusals = {
+    ...AUTH,
+    400: [
+      [ErrorCode.P2pOff, "P2P is switched off"],
+      [ErrorCode.P2pPathOff, "the relay is switched off in the P2P settings"],
+      [ErrorCode.ParameterError, "no such file in the transfer, or the entry is a folder"],
+    ],
+    404: [[ErrorCode.P2pNoSuchTransfer, "no such transfer, or the caller is not the party this method is for (the same answer, so ids cannot be probed)"]],
+    409: [[ErrorCode.P2pWrongState, "the transfer is not accepted or running (ended: its held bytes are gone)"]],
+  };
+  return {
+    ...common,
+    parameters: [
+      { name: "transferId", in: "path", required: true, description: "The transfer's id (uuid).", schema: { type: "string", format: "uuid" } },
+      { name: "file", in: "path", required: true, description: "The file's index in the offer (`p2pFiles` order, from 0).", schema: { type: "integer", minimum: 0 } },
+    ],
+    head: {
+      ...secured,
+      summary: "What the relay holds of a file (the sender or the receiver user).",
+      responses: responses({ "200": { description: "No body.", headers: { [offset]: held, [size]: responseHeader("The file's size in the offer.", { type: "integer", minimum: 0 }) } } }, party, false),
+    },
+    patch: {
+      ...secured,
+      summary: `Appends to a file at \`${offset}\` (the transfer's sender user).`,
+      description: [
+        `\`${offset}\` must be the bytes held (else 409 with \`${offset}\` of what is held); \`Content-Length\` is required and the body may not end past the file's size. The caps are checked before a byte is read: the settings' \`maxTransferBytes\` for the transfer's held bytes (413) and \`FERRY_P2P_RELAY_MAX_BYTES\` for the whole engine (507, \`Retry-After\`), both 4703.`,
+        "Bytes are kept as they land: a body cut short keeps what arrived and the client resumes from HEAD's offset; a newer PATCH of the same file stops one still writing. The sender user's upload speed limit applies. Progress shows as path `relay` on the transfer. At the file's size the engine computes its BLAKE3 and compares it with the sender's (`p2pFileDone`), now or when it is reported: another hash answers 4706, the held bytes are deleted and the file is sent again from 0.",
+      ].join("\n\n"),
+      parameters: [header(offset, "The bytes held (HEAD).", { type: "integer", minimum: 0 }, true), header("Content-Length", "The body's length.", { type: "integer", minimum: 0 }, true)],
+      requestBody: { required: true, content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } } },
+      responses: responses(
+        { "204": { description: "Written.", headers: { [offset]: held } } },
+        {
+          ...party,
+          409: [
+            [ErrorCode.InvalidData, `\`${offset}\` is not the bytes held (\`${offset}\` says them), or a newer PATCH took over`],
+            [ErrorCode.P2pWrongState, "the transfer is not accepted or running"],
+            [ErrorCode.P2pHashMismatch, "the whole file's BLAKE3 is not the sender's: the held bytes are deleted"],
+          ],
+          411: [[ErrorCode.InvalidData, "no Content-Length"]],
+          413: [
+            [ErrorCode.InvalidData, "the body would end past the file's size"],
+            [ErrorCode.P2pRelayFull, "the transfer's held bytes would pass the settings' `maxTransferBytes`"],
+          ],
+          507: [[ErrorCode.P2pRelayFull, "the engine's held bytes would pass `FERRY_P2P_RELAY_MAX_BYTES` (`Retry-After`)"]],
+        },
+      ),
+    },
+    get: {
+      ...secured,
+      summary: "Reads a held file (the transfer's receiver user), waiting for the bytes the sender is still writing.",
+      description: `One \`Range\` (as the signed download). \`Content-Length\` is of the range of the file's whole size: bytes not held yet are waited for; ${P2P_RELAY.idleMs / 1000} s with nothing new ends the response short (the connection closes) and the receiver resumes by Range. The receiver user's download speed limit applies.`,
+      parameters: [header("Range", "One byte range, `bytes=a-b`, `bytes=a-` or `bytes=-n`, of the file's size.")],
+      responses: {
+        ...responses(
+          {
+            "200": { description: "The whole file.", headers: { [size]: responseHeader("The file's size.") }, content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } } },
+            "206": { description: "The range asked.", headers: { "Content-Range": responseHeader("`bytes a-b/size`") }, content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } } },
+          },
+          party,
+        ),
+        "416": { description: "The first byte is at or past the file's size, or the range is invalid.", headers: { "Content-Range": responseHeader("`bytes */size`") } },
+      },
+    },
+  };
 }

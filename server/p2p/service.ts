@@ -47,7 +47,7 @@ import { type DeviceSockets, receiverKey, senderKey } from "./sockets";
  * The engine core of point to point (docs/p2p.md, "Engine"): devices, the status look-up, offers,
  * answers, signalling between the two parties of an accepted transfer, progress, hashes, the end
  * with its transfer-log rows, expiry, and the administrator's live and history lists. The bytes
- * never pass here (direct path); the relay and hand-over are the file server's (not built here).
+ * never pass here (direct path); the relay's bytes go through the file server (relay.ts).
  */
 
 type Args<C extends keyof typeof p2pCommands> = z.output<(typeof p2pCommands)[C]>;
@@ -173,10 +173,62 @@ export function createP2p(deps: P2pDeps) {
     return Number(r.numUpdatedRows) > 0;
   }
 
+  /** Told of every transfer that ends here (the relay deletes its held bytes: relay.ts). */
+  const endedListeners = new Set<(id: string) => void>();
+  /** The relay's BLAKE3 of a file it holds whole (relay.ts), compared with the sender's as it is reported. */
+  let relayHashOf: ((id: string, file: number) => Promise<string | null>) | null = null;
+
   function forget(id: string) {
     signalCounts.delete(id);
     progress.delete(id);
     sockets.unbind(senderKey(id));
+    for (const listener of endedListeners) listener(id);
+  }
+
+  /**
+   * A file's confirmed bytes, and the transfer's, as a progress report of `path` sets them (p2pProgress,
+   * and the relay's writes): only grow, up to the file's size, never for a `done` file; the first makes
+   * the transfer `running`. The speed samples of the live list follow. At most 2 kept a second per transfer.
+   */
+  async function recordProgress(row: TransferRow, fileIdx: number, reported: number, path: string | undefined, limited = true): Promise<void> {
+    const now = clock.now();
+    let p = progress.get(row.id);
+    if (!p) progress.set(row.id, (p = { second: Math.floor(now / 1000), n: 0, samples: [] }));
+    if (p.second !== Math.floor(now / 1000)) {
+      p.second = Math.floor(now / 1000);
+      p.n = 0;
+    }
+    // At most 2 reports a second are kept; the rest are answered and dropped.
+    // The relay's own reports (limited: false) are spaced by the relay and never dropped.
+    if (limited && p.n >= PROGRESS_PER_SECOND) return;
+    if (limited) p.n++;
+    const file = await k.selectFrom("p2p_files").select(["size"]).where("transfer_id", "=", row.id).where("idx", "=", fileIdx).executeTakeFirst();
+    if (!file) throw new FerryError("ParameterError", { file: fileIdx, reason: "no such file in the transfer" });
+    const size = Number(file.size);
+    const bytes = Math.min(reported, size);
+    const done = await k.transaction().execute(async (tx) => {
+      // The transfer's row first: reports about one transfer count one after the other.
+      const locked = await locking(tx.selectFrom("p2p_transfers").select("status").where("id", "=", row.id)).executeTakeFirst();
+      if (!locked || !ACTIVE.includes(locked.status)) throw new FerryError("P2pWrongState", { status: locked?.status ?? "" }, { status: locked?.status ?? "" });
+      // A file's confirmed bytes only grow, up to its size; a file whose hashes agree is whole already.
+      await tx
+        .updateTable("p2p_files")
+        .set({ received: bytes, state: bytes >= size ? "sent" : "sending" })
+        .where("transfer_id", "=", row.id)
+        .where("idx", "=", fileIdx)
+        .where("state", "<>", "done")
+        .where("received", "<", bytes)
+        .execute();
+      await tx
+        .updateTable("p2p_transfers")
+        .set({ done_bytes: confirmed(row.id), status: "running", updated_at: now, ...(path ? { path } : {}) })
+        .where("id", "=", row.id)
+        .execute();
+      const after = await tx.selectFrom("p2p_transfers").select("done_bytes").where("id", "=", row.id).executeTakeFirst();
+      return Number(after?.done_bytes ?? 0);
+    });
+    p.samples.push({ at: now, done });
+    if (p.samples.length > 5) p.samples.shift();
   }
 
   /**
@@ -380,8 +432,35 @@ export function createP2p(deps: P2pDeps) {
     };
   }
 
+  /** The relay's bytes of a file differ from the sender's hash: they are forgotten, and the file is sent again from its start. */
+  async function relayMismatch(id: string, fileIdx: number) {
+    await k.transaction().execute(async (tx) => {
+      await locking(tx.selectFrom("p2p_transfers").select("status").where("id", "=", id)).executeTakeFirst();
+      await tx.updateTable("p2p_files").set({ received: 0, receiver_hash: "", state: "mismatch" }).where("transfer_id", "=", id).where("idx", "=", fileIdx).where("state", "<>", "done").execute();
+      await tx.updateTable("p2p_transfers").set({ done_bytes: confirmed(id), updated_at: clock.now() }).where("id", "=", id).execute();
+    });
+    // The held bytes are gone before the sender hears 4706 (its resend starts from 0).
+    await Promise.all([...relayDropListeners].map((listener) => listener(id, fileIdx)));
+  }
+  const relayDropListeners = new Set<(id: string, file: number) => Promise<void>>();
+
   return {
     expireDue,
+    settings,
+
+    /**
+     * The relay's side (relay.ts): told of every transfer that ends here and of held bytes a hash
+     * check threw away; asked for the hash of a file it holds whole.
+     */
+    relay: {
+      onEnded: (listener: (id: string) => void) => endedListeners.add(listener),
+      onMismatch: (listener: (id: string, file: number) => Promise<void>) => relayDropListeners.add(listener),
+      hashOf: (lookup: (id: string, file: number) => Promise<string | null>) => (relayHashOf = lookup),
+      /** Bytes the relay holds of a file, as a progress report of path `relay`. */
+      progress: (row: TransferRow, file: number, bytes: number) => recordProgress(row, file, bytes, "relay", false),
+      mismatch: relayMismatch,
+      transfer: transferOf,
+    },
 
     /** Renews the receiving lease of every receiver page open on this engine. */
     async renewLeases(): Promise<void> {
@@ -649,43 +728,7 @@ export function createP2p(deps: P2pDeps) {
       const { row } = await partyOf(session, args.transferId);
       if (!ACTIVE.includes(row.status)) throw new FerryError("P2pWrongState", { status: row.status }, { status: row.status });
       if (args.path) checkPath(s, row, args.path);
-      const now = clock.now();
-      let p = progress.get(row.id);
-      if (!p) progress.set(row.id, (p = { second: Math.floor(now / 1000), n: 0, samples: [] }));
-      if (p.second !== Math.floor(now / 1000)) {
-        p.second = Math.floor(now / 1000);
-        p.n = 0;
-      }
-      // At most 2 reports a second are kept; the rest are answered and dropped.
-      if (p.n >= PROGRESS_PER_SECOND) return null;
-      p.n++;
-      const file = await k.selectFrom("p2p_files").select(["size"]).where("transfer_id", "=", row.id).where("idx", "=", args.file).executeTakeFirst();
-      if (!file) throw new FerryError("ParameterError", { file: args.file, reason: "no such file in the transfer" });
-      const size = Number(file.size);
-      const bytes = Math.min(args.bytes, size);
-      const done = await k.transaction().execute(async (tx) => {
-        // The transfer's row first: reports about one transfer count one after the other.
-        const locked = await locking(tx.selectFrom("p2p_transfers").select("status").where("id", "=", row.id)).executeTakeFirst();
-        if (!locked || !ACTIVE.includes(locked.status)) throw new FerryError("P2pWrongState", { status: locked?.status ?? "" }, { status: locked?.status ?? "" });
-        // A file's confirmed bytes only grow, up to its size; a file whose hashes agree is whole already.
-        await tx
-          .updateTable("p2p_files")
-          .set({ received: bytes, state: bytes >= size ? "sent" : "sending" })
-          .where("transfer_id", "=", row.id)
-          .where("idx", "=", args.file)
-          .where("state", "<>", "done")
-          .where("received", "<", bytes)
-          .execute();
-        await tx
-          .updateTable("p2p_transfers")
-          .set({ done_bytes: confirmed(row.id), status: "running", updated_at: now, ...(args.path ? { path: args.path } : {}) })
-          .where("id", "=", row.id)
-          .execute();
-        const after = await tx.selectFrom("p2p_transfers").select("done_bytes").where("id", "=", row.id).executeTakeFirst();
-        return Number(after?.done_bytes ?? 0);
-      });
-      p.samples.push({ at: now, done });
-      if (p.samples.length > 5) p.samples.shift();
+      await recordProgress(row, args.file, args.bytes, args.path);
       return null;
     },
 
@@ -693,6 +736,12 @@ export function createP2p(deps: P2pDeps) {
       await requireEnabled();
       const { row, side } = await partyOf(session, args.transferId);
       if (!ACTIVE.includes(row.status)) throw new FerryError("P2pWrongState", { status: row.status }, { status: row.status });
+      // The relay holds this file whole and hashed it (relay.ts): the sender's hash must be the one of the bytes it sent there.
+      const held = side === "sender" && relayHashOf ? await relayHashOf(row.id, args.file) : null;
+      if (held !== null && held !== args.hash) {
+        await relayMismatch(row.id, args.file);
+        throw new FerryError("P2pHashMismatch", { file: args.file });
+      }
       const now = clock.now();
       // One transaction with the transfer's and the file's rows locked: when both sides report at
       // once, the second sees the first's hash and compares.

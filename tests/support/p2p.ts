@@ -75,9 +75,9 @@ export type Page<T> = { list: T[]; total: number; size: number; current: number 
 /**
  * A P2P test file's engine and helpers: the engine starts before the file's tests and stops after
  * them, and the browsers a test opens are closed after it. `user()` makes accounts `<prefix>_1`,
- * `<prefix>_2`… (with `userOptions`, e.g. a permission).
+ * `<prefix>_2`… (with `userOptions`, e.g. a permission). `env`: the engine's configuration on top of the test one.
  */
-export function p2pSuite(prefix: string, userOptions?: Record<string, unknown>) {
+export function p2pSuite(prefix: string, userOptions?: Record<string, unknown>, env?: Record<string, string>) {
   const open: FileClient[] = [];
   let n = 0;
   const suite = {
@@ -118,7 +118,7 @@ export function p2pSuite(prefix: string, userOptions?: Record<string, unknown>) 
     },
   };
   beforeAll(async () => {
-    suite.t = await startTestEngine();
+    suite.t = await startTestEngine(env);
   });
   afterEach(async () => {
     for (const s of open.splice(0)) await s.close();
