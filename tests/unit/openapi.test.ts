@@ -20,7 +20,7 @@ describe("the OpenAPI document's file server", () => {
   it("has the upload and download paths, answered on the file server's port (2480), not the API's", () => {
     expect(document.servers).toEqual([{ url: "http://127.0.0.1:8090" }]);
     const fileServerPaths = Object.keys(document.paths).filter((p) => !p.startsWith("/api/"));
-    expect(fileServerPaths.sort()).toEqual(["/download/{ticket}/{name}", "/uploads/", "/uploads/batch", "/uploads/{id}"]);
+    expect(fileServerPaths.sort()).toEqual(["/download/{ticket}/{name}", "/p2p/{transferId}/{file}", "/uploads/", "/uploads/batch", "/uploads/{id}"]);
     for (const p of fileServerPaths) expect(document.paths[p]!.servers, p).toEqual([{ url: "http://127.0.0.1:2480", description: expect.stringContaining("File server") }]);
     expect(Object.keys(document.paths["/uploads/"]!)).toEqual(expect.arrayContaining(["options", "post"]));
     expect(Object.keys(document.paths["/uploads/{id}"]!)).toEqual(expect.arrayContaining(["head", "patch", "delete"]));
@@ -70,6 +70,17 @@ describe("the OpenAPI document's file server", () => {
 
   it("names the TLS port too when the file server listens with TLS", () => {
     expect(fileServerEntries("0.0.0.0", { plain: null, tls: 2481 })).toEqual([{ url: "https://127.0.0.1:2481", description: expect.stringContaining("TLS") }]);
+  });
+
+  it("describes the P2P relay: PATCH at Ferry-Offset with its caps (4703 as 413 and 507), HEAD's offset and size, GET with Range and 416", () => {
+    const patch = op("/p2p/{transferId}/{file}", "patch");
+    expect(patch.parameters!.map((p) => p.name)).toEqual(expect.arrayContaining(["Ferry-Offset", "Content-Length"]));
+    expect(codesOf(patch, "409")).toEqual(expect.arrayContaining([ErrorCode.InvalidData, ErrorCode.P2pWrongState, ErrorCode.P2pHashMismatch]));
+    expect(codesOf(patch, "413")).toEqual(expect.arrayContaining([ErrorCode.InvalidData, ErrorCode.P2pRelayFull]));
+    expect(codesOf(patch, "507")).toEqual([ErrorCode.P2pRelayFull]);
+    expect(codesOf(patch, "404")).toEqual([ErrorCode.P2pNoSuchTransfer]);
+    expect(Object.keys(op("/p2p/{transferId}/{file}", "head").responses["200"]!.headers!)).toEqual(["Ferry-Offset", "Ferry-Size"]);
+    expect(Object.keys(op("/p2p/{transferId}/{file}", "get").responses)).toEqual(expect.arrayContaining(["200", "206", "416"]));
   });
 
   it("is what docs/openapi.json holds for these paths", async () => {
