@@ -104,6 +104,13 @@ export function Modal({
    * and focusing that fails, leaving the focus on the page's body.
    */
   const opener = useRef<HTMLElement | null>(null);
+  /**
+   * Set when the modal closes: `afterClose` runs once the closed modal is gone from the page, not
+   * when its fade ends. Until React has removed it, Headless UI keeps the rest of the page inert, and
+   * focusing a field there (the expired notice's account field) silently fails if the browser paints
+   * before React renders.
+   */
+  const closed = useRef(false);
 
   useEffect(() => {
     const current = latest.current.phase;
@@ -119,17 +126,23 @@ export function Modal({
     if (current === "closed") return;
     if (current === "opening") {
       // Closed before it ever showed: nothing to fade out.
+      closed.current = true;
       setPhase("closed");
-      latest.current.afterClose?.();
       return;
     }
     setPhase("closing");
     const timer = setTimeout(() => {
+      closed.current = true;
       setPhase("closed");
-      latest.current.afterClose?.();
     }, MODAL_CLOSE_DELAY_MS);
     return () => clearTimeout(timer);
   }, [open]);
+
+  useEffect(() => {
+    if (phase !== "closed" || !closed.current) return;
+    closed.current = false;
+    latest.current.afterClose?.();
+  }, [phase]);
 
   useEffect(() => {
     if (phase !== "closed" || !opener.current) return;
