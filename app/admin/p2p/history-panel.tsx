@@ -9,19 +9,20 @@ import { Button, ButtonLink } from "~/components/ui/button";
 import { Pagination } from "~/components/ui/pagination";
 import { SelectInput } from "~/components/ui/select-input";
 import { Table, type Column } from "~/components/ui/table";
+import { p2pReasonText } from "~/p2p/reason";
 import { TextInput } from "~/components/ui/text-input";
 import { StatusCell, usePartyColumns } from "./cells";
 import { P2P_ENDED_STATUSES, p2pSearch, type P2pQuery } from "./query";
 
 /** The transfers that ended (done, failed, cancelled, declined, expired): search by account or device id, result, creation days; paged. */
 export function P2pHistoryPanel({ page, query }: { page: ListPage<P2pHistoryEntry>; query: P2pQuery }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const navigate = useNavigate();
   const when = useFormatTime("dateTime");
   const here = (q: Partial<P2pQuery>) => `/admin/transfer/p2p${p2pSearch({ ...query, tab: "history", ...q })}`;
   const filtered = query.text !== "" || query.status !== "" || query.from !== "" || query.to !== "";
   const partyColumns = usePartyColumns<P2pHistoryEntry>();
-  // The engine's reason is free text (a sender's "connection lost"); one that only repeats the result ("declined", "expired") is left out.
+  // A reason that only repeats the result ("declined", "expired") is left out; the others are translated.
   const columns: Column<P2pHistoryEntry>[] = [
     { type: "time", key: "created", title: t("admin.p2p.column.created"), render: (e) => <time dateTime={new Date(e.createdAt).toISOString()}>{when(e.createdAt)}</time> },
     ...partyColumns,
@@ -33,7 +34,7 @@ export function P2pHistoryPanel({ page, query }: { page: ListPage<P2pHistoryEntr
       render: (e) => t("admin.p2p.progress.of", { done: formatSize(e.doneBytes), total: formatSize(e.totalBytes) }),
     },
     { type: "custom", key: "result", title: t("admin.p2p.column.result"), width: 170, render: (e) => <StatusCell status={e.status} path={e.path} /> },
-    { type: "custom", key: "reason", title: t("admin.p2p.column.reason"), width: 120, render: (e) => <span className="break-words">{e.reason && e.reason !== e.status ? e.reason : t("admin.p2p.none")}</span> },
+    { type: "custom", key: "reason", title: t("admin.p2p.column.reason"), width: 120, render: (e) => <span className="break-words">{e.reason && e.reason !== e.status ? p2pReasonText(t, i18n, e.reason) : t("admin.p2p.none")}</span> },
     { type: "custom", key: "duration", title: t("admin.p2p.column.duration"), width: 80, nowrap: true, render: (e) => clockDuration(e.durationMs / 1000) },
   ];
   return (

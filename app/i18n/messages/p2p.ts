@@ -106,6 +106,9 @@ export const p2pEn = {
   "p2p.reason.cancelled-peer": "the other side cancelled",
   "p2p.reason.protocol": "the other browser sent something unexpected",
   "p2p.reason.no-folder": "no folder was chosen on this computer",
+  "p2p.reason.no-activity": "nothing happened for 10 minutes",
+  "p2p.reason.not-answered-in-time": "not answered within 10 minutes",
+  "p2p.reason.cancelled-by-the-user": "cancelled by the user",
 } as const;
 
 export const p2pZh: ZhMessages<typeof p2pEn> = {
@@ -210,4 +213,7 @@ export const p2pZh: ZhMessages<typeof p2pEn> = {
   "p2p.reason.cancelled-peer": "对方已取消",
   "p2p.reason.protocol": "对方浏览器发送了无法识别的数据",
   "p2p.reason.no-folder": "未在本电脑上选择文件夹",
+  "p2p.reason.no-activity": "10 分钟内没有任何进展",
+  "p2p.reason.not-answered-in-time": "10 分钟内未答复",
+  "p2p.reason.cancelled-by-the-user": "已被用户取消",
 };
