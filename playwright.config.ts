@@ -27,7 +27,8 @@ export default defineConfig({
   fullyParallel: false,
   retries: 0,
   forbidOnly: !!process.env.CI,
-  reporter: "list",
+  // The slowest tests are listed after the summary (tests/support/slowest-reporter.ts).
+  reporter: [["list"], ["./tests/support/slowest-reporter.ts"]],
   // The 15 slowest files over a minute, listed at the end of the run (where CI's log tail shows them).
   reportSlowTests: { max: 15, threshold: 60_000 },
   globalTeardown: "./tests/support/e2e-teardown.ts",

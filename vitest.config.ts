@@ -1,16 +1,25 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * Engine files whose subject is not the database: the wire protocols, TLS, file-system paths,
- * thumbnails, the built binary and installers. They meet the database only to sign in, which every
- * other engine file does too, so `test:engine:db` (PostgreSQL, MariaDB) leaves them out; they run on
- * SQLite in `test:engine`. Files that do database work across processes (cli, process,
- * dashboard-process, uploads-crash) stay in.
+ * Engine files whose subject is not the database, so `test:engine:db` (PostgreSQL, MariaDB) leaves
+ * them out and they run on SQLite in `test:engine`:
+ * - the wire protocols, TLS, file-system paths, thumbnails, the built binary and installers, which
+ *   meet the database only to sign in, as every other engine file does;
+ * - the engine and CLI processes (start-up, restart, the doctor, file modes of the data directory,
+ *   the CLI's user and group commands, which call the same services the REST suites run on every
+ *   database), and the outside servers the engine talks to (SMTP, LDAP, HTTP sign-in, S3) and the
+ *   host (dashboard numbers, lstat workers, auto-clean's file times, watermark images, the licence
+ *   file): what they store goes through services other files cover on each database.
+ * Files that do database work across processes or under concurrency (uploads-crash, quota
+ * reservations, database-copy, the P2P locks) stay in.
  */
 const DATABASE_NEUTRAL = [
   "bad-input", "cli-defaults", "client-address", "client-tls", "clients", "downloads", "engine-build", "files-paths",
   "folder-walks", "installers", "licence-sign", "names", "refused-bodies", "symlink-forbidden", "thumbnails", "tls",
   "upload-chunks", "upload-mkdir", "upload-protocol", "uploads-hash", "uploads-patch", "uploads-store",
+  "cli", "process", "dashboard-process", "doctor", "data-modes", "licence",
+  "mail-send", "mail-sender-types", "transfer-notices", "share-access-notice", "shares-mail", "authentication-ways", "authentication-ldap",
+  "uploads-object-storage", "dashboard", "storage-list", "autoclean", "watermark",
 ].map((name) => `tests/engine/${name}.test.ts`);
 const TIMED = ["tests/engine/speed-limits.test.ts", "tests/engine/speed-periods.test.ts"];
 const ENGINE = { environment: "node", testTimeout: 30_000, hookTimeout: 60_000, maxWorkers: 2 } as const;

@@ -29,13 +29,18 @@ const sha256 = (data: Uint8Array) => createHash("sha256").update(data).digest("h
 
 async function userWithFile(name: string, maxDownloadSpeed = 0) {
   const account = uniqueAccount("ranges");
-  await createUser(account, PASSWORD, { permission: PERMISSION_FULL, maxDownloadSpeed });
+  const { id } = await createUser(account, PASSWORD, { permission: PERMISSION_FULL, maxDownloadSpeed });
   const socketToken = (await login(account, PASSWORD)).data!.websocket_token;
   const files = await connectFiles(FILE_URL, socketToken);
   const bytes = randomBytes(SIZE);
   await seedFile(files, socketToken, `/${name}`, bytes);
   await files.close();
-  return { account, bytes };
+  return { id, account, bytes };
+}
+
+/** Lifts the user's download limit: what a test slowed down to catch midway may then finish at full speed. */
+async function unlimited(id: number) {
+  await ok("PATCH", `/api/admin/users/${id}`, { token: await adminToken(), body: { maxDownloadSpeed: 0 } });
 }
 
 /** The save dialog answered with a real OPFS file of the suggested name. */
@@ -178,7 +183,7 @@ test.describe("parallel downloads written by the page", () => {
 
   test("a reload midway warns, then Resume fetches only the missing ranges and the file is byte-identical (English and Chinese)", async ({ page }) => {
     // 8 MiB/s for the user (the engine's speed limit): slow enough to reload midway.
-    const { account, bytes } = await userWithFile("archive.bin", 8 * 1024);
+    const { id, account, bytes } = await userWithFile("archive.bin", 8 * 1024);
     await pickerIntoOpfs(page);
     const dialogs: string[] = [];
     page.on("dialog", (dialog) => {
@@ -223,6 +228,7 @@ test.describe("parallel downloads written by the page", () => {
     const missing = Array.from({ length: chunks }, (_v, i) => i).filter((i) => !done.includes(i));
     expect(missing.length).toBeGreaterThan(0);
     ranges.asked.length = 0;
+    await unlimited(id);
     await zhRow.getByRole("button", { name: "继续 archive.bin" }).click();
     await expect(zhRow.getByRole("button", { name: "暂停 archive.bin" })).toBeVisible();
     await shoot(page, "parallel-download-running-zh");
@@ -239,7 +245,7 @@ test.describe("parallel downloads written by the page", () => {
 
   test("a second tab shows the download as running in the first, touches none of its ranges, and offers Resume once the first tab closes (English and Chinese)", async ({ page }) => {
     // 2 MiB/s for the user: the first tab is still downloading when it closes.
-    const { account, bytes } = await userWithFile("shared.bin", 2 * 1024);
+    const { id, account, bytes } = await userWithFile("shared.bin", 2 * 1024);
     await pickerIntoOpfs(page);
     page.on("dialog", (dialog) => void dialog.accept());
     await openPersonal(page, account);
@@ -275,6 +281,7 @@ test.describe("parallel downloads written by the page", () => {
     await expect(resume).toBeVisible();
     const done = await committedRanges(second);
     expect(done.length).toBeGreaterThan(0);
+    await unlimited(id);
     await resume.click();
     await expect(transferPanel(second)).toContainText("1 个已完成", { timeout: 120_000 });
     await openTransfers(second);
@@ -383,7 +390,7 @@ test.describe("parallel downloads written by the page", () => {
 
     test("a reload midway leaves the folder resumable; Resume skips the finished files and the large file's committed ranges, and the tree is byte-identical (English and Chinese)", async ({ page }) => {
       // 8 MiB/s for the user: the large file (after the small ones) is still running at the reload.
-      const { account, tree } = await userWithFolder(8 * 1024);
+      const { account, tree, userId } = await userWithFolder(8 * 1024);
       await directoryPickerIntoOpfs(page);
       page.on("dialog", (dialog) => void dialog.accept());
       const ranges = watchRanges(page);
@@ -428,6 +435,7 @@ test.describe("parallel downloads written by the page", () => {
       expect(missing.length).toBeGreaterThan(0);
       ranges.asked.length = 0;
       plainGets.length = 0;
+      await unlimited(userId);
       await zhRow.getByRole("button", { name: "继续 album" }).click();
       await expect(zhRow.getByRole("button", { name: "暂停 album" })).toBeVisible();
       await shoot(page, "folder-download-running-zh");

@@ -152,6 +152,8 @@ test.describe("upload protocol settings", () => {
   });
 
   test("parallel uploads 1, two pages of one sign-in: the engine refuses the second page's upload while the first sends (429, 4210), and the second goes up whole once the first is done", async ({ page }) => {
+    // The first upload takes 16 s: time for the second page's upload on a busy machine.
+    test.setTimeout(90_000);
     await setSettings("protocol", { parallelUploads: 1 });
     // Slow enough that the first page is still sending when the second asks.
     await setSettings("speed", { maxUploadSpeed: 256 });
@@ -161,7 +163,7 @@ test.describe("upload protocol settings", () => {
       await second.goto("/personal");
       await hydrated(second);
       const sending = page.waitForRequest((request) => request.method() === "PATCH" && request.url().includes("/uploads/"));
-      await page.getByLabel("Upload files").setInputFiles(makeFile("pages/first.bin", 2 * MIB));
+      await page.getByLabel("Upload files").setInputFiles(makeFile("pages/first.bin", 4 * MIB));
       await sending;
       const busy = second.waitForResponse((response) => response.request().method() === "PATCH" && response.status() === 429);
       await second.getByLabel("Upload files").setInputFiles(makeFile("pages/second.bin", 300 * 1024));
