@@ -58,7 +58,23 @@ export const P2P_RECEIVE_RENEW_MS = 20_000;
  * PATCH (the sender) appends at `Ferry-Offset`, HEAD answers `Ferry-Offset` and `Ferry-Size`, GET (the
  * receiver) streams what is held and waits for more, up to `idleMs` with nothing new.
  */
-export const P2P_RELAY = { path: "/p2p/", offsetHeader: "Ferry-Offset", sizeHeader: "Ferry-Size", idleMs: 30_000 } as const;
+/**
+ * The relay (docs/p2p.md, "Relay and hand-over"). idleMs: a waiting GET ends short after this long with
+ * nothing new; bodyIdleMs: a PATCH whose body sends nothing this long is stopped (FERRY_P2P_RELAY_IDLE);
+ * windowBytes: what one PATCH reserves ahead of what it wrote (FERRY_P2P_RELAY_WINDOW_BYTES);
+ * userShare: the part of FERRY_P2P_RELAY_MAX_BYTES one sender user may hold and reserve;
+ * getsPerUser: relay GETs one receiver user may have open at once (more: 429).
+ */
+export const P2P_RELAY = {
+  path: "/p2p/",
+  offsetHeader: "Ferry-Offset",
+  sizeHeader: "Ferry-Size",
+  idleMs: 30_000,
+  bodyIdleMs: 30_000,
+  windowBytes: 64 * 1024 * 1024,
+  userShare: 0.5,
+  getsPerUser: 8,
+} as const;
 
 export const P2P_STATUS = { Ready: 0, NoDevice: 33, Busy: 35 } as const;
 

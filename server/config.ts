@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import * as z from "zod";
+import { P2P_RELAY } from "../contract/p2p";
 
 export const EDITIONS = ["free", "pro", "smb", "enterprise"] as const;
 export type Edition = (typeof EDITIONS)[number];
@@ -117,6 +118,16 @@ export const configSchema = z.object({
     .max(Number.MAX_SAFE_INTEGER)
     .default(10 * 1024 * 1024 * 1024)
     .describe("Disk space, in bytes, that the P2P relay's held bytes (<data dir>/.ferry-tmp/p2p) may take on this engine, all transfers together; a relay PATCH that would go over is refused with 4703 (507) before its body is read."),
+  FERRY_P2P_RELAY_IDLE: seconds
+    .default(P2P_RELAY.bodyIdleMs / 1000)
+    .describe("Seconds after which a P2P relay PATCH whose body sends nothing is stopped (408, 4184) and the room it reserved freed; the sender resumes from HEAD's offset."),
+  FERRY_P2P_RELAY_WINDOW_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .default(P2P_RELAY.windowBytes)
+    .describe("Bytes of FERRY_P2P_RELAY_MAX_BYTES one P2P relay PATCH reserves ahead of what it wrote (not its whole Content-Length): the window grows as bytes land; one that cannot grow ends the PATCH with 4703."),
   FERRY_UPLOAD_BUFFER_IDLE: seconds.default(600).describe("Seconds after which an upload into object storage that sent no byte loses the bytes it holds in memory (its offset goes back to its stored parts; the client sends them again)."),
   FERRY_SHARE_RATE_WINDOW: seconds.default(900).describe("Window, seconds, of the per-address limits on share tokens and counted downloads."),
   FERRY_SHARE_TOKENS_PER_ADDRESS: seconds.default(30).describe("Share tokens (GET /api/share/link/info) one client address is issued per window; more are refused with 4238."),
@@ -213,6 +224,8 @@ export interface Config {
   uploadBuffers: { maxBytes: number; idleMs: number };
   /** The P2P relay (docs/p2p.md, "Relay and hand-over"): disk its held bytes may take, all transfers together. */
   p2pRelayMaxBytes: number;
+  /** The P2P relay: how long a PATCH's body may send nothing, and the bytes a PATCH reserves ahead (docs/p2p.md). */
+  p2pRelay: { idleMs: number; windowBytes: number };
   /** Events (docs/events.md): the events directory (FERRY_EVENT_BIN_DIR, null: none), runs at once, runs queued at most. */
   events: { binDir: string | null; concurrency: number; maxQueued: number };
   /** FERRY_BENCH_LOGS_OFF: the bench's baseline without the operation and transfer logs (docs/bench.md, "Log cost"). */
@@ -293,6 +306,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     thumbnails: { maxBytes: c.FERRY_THUMBNAIL_MAX_BYTES, maxPixels: c.FERRY_THUMBNAIL_MAX_PIXELS, cacheBytes: c.FERRY_THUMBNAIL_CACHE_BYTES },
     uploadBuffers: { maxBytes: c.FERRY_UPLOAD_BUFFER_BYTES, idleMs: c.FERRY_UPLOAD_BUFFER_IDLE * 1000 },
     p2pRelayMaxBytes: c.FERRY_P2P_RELAY_MAX_BYTES,
+    p2pRelay: { idleMs: c.FERRY_P2P_RELAY_IDLE * 1000, windowBytes: c.FERRY_P2P_RELAY_WINDOW_BYTES },
     events: { binDir: c.FERRY_EVENT_BIN_DIR ? path.resolve(c.FERRY_EVENT_BIN_DIR) : null, concurrency: c.FERRY_EVENT_CONCURRENCY, maxQueued: c.FERRY_EVENT_QUEUE },
     logsOff: c.FERRY_BENCH_LOGS_OFF === "1",
   };

@@ -1,5 +1,5 @@
 import { createHash, randomInt, randomUUID } from "node:crypto";
-import { type Kysely, type Selectable, sql } from "kysely";
+import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import { Permission, hasPermission } from "../../contract/permissions";
 import {
   P2P_ACTIVE_STATUSES,
@@ -436,11 +436,35 @@ export function createP2p(deps: P2pDeps) {
   async function relayMismatch(id: string, fileIdx: number) {
     await k.transaction().execute(async (tx) => {
       await locking(tx.selectFrom("p2p_transfers").select("status").where("id", "=", id)).executeTakeFirst();
-      await tx.updateTable("p2p_files").set({ received: 0, receiver_hash: "", state: "mismatch" }).where("transfer_id", "=", id).where("idx", "=", fileIdx).where("state", "<>", "done").execute();
-      await tx.updateTable("p2p_transfers").set({ done_bytes: confirmed(id), updated_at: clock.now() }).where("id", "=", id).execute();
+      await forgetRelayBytes(tx, id, fileIdx);
     });
-    // The held bytes are gone before the sender hears 4706 (its resend starts from 0).
-    await Promise.all([...relayDropListeners].map((listener) => listener(id, fileIdx)));
+    await relayDropped(id, fileIdx);
+  }
+  /** Inside a transaction holding the transfer's row: the file's received bytes are forgotten (state `mismatch`). */
+  async function forgetRelayBytes(tx: Transaction<P2pDatabase>, id: string, fileIdx: number) {
+    await tx.updateTable("p2p_files").set({ received: 0, receiver_hash: "", state: "mismatch" }).where("transfer_id", "=", id).where("idx", "=", fileIdx).where("state", "<>", "done").execute();
+    await tx.updateTable("p2p_transfers").set({ done_bytes: confirmed(id), updated_at: clock.now() }).where("id", "=", id).execute();
+  }
+  /** The held bytes are gone before the sender hears 4706 (its resend starts from 0). */
+  const relayDropped = (id: string, fileIdx: number) => Promise.all([...relayDropListeners].map((listener) => listener(id, fileIdx)));
+
+  /**
+   * The relay hashed a file it holds whole (relay.ts; the relay's hash is set before this is called, so
+   * a `p2pFileDone` of the sender compares it under the same lock): compared with the sender's hash as
+   * stored now, with the transfer's row locked. Whichever of the two comes second compares.
+   */
+  async function relayCompare(id: string, fileIdx: number, hash: string): Promise<"waiting" | "match" | "mismatch"> {
+    const verdict = await k.transaction().execute(async (tx) => {
+      const locked = await locking(tx.selectFrom("p2p_transfers").select("status").where("id", "=", id)).executeTakeFirst();
+      if (!locked || !ACTIVE.includes(locked.status)) return "waiting" as const;
+      const file = await locking(tx.selectFrom("p2p_files").select(["hash", "state"]).where("transfer_id", "=", id).where("idx", "=", fileIdx)).executeTakeFirst();
+      if (!file || file.hash === "" || file.state === "done") return "waiting" as const;
+      if (file.hash === hash) return "match" as const;
+      await forgetRelayBytes(tx, id, fileIdx);
+      return "mismatch" as const;
+    });
+    if (verdict === "mismatch") await relayDropped(id, fileIdx);
+    return verdict;
   }
   const relayDropListeners = new Set<(id: string, file: number) => Promise<void>>();
 
@@ -459,6 +483,7 @@ export function createP2p(deps: P2pDeps) {
       /** Bytes the relay holds of a file, as a progress report of path `relay`. */
       progress: (row: TransferRow, file: number, bytes: number) => recordProgress(row, file, bytes, "relay", false),
       mismatch: relayMismatch,
+      compare: relayCompare,
       transfer: transferOf,
     },
 
@@ -736,12 +761,6 @@ export function createP2p(deps: P2pDeps) {
       await requireEnabled();
       const { row, side } = await partyOf(session, args.transferId);
       if (!ACTIVE.includes(row.status)) throw new FerryError("P2pWrongState", { status: row.status }, { status: row.status });
-      // The relay holds this file whole and hashed it (relay.ts): the sender's hash must be the one of the bytes it sent there.
-      const held = side === "sender" && relayHashOf ? await relayHashOf(row.id, args.file) : null;
-      if (held !== null && held !== args.hash) {
-        await relayMismatch(row.id, args.file);
-        throw new FerryError("P2pHashMismatch", { file: args.file });
-      }
       const now = clock.now();
       // One transaction with the transfer's and the file's rows locked: when both sides report at
       // once, the second sees the first's hash and compares.
@@ -750,6 +769,13 @@ export function createP2p(deps: P2pDeps) {
         if (!locked || !ACTIVE.includes(locked.status)) throw new FerryError("P2pWrongState", { status: locked?.status ?? "" }, { status: locked?.status ?? "" });
         const file = await locking(tx.selectFrom("p2p_files").selectAll().where("transfer_id", "=", row.id).where("idx", "=", args.file)).executeTakeFirst();
         if (!file || Number(file.kind) !== 0) throw new FerryError("ParameterError", { file: args.file, reason: "no such file in the transfer" });
+        // The relay holds this file whole and hashed it (relay.ts): the sender's hash must be the one of
+        // the bytes it sent there. Asked under the lock: a relay PATCH hashing now compares after us.
+        const held = side === "sender" && relayHashOf ? await relayHashOf(row.id, args.file) : null;
+        if (held !== null && held !== args.hash) {
+          await forgetRelayBytes(tx, row.id, args.file);
+          return "relay" as const;
+        }
         const sent = side === "sender" ? args.hash : file.hash;
         const got = side === "receiver" ? args.hash : file.receiver_hash;
         const both = sent !== "" && got !== "";
@@ -770,6 +796,10 @@ export function createP2p(deps: P2pDeps) {
         await tx.updateTable("p2p_transfers").set({ done_bytes: confirmed(row.id), updated_at: now }).where("id", "=", row.id).execute();
         return result;
       });
+      if (state === "relay") {
+        await relayDropped(row.id, args.file);
+        throw new FerryError("P2pHashMismatch", { file: args.file });
+      }
       if (state !== "waiting") {
         // The other side said its hash first and was told "waiting": now it hears how the pair ended.
         sockets.push(otherKey(row, side), { event: "p2p.file", data: { transferId: row.id, file: args.file, state } });

@@ -52,6 +52,41 @@ async function poll<T>(ask: () => Promise<T>, ok: (answer: T) => boolean): Promi
 
 const codeOf = async (r: Response) => ((await r.json()) as { code: number }).code;
 
+/** A PATCH whose body is sent by the test: `Content-Length: length`, `first` written at once; `answer` is the response (status, Ferry-Offset, code). */
+function openPatch(t: TestEngine, token: string, id: string, file: number, offset: number, length: number, first: Buffer) {
+  let req!: ReturnType<typeof request>;
+  const answer = new Promise<{ status: number; offset: string | undefined; code: number | null }>((resolve, reject) => {
+    req = request(relayUrl(t, id, file), { method: "PATCH", headers: { authorization: `Bearer ${token}`, [P2P_RELAY.offsetHeader]: String(offset), "content-length": String(length) } }, (res) => {
+      const parts: Buffer[] = [];
+      res.on("data", (c: Buffer) => parts.push(c));
+      res.on("end", () => {
+        const text = Buffer.concat(parts).toString();
+        resolve({ status: res.statusCode ?? 0, offset: res.headers[P2P_RELAY.offsetHeader.toLowerCase()] as string | undefined, code: text ? (JSON.parse(text) as { code: number }).code : null });
+      });
+    });
+    req.on("error", reject);
+  });
+  answer.catch(() => undefined);
+  req.write(first);
+  return { req, answer };
+}
+
+/** A GET of the relay that the test holds open: its status once the headers came. */
+function openGet(t: TestEngine, token: string, id: string, file: number, range: string) {
+  let req!: ReturnType<typeof request>;
+  const status = new Promise<{ status: number; retryAfter: string | undefined }>((resolve, reject) => {
+    req = request(relayUrl(t, id, file), { headers: { authorization: `Bearer ${token}`, range } }, (res) => {
+      res.on("data", () => undefined);
+      res.on("error", () => undefined);
+      resolve({ status: res.statusCode ?? 0, retryAfter: res.headers["retry-after"] as string | undefined });
+    });
+    req.on("error", reject);
+  });
+  status.catch(() => undefined);
+  req.end();
+  return { req, status };
+}
+
 describe("relay PATCH, HEAD and GET", () => {
   it("a file in two PATCHes (a wrong offset in between answers 409 and what is held), HEAD for both parties, the live view, the GET", async () => {
     const { a, b, transferId } = await accepted();
@@ -239,22 +274,103 @@ describe("relay PATCH, HEAD and GET", () => {
   });
 });
 
-describe("the engine's room for held bytes (FERRY_P2P_RELAY_MAX_BYTES)", () => {
-  const small = p2pSuite("p2p_relay_cap", { permission: PERMISSION_FULL }, { FERRY_P2P_RELAY_MAX_BYTES: "1500" });
+describe("two PATCHes at once, a zero-length PATCH, GETs per user", () => {
+  it("a newer PATCH takes over from one still writing: the one stopped answers 409 with Ferry-Offset, the newer 204", async () => {
+    const { a, b, transferId } = await accepted();
+    const bytes = randomBytes(3000);
+    const older = openPatch(p2p.t, a.socketToken, transferId, 1, 0, 3000, bytes.subarray(0, 1100));
+    expect(await poll(() => head(p2p.t, b.socketToken, transferId, 1), (h) => h.offset === "1100")).toMatchObject({ offset: "1100" });
+    expect(await patch(p2p.t, a.socketToken, transferId, 1, 1100, bytes.subarray(1100))).toMatchObject({ status: 204, offset: "3000" });
+    const stopped = await older.answer;
+    older.req.destroy();
+    expect(stopped).toMatchObject({ status: 409, code: ErrorCode.InvalidData });
+    expect(Number(stopped.offset)).toBeGreaterThanOrEqual(1100);
+    expect((await get(p2p.t, b.socketToken, transferId, 1)).body.equals(bytes)).toBe(true);
+  });
 
-  it("a PATCH that would go over answers 4703 (507) before its body is read, and writes nothing", async () => {
+  it("a zero-length PATCH on a file held whole does not hash it again", async () => {
+    const { a, sender, transferId } = await accepted();
+    const bytes = randomBytes(1000);
+    const hash = await blake3Of((async function* () {
+      yield bytes;
+    })());
+    expect((await patch(p2p.t, a.socketToken, transferId, 0, 0, bytes)).status).toBe(204);
+    expect(await sender.files.ok("p2pFileDone", { transferId, file: 0, hash })).toEqual({ state: "waiting" });
+    // The held file changed under the engine: a new hash run would now differ from the sender's.
+    await writeFile(path.join(heldDir(p2p.t, transferId), "0"), randomBytes(1000));
+    expect(await patch(p2p.t, a.socketToken, transferId, 0, 1000, Buffer.alloc(0))).toMatchObject({ status: 204, offset: "1000" });
+    expect(await head(p2p.t, a.socketToken, transferId, 0)).toMatchObject({ offset: "1000" });
+  });
+
+  it(`a receiver user has at most ${P2P_RELAY.getsPerUser} relay GETs open; one more answers 429 with Retry-After`, async () => {
+    const { a, b, transferId } = await accepted();
+    expect((await patch(p2p.t, a.socketToken, transferId, 1, 0, randomBytes(100))).status).toBe(204);
+    const waiting = Array.from({ length: P2P_RELAY.getsPerUser }, () => openGet(p2p.t, b.socketToken, transferId, 1, "bytes=100-"));
+    try {
+      for (const w of waiting) expect((await w.status).status).toBe(206);
+      const extra = openGet(p2p.t, b.socketToken, transferId, 1, "bytes=0-99");
+      expect(await extra.status).toMatchObject({ status: 429 });
+      expect(Number((await extra.status).retryAfter)).toBeGreaterThan(0);
+    } finally {
+      for (const w of waiting) w.req.destroy();
+    }
+    // Closed: their places are free again.
+    expect((await poll(() => get(p2p.t, b.socketToken, transferId, 1, "bytes=0-99"), (r) => r.status === 206)).status).toBe(206);
+  });
+});
+
+describe("the engine's room for held bytes (FERRY_P2P_RELAY_MAX_BYTES)", () => {
+  // 1500 bytes of room, a sender user's share is half (750), a PATCH reserves 400 ahead, a body silent for 1 s is stopped.
+  const small = p2pSuite("p2p_relay_cap", { permission: PERMISSION_FULL }, { FERRY_P2P_RELAY_MAX_BYTES: "1500", FERRY_P2P_RELAY_WINDOW_BYTES: "400", FERRY_P2P_RELAY_IDLE: "1" });
+
+  it("a PATCH that would go over answers 4703 (507) before its body is read, and writes nothing; one user holds at most half the room", async () => {
     const { a, b, sender, transferId } = await small.accepted(P2P_FILES);
-    expect((await patch(small.t, a.socketToken, transferId, 0, 0, randomBytes(1000))).status).toBe(204);
-    expect(await patch(small.t, a.socketToken, transferId, 1, 0, randomBytes(501))).toMatchObject({ status: 507, code: ErrorCode.P2pRelayFull, offset: "0" });
+    expect((await patch(small.t, a.socketToken, transferId, 0, 0, randomBytes(700))).status).toBe(204);
+    // The sender user's share (750) is full; the engine's room is not.
+    expect(await patch(small.t, a.socketToken, transferId, 1, 0, randomBytes(51))).toMatchObject({ status: 507, code: ErrorCode.P2pRelayFull, offset: "0" });
     expect(await head(small.t, b.socketToken, transferId, 1)).toMatchObject({ offset: "0" });
     expect(existsSync(path.join(heldDir(small.t, transferId), "1"))).toBe(false);
-    expect((await patch(small.t, a.socketToken, transferId, 1, 0, randomBytes(500))).status).toBe(204);
+    expect((await patch(small.t, a.socketToken, transferId, 1, 0, randomBytes(50))).status).toBe(204);
     // Another user's transfer meets the same room.
     const other = await small.accepted(P2P_FILES);
-    expect(await patch(small.t, other.a.socketToken, other.transferId, 2, 0, randomBytes(1))).toMatchObject({ status: 507, code: ErrorCode.P2pRelayFull });
+    expect(await patch(small.t, other.a.socketToken, other.transferId, 0, 0, randomBytes(700))).toMatchObject({ status: 204, offset: "700" });
+    const third = await small.accepted(P2P_FILES);
+    expect(await patch(small.t, third.a.socketToken, third.transferId, 1, 0, randomBytes(51))).toMatchObject({ status: 507, code: ErrorCode.P2pRelayFull });
     // The first transfer ends: its room is free again.
     expect(await sender.files.ok("p2pEnd", { transferId, result: "failed" })).toEqual({ status: "failed" });
-    expect(await patch(small.t, other.a.socketToken, other.transferId, 1, 0, randomBytes(1500))).toMatchObject({ status: 204, offset: "1500" });
-    expect(await patch(small.t, other.a.socketToken, other.transferId, 0, 0, randomBytes(1))).toMatchObject({ status: 507, code: ErrorCode.P2pRelayFull });
+    expect(await patch(small.t, third.a.socketToken, third.transferId, 0, 0, randomBytes(750))).toMatchObject({ status: 204, offset: "750" });
+    expect(await patch(small.t, third.a.socketToken, third.transferId, 2, 0, randomBytes(1))).toMatchObject({ status: 507, code: ErrorCode.P2pRelayFull });
+    for (const o of [other, third]) expect(await o.sender.files.ok("p2pEnd", { transferId: o.transferId, result: "cancelled" })).toEqual({ status: "cancelled" });
+  });
+
+  it("a PATCH reserves a window ahead, not its whole Content-Length; a window that cannot grow ends it with 4703 and what was written stays", async () => {
+    const one = await small.accepted(P2P_FILES);
+    // Headers of 1000 bytes and 100 of them: 400 reserved, not 1000.
+    const slow = openPatch(small.t, one.a.socketToken, one.transferId, 1, 0, 1000, randomBytes(100));
+    expect(await poll(() => head(small.t, one.b.socketToken, one.transferId, 1), (h) => h.offset === "100")).toMatchObject({ offset: "100" });
+    const two = await small.accepted(P2P_FILES);
+    expect(await patch(small.t, two.a.socketToken, two.transferId, 0, 0, randomBytes(700))).toMatchObject({ status: 204, offset: "700" });
+    // That sender's share (750) is nearly full: 51 more is refused though the engine has room.
+    expect(await patch(small.t, two.a.socketToken, two.transferId, 1, 0, randomBytes(51))).toMatchObject({ status: 507, code: ErrorCode.P2pRelayFull });
+    // The rest of the slow body: its window cannot grow past its user's share and the engine's room.
+    slow.req.end(randomBytes(900));
+    const ended = await slow.answer;
+    expect(ended).toMatchObject({ status: 507, code: ErrorCode.P2pRelayFull });
+    expect(Number(ended.offset)).toBeLessThanOrEqual(750);
+    expect(await head(small.t, one.b.socketToken, one.transferId, 1)).toMatchObject({ offset: ended.offset });
+    for (const o of [one, two]) expect(await o.sender.files.ok("p2pEnd", { transferId: o.transferId, result: "cancelled" })).toEqual({ status: "cancelled" });
+  });
+
+  it("a PATCH whose body sends nothing for FERRY_P2P_RELAY_IDLE is stopped (408, 4184): what came stays held and its reservation is freed", async () => {
+    const one = await small.accepted(P2P_FILES);
+    const stalled = openPatch(small.t, one.a.socketToken, one.transferId, 1, 0, 1400, randomBytes(100));
+    const answer = await stalled.answer;
+    stalled.req.destroy();
+    expect(answer).toMatchObject({ status: 408, code: ErrorCode.ClientTimeout, offset: "100" });
+    expect(await head(small.t, one.b.socketToken, one.transferId, 1)).toMatchObject({ offset: "100" });
+    // Only the 100 bytes held count: another user has the rest of the room up to its share.
+    const two = await small.accepted(P2P_FILES);
+    expect(await patch(small.t, two.a.socketToken, two.transferId, 0, 0, randomBytes(750))).toMatchObject({ status: 204, offset: "750" });
+    for (const o of [one, two]) expect(await o.sender.files.ok("p2pEnd", { transferId: o.transferId, result: "cancelled" })).toEqual({ status: "cancelled" });
   });
 });
